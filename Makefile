@@ -1,0 +1,31 @@
+# Two commands for a newcomer: `make run` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: run test install lint clean
+
+$(BIN)/sightline-installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(BIN)/sightline-installed
+
+## Create the environment, install, and serve on 127.0.0.1:8000 with the bundled sample scene preloaded.
+run: install
+	SIGHTLINE_PRELOAD_SAMPLE=1 $(BIN)/gunicorn -c gunicorn.conf.py --bind $(HOST):$(PORT) 'service.app:create_app()'
+
+## Run the whole test suite (unit, adapters on ../shared real exports, API, e2e with gunicorn).
+test: install
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check service adapters schemas tests
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info
