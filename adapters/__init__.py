@@ -1,0 +1,7 @@
+"""Pure standard-library translators from foreign scene exports to the canonical scene dict.
+
+Each adapter module exposes ``to_scene(export, ...) -> dict`` returning
+``{"scene": <canonical scene dict>, "stats": {...}, "warnings": [str, ...]}``.
+The canonical scene is described in ``shared/DESIGN.md`` and validated by
+``schemas.scene.SceneSchema``. Adapters never import Flask, marshmallow or shapely.
+"""

@@ -1,0 +1,19 @@
+"""gunicorn settings for Sightline (``gunicorn -c gunicorn.conf.py 'service.app:create_app()'``).
+
+Every setting can be overridden on the command line or with GUNICORN_CMD_ARGS.
+"""
+
+import multiprocessing
+import os
+
+bind = os.environ.get("SIGHTLINE_BIND", "127.0.0.1:8000")
+# Rules work is CPU-bound: one worker per core.
+workers = int(os.environ.get("SIGHTLINE_WORKERS", multiprocessing.cpu_count()))
+worker_class = "sync"
+# Load the app (numpy, shapely, the sample scene) once before forking.
+preload_app = True
+# A request that takes longer than this is a bug or an abuse: the worker is recycled.
+timeout = int(os.environ.get("SIGHTLINE_WORKER_TIMEOUT", 30))
+graceful_timeout = 10
+accesslog = "-"
+access_log_format = '{"remote": "%(h)s", "request": "%(r)s", "status": %(s)s, "bytes": %(B)s, "ms": %(M)s}'

@@ -1,0 +1,98 @@
+"""Request bodies of the HTTP API (``shared/API.md``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import ValidationError, fields, validate, validates_schema
+
+from schemas.common import point_field
+from schemas.scene import StrictSchema
+
+SCENE_DOC = "Canonical scene (shared/DESIGN.md); give either `scene` or `scene_id`."
+
+
+class SceneRefSchema(StrictSchema):
+    """Either an inline ``scene`` (kept raw here, validated by the service) or a ``scene_id``."""
+
+    scene = fields.Dict(load_default=None, allow_none=True, metadata={"description": SCENE_DOC})
+    scene_id = fields.String(
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "Id from POST /v1/scenes (`sha256:...`), or `sample`."},
+    )
+
+    @validates_schema
+    def one_scene(self, data: dict, **_: Any) -> None:
+        if (data.get("scene") is None) == (data.get("scene_id") is None):
+            raise ValidationError("Give exactly one of `scene` or `scene_id`.", "scene")
+
+
+class AttackSchema(StrictSchema):
+    kind = fields.String(
+        load_default="ranged", validate=validate.OneOf(["melee", "ranged", "area", "spell"])
+    )
+    origin = point_field(load_default=None, allow_none=True)
+
+
+class CoverOptionsSchema(StrictSchema):
+    """Options of ``POST /v1/cover``; a ruleset ignores those it does not use."""
+
+    corner_inset = fields.Float(
+        allow_nan=False, load_default=None, allow_none=True, validate=validate.Range(min=0)
+    )
+    cover_method = fields.String(
+        load_default=None, allow_none=True, validate=validate.OneOf(["paired-corners", "dmg-corner"])
+    )
+    concealment_corner = fields.String(
+        load_default=None, allow_none=True, validate=validate.OneOf(["defender", "attacker"])
+    )
+    take_cover = fields.List(fields.String(), load_default=list)
+    partial_cover = fields.List(fields.String(), load_default=list)
+    measure_from = fields.String(
+        load_default=None, allow_none=True, validate=validate.OneOf(["center", "best-corner"])
+    )
+    ignore_small_terrain = fields.Boolean(load_default=None, allow_none=True)
+
+
+class CoverRequestSchema(SceneRefSchema):
+    ruleset = fields.String(required=True, metadata={"example": "dnd5e"})
+    attacker = fields.String(load_default=None, allow_none=True)
+    targets = fields.List(fields.String(), required=True, validate=validate.Length(min=1))
+    attack = fields.Nested(AttackSchema, load_default=lambda: {"kind": "ranged", "origin": None})
+    options = fields.Nested(CoverOptionsSchema, load_default=dict)
+
+    @validates_schema
+    def attacker_or_origin(self, data: dict, **_: Any) -> None:
+        attack = data.get("attack") or {}
+        if data.get("attacker") is None:
+            if attack.get("kind") != "area" or attack.get("origin") is None:
+                raise ValidationError(
+                    "Required unless attack.kind is 'area' with an origin.", "attacker"
+                )
+
+
+class SceneUploadSchema(StrictSchema):
+    """``POST /v1/scenes``: a canonical ``scene``, or an ``export`` in a named ``format``."""
+
+    scene = fields.Dict(load_default=None, allow_none=True, metadata={"description": SCENE_DOC})
+    format = fields.String(
+        load_default=None, allow_none=True, validate=validate.OneOf(["foundry"])
+    )
+    export = fields.Raw(load_default=None, allow_none=True)
+
+    @validates_schema
+    def one_source(self, data: dict, **_: Any) -> None:
+        has_scene = data.get("scene") is not None
+        has_export = data.get("export") is not None
+        if has_scene == has_export:
+            raise ValidationError("Give exactly one of `scene` or `format` + `export`.", "scene")
+        if has_export and data.get("format") is None:
+            raise ValidationError("Required with `export`.", "format")
+
+
+class ImportQuerySchema(StrictSchema):
+    scene = fields.String(
+        load_default=None, metadata={"description": "Scene name or id in a world export."}
+    )
+    page = fields.String(load_default=None, metadata={"description": "Roll20 page name or index."})

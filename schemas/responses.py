@@ -1,0 +1,82 @@
+"""Response bodies of the HTTP API (``shared/API.md``), for dumping and for OpenAPI."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields
+
+from schemas.common import point_field
+
+
+class BlockerSchema(Schema):
+    kind = fields.String(metadata={"description": "`wall` or `token`."})
+    id = fields.String()
+
+
+class TracedLineSchema(Schema):
+    start = point_field(data_key="from")
+    end = point_field(data_key="to")
+    blocked = fields.Boolean()
+    blockers = fields.List(fields.Nested(BlockerSchema))
+
+
+class CoverResultSchema(Schema):
+    target = fields.String()
+    cover = fields.String(metadata={"example": "half"})
+    ac_bonus = fields.Integer(allow_none=True, metadata={"description": "null under total cover"})
+    save_bonus = fields.Integer(allow_none=True)
+    advantage_levels = fields.Integer()
+    can_target = fields.Boolean()
+    line_of_effect = fields.Boolean(metadata={"description": "Exact (5E-LOE-2)."})
+    rules = fields.List(fields.String())
+    lines = fields.List(fields.Nested(TracedLineSchema))
+    notes = fields.List(fields.String())
+
+
+class CoverResponseSchema(Schema):
+    ruleset = fields.String()
+    attacker = fields.String(allow_none=True)
+    results = fields.List(fields.Nested(CoverResultSchema))
+
+
+class StatsSchema(Schema):
+    walls = fields.Integer()
+    doors = fields.Integer()
+    tokens = fields.Integer()
+    lights = fields.Integer()
+    regions = fields.Integer()
+
+
+class SceneUploadResponseSchema(Schema):
+    scene_id = fields.String(metadata={"example": "sha256:9f2c..."})
+    stats = fields.Dict()
+    warnings = fields.List(fields.String())
+
+
+class ImportResponseSchema(Schema):
+    scene = fields.Dict()
+    stats = fields.Dict()
+    warnings = fields.List(fields.String())
+
+
+class HealthSchema(Schema):
+    status = fields.String()
+    version = fields.String()
+
+
+class OptionSchema(Schema):
+    default = fields.Raw(allow_none=True)
+    description = fields.String()
+    choices = fields.List(fields.String(), allow_none=True)
+
+
+class RulesetSchema(Schema):
+    id = fields.String()
+    title = fields.String()
+    cover_degrees = fields.List(fields.String())
+    diagonals = fields.String()
+    options = fields.Dict(keys=fields.String(), values=fields.Nested(OptionSchema))
+    capabilities = fields.List(fields.String())
+
+
+class RulesetsSchema(Schema):
+    rulesets = fields.List(fields.Nested(RulesetSchema))

@@ -1,0 +1,173 @@
+"""HTTP endpoints (flask-smorest): load the request schema, call the core, dump the answer.
+
+No geometry or rule here: each view resolves the scene, looks up tokens, and calls one core
+function. Contract: ``shared/API.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app, request
+from flask_smorest import Blueprint, abort
+from marshmallow import ValidationError
+
+from adapters import foundry
+from adapters.errors import AdapterError
+from schemas import requests as rq
+from schemas import responses as rs
+from schemas.scene import SceneSchema
+from service import __version__, rules
+from service.cache import SceneCache
+from service.errors import RulesError, UnknownToken
+from service.model import Scene, Token
+from service.rules.base import Attack, SceneGeometry
+
+blp = Blueprint("v1", __name__, description="Sightline rules API, contract v1 (shared/API.md).")
+health = Blueprint("health", __name__, description="Liveness.")
+
+ADAPTERS = {"foundry": foundry.to_scene}
+ERRORS = {"422": "Invalid request or unanswerable question", "404": "Unknown scene id or token"}
+
+
+def _cache() -> SceneCache:
+    return current_app.extensions["sightline_cache"]  # type: ignore[no-any-return]
+
+
+def load_scene(raw: Any, path: str = "scene") -> Scene:
+    """Validate a canonical scene dict; a schema error answers 422 naming the field path."""
+    try:
+        return SceneSchema().load(raw)  # type: ignore[no-any-return]
+    except ValidationError as err:
+        abort(422, message=f"The {path} is invalid.", errors={"json": {path: err.messages}})
+    raise AssertionError("unreachable")
+
+
+def resolve_scene(args: dict[str, Any]) -> SceneGeometry:
+    """The scene geometry of a request carrying ``scene`` or ``scene_id``."""
+    cache = _cache()
+    if args.get("scene_id") is not None:
+        return cache.get(args["scene_id"])
+    _, geo = cache.put(load_scene(args["scene"]))
+    return geo
+
+
+def find_token(scene: Scene, token_id: str, path: tuple[str | int, ...]) -> Token:
+    """The token ``token_id`` of ``scene``; 404 naming the request field when absent."""
+    tok = scene.token(token_id)
+    if tok is None:
+        raise UnknownToken(f"No token with id {token_id!r} in the scene.", path)
+    return tok
+
+
+def run_adapter(fmt: str, export: Any, **kw: Any) -> dict[str, Any]:
+    """Run adapter ``fmt``; an export it cannot understand answers 422 at its path."""
+    try:
+        return ADAPTERS[fmt](export, **kw)  # type: ignore[no-any-return]
+    except AdapterError as err:
+        abort(422, message=f"The {fmt} export is not understood: {err.message}", errors=err.as_errors())
+    raise AssertionError("unreachable")
+
+
+def scene_stats(scene: Scene) -> dict[str, int]:
+    """Counts of a canonical scene's walls, doors, tokens, lights and regions."""
+    return {
+        "walls": len(scene.walls),
+        "doors": sum(1 for w in scene.walls if w.door != "none"),
+        "tokens": len(scene.tokens),
+        "lights": len(scene.lights),
+        "regions": len(scene.regions),
+    }
+
+
+@health.route("/healthz")
+@health.response(200, rs.HealthSchema)
+def healthz() -> dict[str, str]:
+    """Liveness and version."""
+    return {"status": "ok", "version": __version__}
+
+
+@blp.route("/rulesets")
+@blp.response(200, rs.RulesetsSchema)
+def list_rulesets() -> dict[str, Any]:
+    """Ids, cover degrees, options (with defaults) and capabilities of each ruleset."""
+    out = []
+    for system in rules.REGISTRY.values():
+        out.append(
+            {
+                "id": system.id,
+                "title": system.title,
+                "cover_degrees": list(system.cover_degrees),
+                "diagonals": system.diagonals,
+                "options": {
+                    name: {"default": o.default, "description": o.description,
+                           "choices": list(o.choices) if o.choices else None}
+                    for name, o in system.options.items()
+                },
+                "capabilities": ["cover"],
+            }
+        )
+    return {"rulesets": out}
+
+
+@blp.route("/scenes", methods=["POST"])
+@blp.arguments(rq.SceneUploadSchema)
+@blp.response(200, rs.SceneUploadResponseSchema)
+@blp.alt_response(422, description=ERRORS["422"])
+def upload_scene(args: dict[str, Any]) -> dict[str, Any]:
+    """Validate and cache a scene (canonical, or an export with its format); returns its id."""
+    warnings: list[str] = []
+    raw = args.get("scene")
+    if raw is None:
+        imported = run_adapter(args["format"], args["export"])
+        raw, warnings = imported["scene"], imported["warnings"]
+    scene = load_scene(raw)
+    sid, _ = _cache().put(scene)
+    return {"scene_id": sid, "stats": scene_stats(scene), "warnings": warnings}
+
+
+@blp.route("/import/<string:fmt>", methods=["POST"])
+@blp.arguments(rq.ImportQuerySchema, location="query")
+@blp.response(200, rs.ImportResponseSchema)
+@blp.alt_response(422, description="Export not understood")
+def import_export(query: dict[str, Any], fmt: str) -> dict[str, Any]:
+    """Translate an export (the file's JSON as the body) into a canonical scene + warnings.
+
+    ``fmt``: ``foundry``. Query ``scene`` picks a scene of a world export by name or id.
+    """
+    if fmt not in ADAPTERS:
+        abort(404, message=f"Unknown import format {fmt!r}; known: {', '.join(ADAPTERS)}.")
+    export = request.get_json()
+    kw = {"scene": query["scene"]} if query.get("scene") is not None else {}
+    result = run_adapter(fmt, export, **kw)
+    load_scene(result["scene"], "export")  # the adapter's output must be a valid scene
+    return result
+
+
+@blp.route("/cover", methods=["POST"])
+@blp.arguments(rq.CoverRequestSchema)
+@blp.response(200, rs.CoverResponseSchema)
+@blp.alt_response(404, description=ERRORS["404"])
+@blp.alt_response(422, description=ERRORS["422"])
+def cover(args: dict[str, Any]) -> dict[str, Any]:
+    """Cover of each target against the attacker (or an area's point of origin)."""
+    system = rules.get(args["ruleset"])
+    geo = resolve_scene(args)
+    attacker = None
+    if args.get("attacker") is not None:
+        attacker = find_token(geo.scene, args["attacker"], ("attacker",))
+    targets = [find_token(geo.scene, t, ("targets", i)) for i, t in enumerate(args["targets"])]
+    for i, tok in enumerate(targets):
+        if attacker is not None and tok.id == attacker.id:
+            raise RulesError("A token cannot be its own target.", ("targets", i))
+    attack_args = args["attack"]
+    origin = attack_args.get("origin")
+    attack = Attack(attack_args["kind"], tuple(origin) if origin else None)  # type: ignore[arg-type]
+    options = {k: v for k, v in args["options"].items() if v not in (None, [])}
+    results = [system.cover(geo, attacker, t, attack, options) for t in targets]
+    return {"ruleset": system.id, "attacker": args.get("attacker"), "results": results}
+
+
+def load_scene_plain(raw: Any) -> Scene:
+    """Validate a canonical scene outside a request (start-up); raises ValidationError."""
+    return SceneSchema().load(raw)  # type: ignore[no-any-return]

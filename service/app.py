@@ -1,0 +1,76 @@
+"""Application factory: ``gunicorn 'service.app:create_app()'``.
+
+Configuration: defaults below, then ``SIGHTLINE_*`` environment variables (values parsed as
+JSON where they parse, e.g. ``SIGHTLINE_MAX_CONTENT_LENGTH=1048576``), then ``test_config``.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from flask import Flask, request
+from flask_cors import CORS
+from flask_smorest import Api, abort
+
+from service import __version__, http_errors
+from service.cache import SceneCache
+
+#: Origins a Foundry VTT client typically runs on (any port of localhost / 127.0.0.1).
+DEFAULT_CORS_ORIGINS = [r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$"]
+
+DEFAULTS: dict[str, Any] = {
+    "API_TITLE": "Sightline",
+    "API_VERSION": __version__,
+    "OPENAPI_VERSION": "3.0.3",
+    "OPENAPI_URL_PREFIX": "/",
+    "OPENAPI_JSON_PATH": "openapi.json",
+    "MAX_CONTENT_LENGTH": 10 * 1024 * 1024,
+    "CORS_ORIGINS": DEFAULT_CORS_ORIGINS,
+    "SCENE_CACHE_SIZE": 64,
+    "PRELOAD_SAMPLE": True,
+}
+
+
+def sample_scene() -> dict[str, Any]:
+    """The bundled hand-made sample scene (``service/data/sample-scene.json``)."""
+    text = resources.files("service").joinpath("data/sample-scene.json").read_text("utf-8")
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the Flask app.
+
+    Parameters
+    ----------
+    test_config : dict, optional
+        Overrides applied after the environment (tests).
+    """
+    app = Flask(__name__)
+    app.config.from_mapping(DEFAULTS)
+    app.config.from_prefixed_env("SIGHTLINE")
+    if test_config:
+        app.config.update(test_config)
+
+    CORS(app, origins=app.config["CORS_ORIGINS"])
+    api = Api(app)
+    http_errors.register(app)
+
+    from service import api as views  # Flask-only module, imported here
+
+    api.register_blueprint(views.health)
+    api.register_blueprint(views.blp, url_prefix="/v1")
+
+    cache = SceneCache(app.config["SCENE_CACHE_SIZE"])
+    app.extensions["sightline_cache"] = cache
+    if app.config["PRELOAD_SAMPLE"]:
+        cache.put(views.load_scene_plain(sample_scene()), alias="sample")
+
+    @app.before_request
+    def json_only() -> None:
+        if request.method in ("POST", "PUT", "PATCH") and request.content_length != 0:
+            if not request.is_json:
+                abort(415, message="Send the body as JSON (Content-Type: application/json).")
+
+    return app

@@ -1,0 +1,86 @@
+"""Content-hash LRU of built scenes (``shared/DESIGN.md``, "Scene cache").
+
+A scene's id is ``"sha256:" + hex`` of its canonical JSON (the validated scene with every
+default filled in, keys sorted), so the same scene always gets the same id in every worker
+and replica; a miss costs the client one resend. Per process, no shared state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+
+from service.errors import SceneNotFound
+from service.model import Scene
+from service.rules.base import SceneGeometry, build_geometry
+
+
+def scene_id(scene: Scene) -> str:
+    """Content hash of ``scene``: ``"sha256:<64 hex>"``."""
+    canonical = json.dumps(
+        dataclasses.asdict(scene), sort_keys=True, separators=(",", ":"), allow_nan=False
+    )
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class SceneCache:
+    """Thread-safe LRU of ``SceneGeometry`` by scene id, with named aliases.
+
+    Parameters
+    ----------
+    max_scenes : int
+        Scenes kept; the least recently used is dropped first.
+    """
+
+    def __init__(self, max_scenes: int = 64) -> None:
+        self.max_scenes = max(1, int(max_scenes))
+        self._items: OrderedDict[str, SceneGeometry] = OrderedDict()
+        self._aliases: dict[str, str] = {}
+        self._pinned: set[str] = set()
+        self._lock = threading.Lock()
+
+    def put(self, scene: Scene, *, alias: str | None = None) -> tuple[str, SceneGeometry]:
+        """Build (or reuse) the geometry of ``scene``; return its id and geometry."""
+        sid = scene_id(scene)
+        with self._lock:
+            geo = self._items.get(sid)
+            if geo is not None:
+                self._items.move_to_end(sid)
+        if geo is None:
+            geo = build_geometry(scene)
+        with self._lock:
+            self._items[sid] = geo
+            self._items.move_to_end(sid)
+            if alias is not None:
+                self._aliases[alias] = sid
+                self._pinned.add(sid)
+            while len(self._items) > self.max_scenes:
+                oldest = next((k for k in self._items if k not in self._pinned), None)
+                if oldest is None:
+                    break
+                del self._items[oldest]
+        return sid, geo
+
+    def get(self, sid: str) -> SceneGeometry:
+        """The geometry cached under id or alias ``sid``.
+
+        Raises
+        ------
+        SceneNotFound
+            When this process does not hold it (the client resends the scene).
+        """
+        with self._lock:
+            key = self._aliases.get(sid, sid)
+            geo = self._items.get(key)
+            if geo is None:
+                raise SceneNotFound(
+                    f"Scene {sid!r} is not cached here; send the scene again.", ("scene_id",)
+                )
+            self._items.move_to_end(key)
+            return geo
+
+    def __len__(self) -> int:
+        return len(self._items)

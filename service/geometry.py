@@ -1,0 +1,570 @@
+"""System-neutral geometry: which traced segments are blocked, and by which walls or creatures.
+
+Pure numpy/shapely; no Flask, no rules. Frames: scene pixels, y down; elevations, heights and
+thresholds in grid units. The rule systems (``service.rules``) turn these measurements into
+degrees of cover.
+
+The crossing rule is GEO-6 of ``shared/RULES.md``: a segment is blocked by a wall when it
+crosses the wall's interior; touching at the segment's own end point, meeting a wall's free
+tip, or running along a wall (collinear) does not block. Where walls meet at a point that the
+segment passes through, the segment is blocked when the walls meeting there lie on both sides
+of it (they separate its incoming side from its outgoing side), so splitting a wall into
+pieces or reordering walls never changes an answer.
+
+References
+----------
+shared/RULES.md GEO-1 .. GEO-7, 5E-LOE-2; shared/DESIGN.md "Principles" 5.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from service.model import Scene, Token, Wall
+
+#: Distance in px under which a point counts as lying on a line (float noise only; scene
+#: coordinates are normally whole or half pixels, for which the arithmetic is exact).
+ON_LINE_TOL_PX = 1e-7
+
+#: Default inset of traced corner points toward the square's centre, in px (GEO-6).
+DEFAULT_CORNER_INSET_PX = 0.5
+
+RESTRICTION_CODE = {"none": 0, "limited": 1, "normal": 2, "proximity": 3, "distance": 4}
+DIRECTION_CODE = {"both": 0, "left": 1, "right": 2}
+SENSES = ("move", "sight", "light", "sound")
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class WallIndex:
+    """Walls of one scene as arrays plus one shapely ``STRtree``.
+
+    Attributes
+    ----------
+    ids : tuple of str, length n
+    coords : ndarray of shape (n, 4)
+        ``x0, y0, x1, y1`` in px, endpoint order as given (GEO-3 depends on it).
+    restriction : dict of str to ndarray of shape (n,), int8
+        Per sense type (``move``, ``sight``, ``light``, ``sound``) the code of
+        ``RESTRICTION_CODE``; open doors are stored as 0 (GEO-2).
+    threshold : dict of str to ndarray of shape (n,)
+        Per sense (``sight``, ``light``, ``sound``) the threshold in grid units, NaN if none.
+    direction : ndarray of shape (n,), int8
+        ``DIRECTION_CODE`` of each wall.
+    bottom, top : ndarray of shape (n,)
+        Height range in grid units, ``-inf``/``+inf`` when unbounded (GEO-5).
+    px_per_unit : float
+        Pixels per grid unit, for thresholds.
+    tree : shapely.STRtree
+        Over the wall segments, in the same order.
+    """
+
+    ids: tuple[str, ...]
+    walls: tuple[Wall, ...]
+    coords: FloatArray
+    restriction: dict[str, NDArray[np.int8]]
+    threshold: dict[str, FloatArray]
+    direction: NDArray[np.int8]
+    bottom: FloatArray
+    top: FloatArray
+    px_per_unit: float
+    tree: shapely.STRtree
+
+    @property
+    def size(self) -> int:
+        """Number of walls."""
+        return len(self.ids)
+
+
+def build_wall_index(scene: Scene) -> WallIndex:
+    """Build the ``WallIndex`` of ``scene`` (arrays and ``STRtree``), once per scene."""
+    walls = scene.walls
+    n = len(walls)
+    coords = np.array([w.c for w in walls], dtype=np.float64).reshape(n, 4)
+    is_open = np.array([w.door != "none" and w.door_state == "open" for w in walls], dtype=bool)
+    restriction = {}
+    for sense in SENSES:
+        codes = np.array([RESTRICTION_CODE[w.restriction(sense)] for w in walls], dtype=np.int8)
+        codes[is_open] = 0
+        restriction[sense] = codes
+    threshold = {}
+    for sense in ("sight", "light", "sound"):
+        values = [
+            getattr(w.threshold, sense) if w.threshold is not None else None for w in walls
+        ]
+        threshold[sense] = np.array(
+            [math.nan if v is None else v for v in values], dtype=np.float64
+        )
+    direction = np.array([DIRECTION_CODE[w.direction] for w in walls], dtype=np.int8)
+    bottom = np.array([w.height.low if w.height else -math.inf for w in walls], dtype=np.float64)
+    top = np.array([w.height.high if w.height else math.inf for w in walls], dtype=np.float64)
+    lines = shapely.linestrings(coords.reshape(n, 2, 2)) if n else np.empty(0, dtype=object)
+    return WallIndex(
+        ids=tuple(w.id for w in walls),
+        walls=walls,
+        coords=coords,
+        restriction=restriction,
+        threshold=threshold,
+        direction=direction,
+        bottom=bottom,
+        top=top,
+        px_per_unit=scene.grid.px_per_unit,
+        tree=shapely.STRtree(lines),
+    )
+
+
+@dataclass
+class TraceResult:
+    """What blocked each of m traced segments.
+
+    Attributes
+    ----------
+    segments : ndarray of shape (m, 4)
+        The traced segments ``x0, y0, x1, y1`` in px.
+    wall_blocked : ndarray of shape (m,), bool
+        Blocked by walls (GEO-1..6).
+    creature_blocked : ndarray of shape (m,), bool
+        Passes through the interior of a creature's space (GEO-7).
+    wall_blockers : list of list of int
+        Per segment, indices (into ``WallIndex.ids``) of the walls that block it, sorted.
+    creature_blockers : list of list of str
+        Per segment, ids of the creatures whose space it crosses.
+    """
+
+    segments: FloatArray
+    wall_blocked: NDArray[np.bool_]
+    creature_blocked: NDArray[np.bool_]
+    wall_blockers: list[list[int]]
+    creature_blockers: list[list[str]] = field(default_factory=list)
+
+    @property
+    def blocked(self) -> NDArray[np.bool_]:
+        """Blocked by anything, shape (m,)."""
+        return self.wall_blocked | self.creature_blocked
+
+
+def _sign(values: FloatArray) -> NDArray[np.int8]:
+    """Sign with a dead band of ``ON_LINE_TOL_PX`` (values are signed distances in px)."""
+    out = np.zeros(values.shape, dtype=np.int8)
+    out[values > ON_LINE_TOL_PX] = 1
+    out[values < -ON_LINE_TOL_PX] = -1
+    return out
+
+
+def _point_segment_distance(points: FloatArray, seg: FloatArray) -> FloatArray:
+    """Distance in px from points (k, 2) to segments (k, 4), row by row."""
+    a = seg[:, 0:2]
+    ab = seg[:, 2:4] - a
+    ap = points - a
+    denom = np.einsum("ij,ij->i", ab, ab)
+    t = np.where(denom > 0, np.einsum("ij,ij->i", ap, ab) / np.where(denom > 0, denom, 1), 0.0)
+    t = np.clip(t, 0.0, 1.0)
+    nearest = a + ab * t[:, None]
+    return np.hypot(*(points - nearest).T)
+
+
+def trace(
+    index: WallIndex,
+    segments: FloatArray | Sequence[Sequence[float]],
+    sense: str = "move",
+    *,
+    origins: FloatArray | None = None,
+    elevations: FloatArray | None = None,
+    creature_boxes: FloatArray | None = None,
+    creature_ids: Sequence[str] = (),
+    creature_mask: NDArray[np.bool_] | None = None,
+) -> TraceResult:
+    """Trace m segments against the walls (and optionally creatures) in one vectorised pass.
+
+    Parameters
+    ----------
+    index : WallIndex
+        Walls of the scene.
+    segments : array_like of shape (m, 4)
+        ``x0, y0, x1, y1`` in px; the segment runs from its first point.
+    sense : {"move", "sight", "light", "sound"}
+        Which wall restriction applies (GEO-1): ``move`` for line of effect and cover.
+    origins : ndarray of shape (m, 2), optional
+        Source point of each segment (the observer, light or attacker) for one-way walls
+        (GEO-3) and proximity/distance thresholds (GEO-4); default the segment's first point.
+    elevations : ndarray of shape (m, 2), optional
+        Elevation in grid units at the segment's two ends; walls with a height range block
+        only where the segment's elevation at the crossing is inside it (GEO-5).
+    creature_boxes : ndarray of shape (k, 4), optional
+        Creature spaces ``x0, y0, x1, y1`` in px (GEO-7); a segment is blocked by one when it
+        passes through the open interior of the space.
+    creature_ids : sequence of str, length k
+    creature_mask : ndarray of shape (m, k), bool, optional
+        Which creatures count for which segment (e.g. not the attacker and target).
+
+    Returns
+    -------
+    TraceResult
+    """
+    seg = np.asarray(segments, dtype=np.float64).reshape(-1, 4)
+    m = len(seg)
+    wall_blocked = np.zeros(m, dtype=bool)
+    wall_blockers: list[list[int]] = [[] for _ in range(m)]
+    if origins is None:
+        origins = seg[:, 0:2]
+    if m and index.size:
+        _trace_walls(index, seg, sense, origins, elevations, wall_blocked, wall_blockers)
+    creature_blocked = np.zeros(m, dtype=bool)
+    creature_blockers: list[list[str]] = [[] for _ in range(m)]
+    if creature_boxes is not None and len(creature_boxes) and m:
+        hits = segments_cross_boxes(seg, np.asarray(creature_boxes, dtype=np.float64))
+        if creature_mask is not None:
+            hits &= creature_mask
+        creature_blocked = hits.any(axis=1)
+        for i, j in zip(*np.nonzero(hits), strict=True):
+            creature_blockers[i].append(creature_ids[j])
+    return TraceResult(seg, wall_blocked, creature_blocked, wall_blockers, creature_blockers)
+
+
+def _trace_walls(
+    index: WallIndex,
+    seg: FloatArray,
+    sense: str,
+    origins: FloatArray,
+    elevations: FloatArray | None,
+    wall_blocked: NDArray[np.bool_],
+    wall_blockers: list[list[int]],
+) -> None:
+    """Fill ``wall_blocked``/``wall_blockers`` in place (see ``trace``)."""
+    lines = shapely.linestrings(seg.reshape(-1, 2, 2))
+    si, wi = index.tree.query(lines, predicate="intersects")
+    code = index.restriction[sense][wi]
+    keep = code > 0
+    si, wi, code = si[keep], wi[keep], code[keep]
+    if not len(si):
+        return
+    p0 = seg[si, 0:2]
+    d = seg[si, 2:4] - p0
+    a = index.coords[wi, 0:2]
+    b = index.coords[wi, 2:4]
+    e = b - a
+    len_d = np.hypot(d[:, 0], d[:, 1])
+    len_e = np.hypot(e[:, 0], e[:, 1])
+    safe_d = np.where(len_d > 0, len_d, 1.0)
+    safe_e = np.where(len_e > 0, len_e, 1.0)
+    # Signed distances (px) of the wall's ends from the segment's line, and of the segment's
+    # ends from the wall's line; positive = left of the direction of travel on screen.
+    s_a = _sign((d[:, 0] * (a[:, 1] - p0[:, 1]) - d[:, 1] * (a[:, 0] - p0[:, 0])) / safe_d)
+    s_b = _sign((d[:, 0] * (b[:, 1] - p0[:, 1]) - d[:, 1] * (b[:, 0] - p0[:, 0])) / safe_d)
+    q = seg[si, 2:4]
+    s_p = _sign((e[:, 0] * (p0[:, 1] - a[:, 1]) - e[:, 1] * (p0[:, 0] - a[:, 0])) / safe_e)
+    s_q = _sign((e[:, 0] * (q[:, 1] - a[:, 1]) - e[:, 1] * (q[:, 0] - a[:, 0])) / safe_e)
+    degenerate = (len_d <= ON_LINE_TOL_PX) | (len_e <= ON_LINE_TOL_PX)
+
+    # GEO-3: one-way walls block only sources on their blocking side.
+    o = origins[si]
+    side = (a[:, 1] - o[:, 1]) * (b[:, 0] - o[:, 0]) - (a[:, 0] - o[:, 0]) * (b[:, 1] - o[:, 1])
+    direction = index.direction[wi]
+    active = (direction == 0) | ((direction == 1) & (side > 0)) | ((direction == 2) & (side < 0))
+    # GEO-4: proximity walls block sources farther than the threshold, distance walls closer.
+    thr = index.threshold.get(sense)
+    if thr is not None:
+        t_units = thr[wi]
+        has_thr = ~np.isnan(t_units)
+        if np.any(has_thr & (code >= 3)):
+            dist_units = _point_segment_distance(o, index.coords[wi]) / index.px_per_unit
+            prox = (code == 3) & has_thr
+            dist = (code == 4) & has_thr
+            active &= ~(prox & (dist_units <= t_units))
+            active &= ~(dist & (dist_units >= t_units))
+    active &= ~degenerate
+
+    # Parameter along the segment where it meets the wall's line, for heights (GEO-5).
+    denom = d[:, 0] * e[:, 1] - d[:, 1] * e[:, 0]
+    ap = a - p0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_cross = np.where(denom != 0, (ap[:, 0] * e[:, 1] - ap[:, 1] * e[:, 0]) / denom, 0.0)
+    if elevations is not None:
+        z = elevations[si, 0] + np.clip(t_cross, 0, 1) * (elevations[si, 1] - elevations[si, 0])
+        active &= (z >= index.bottom[wi]) & (z <= index.top[wi])
+
+    limited = code == 1  # "limited"; proximity/distance walls that are active block as normal
+    proper = active & (s_a * s_b < 0) & (s_p * s_q < 0)
+
+    # Wall end points lying on the segment's open interior: junction events (GEO-6).
+    proj_a = np.einsum("ij,ij->i", a - p0, d) / safe_d
+    proj_b = np.einsum("ij,ij->i", b - p0, d) / safe_d
+    inside_a = (proj_a > ON_LINE_TOL_PX) & (proj_a < len_d - ON_LINE_TOL_PX)
+    inside_b = (proj_b > ON_LINE_TOL_PX) & (proj_b < len_d - ON_LINE_TOL_PX)
+    ev_a = active & (s_a == 0) & (s_b != 0) & inside_a
+    ev_b = active & (s_b == 0) & (s_a != 0) & inside_b
+
+    limited_count = np.zeros(len(seg), dtype=np.int64)
+    np.add.at(limited_count, si[proper & limited], 1)
+    limited_hits: dict[int, list[int]] = {}
+    for s, w in zip(si[proper & limited], wi[proper & limited], strict=True):
+        limited_hits.setdefault(int(s), []).append(int(w))
+    for s, w in zip(si[proper & ~limited], wi[proper & ~limited], strict=True):
+        wall_blocked[s] = True
+        wall_blockers[s].append(int(w))
+
+    if np.any(ev_a) or np.any(ev_b):
+        _junctions(
+            si, wi, a, b, ev_a, ev_b, s_a, s_b, limited,
+            wall_blocked, wall_blockers, limited_count, limited_hits,
+        )
+    for s, hits in limited_hits.items():
+        if limited_count[s] >= 2:  # GEO-4: two or more limited walls block
+            wall_blocked[s] = True
+            wall_blockers[s].extend(hits)
+    for s in np.nonzero(wall_blocked)[0]:
+        wall_blockers[s] = sorted(set(wall_blockers[s]))
+
+
+def _junctions(
+    si: NDArray[np.intp],
+    wi: NDArray[np.intp],
+    a: FloatArray,
+    b: FloatArray,
+    ev_a: NDArray[np.bool_],
+    ev_b: NDArray[np.bool_],
+    s_a: NDArray[np.int8],
+    s_b: NDArray[np.int8],
+    limited: NDArray[np.bool_],
+    wall_blocked: NDArray[np.bool_],
+    wall_blockers: list[list[int]],
+    limited_count: NDArray[np.int64],
+    limited_hits: dict[int, list[int]],
+) -> None:
+    """Resolve segments passing exactly through wall end points (GEO-6).
+
+    At each such point, the walls meeting there block the segment when some lie strictly on
+    its left and some strictly on its right. Limited walls separating it count as one
+    limited crossing (GEO-4). These touches are rare, so a Python loop over them is fine.
+    """
+    groups: dict[tuple[int, float, float], list[tuple[int, int, bool]]] = {}
+    for mask, pts, other_side in ((ev_a, a, s_b), (ev_b, b, s_a)):
+        for k in np.nonzero(mask)[0]:
+            key = (int(si[k]), round(float(pts[k, 0]), 6), round(float(pts[k, 1]), 6))
+            groups.setdefault(key, []).append((int(wi[k]), int(other_side[k]), bool(limited[k])))
+    for (s, _, _), rays in groups.items():
+        normal_sides = {side for _, side, lim in rays if not lim}
+        all_sides = {side for _, side, _ in rays}
+        if normal_sides == {-1, 1}:
+            wall_blocked[s] = True
+            wall_blockers[s].extend(w for w, _, lim in rays if not lim)
+        elif all_sides == {-1, 1}:
+            limited_count[s] += 1
+            limited_hits.setdefault(s, []).extend(w for w, _, _ in rays)
+
+
+def segments_cross_boxes(seg: FloatArray, boxes: FloatArray) -> NDArray[np.bool_]:
+    """Whether each segment passes through the open interior of each axis-aligned box.
+
+    Parameters
+    ----------
+    seg : ndarray of shape (m, 4)
+        ``x0, y0, x1, y1`` in px.
+    boxes : ndarray of shape (k, 4)
+        ``x0, y0, x1, y1`` in px with ``x0 < x1``, ``y0 < y1``.
+
+    Returns
+    -------
+    ndarray of shape (m, k), bool
+        A segment that only touches a box's boundary (an edge or a corner) does not cross it.
+    """
+    p = seg[:, None, 0:2]
+    d = seg[:, None, 2:4] - seg[:, None, 0:2]
+    lo = boxes[None, :, 0:2]
+    hi = boxes[None, :, 2:4]
+    shape = (len(seg), len(boxes))
+    t_enter = np.zeros(shape)
+    t_exit = np.ones(shape)
+    inside = np.ones(shape, dtype=bool)
+    for axis in (0, 1):
+        dp = d[..., axis]
+        pp = p[..., axis]
+        lo_a = lo[..., axis]
+        hi_a = hi[..., axis]
+        moving = dp != 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1 = (lo_a - pp) / dp
+            t2 = (hi_a - pp) / dp
+        t_lo = np.where(moving, np.minimum(t1, t2), -np.inf)
+        t_hi = np.where(moving, np.maximum(t1, t2), np.inf)
+        # A segment parallel to this axis must lie strictly between the box's sides.
+        inside &= moving | ((pp > lo_a) & (pp < hi_a))
+        t_enter = np.maximum(t_enter, t_lo)
+        t_exit = np.minimum(t_exit, t_hi)
+    length = np.hypot(d[..., 0], d[..., 1])
+    return inside & ((t_exit - t_enter) * length > ON_LINE_TOL_PX)
+
+
+def inset_corners(box: Sequence[float], inset_px: float) -> FloatArray:
+    """Corners A (top-left), B (top-right), C (bottom-right), D (bottom-left) of a box.
+
+    Parameters
+    ----------
+    box : sequence of 4 floats
+        ``x0, y0, x1, y1`` in px.
+    inset_px : float
+        Each corner is moved this far toward the centre along both axes (GEO-6), at most to
+        the centre.
+
+    Returns
+    -------
+    ndarray of shape (4, 2)
+    """
+    x0, y0, x1, y1 = box
+    ix = min(inset_px, (x1 - x0) / 2)
+    iy = min(inset_px, (y1 - y0) / 2)
+    return np.array(
+        [[x0 + ix, y0 + iy], [x1 - ix, y0 + iy], [x1 - ix, y1 - iy], [x0 + ix, y1 - iy]],
+        dtype=np.float64,
+    )
+
+
+def inset_box(box: Sequence[float], inset_px: float) -> tuple[float, float, float, float]:
+    """``box`` shrunk by ``inset_px`` on every side (never past its centre)."""
+    corners = inset_corners(box, inset_px)
+    return (corners[0, 0], corners[0, 1], corners[2, 0], corners[2, 1])
+
+
+def token_box(token: Token, grid_size_px: float) -> tuple[float, float, float, float]:
+    """Space of ``token`` as ``(x0, y0, x1, y1)`` px (GEO-7)."""
+    return token.box(grid_size_px)
+
+
+# ---------------------------------------------------------------------------------------
+# Exact line of effect between two spaces (5E-LOE-2)
+
+
+@dataclass(frozen=True)
+class LineOfEffect:
+    """Exact answer for two spaces.
+
+    Attributes
+    ----------
+    clear : bool
+        Some segment from a point of the first space to a point of the second is not blocked.
+    witness : tuple of 4 floats or None
+        One such segment ``x0, y0, x1, y1`` in px when clear.
+    blockers : list of int
+        When not clear: walls blocking the centre-to-centre segment (for explanation).
+    candidates : int
+        Number of candidate segments traced.
+    """
+
+    clear: bool
+    witness: tuple[float, float, float, float] | None
+    blockers: list[int]
+    candidates: int
+
+
+def _line_chord(
+    p: FloatArray, u: FloatArray, box: Sequence[float]
+) -> tuple[FloatArray, FloatArray]:
+    """Parameter interval of the lines ``p + t u`` (n, 2) inside a closed box.
+
+    Returns ``(t_lo, t_hi)``, each shape (n,); empty where ``t_lo > t_hi``.
+    """
+    t_lo = np.full(len(p), -np.inf)
+    t_hi = np.full(len(p), np.inf)
+    for axis, (lo, hi) in enumerate(((box[0], box[2]), (box[1], box[3]))):
+        up = u[:, axis]
+        pp = p[:, axis]
+        moving = np.abs(up) > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1 = (lo - pp) / up
+            t2 = (hi - pp) / up
+        inside = (pp >= lo - ON_LINE_TOL_PX) & (pp <= hi + ON_LINE_TOL_PX)
+        t_lo = np.where(moving, np.maximum(t_lo, np.minimum(t1, t2)), np.where(inside, t_lo, np.inf))
+        t_hi = np.where(moving, np.minimum(t_hi, np.maximum(t1, t2)), np.where(inside, t_hi, -np.inf))
+    return t_lo, t_hi
+
+
+def line_of_effect_between(
+    index: WallIndex,
+    box_from: Sequence[float],
+    box_to: Sequence[float],
+    sense: str = "move",
+    *,
+    elevations: tuple[float, float] | None = None,
+) -> LineOfEffect:
+    """Exact line of effect between two axis-aligned spaces (5E-LOE-2).
+
+    Clear when **some** segment from any point of ``box_from`` to any point of ``box_to``
+    is not blocked by walls restricting ``sense`` (GEO-1..6); creatures do not block line
+    of effect. If such a segment exists, one can be moved, keeping it clear, until its line
+    passes through two vertices among the wall end points and box corners inside the hull
+    of both boxes; so the lines through every such pair are the complete candidate set,
+    traced in one vectorised call.
+
+    Parameters
+    ----------
+    index : WallIndex
+    box_from, box_to : sequence of 4 floats
+        ``x0, y0, x1, y1`` in px; the first is the source for one-way walls (GEO-3).
+    sense : str
+        Wall restriction to use: ``move`` (line of effect) or ``sight`` (line of sight).
+    elevations : (float, float), optional
+        Elevation in grid units of the two spaces (GEO-5).
+
+    Returns
+    -------
+    LineOfEffect
+    """
+    bf = np.asarray(box_from, dtype=np.float64)
+    bt = np.asarray(box_to, dtype=np.float64)
+    corners_f = np.array([[bf[0], bf[1]], [bf[2], bf[1]], [bf[2], bf[3]], [bf[0], bf[3]]])
+    corners_t = np.array([[bt[0], bt[1]], [bt[2], bt[1]], [bt[2], bt[3]], [bt[0], bt[3]]])
+    centre_f = corners_f.mean(axis=0)
+    centre_t = corners_t.mean(axis=0)
+    overlap = bf[0] <= bt[2] and bt[0] <= bf[2] and bf[1] <= bt[3] and bt[1] <= bf[3]
+    if overlap:
+        point = (max(bf[0], bt[0]), max(bf[1], bt[1]))
+        return LineOfEffect(True, (*point, *point), [], 0)
+
+    first = [np.concatenate([centre_f, centre_t])]
+    first += [np.concatenate([cf, ct]) for cf in corners_f for ct in corners_t]
+    segs = [np.array(first)]
+
+    hull = shapely.convex_hull(shapely.multipoints(np.vstack([corners_f, corners_t])))
+    verts = [corners_f, corners_t]
+    if index.size:
+        near = index.tree.query(hull, predicate="intersects")
+        near = near[index.restriction[sense][near] > 0]
+        if len(near):
+            ends = index.coords[near].reshape(-1, 2)
+            grown = shapely.buffer(hull, 1e-6)
+            ends = ends[shapely.contains_xy(grown, ends[:, 0], ends[:, 1])]
+            verts.append(np.unique(ends, axis=0))
+    pts = np.vstack(verts)
+    i, j = np.triu_indices(len(pts), k=1)
+    p = pts[i]
+    u = pts[j] - pts[i]
+    nonzero = np.hypot(u[:, 0], u[:, 1]) > ON_LINE_TOL_PX
+    p, u = p[nonzero], u[nonzero]
+    lo_f, hi_f = _line_chord(p, u, bf)
+    lo_t, hi_t = _line_chord(p, u, bt)
+    ok = (lo_f <= hi_f) & (lo_t <= hi_t)
+    p, u, lo_f, hi_f, lo_t, hi_t = p[ok], u[ok], lo_f[ok], hi_f[ok], lo_t[ok], hi_t[ok]
+    # The boxes are disjoint, so on a line their chords are disjoint intervals: join the
+    # facing ends (any clear segment between the chords contains this one).
+    forward = hi_f <= lo_t
+    t0 = np.where(forward, hi_f, lo_f)
+    t1 = np.where(forward, lo_t, hi_t)
+    segs.append(np.hstack([p + u * t0[:, None], p + u * t1[:, None]]))
+    all_segs = np.vstack(segs)
+    elev = None
+    if elevations is not None:
+        elev = np.tile(np.asarray(elevations, dtype=np.float64), (len(all_segs), 1))
+    result = trace(index, all_segs, sense, elevations=elev)
+    clear = np.nonzero(~result.wall_blocked)[0]
+    if len(clear):
+        k = int(clear[0])
+        w = tuple(float(v) for v in all_segs[k])
+        return LineOfEffect(True, w, [], len(all_segs))  # type: ignore[arg-type]
+    return LineOfEffect(False, None, result.wall_blockers[0], len(all_segs))

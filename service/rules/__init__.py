@@ -1,0 +1,28 @@
+"""Registry of rule systems: a new ruleset is a new module and one line here."""
+
+from __future__ import annotations
+
+from service.errors import UnknownRuleset
+from service.rules import dnd5e
+from service.rules.base import RuleSystem
+
+REGISTRY: dict[str, RuleSystem] = {
+    dnd5e.RULESET.id: dnd5e.RULESET,
+}
+
+
+def get(ruleset_id: str) -> RuleSystem:
+    """The rule system called ``ruleset_id``.
+
+    Raises
+    ------
+    UnknownRuleset
+        When no rule system has that id.
+    """
+    try:
+        return REGISTRY[ruleset_id]
+    except KeyError:
+        known = ", ".join(sorted(REGISTRY))
+        raise UnknownRuleset(
+            f"Unknown ruleset {ruleset_id!r}; known: {known}.", ("ruleset",)
+        ) from None

@@ -1,0 +1,142 @@
+"""What every rule system provides, and the result types they share (no Flask).
+
+Measure, then rule: ``service.geometry`` measures (which traced segments are blocked and by
+what); a rule system maps those measurements to a degree, bonuses and the rule ids applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from service.geometry import TraceResult, WallIndex
+from service.model import Scene, Token
+
+AttackKind = Literal["melee", "ranged", "area", "spell"]
+
+
+@dataclass(frozen=True)
+class Attack:
+    """The attack or effect being resolved.
+
+    ``origin`` is the point of origin of an area effect in px (``kind == "area"``).
+    """
+
+    kind: AttackKind = "ranged"
+    origin: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """What blocked a traced line: ``kind`` ``"wall"`` or ``"token"`` and its id."""
+
+    kind: Literal["wall", "token"]
+    id: str
+
+
+@dataclass(frozen=True)
+class TracedLine:
+    """One traced segment of an answer, in px, with what blocked it."""
+
+    start: tuple[float, float]
+    end: tuple[float, float]
+    blocked: bool
+    blockers: tuple[Blocker, ...] = ()
+
+
+@dataclass(frozen=True)
+class CoverResult:
+    """Cover of one target against one attacker or area origin (API.md "Cover").
+
+    ``ac_bonus``/``save_bonus`` are ``None`` under total cover (the target cannot be
+    targeted at all); ``save_bonus`` is the Dex save (dnd5e) or Reflex (starfinder) bonus.
+    """
+
+    target: str
+    cover: str
+    ac_bonus: int | None
+    save_bonus: int | None
+    advantage_levels: int
+    can_target: bool
+    line_of_effect: bool
+    rules: tuple[str, ...]
+    lines: tuple[TracedLine, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """A ruleset option: its default, allowed values (if a choice) and what it does."""
+
+    default: Any
+    description: str
+    choices: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class SceneGeometry:
+    """A scene with its built wall index; what the rule systems work on."""
+
+    scene: Scene
+    walls: WallIndex
+    token_boxes: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+
+
+def lines_from_trace(trace: TraceResult, walls: WallIndex) -> tuple[TracedLine, ...]:
+    """Turn a ``TraceResult`` into answer lines naming the blocking walls and tokens."""
+    out = []
+    for k, seg in enumerate(trace.segments):
+        blockers = tuple(Blocker("wall", walls.ids[w]) for w in trace.wall_blockers[k])
+        blockers += tuple(Blocker("token", t) for t in trace.creature_blockers[k])
+        out.append(
+            TracedLine(
+                (float(seg[0]), float(seg[1])),
+                (float(seg[2]), float(seg[3])),
+                bool(trace.wall_blocked[k] or trace.creature_blocked[k]),
+                blockers,
+            )
+        )
+    return tuple(out)
+
+
+class RuleSystem(Protocol):
+    """A rule system: an id, its cover degrees and options, and the cover rule."""
+
+    id: str
+    title: str
+    cover_degrees: tuple[str, ...]
+    options: dict[str, OptionSpec]
+    diagonals: str
+
+    def cover(
+        self,
+        geo: SceneGeometry,
+        attacker: Token | None,
+        target: Token,
+        attack: Attack,
+        options: dict[str, Any],
+    ) -> CoverResult:
+        """Cover of ``target`` against ``attacker`` (or ``attack.origin`` for areas).
+
+        Raises
+        ------
+        service.errors.RulesError
+            When the request is well formed but cannot be answered.
+        """
+        ...
+
+
+def build_geometry(scene: Scene) -> SceneGeometry:
+    """Build the ``SceneGeometry`` of ``scene`` (wall arrays + STRtree, token spaces in px)."""
+    from service.geometry import build_wall_index
+
+    boxes = {t.id: t.box(scene.grid.size) for t in scene.tokens}
+    return SceneGeometry(scene, build_wall_index(scene), boxes)
+
+
+def corner_inset(options: dict[str, Any]) -> float:
+    """The ``corner_inset`` option in px (GEO-6), default 0.5."""
+    from service.geometry import DEFAULT_CORNER_INSET_PX
+
+    value = options.get("corner_inset")
+    return DEFAULT_CORNER_INSET_PX if value is None else float(value)

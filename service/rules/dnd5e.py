@@ -1,0 +1,214 @@
+"""dnd5e cover: the seed's paired-corner method and the published corner variant.
+
+Rules 5E-COV-1..8 of ``shared/RULES.md`` (Chinese seed ``dnd5e-zh_001``). Geometry measures
+which of the traced corner lines cross a wall restricting movement/effect (GEO-1) or the
+space of another creature (GEO-7); this module maps those counts to a degree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from service import geometry
+from service.errors import RulesError
+from service.model import Token
+from service.rules.base import (
+    Attack,
+    CoverResult,
+    OptionSpec,
+    SceneGeometry,
+    corner_inset,
+    lines_from_trace,
+)
+
+DEGREES = ("none", "half", "three-quarters", "total")
+
+#: 5E-COV-3: bonus to AC and Dexterity saves per degree (None: cannot be targeted).
+BONUS: dict[str, int | None] = {"none": 0, "half": 2, "three-quarters": 5, "total": None}
+
+#: 5E-COV-5: blocked paired-corner lines (of 4) -> degree.
+PAIRED_CORNERS = {0: "none", 1: "none", 2: "half", 3: "three-quarters", 4: "total"}
+
+#: 5E-COV-8 (dmg-corner): blocked lines from the chosen corner (of 4) -> degree; 4 blocked
+#: is total only when there is no line of effect at all.
+DMG_CORNER = {0: "none", 1: "half", 2: "half", 3: "three-quarters", 4: "three-quarters"}
+
+OPTIONS = {
+    "cover_method": OptionSpec(
+        "paired-corners",
+        "5E-COV-8: 'paired-corners' (the seed, A1A2..D1D2) or 'dmg-corner' (the attacker's "
+        "best corner to all four target corners).",
+        ("paired-corners", "dmg-corner"),
+    ),
+    "corner_inset": OptionSpec(
+        geometry.DEFAULT_CORNER_INSET_PX,
+        "GEO-6: px by which traced corner points move toward the square's centre.",
+    ),
+}
+
+
+def _rank(degree: str) -> int:
+    return DEGREES.index(degree)
+
+
+def _combine(wall_degree: str, any_degree: str) -> tuple[str, bool]:
+    """Highest single source (5E-COV-4), creatures capped at half (5E-COV-6).
+
+    Returns the degree and whether the creature cap decided it.
+    """
+    capped = any_degree if _rank(any_degree) <= _rank("half") else "half"
+    if _rank(capped) > _rank(wall_degree):
+        return capped, True
+    return wall_degree, _rank(any_degree) > _rank(wall_degree)
+
+
+class Dnd5e:
+    """The ``dnd5e`` rule system (Chinese seed)."""
+
+    id = "dnd5e"
+    title = "D&D 5e with the seed's house rules"
+    cover_degrees = DEGREES
+    options = OPTIONS
+    diagonals = "equidistant"
+
+    def cover(
+        self,
+        geo: SceneGeometry,
+        attacker: Token | None,
+        target: Token,
+        attack: Attack,
+        options: dict[str, Any],
+    ) -> CoverResult:
+        """Cover of ``target`` (5E-COV-1..8).
+
+        Parameters
+        ----------
+        geo : SceneGeometry
+        attacker : Token or None
+            ``None`` only for an area effect with ``attack.origin``.
+        target : Token
+        attack : Attack
+            For ``kind == "area"``, the four lines run from ``attack.origin`` (px) to the
+            target's four corners.
+        options : dict
+            ``cover_method`` (``paired-corners`` | ``dmg-corner``), ``corner_inset`` px.
+
+        Returns
+        -------
+        CoverResult
+            ``cover`` in ``none|half|three-quarters|total``; ``ac_bonus``/``save_bonus``
+            +2 / +5 (5E-COV-3); ``lines`` the four traced lines that decided it.
+
+        Raises
+        ------
+        RulesError
+            An area effect without ``origin`` and without an attacker.
+        """
+        inset = corner_inset(options)
+        method = options.get("cover_method") or "paired-corners"
+        target_box = geo.token_boxes[target.id]
+        target_corners = geometry.inset_corners(target_box, inset)
+        if attack.kind == "area" and attack.origin is not None:
+            source_box = (*attack.origin, *attack.origin)
+            source_points = np.array([attack.origin] * 4, dtype=np.float64)
+            source_elev = attacker.elevation if attacker else target.elevation
+            method_used = "paired-corners"
+        elif attacker is not None:
+            source_box = geo.token_boxes[attacker.id]
+            source_points = geometry.inset_corners(source_box, inset)
+            source_elev = attacker.elevation
+            method_used = method
+        else:
+            raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
+
+        # GEO-7 / 5E-COV-1: other creatures are solid obstacles; 5E-COV-7: a creature sharing
+        # the attacker's or the target's space gives no cover.
+        shared = []
+        others = []
+        for tok in geo.scene.tokens:
+            if tok.id == target.id or (attacker is not None and tok.id == attacker.id):
+                continue
+            box = geo.token_boxes[tok.id]
+            if _overlaps(box, target_box) or (attacker is not None and _overlaps(box, source_box)):
+                shared.append(tok.id)
+            else:
+                others.append(tok.id)
+        boxes = np.array([geo.token_boxes[t] for t in others], dtype=np.float64).reshape(-1, 4)
+
+        if method_used == "dmg-corner":
+            pairs = np.array(
+                [[*s, *t] for s in source_points for t in target_corners], dtype=np.float64
+            )
+        else:
+            pairs = np.hstack([source_points, target_corners])
+        elev = np.tile([source_elev, target.elevation], (len(pairs), 1)).astype(np.float64)
+        traced = geometry.trace(
+            geo.walls, pairs, "move", elevations=elev, creature_boxes=boxes, creature_ids=others
+        )
+        loe = geometry.line_of_effect_between(
+            geo.walls,
+            geometry.inset_box(source_box, inset) if attacker is not None else source_box,
+            geometry.inset_box(target_box, inset),
+            "move",
+            elevations=(source_elev, target.elevation),
+        )
+
+        rules = ["5E-COV-1", "5E-COV-3"]
+        if method_used == "dmg-corner":
+            rules.append("5E-COV-8")
+            best = None
+            for c in range(4):
+                rows = slice(4 * c, 4 * c + 4)
+                n_wall = int(traced.wall_blocked[rows].sum())
+                n_any = int(traced.blocked[rows].sum())
+                wall_degree = DMG_CORNER[n_wall]
+                if n_wall == 4 and not loe.clear:
+                    wall_degree = "total"
+                degree, by_creature = _combine(wall_degree, DMG_CORNER[n_any])
+                if best is None or _rank(degree) < _rank(best[0]):
+                    best = (degree, by_creature, c)
+            assert best is not None
+            degree, by_creature, c = best
+            lines = lines_from_trace(traced, geo.walls)[4 * c : 4 * c + 4]
+        else:
+            rules.append("5E-COV-5")
+            n_wall = int(traced.wall_blocked.sum())
+            n_any = int(traced.blocked.sum())
+            degree, by_creature = _combine(PAIRED_CORNERS[n_wall], PAIRED_CORNERS[n_any])
+            lines = lines_from_trace(traced, geo.walls)
+        if by_creature:
+            rules.append("5E-COV-6")
+        if shared:
+            rules.append("5E-COV-7")
+        if _rank(degree) > 0:
+            rules.append("5E-COV-4")
+        notes = []
+        if degree == "total" and loe.clear:
+            notes.append(
+                "All four corner lines are blocked (total cover by 5E-COV-5), although some "
+                "other straight line between the spaces is clear (5E-LOE-2)."
+            )
+        if shared:
+            notes.append("Sharing a space, no cover from: " + ", ".join(shared))
+        return CoverResult(
+            target=target.id,
+            cover=degree,
+            ac_bonus=BONUS[degree],
+            save_bonus=BONUS[degree],
+            advantage_levels=0,
+            can_target=degree != "total",
+            line_of_effect=loe.clear,
+            rules=tuple(sorted(set(rules), key=rules.index)),
+            lines=lines,
+            notes=tuple(notes),
+        )
+
+
+def _overlaps(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Whether two boxes ``x0, y0, x1, y1`` share interior area."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+RULESET = Dnd5e()
