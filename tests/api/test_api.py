@@ -1,0 +1,226 @@
+"""HTTP contract (shared/API.md) and error shape (shared/DESIGN.md "Errors") via Flask's client."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from service.app import create_app
+from tests.scenes import A, T_EAST, scene_dict, tok, wall
+
+SCENE = scene_dict([wall("w1", 250, -100, 250, 60)], [A, T_EAST, tok("C", 0, 300)])
+
+
+def cover_body(**kw):
+    body = {"ruleset": "dnd5e", "scene": SCENE, "attacker": "A", "targets": ["T"]}
+    body.update(kw)
+    return body
+
+
+def assert_error(resp, code):
+    assert resp.status_code == code
+    assert resp.is_json, resp.data[:200]
+    body = resp.get_json()
+    assert body["code"] == code
+    assert isinstance(body["status"], str) and body["status"]
+    assert isinstance(body["message"], str) and body["message"]
+    assert "Traceback" not in resp.get_data(as_text=True)
+    return body
+
+
+def test_healthz(client):
+    body = client.get("/healthz").get_json()
+    assert body["status"] == "ok" and body["version"]
+
+
+def test_rulesets_lists_dnd5e_with_options(client):
+    body = client.get("/v1/rulesets").get_json()
+    dnd = {r["id"]: r for r in body["rulesets"]}["dnd5e"]
+    assert dnd["cover_degrees"] == ["none", "half", "three-quarters", "total"]
+    assert dnd["options"]["cover_method"]["default"] == "paired-corners"
+    assert dnd["options"]["cover_method"]["choices"] == ["paired-corners", "dmg-corner"]
+    assert dnd["options"]["corner_inset"]["default"] == 0.5
+
+
+def test_cover_answer_shape(client):
+    resp = client.post("/v1/cover", json=cover_body())
+    assert resp.status_code == 200
+    body = resp.get_json()
+    assert body["ruleset"] == "dnd5e" and body["attacker"] == "A"
+    (res,) = body["results"]
+    assert res["target"] == "T"
+    assert (res["cover"], res["ac_bonus"], res["save_bonus"]) == ("half", 2, 2)
+    assert res["advantage_levels"] == 0 and res["can_target"] is True
+    assert res["line_of_effect"] is True
+    assert "5E-COV-5" in res["rules"]
+    assert res["lines"][0] == {
+        "from": [0.5, 0.5], "to": [400.5, 0.5], "blocked": True,
+        "blockers": [{"kind": "wall", "id": "w1"}],
+    }
+    assert res["lines"][2]["blocked"] is False
+
+
+def test_cover_many_targets_in_order(client):
+    body = client.post("/v1/cover", json=cover_body(targets=["T", "C"])).get_json()
+    assert [r["target"] for r in body["results"]] == ["T", "C"]
+    assert [r["cover"] for r in body["results"]] == ["half", "none"]
+
+
+def test_cover_by_scene_id(client):
+    up = client.post("/v1/scenes", json={"scene": SCENE})
+    assert up.status_code == 200
+    sid = up.get_json()["scene_id"]
+    assert sid.startswith("sha256:") and len(sid) == 7 + 64
+    assert up.get_json()["stats"] == {"walls": 1, "doors": 0, "tokens": 3, "lights": 0,
+                                      "regions": 0}
+    body = client.post("/v1/cover", json={"ruleset": "dnd5e", "scene_id": sid, "attacker": "A",
+                                          "targets": ["T"]}).get_json()
+    assert body["results"][0]["cover"] == "half"
+
+
+def test_scene_id_is_a_content_hash(client):
+    """Same scene, explicit defaults or not, same id; another app (worker) computes it too."""
+    sid = client.post("/v1/scenes", json={"scene": SCENE}).get_json()["scene_id"]
+    explicit = json.loads(json.dumps(SCENE))
+    explicit["walls"][0]["door"] = "none"
+    other = create_app().test_client()
+    assert other.post("/v1/scenes", json={"scene": explicit}).get_json()["scene_id"] == sid
+
+
+def test_unknown_scene_id_is_404(client):
+    body = assert_error(client.post("/v1/cover", json={"ruleset": "dnd5e", "scene_id": "sha256:00",
+                                                       "attacker": "A", "targets": ["T"]}), 404)
+    assert "scene_id" in body["errors"]["json"]
+
+
+def test_sample_scene_is_preloaded(client):
+    body = client.post("/v1/cover", json={"ruleset": "dnd5e", "scene_id": "sample",
+                                          "attacker": "archer", "targets": ["goblin", "fighter"]})
+    assert body.status_code == 200
+    assert [r["cover"] for r in body.get_json()["results"]] == ["total", "none"]
+
+
+def test_area_attack_without_attacker(client):
+    body = client.post("/v1/cover", json={
+        "ruleset": "dnd5e", "scene": SCENE, "targets": ["T"],
+        "attack": {"kind": "area", "origin": [150, 50]}}).get_json()
+    assert body["attacker"] is None
+    assert body["results"][0]["lines"][0]["from"] == [150.0, 50.0]
+
+
+def test_openapi_describes_the_endpoints(client):
+    spec = client.get("/openapi.json").get_json()
+    for path in ("/healthz", "/v1/rulesets", "/v1/scenes", "/v1/cover", "/v1/import/{fmt}"):
+        assert path in spec["paths"], path
+
+
+def test_cors_for_foundry_origin(client):
+    resp = client.options("/v1/cover", headers={
+        "Origin": "http://localhost:30000", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "Content-Type"})
+    assert resp.headers.get("Access-Control-Allow-Origin") == "http://localhost:30000"
+    other = client.get("/healthz", headers={"Origin": "https://evil.example"})
+    assert "Access-Control-Allow-Origin" not in other.headers
+
+
+BAD = [
+    pytest.param(dict(data="{not json", content_type="application/json"), 400, None,
+                 id="malformed JSON 400"),
+    pytest.param(dict(data="hello", content_type="text/plain"), 415, None, id="not JSON 415"),
+    pytest.param(dict(json=cover_body(ruleset="gurps")), 422, ["ruleset"], id="unknown ruleset"),
+    pytest.param(dict(json=cover_body(targets=["nope"])), 404, ["targets", "0"],
+                 id="unknown target 404"),
+    pytest.param(dict(json=cover_body(attacker="nope")), 404, ["attacker"],
+                 id="unknown attacker 404"),
+    pytest.param(dict(json=cover_body(targets=["A"])), 422, ["targets", "0"],
+                 id="own target 422"),
+    pytest.param(dict(json=cover_body(targets=[])), 422, ["targets"], id="no targets"),
+    pytest.param(dict(json=cover_body(attacker=None)), 422, ["attacker"],
+                 id="no attacker for a ranged attack"),
+    pytest.param(dict(json=cover_body(scene_id="x")), 422, ["scene"], id="scene and scene_id"),
+    pytest.param(dict(json=cover_body(bogus=1)), 422, ["bogus"], id="unknown field"),
+    pytest.param(dict(json=cover_body(options={"cover_method": "eyeball"})), 422,
+                 ["options", "cover_method"], id="bad option value"),
+    pytest.param(dict(json=cover_body(options={"corner_inset": -1})), 422,
+                 ["options", "corner_inset"], id="negative inset"),
+    pytest.param(dict(json=cover_body(attack={"kind": "psychic"})), 422, ["attack", "kind"],
+                 id="bad attack kind"),
+    pytest.param(dict(json=cover_body(scene={**SCENE, "walls": [{"id": "w", "c": [0, 0, 1]}]})),
+                 422, ["scene", "walls", "0", "c"], id="wall c of length 3"),
+    pytest.param(dict(json=cover_body(scene={**SCENE, "grid": {"size": 0}})), 422,
+                 ["scene", "grid", "size"], id="grid size 0"),
+    pytest.param(dict(json=cover_body(scene={**SCENE, "grid": {"size": -100}})), 422,
+                 ["scene", "grid", "size"], id="negative grid size"),
+    pytest.param(dict(json=cover_body(scene={**SCENE, "tokens": [{**A, "colour": "red"}]})),
+                 422, ["scene", "tokens", "0", "colour"], id="unknown token field"),
+    pytest.param(dict(json=cover_body(scene={**SCENE, "walls": [wall("w", 0, 0, 1, 1),
+                                                                 wall("w", 2, 2, 3, 3)]})),
+                 422, ["scene", "walls", "1", "id"], id="duplicate wall id"),
+    pytest.param(dict(json=cover_body(scene={**SCENE, "walls": [wall("w", 0, 0, 1, 1,
+                                                                     move="sometimes")]})),
+                 422, ["scene", "walls", "0", "move"], id="unknown restriction"),
+    pytest.param(dict(json=[1, 2, 3]), 422, None, id="body is a list"),
+    pytest.param(dict(json=cover_body(scene=[])), 422, ["scene"], id="scene is a list"),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "code", "path"), BAD)
+def test_bad_input_answers_json_4xx(client, kwargs, code, path):
+    body = assert_error(client.post("/v1/cover", **kwargs), code)
+    if path:
+        node = body["errors"]["json"]
+        for key in path:
+            assert key in node, (key, body["errors"])
+            node = node[key]
+        assert isinstance(node, list) and node
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_rejected(client, literal):
+    text = json.dumps(cover_body()).replace('"x": 400', f'"x": {literal}', 1)
+    assert literal in text
+    body = assert_error(client.post("/v1/cover", data=text, content_type="application/json"), 422)
+    assert "x" in body["errors"]["json"]["scene"]["tokens"]["1"]
+
+
+def test_too_large_is_413(client):
+    big = cover_body(scene={**SCENE, "walls": [wall(f"w{i}", 0, i, 10, i) for i in range(3000)]})
+    body = assert_error(client.post("/v1/cover", json=big), 413)
+    assert "limit" in body["message"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "code"),
+    [
+        pytest.param("get", "/nowhere", 404, id="unknown route"),
+        pytest.param("get", "/v1/cover", 405, id="wrong method"),
+        pytest.param("delete", "/healthz", 405, id="delete health"),
+        pytest.param("post", "/v1/import/word", 404, id="unknown import format"),
+    ],
+)
+def test_http_errors_are_json(client, method, path, code):
+    kw = {"json": {}} if method == "post" else {}
+    assert_error(getattr(client, method)(path, **kw), code)
+
+
+def test_a_bug_answers_a_fixed_500_without_details(app, monkeypatch):
+    from service.rules import dnd5e
+
+    def boom(*a, **k):
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(dnd5e.Dnd5e, "cover", boom)
+    resp = app.test_client().post("/v1/cover", json=cover_body())
+    body = assert_error(resp, 500)
+    assert "secret" not in resp.get_data(as_text=True)
+    assert body["message"] == "Internal error; it has been logged."
+
+
+def test_config_from_environment(monkeypatch):
+    monkeypatch.setenv("SIGHTLINE_MAX_CONTENT_LENGTH", "1234")
+    monkeypatch.setenv("SIGHTLINE_PRELOAD_SAMPLE", "false")
+    app = create_app()
+    assert app.config["MAX_CONTENT_LENGTH"] == 1234
+    assert_error(app.test_client().post("/v1/cover", json={"ruleset": "dnd5e",
+                 "scene_id": "sample", "attacker": "a", "targets": ["b"]}), 404)
