@@ -10,7 +10,9 @@ from schemas.scene import StrictSchema
 def point_field(**kw: object) -> fields.List:
     """An ``[x, y]`` point in scene px (finite numbers)."""
     return fields.List(
-        fields.Float(allow_nan=False), validate=validate.Length(equal=2), **kw  # type: ignore[arg-type]
+        fields.Float(allow_nan=False),
+        validate=validate.Length(equal=2),
+        **kw,  # type: ignore[arg-type]
     )
 
 

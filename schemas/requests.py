@@ -42,7 +42,9 @@ class CoverOptionsSchema(StrictSchema):
         allow_nan=False, load_default=None, allow_none=True, validate=validate.Range(min=0)
     )
     cover_method = fields.String(
-        load_default=None, allow_none=True, validate=validate.OneOf(["paired-corners", "dmg-corner"])
+        load_default=None,
+        allow_none=True,
+        validate=validate.OneOf(["paired-corners", "dmg-corner"]),
     )
     concealment_corner = fields.String(
         load_default=None, allow_none=True, validate=validate.OneOf(["defender", "attacker"])
@@ -76,9 +78,7 @@ class SceneUploadSchema(StrictSchema):
     """``POST /v1/scenes``: a canonical ``scene``, or an ``export`` in a named ``format``."""
 
     scene = fields.Dict(load_default=None, allow_none=True, metadata={"description": SCENE_DOC})
-    format = fields.String(
-        load_default=None, allow_none=True, validate=validate.OneOf(["foundry"])
-    )
+    format = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(["foundry"]))
     export = fields.Raw(load_default=None, allow_none=True)
 
     @validates_schema

@@ -23,7 +23,6 @@ from marshmallow import (
 from service import model
 
 
-
 def _num(**kw: Any) -> fields.Float:
     """A finite float field (NaN and infinities rejected)."""
     return fields.Float(allow_nan=False, **kw)
@@ -100,7 +99,9 @@ class WallSchema(StrictSchema):
     light = _restriction()
     sound = _restriction()
     threshold = fields.Nested(ThresholdSchema, load_default=None, allow_none=True)
-    direction = fields.String(load_default="both", validate=validate.OneOf(["both", "left", "right"]))
+    direction = fields.String(
+        load_default="both", validate=validate.OneOf(["both", "left", "right"])
+    )
     door = fields.String(load_default="none", validate=validate.OneOf(["none", "door", "secret"]))
     door_state = fields.String(
         load_default="closed", validate=validate.OneOf(["closed", "open", "locked"])
@@ -198,9 +199,7 @@ class LightSchema(StrictSchema):
 
 class ShapeSchema(StrictSchema):
     type = fields.String(required=True, validate=validate.OneOf(["polygon", "rect", "circle"]))
-    points = fields.List(
-        fields.List(_num(), validate=validate.Length(equal=2)), load_default=list
-    )
+    points = fields.List(fields.List(_num(), validate=validate.Length(equal=2)), load_default=list)
     x = _num(load_default=0.0)
     y = _num(load_default=0.0)
     width = _num(load_default=0.0, validate=validate.Range(min=0))

@@ -65,7 +65,11 @@ def run_adapter(fmt: str, export: Any, **kw: Any) -> dict[str, Any]:
     try:
         return ADAPTERS[fmt](export, **kw)  # type: ignore[no-any-return]
     except AdapterError as err:
-        abort(422, message=f"The {fmt} export is not understood: {err.message}", errors=err.as_errors())
+        abort(
+            422,
+            message=f"The {fmt} export is not understood: {err.message}",
+            errors=err.as_errors(),
+        )
     raise AssertionError("unreachable")
 
 
@@ -100,8 +104,11 @@ def list_rulesets() -> dict[str, Any]:
                 "cover_degrees": list(system.cover_degrees),
                 "diagonals": system.diagonals,
                 "options": {
-                    name: {"default": o.default, "description": o.description,
-                           "choices": list(o.choices) if o.choices else None}
+                    name: {
+                        "default": o.default,
+                        "description": o.description,
+                        "choices": list(o.choices) if o.choices else None,
+                    }
                     for name, o in system.options.items()
                 },
                 "capabilities": ["cover"],

@@ -96,9 +96,7 @@ def build_wall_index(scene: Scene) -> WallIndex:
         restriction[sense] = codes
     threshold = {}
     for sense in ("sight", "light", "sound"):
-        values = [
-            getattr(w.threshold, sense) if w.threshold is not None else None for w in walls
-        ]
+        values = [getattr(w.threshold, sense) if w.threshold is not None else None for w in walls]
         threshold[sense] = np.array(
             [math.nan if v is None else v for v in values], dtype=np.float64
         )
@@ -222,7 +220,7 @@ def trace(
         hits = segments_cross_boxes(seg, np.asarray(creature_boxes, dtype=np.float64))
         if creature_mask is not None:
             hits &= creature_mask
-        creature_blocked = hits.any(axis=1)
+        creature_blocked = np.asarray(hits.any(axis=1), dtype=bool)
         for i, j in zip(*np.nonzero(hits), strict=True):
             creature_blockers[i].append(creature_ids[j])
     return TraceResult(seg, wall_blocked, creature_blocked, wall_blockers, creature_blockers)
@@ -312,8 +310,19 @@ def _trace_walls(
 
     if np.any(ev_a) or np.any(ev_b):
         _junctions(
-            si, wi, a, b, ev_a, ev_b, s_a, s_b, limited,
-            wall_blocked, wall_blockers, limited_count, limited_hits,
+            si,
+            wi,
+            a,
+            b,
+            ev_a,
+            ev_b,
+            s_a,
+            s_b,
+            limited,
+            wall_blocked,
+            wall_blockers,
+            limited_count,
+            limited_hits,
         )
     for s, hits in limited_hits.items():
         if limited_count[s] >= 2:  # GEO-4: two or more limited walls block
@@ -464,7 +473,7 @@ class LineOfEffect:
 
 
 def _line_chord(
-    p: FloatArray, u: FloatArray, box: Sequence[float]
+    p: FloatArray, u: FloatArray, box: Sequence[float] | FloatArray
 ) -> tuple[FloatArray, FloatArray]:
     """Parameter interval of the lines ``p + t u`` (n, 2) inside a closed box.
 
@@ -480,8 +489,12 @@ def _line_chord(
             t1 = (lo - pp) / up
             t2 = (hi - pp) / up
         inside = (pp >= lo - ON_LINE_TOL_PX) & (pp <= hi + ON_LINE_TOL_PX)
-        t_lo = np.where(moving, np.maximum(t_lo, np.minimum(t1, t2)), np.where(inside, t_lo, np.inf))
-        t_hi = np.where(moving, np.minimum(t_hi, np.maximum(t1, t2)), np.where(inside, t_hi, -np.inf))
+        t_lo = np.where(
+            moving, np.maximum(t_lo, np.minimum(t1, t2)), np.where(inside, t_lo, np.inf)
+        )
+        t_hi = np.where(
+            moving, np.minimum(t_hi, np.maximum(t1, t2)), np.where(inside, t_hi, -np.inf)
+        )
     return t_lo, t_hi
 
 

@@ -76,5 +76,3 @@ def register(app: Flask) -> None:
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(RulesError, handle_rules_error)
     app.register_error_handler(InternalServerError, handle_internal_error)
-
-

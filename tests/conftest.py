@@ -14,7 +14,10 @@ SHARED = Path(os.environ.get("SIGHTLINE_SHARED", ROOT.parent / "shared"))
 REAL = SHARED / "scenes" / "real"
 
 settings.register_profile(
-    "ci", derandomize=True, max_examples=60, deadline=None,
+    "ci",
+    derandomize=True,
+    max_examples=60,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", max_examples=100, deadline=None)
@@ -25,7 +28,9 @@ def real_file(*parts: str) -> Path:
     """Path of a real export under ../shared/scenes/real; skip the test when it is absent."""
     path = REAL.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"../shared is not beside this checkout ({path} missing): real-export tests skipped")
+        pytest.skip(
+            f"../shared is not beside this checkout ({path} missing): real-export tests skipped"
+        )
     return path
 
 

@@ -7,10 +7,16 @@ import sys
 
 import pytest
 
-PURE = ["service.model", "service.errors", "service.geometry", "service.rules",
-        "service.rules.dnd5e", "service.cache", "schemas.scene"]
-STDLIB_ONLY = ["service.model", "service.errors", "adapters", "adapters.foundry",
-               "adapters.errors"]
+PURE = [
+    "service.model",
+    "service.errors",
+    "service.geometry",
+    "service.rules",
+    "service.rules.dnd5e",
+    "service.cache",
+    "schemas.scene",
+]
+STDLIB_ONLY = ["service.model", "service.errors", "adapters", "adapters.foundry", "adapters.errors"]
 
 
 def imported_modules(module: str) -> set[str]:

@@ -6,9 +6,8 @@ from service.errors import UnknownRuleset
 from service.rules import dnd5e
 from service.rules.base import RuleSystem
 
-REGISTRY: dict[str, RuleSystem] = {
-    dnd5e.RULESET.id: dnd5e.RULESET,
-}
+_SYSTEMS: tuple[RuleSystem, ...] = (dnd5e.RULESET,)
+REGISTRY: dict[str, RuleSystem] = {system.id: system for system in _SYSTEMS}
 
 
 def get(ruleset_id: str) -> RuleSystem:

@@ -67,11 +67,11 @@ def _combine(wall_degree: str, any_degree: str) -> tuple[str, bool]:
 class Dnd5e:
     """The ``dnd5e`` rule system (Chinese seed)."""
 
-    id = "dnd5e"
-    title = "D&D 5e with the seed's house rules"
-    cover_degrees = DEGREES
-    options = OPTIONS
-    diagonals = "equidistant"
+    id: str = "dnd5e"
+    title: str = "D&D 5e with the seed's house rules"
+    cover_degrees: tuple[str, ...] = DEGREES
+    options: dict[str, OptionSpec] = OPTIONS
+    diagonals: str = "equidistant"
 
     def cover(
         self,

