@@ -55,6 +55,12 @@ class CoverOptionsSchema(StrictSchema):
         load_default=None, allow_none=True, validate=validate.OneOf(["center", "best-corner"])
     )
     ignore_small_terrain = fields.Boolean(load_default=None, allow_none=True)
+    advantage_levels = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(["lesser", "standard", "greater"])),
+        values=fields.Integer(validate=validate.Range(min=0, max=10)),
+        load_default=None,
+        allow_none=True,
+    )
 
 
 class CoverRequestSchema(SceneRefSchema):
@@ -96,3 +102,70 @@ class ImportQuerySchema(StrictSchema):
         load_default=None, metadata={"description": "Scene name or id in a world export."}
     )
     page = fields.String(load_default=None, metadata={"description": "Roll20 page name or index."})
+
+
+class EndpointField(fields.Field):
+    """A token id (string) or ``{"point": [x, y], "elevation": z}`` (px, grid units)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, str) and value:
+            return {"token": value}
+        if isinstance(value, dict):
+            return PointRefSchema().load(value)
+        raise ValidationError('Must be a token id or {"point": [x, y], "elevation": z}.')
+
+
+class PointRefSchema(StrictSchema):
+    point = point_field(required=True)
+    elevation = fields.Float(allow_nan=False, load_default=0.0)
+
+
+class EffectSchema(StrictSchema):
+    damage = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=0),
+        metadata={"description": "Damage for breakthrough (5E-LOE-4); 0 = non-damaging."},
+    )
+
+
+class LineOptionsSchema(StrictSchema):
+    corner_inset = fields.Float(
+        allow_nan=False, load_default=None, allow_none=True, validate=validate.Range(min=0)
+    )
+
+
+ENDPOINT_DOC = {
+    "description": 'A token id, or {"point": [x, y], "elevation": 0} in scene px.',
+    "oneOf": [
+        {"type": "string"},
+        {
+            "type": "object",
+            "properties": {
+                "point": {
+                    "type": "array",
+                    "items": {"type": "number"},
+                    "minItems": 2,
+                    "maxItems": 2,
+                },
+                "elevation": {"type": "number"},
+            },
+            "required": ["point"],
+            "additionalProperties": False,
+        },
+    ],
+}
+
+
+class LineRequestSchema(SceneRefSchema):
+    source = EndpointField(required=True, data_key="from", metadata=ENDPOINT_DOC)
+    target = EndpointField(required=True, data_key="to", metadata=ENDPOINT_DOC)
+    effect = fields.Nested(EffectSchema, load_default=None, allow_none=True)
+    options = fields.Nested(LineOptionsSchema, load_default=dict)
+
+
+class FlankingRequestSchema(SceneRefSchema):
+    ruleset = fields.String(required=True, metadata={"example": "starfinder"})
+    attacker = fields.String(required=True)
+    ally = fields.String(required=True)
+    target = fields.String(required=True)

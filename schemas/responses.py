@@ -19,6 +19,13 @@ class TracedLineSchema(Schema):
     blockers = fields.List(fields.Nested(BlockerSchema))
 
 
+class ModifierSchema(Schema):
+    rule = fields.String()
+    applies_to = fields.String()
+    value = fields.Integer()
+    reason = fields.String()
+
+
 class CoverResultSchema(Schema):
     target = fields.String()
     cover = fields.String(metadata={"example": "half"})
@@ -30,6 +37,12 @@ class CoverResultSchema(Schema):
     rules = fields.List(fields.String())
     lines = fields.List(fields.Nested(TracedLineSchema))
     notes = fields.List(fields.String())
+    concealment = fields.String(metadata={"description": "starfinder: none|concealment|total"})
+    miss_chance = fields.Integer(metadata={"description": "starfinder: 0, 20 or 50 (%)"})
+    can_hide = fields.Boolean(
+        allow_none=True, metadata={"description": "pf2e-variant: cover allows Hide (PV-COV-5)"}
+    )
+    modifiers = fields.List(fields.Nested(ModifierSchema))
 
 
 class CoverResponseSchema(Schema):
@@ -80,3 +93,33 @@ class RulesetSchema(Schema):
 
 class RulesetsSchema(Schema):
     rulesets = fields.List(fields.Nested(RulesetSchema))
+
+
+class LayerSchema(Schema):
+    id = fields.String()
+    hp = fields.Integer(allow_none=True)
+    ac = fields.Integer(allow_none=True)
+    absorbed = fields.Integer()
+    destroyed = fields.Boolean()
+
+
+class BreakthroughSchema(Schema):
+    damage_reaching = fields.Integer()
+    destroyed = fields.List(fields.String())
+    stopped_by = fields.String(allow_none=True)
+    layers = fields.List(fields.Nested(LayerSchema))
+
+
+class LineResponseSchema(Schema):
+    clear = fields.Boolean()
+    witness = fields.List(point_field(), allow_none=True)
+    blockers = fields.List(fields.Nested(BlockerSchema))
+    rules = fields.List(fields.String())
+    breakthrough = fields.Nested(BreakthroughSchema, allow_none=True)
+
+
+class FlankingResponseSchema(Schema):
+    flanking = fields.Boolean()
+    attack_bonus = fields.Integer()
+    rules = fields.List(fields.String())
+    reason = fields.String()

@@ -20,6 +20,7 @@ from schemas.scene import SceneSchema
 from service import __version__, rules
 from service.cache import SceneCache
 from service.errors import RulesError, UnknownToken
+from service.line_of_effect import Endpoint, line_between
 from service.model import Scene, Token
 from service.rules.base import Attack, SceneGeometry
 
@@ -111,7 +112,7 @@ def list_rulesets() -> dict[str, Any]:
                     }
                     for name, o in system.options.items()
                 },
-                "capabilities": ["cover"],
+                "capabilities": system_capabilities(system),
             }
         )
     return {"rulesets": out}
@@ -170,7 +171,7 @@ def cover(args: dict[str, Any]) -> dict[str, Any]:
     attack_args = args["attack"]
     origin = attack_args.get("origin")
     attack = Attack(attack_args["kind"], tuple(origin) if origin else None)  # type: ignore[arg-type]
-    options = {k: v for k, v in args["options"].items() if v not in (None, [])}
+    options = ruleset_options(system, args["options"])
     results = [system.cover(geo, attacker, t, attack, options) for t in targets]
     return {"ruleset": system.id, "attacker": args.get("attacker"), "results": results}
 
@@ -178,3 +179,84 @@ def cover(args: dict[str, Any]) -> dict[str, Any]:
 def load_scene_plain(raw: Any) -> Scene:
     """Validate a canonical scene outside a request (start-up); raises ValidationError."""
     return SceneSchema().load(raw)  # type: ignore[no-any-return]
+
+
+def ruleset_options(system: rules.RuleSystem, raw: dict[str, Any]) -> dict[str, Any]:
+    """The options given for ``system``; one it does not use answers 422 naming it."""
+    given = {k: v for k, v in raw.items() if v not in (None, [])}
+    for name in given:
+        if name not in system.options:
+            raise RulesError(
+                f"Option {name!r} does not apply to ruleset {system.id!r}; "
+                f"its options: {', '.join(sorted(system.options))}.",
+                ("options", name),
+            )
+    return given
+
+
+def system_capabilities(system: rules.RuleSystem) -> list[str]:
+    """Endpoints a rule system answers."""
+    caps = ["cover"]
+    if hasattr(system, "flanking"):
+        caps.append("flanking")
+    return caps
+
+
+def endpoint(scene: Scene, ref: dict[str, Any], field: str) -> Endpoint:
+    """A loaded ``from``/``to`` reference as an ``Endpoint``."""
+    if "token" in ref:
+        return Endpoint(token=find_token(scene, ref["token"], (field,)))
+    return Endpoint(point=(ref["point"][0], ref["point"][1]), elevation=ref["elevation"])
+
+
+def _line(args: dict[str, Any], sense: str) -> Any:
+    geo = resolve_scene(args)
+    source = endpoint(geo.scene, args["source"], "from")
+    target = endpoint(geo.scene, args["target"], "to")
+    effect = args.get("effect") or {}
+    inset = args["options"].get("corner_inset")
+    kw: dict[str, Any] = {} if inset is None else {"corner_inset": inset}
+    if sense == "sight" and effect.get("damage") is not None:
+        raise RulesError("Breakthrough applies to line of effect only.", ("effect", "damage"))
+    return line_between(geo, source, target, sense, damage=effect.get("damage"), **kw)
+
+
+@blp.route("/line-of-effect", methods=["POST"])
+@blp.arguments(rq.LineRequestSchema)
+@blp.response(200, rs.LineResponseSchema)
+@blp.alt_response(404, description=ERRORS["404"])
+@blp.alt_response(422, description=ERRORS["422"])
+def line_of_effect(args: dict[str, Any]) -> Any:
+    """Line of effect between tokens or points (exact between spaces, 5E-LOE-2).
+
+    With ``effect.damage``, breakthrough: walls with hp absorb damage in order (5E-LOE-4/5).
+    """
+    return _line(args, "move")
+
+
+@blp.route("/line-of-sight", methods=["POST"])
+@blp.arguments(rq.LineRequestSchema)
+@blp.response(200, rs.LineResponseSchema)
+@blp.alt_response(404, description=ERRORS["404"])
+@blp.alt_response(422, description=ERRORS["422"])
+def line_of_sight(args: dict[str, Any]) -> Any:
+    """Line of sight between tokens or points: walls that restrict sight (GEO-1)."""
+    return _line(args, "sight")
+
+
+@blp.route("/modifiers/flanking", methods=["POST"])
+@blp.arguments(rq.FlankingRequestSchema)
+@blp.response(200, rs.FlankingResponseSchema)
+@blp.alt_response(404, description=ERRORS["404"])
+@blp.alt_response(422, description=ERRORS["422"])
+def flanking(args: dict[str, Any]) -> dict[str, Any]:
+    """Whether attacker and ally flank the target (SF-FLK-1): +2 to melee attacks."""
+    system = rules.get(args["ruleset"])
+    if not hasattr(system, "flanking"):
+        raise RulesError(f"Ruleset {system.id!r} has no flanking rule.", ("ruleset",))
+    geo = resolve_scene(args)
+    toks = [find_token(geo.scene, args[k], (k,)) for k in ("attacker", "ally", "target")]
+    if len({t.id for t in toks}) < 3:
+        raise RulesError("Attacker, ally and target must be three different tokens.", ("ally",))
+    ok, rule_ids, reason = system.flanking(geo, *toks)
+    return {"flanking": ok, "attack_bonus": 2 if ok else 0, "rules": rule_ids, "reason": reason}

@@ -26,7 +26,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from service.model import Scene, Token, Wall
+from service.model import Scene, Shape, Token, Wall
 
 #: Distance in px under which a point counts as lying on a line (float noise only; scene
 #: coordinates are normally whole or half pixels, for which the arithmetic is exact).
@@ -178,6 +178,8 @@ def trace(
     creature_boxes: FloatArray | None = None,
     creature_ids: Sequence[str] = (),
     creature_mask: NDArray[np.bool_] | None = None,
+    wall_mask: NDArray[np.bool_] | None = None,
+    edge_blocks: bool = False,
 ) -> TraceResult:
     """Trace m segments against the walls (and optionally creatures) in one vectorised pass.
 
@@ -201,6 +203,12 @@ def trace(
     creature_ids : sequence of str, length k
     creature_mask : ndarray of shape (m, k), bool, optional
         Which creatures count for which segment (e.g. not the attacker and target).
+    wall_mask : ndarray of shape (n,), bool, optional
+        Walls to consider (default all); a ruleset uses it to set aside walls that do not
+        apply to this attack (e.g. a low obstacle too far from the target, SF-COV-5).
+    edge_blocks : bool
+        Starfinder's exception to GEO-6 (SF-COV-1): a segment running along a wall
+        (collinear, overlapping it over a positive length) is blocked by it.
 
     Returns
     -------
@@ -213,7 +221,17 @@ def trace(
     if origins is None:
         origins = seg[:, 0:2]
     if m and index.size:
-        _trace_walls(index, seg, sense, origins, elevations, wall_blocked, wall_blockers)
+        _trace_walls(
+            index,
+            seg,
+            sense,
+            origins,
+            elevations,
+            wall_blocked,
+            wall_blockers,
+            wall_mask,
+            edge_blocks,
+        )
     creature_blocked = np.zeros(m, dtype=bool)
     creature_blockers: list[list[str]] = [[] for _ in range(m)]
     if creature_boxes is not None and len(creature_boxes) and m:
@@ -234,12 +252,16 @@ def _trace_walls(
     elevations: FloatArray | None,
     wall_blocked: NDArray[np.bool_],
     wall_blockers: list[list[int]],
+    wall_mask: NDArray[np.bool_] | None = None,
+    edge_blocks: bool = False,
 ) -> None:
     """Fill ``wall_blocked``/``wall_blockers`` in place (see ``trace``)."""
     lines = shapely.linestrings(seg.reshape(-1, 2, 2))
     si, wi = index.tree.query(lines, predicate="intersects")
     code = index.restriction[sense][wi]
     keep = code > 0
+    if wall_mask is not None:
+        keep &= wall_mask[wi]
     si, wi, code = si[keep], wi[keep], code[keep]
     if not len(si):
         return
@@ -290,6 +312,15 @@ def _trace_walls(
 
     limited = code == 1  # "limited"; proximity/distance walls that are active block as normal
     proper = active & (s_a * s_b < 0) & (s_p * s_q < 0)
+    if edge_blocks:  # SF-COV-1: running along a wall blocks
+        proj_lo = (
+            np.minimum(np.einsum("ij,ij->i", a - p0, d), np.einsum("ij,ij->i", b - p0, d)) / safe_d
+        )
+        proj_hi = (
+            np.maximum(np.einsum("ij,ij->i", a - p0, d), np.einsum("ij,ij->i", b - p0, d)) / safe_d
+        )
+        overlap = np.minimum(proj_hi, len_d) - np.maximum(proj_lo, 0.0)
+        proper |= active & (s_a == 0) & (s_b == 0) & (overlap > ON_LINE_TOL_PX)
 
     # Wall end points lying on the segment's open interior: junction events (GEO-6).
     proj_a = np.einsum("ij,ij->i", a - p0, d) / safe_d
@@ -444,6 +475,78 @@ def inset_box(box: Sequence[float], inset_px: float) -> tuple[float, float, floa
 def token_box(token: Token, grid_size_px: float) -> tuple[float, float, float, float]:
     """Space of ``token`` as ``(x0, y0, x1, y1)`` px (GEO-7)."""
     return token.box(grid_size_px)
+
+
+def crossing_order(
+    index: WallIndex, segment: Sequence[float], walls: Sequence[int]
+) -> list[tuple[int, float]]:
+    """Walls crossed by ``segment``, ordered from its start (for breakthrough, 5E-LOE-4).
+
+    Parameters
+    ----------
+    index : WallIndex
+    segment : sequence of 4 floats
+        ``x0, y0, x1, y1`` in px.
+    walls : sequence of int
+        Indices of walls that block the segment (``TraceResult.wall_blockers``).
+
+    Returns
+    -------
+    list of (int, float)
+        ``(wall index, distance in px from the segment's start)``, nearest first; ties keep
+        the wall order of the scene.
+    """
+    p0 = np.asarray(segment[:2], dtype=np.float64)
+    d = np.asarray(segment[2:4], dtype=np.float64) - p0
+    out = []
+    for w in walls:
+        a = index.coords[w, 0:2]
+        e = index.coords[w, 2:4] - a
+        denom = d[0] * e[1] - d[1] * e[0]
+        if denom == 0:  # collinear: the nearest point of the wall along the segment
+            t = min(float(np.dot(a - p0, d)), float(np.dot(a + e - p0, d))) / float(np.dot(d, d))
+        else:
+            ap = a - p0
+            t = float((ap[0] * e[1] - ap[1] * e[0]) / denom)
+        out.append((int(w), max(t, 0.0) * float(np.hypot(*d))))
+    out.sort(key=lambda item: (item[1], item[0]))
+    return out
+
+
+def segments_touch_regions(
+    seg: FloatArray, polygons: Sequence[shapely.Geometry]
+) -> NDArray[np.bool_]:
+    """Whether each segment crosses or runs along the edge of each region (SF-CON-1).
+
+    Parameters
+    ----------
+    seg : ndarray of shape (m, 4)
+        Segments in px.
+    polygons : sequence of k shapely geometries
+        Region outlines in px.
+
+    Returns
+    -------
+    ndarray of shape (m, k), bool
+        True where the segment's intersection with the closed region has positive length
+        (touching at a single point does not count).
+    """
+    if not len(polygons) or not len(seg):
+        return np.zeros((len(seg), len(polygons)), dtype=bool)
+    lines = shapely.linestrings(np.asarray(seg, dtype=np.float64).reshape(-1, 2, 2))
+    polys = np.asarray(polygons, dtype=object)
+    li, pi = np.meshgrid(np.arange(len(lines)), np.arange(len(polys)), indexing="ij")
+    inter = shapely.intersection(lines[li.ravel()], polys[pi.ravel()])
+    return (shapely.length(inter) > ON_LINE_TOL_PX).reshape(len(lines), len(polys))
+
+
+def region_geometry(shape: Shape) -> shapely.Geometry:
+    """Shapely polygon of a region's ``Shape`` (circles as 64-gon buffers), in px."""
+    if shape.type == "rect":
+        return shapely.box(shape.x, shape.y, shape.x + shape.width, shape.y + shape.height)
+    if shape.type == "circle":
+        return shapely.buffer(shapely.Point(shape.x, shape.y), shape.radius, quad_segs=16)
+    return shapely.make_valid(shapely.Polygon(shape.points))
 
 
 # ---------------------------------------------------------------------------------------

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from service.errors import UnknownRuleset
-from service.rules import dnd5e
+from service.rules import dnd5e, pf2e_variant, starfinder
 from service.rules.base import RuleSystem
 
-_SYSTEMS: tuple[RuleSystem, ...] = (dnd5e.RULESET,)
+_SYSTEMS: tuple[RuleSystem, ...] = (starfinder.RULESET, dnd5e.RULESET, pf2e_variant.RULESET)
 REGISTRY: dict[str, RuleSystem] = {system.id: system for system in _SYSTEMS}
 
 

@@ -6,6 +6,7 @@ what); a rule system maps those measurements to a degree, bonuses and the rule i
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -45,11 +46,28 @@ class TracedLine:
 
 
 @dataclass(frozen=True)
+class Modifier:
+    """A situational modifier that comes with an answer (prone, gravity ...).
+
+    ``applies_to`` names what it modifies (``"ac"``, ``"attack"``, ``"reflex"`` ...), ``value``
+    is the signed bonus, ``rule`` the rule id and ``reason`` a short explanation.
+    """
+
+    rule: str
+    applies_to: str
+    value: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class CoverResult:
     """Cover of one target against one attacker or area origin (API.md "Cover").
 
     ``ac_bonus``/``save_bonus`` are ``None`` under total cover (the target cannot be
     targeted at all); ``save_bonus`` is the Dex save (dnd5e) or Reflex (starfinder) bonus.
+    ``concealment`` (``none|concealment|total``) and ``miss_chance`` (0, 20, 50) are
+    starfinder's (SF-CON-1..5); ``can_hide`` is pf2e-variant's (PV-COV-5); a ruleset that
+    does not use a field leaves its neutral value.
     """
 
     target: str
@@ -62,6 +80,10 @@ class CoverResult:
     rules: tuple[str, ...]
     lines: tuple[TracedLine, ...] = ()
     notes: tuple[str, ...] = ()
+    concealment: str = "none"
+    miss_chance: int = 0
+    can_hide: bool | None = None
+    modifiers: tuple[Modifier, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,3 +162,48 @@ def corner_inset(options: dict[str, Any]) -> float:
 
     value = options.get("corner_inset")
     return DEFAULT_CORNER_INSET_PX if value is None else float(value)
+
+
+def space_distance(
+    box_a: tuple[float, float, float, float],
+    box_b: tuple[float, float, float, float],
+    grid_size_px: float,
+    grid_distance: float,
+    diagonals: str,
+) -> float:
+    """Distance in grid units between two spaces (GEO-8).
+
+    Counted between the nearest squares of the two spaces, as a move would count them:
+    adjacent spaces are one square (e.g. 5 ft) apart, overlapping spaces 0. Diagonals:
+    ``equidistant`` (5-5-5), ``alternating`` (5-10-5: every second diagonal costs two
+    squares) or ``euclidean``.
+
+    Parameters
+    ----------
+    box_a, box_b : (x0, y0, x1, y1) px
+    grid_size_px : float
+        Pixels per square.
+    grid_distance : float
+        Grid units per square.
+    diagonals : str
+    """
+
+    def squares(lo_a: float, hi_a: float, lo_b: float, hi_b: float) -> float:
+        gap = max(lo_b - hi_a, lo_a - hi_b)
+        if gap < 0:
+            return 0.0
+        return math.ceil(gap / grid_size_px - 1e-9) + 1.0
+
+    dx = squares(box_a[0], box_a[2], box_b[0], box_b[2])
+    dy = squares(box_a[1], box_a[3], box_b[1], box_b[3])
+    if diagonals == "euclidean":
+        return math.hypot(dx, dy) * grid_distance
+    diag, straight = min(dx, dy), abs(dx - dy)
+    if diagonals == "alternating":
+        return (straight + diag + math.floor(diag / 2)) * grid_distance
+    return (straight + diag) * grid_distance
+
+
+def boxes_overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Whether two boxes ``x0, y0, x1, y1`` (px) share interior area (5E-COV-7, GEO-7)."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]

@@ -19,6 +19,7 @@ from service.rules.base import (
     CoverResult,
     OptionSpec,
     SceneGeometry,
+    boxes_overlap,
     corner_inset,
     lines_from_trace,
 )
@@ -131,7 +132,9 @@ class Dnd5e:
             if tok.id == target.id or (attacker is not None and tok.id == attacker.id):
                 continue
             box = geo.token_boxes[tok.id]
-            if _overlaps(box, target_box) or (attacker is not None and _overlaps(box, source_box)):
+            if boxes_overlap(box, target_box) or (
+                attacker is not None and boxes_overlap(box, source_box)
+            ):
                 shared.append(tok.id)
             else:
                 others.append(tok.id)
@@ -204,11 +207,6 @@ class Dnd5e:
             lines=lines,
             notes=tuple(notes),
         )
-
-
-def _overlaps(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-    """Whether two boxes ``x0, y0, x1, y1`` share interior area."""
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 RULESET = Dnd5e()

@@ -1,0 +1,215 @@
+"""pf2e-variant cover (English seed ``pf2e-variant-en_003``): PV-COV-1..8 of ``shared/RULES.md``.
+
+One line from the centre of the attacker's space (or an area's point of origin) to the
+centre of the target's space: terrain that blocks the effect gives standard cover (greater
+when the wall is marked ``extreme``), creatures give lesser cover (standard when two or more
+sizes larger than both attacker and target). Degrees give levels of Advantage on defense.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from service import geometry
+from service.errors import RulesError
+from service.model import SIZES, Token
+from service.rules.base import (
+    Attack,
+    CoverResult,
+    OptionSpec,
+    SceneGeometry,
+    boxes_overlap,
+    lines_from_trace,
+)
+
+DEGREES = ("none", "lesser", "standard", "greater", "total")
+STEPS = ("none", "lesser", "standard", "greater")
+
+#: PV-COV-1 decision: levels of Advantage on defense per degree (overridable).
+ADVANTAGE_LEVELS = {"none": 0, "lesser": 1, "standard": 2, "greater": 3}
+
+#: ``ignore_small_terrain``: targets this size or larger get nothing from low walls.
+LARGE_ENOUGH = SIZES.index("large")
+
+OPTIONS = {
+    "measure_from": OptionSpec(
+        "center",
+        "PV-COV-8: 'center' (PV-COV-2) or 'best-corner' (the attacker's corner giving the "
+        "least cover, to the target's centre: leaning around a corner).",
+        ("center", "best-corner"),
+    ),
+    "take_cover": OptionSpec([], "PV-COV-4: ids of targets that took cover (one step more)."),
+    "ignore_small_terrain": OptionSpec(
+        False, "PV-COV-8: low walls give no cover to Large or larger targets."
+    ),
+    "advantage_levels": OptionSpec(
+        dict(ADVANTAGE_LEVELS), "PV-COV-1: levels of Advantage per degree (override any)."
+    ),
+    "corner_inset": OptionSpec(
+        geometry.DEFAULT_CORNER_INSET_PX, "GEO-6: px corners move inward with 'best-corner'."
+    ),
+}
+
+
+def _centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
+    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+
+
+class Pf2eVariant:
+    """The ``pf2e-variant`` rule system."""
+
+    id: str = "pf2e-variant"
+    title: str = "Pathfinder 2e-like variant: lesser/standard/greater cover, levels of Advantage"
+    cover_degrees: tuple[str, ...] = DEGREES
+    options: dict[str, OptionSpec] = OPTIONS
+    diagonals: str = "alternating"
+
+    def cover(
+        self,
+        geo: SceneGeometry,
+        attacker: Token | None,
+        target: Token,
+        attack: Attack,
+        options: dict[str, Any],
+    ) -> CoverResult:
+        """Cover of ``target`` (PV-COV-1..8).
+
+        Parameters
+        ----------
+        geo : SceneGeometry
+        attacker : Token or None
+            ``None`` only for an area effect with ``attack.origin`` (PV-COV-7).
+        target : Token
+        attack : Attack
+        options : dict
+            ``measure_from``, ``take_cover``, ``ignore_small_terrain``,
+            ``advantage_levels``, ``corner_inset``.
+
+        Returns
+        -------
+        CoverResult
+            ``cover`` in ``none|lesser|standard|greater|total``, ``advantage_levels``
+            from the table, ``can_hide`` (PV-COV-5), ``ac_bonus``/``save_bonus`` 0.
+
+        Raises
+        ------
+        RulesError
+            An area effect without ``origin`` and without an attacker.
+        """
+        scene = geo.scene
+        target_box = geo.token_boxes[target.id]
+        target_centre = _centre(target_box)
+        rules = ["PV-COV-2"]
+        if attack.kind == "area" and attack.origin is not None:
+            source_box = (*attack.origin, *attack.origin)
+            sources = [tuple(attack.origin)]
+            rules.append("PV-COV-7")
+        elif attacker is not None:
+            source_box = geo.token_boxes[attacker.id]
+            if options.get("measure_from") == "best-corner":
+                inset = options.get("corner_inset")
+                inset = geometry.DEFAULT_CORNER_INSET_PX if inset is None else float(inset)
+                sources = [tuple(p) for p in geometry.inset_corners(source_box, inset)]
+                rules.append("PV-COV-8")
+            else:
+                sources = [_centre(source_box)]
+        else:
+            raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
+
+        others = [
+            t
+            for t in scene.tokens
+            if t.id != target.id
+            and (attacker is None or t.id != attacker.id)
+            and not boxes_overlap(geo.token_boxes[t.id], target_box)
+            and not boxes_overlap(geo.token_boxes[t.id], source_box)
+        ]
+        boxes = np.array([geo.token_boxes[t.id] for t in others], dtype=np.float64).reshape(-1, 4)
+        wall_mask = None
+        if options.get("ignore_small_terrain") and SIZES.index(target.size) >= LARGE_ENOUGH:
+            wall_mask = np.array([w.cover != "low" for w in scene.walls], dtype=bool)
+            rules.append("PV-COV-8")
+        segs = np.array([[*s, *target_centre] for s in sources], dtype=np.float64)
+        source_elev = attacker.elevation if attacker else target.elevation
+        elev = np.tile([source_elev, target.elevation], (len(segs), 1)).astype(np.float64)
+        traced = geometry.trace(
+            geo.walls,
+            segs,
+            "move",
+            elevations=elev,
+            creature_boxes=boxes,
+            creature_ids=[t.id for t in others],
+            wall_mask=wall_mask,
+        )
+        by_id = {t.id: t for t in others}
+        degrees = []
+        for k in range(len(segs)):
+            if traced.wall_blocked[k]:
+                extreme = any(scene.walls[w].cover == "extreme" for w in traced.wall_blockers[k])
+                degrees.append("greater" if extreme else "standard")
+            elif traced.creature_blocked[k]:
+                big = any(
+                    _much_larger(by_id[c], attacker, target) for c in traced.creature_blockers[k]
+                )
+                degrees.append("standard" if big else "lesser")
+            else:
+                degrees.append("none")
+        best = min(range(len(segs)), key=lambda k: (STEPS.index(degrees[k]), k))
+        degree = degrees[best]
+        lines = lines_from_trace(traced, geo.walls)[best : best + 1]
+        if traced.creature_blocked[best] and not traced.wall_blocked[best] and degree == "standard":
+            rules.append("PV-COV-3")
+
+        elevations = (source_elev, target.elevation)
+        inner_source = (
+            geometry.inset_box(source_box, geometry.DEFAULT_CORNER_INSET_PX)
+            if attacker is not None and attack.kind != "area"
+            else source_box
+        )
+        loe = geometry.line_of_effect_between(
+            geo.walls,
+            inner_source,
+            geometry.inset_box(target_box, geometry.DEFAULT_CORNER_INSET_PX),
+            "move",
+            elevations=elevations,
+        )
+        notes = []
+        if not loe.clear:
+            degree = "total"
+            rules.append("PV-COV-6")
+            notes.append("No line of effect: the target cannot be targeted.")
+        elif target.id in (options.get("take_cover") or ()):
+            before = degree
+            degree = STEPS[min(STEPS.index(degree) + 1, len(STEPS) - 1)]
+            rules.append("PV-COV-4")
+            notes.append(f"Took cover: {before} -> {degree}.")
+        table = {**ADVANTAGE_LEVELS, **(options.get("advantage_levels") or {})}
+        levels = 0 if degree == "total" else int(table[degree])
+        rules.append("PV-COV-1")
+        if degree in ("standard", "greater"):
+            rules.append("PV-COV-5")
+        return CoverResult(
+            target=target.id,
+            cover=degree,
+            ac_bonus=0 if degree != "total" else None,
+            save_bonus=0 if degree != "total" else None,
+            advantage_levels=levels,
+            can_target=degree != "total",
+            line_of_effect=loe.clear,
+            rules=tuple(dict.fromkeys(rules)),
+            lines=lines,
+            notes=tuple(notes),
+            can_hide=degree in ("standard", "greater", "total"),
+        )
+
+
+def _much_larger(blocker: Token, attacker: Token | None, target: Token) -> bool:
+    """PV-COV-3: two or more size categories larger than both attacker and target."""
+    size = SIZES.index(blocker.size)
+    others = [target] + ([attacker] if attacker is not None else [])
+    return all(size - SIZES.index(o.size) >= 2 for o in others)
+
+
+RULESET = Pf2eVariant()
