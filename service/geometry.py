@@ -608,6 +608,7 @@ def line_of_effect_between(
     sense: str = "move",
     *,
     elevations: tuple[float, float] | None = None,
+    wall_mask: NDArray[np.bool_] | None = None,
 ) -> LineOfEffect:
     """Exact line of effect between two axis-aligned spaces (5E-LOE-2).
 
@@ -627,6 +628,8 @@ def line_of_effect_between(
         Wall restriction to use: ``move`` (line of effect) or ``sight`` (line of sight).
     elevations : (float, float), optional
         Elevation in grid units of the two spaces (GEO-5).
+    wall_mask : ndarray of shape (n,), bool, optional
+        Walls to consider (default all): low obstacles never block line of effect.
 
     Returns
     -------
@@ -652,6 +655,8 @@ def line_of_effect_between(
     if index.size:
         near = index.tree.query(hull, predicate="intersects")
         near = near[index.restriction[sense][near] > 0]
+        if wall_mask is not None:
+            near = near[wall_mask[near]]
         if len(near):
             ends = index.coords[near].reshape(-1, 2)
             grown = shapely.buffer(hull, 1e-6)
@@ -677,7 +682,7 @@ def line_of_effect_between(
     elev = None
     if elevations is not None:
         elev = np.tile(np.asarray(elevations, dtype=np.float64), (len(all_segs), 1))
-    result = trace(index, all_segs, sense, elevations=elev)
+    result = trace(index, all_segs, sense, elevations=elev, wall_mask=wall_mask)
     clear = np.nonzero(~result.wall_blocked)[0]
     if len(clear):
         k = int(clear[0])

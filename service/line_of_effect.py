@@ -111,7 +111,9 @@ def line_between(
     rules.append("5E-LOE-1" if sense == "move" else "5E-VIS-4")
     if source.token is not None or target.token is not None:
         rules.append("5E-LOE-2")
-    result = geometry.line_of_effect_between(geo.walls, box_s, box_t, sense, elevations=elevations)
+    result = geometry.line_of_effect_between(
+        geo.walls, box_s, box_t, sense, elevations=elevations, wall_mask=geo.tall_walls
+    )
     centre_line = (*_centre(box_s), *_centre(box_t))
     blocking: list[int] = []
     if not result.clear:

@@ -10,6 +10,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+import numpy as np
+from numpy.typing import NDArray
+
 from service.geometry import TraceResult, WallIndex
 from service.model import Scene, Token
 
@@ -97,11 +100,17 @@ class OptionSpec:
 
 @dataclass(frozen=True)
 class SceneGeometry:
-    """A scene with its built wall index; what the rule systems work on."""
+    """A scene with its built wall index; what the rule systems work on.
+
+    ``tall_walls`` is the mask of walls that can block line of effect or sight: every wall
+    but low obstacles (``cover: "low"``, about half a creature's height), which give cover
+    but can be shot and seen over; ``None`` when the scene has no low wall.
+    """
 
     scene: Scene
     walls: WallIndex
     token_boxes: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+    tall_walls: NDArray[np.bool_] | None = None
 
 
 def lines_from_trace(trace: TraceResult, walls: WallIndex) -> tuple[TracedLine, ...]:
@@ -153,7 +162,10 @@ def build_geometry(scene: Scene) -> SceneGeometry:
     from service.geometry import build_wall_index
 
     boxes = {t.id: t.box(scene.grid.size) for t in scene.tokens}
-    return SceneGeometry(scene, build_wall_index(scene), boxes)
+    tall = None
+    if any(w.cover == "low" for w in scene.walls):
+        tall = np.array([w.cover != "low" for w in scene.walls], dtype=bool)
+    return SceneGeometry(scene, build_wall_index(scene), boxes, tall)
 
 
 def corner_inset(options: dict[str, Any]) -> float:

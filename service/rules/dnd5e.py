@@ -55,7 +55,7 @@ def _rank(degree: str) -> int:
 
 
 def _combine(wall_degree: str, any_degree: str) -> tuple[str, bool]:
-    """Highest single source (5E-COV-4), creatures capped at half (5E-COV-6).
+    """Highest single source (5E-COV-4), creatures and low walls capped at half (5E-COV-6).
 
     Returns the degree and whether the creature cap decided it.
     """
@@ -150,12 +150,20 @@ class Dnd5e:
         traced = geometry.trace(
             geo.walls, pairs, "move", elevations=elev, creature_boxes=boxes, creature_ids=others
         )
+        # Low walls (about half a creature's height) are the seed's example of half cover
+        # (5E-COV-3): like creatures, they give at most half cover.
+        full_blocked = traced.wall_blocked
+        if geo.tall_walls is not None:
+            full_blocked = geometry.trace(
+                geo.walls, pairs, "move", elevations=elev, wall_mask=geo.tall_walls
+            ).wall_blocked
         loe = geometry.line_of_effect_between(
             geo.walls,
             geometry.inset_box(source_box, inset) if attacker is not None else source_box,
             geometry.inset_box(target_box, inset),
             "move",
             elevations=(source_elev, target.elevation),
+            wall_mask=geo.tall_walls,
         )
 
         rules = ["5E-COV-1", "5E-COV-3"]
@@ -164,7 +172,7 @@ class Dnd5e:
             best = None
             for c in range(4):
                 rows = slice(4 * c, 4 * c + 4)
-                n_wall = int(traced.wall_blocked[rows].sum())
+                n_wall = int(full_blocked[rows].sum())
                 n_any = int(traced.blocked[rows].sum())
                 wall_degree = DMG_CORNER[n_wall]
                 if n_wall == 4 and not loe.clear:
@@ -177,17 +185,23 @@ class Dnd5e:
             lines = lines_from_trace(traced, geo.walls)[4 * c : 4 * c + 4]
         else:
             rules.append("5E-COV-5")
-            n_wall = int(traced.wall_blocked.sum())
+            n_wall = int(full_blocked.sum())
             n_any = int(traced.blocked.sum())
             degree, by_creature = _combine(PAIRED_CORNERS[n_wall], PAIRED_CORNERS[n_any])
             lines = lines_from_trace(traced, geo.walls)
         if by_creature:
             rules.append("5E-COV-6")
+            if geo.tall_walls is not None:
+                notes_cap = "Creatures and low walls give at most half cover (5E-COV-3, 5E-COV-6)."
+            else:
+                notes_cap = ""
+        else:
+            notes_cap = ""
         if shared:
             rules.append("5E-COV-7")
         if _rank(degree) > 0:
             rules.append("5E-COV-4")
-        notes = []
+        notes = [notes_cap] if notes_cap else []
         if degree == "total" and loe.clear:
             notes.append(
                 "All four corner lines are blocked (total cover by 5E-COV-5), although some "

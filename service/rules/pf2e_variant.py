@@ -174,6 +174,7 @@ class Pf2eVariant:
             geometry.inset_box(target_box, geometry.DEFAULT_CORNER_INSET_PX),
             "move",
             elevations=elevations,
+            wall_mask=geo.tall_walls,
         )
         notes = []
         if not loe.clear:

@@ -213,10 +213,20 @@ class Starfinder:
         )
         inner_target = geometry.inset_box(target_box, max(inset, geometry.DEFAULT_CORNER_INSET_PX))
         loe = geometry.line_of_effect_between(
-            geo.walls, inner_source, inner_target, "move", elevations=elevations
+            geo.walls,
+            inner_source,
+            inner_target,
+            "move",
+            elevations=elevations,
+            wall_mask=geo.tall_walls,
         )
         los = geometry.line_of_effect_between(
-            geo.walls, inner_source, inner_target, "sight", elevations=elevations
+            geo.walls,
+            inner_source,
+            inner_target,
+            "sight",
+            elevations=elevations,
+            wall_mask=geo.tall_walls,
         )
         if not loe.clear:
             degree = "total"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -90,24 +91,27 @@ def test_bad_bodies_get_json_errors(server_url, headers, data, code):
     assert resp.json()["code"] == code
 
 
-@pytest.mark.parametrize("prefix", ["5e-", "bad-"])
-def test_handed_cases_pass(server_url, prefix):
-    """shared/tools/run-cases.py: every 5e-* cover/vision-free case and bad-* case passes."""
+#: Endpoints this build answers; handed cases for others (vision, gravity, underwater,
+#: range) belong to later issues and are listed by the test below as not yet run.
+IMPLEMENTED = {"/v1/cover", "/v1/line-of-effect", "/v1/line-of-sight", "/v1/modifiers/flanking"}
+
+
+def test_handed_cases_pass(server_url, tmp_path):
+    """shared/tools/run-cases.py passes every handed case of the implemented endpoints."""
     tool = SHARED / "tools" / "run-cases.py"
-    cases = SHARED / "cases" / "handed.json"
-    if not tool.exists() or not cases.exists():
+    cases_file = SHARED / "cases" / "handed.json"
+    if not tool.exists() or not cases_file.exists():
         pytest.skip("../shared/tools/run-cases.py or cases/handed.json is absent")
+    cases = json.loads(cases_file.read_text(encoding="utf-8"))
+    mine = [c for c in cases if c["endpoint"] in IMPLEMENTED]
+    assert {c["id"][:3] for c in mine} >= {"5e-", "sf-", "pv-", "loe", "bre", "bad"}
+    subset = tmp_path / "implemented.json"
+    subset.write_text(json.dumps(mine), encoding="utf-8")
     out = subprocess.run(
-        [sys.executable, str(tool), "--url", server_url, "--only", prefix, str(cases)],
+        [sys.executable, str(tool), "--url", server_url, str(subset)],
         capture_output=True,
         text=True,
         timeout=120,
     )
-    lines = out.stdout.strip().splitlines()
-    # Vision cases (5e-darkvision-*, ...) belong to the vision issue: count cover cases here.
-    failures = [
-        ln
-        for ln in lines
-        if ln.startswith("FAIL") and "/v1/vision" not in ln and "[5E-VIS" not in ln
-    ]
-    assert not failures, out.stdout
+    assert out.returncode == 0, out.stdout
+    assert out.stdout.strip().splitlines()[-1] == f"{len(mine)} passed, 0 failed"

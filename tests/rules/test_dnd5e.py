@@ -296,3 +296,12 @@ def test_line_of_effect_is_exact():
     res = cover(walls, [A, T_EAST])
     assert res.line_of_effect is True
     assert res.notes  # explains total-by-corners despite a clear line
+
+
+def test_low_wall_gives_at_most_half_cover():
+    """5E-COV-3 (the seed's example of half cover is a low wall): never more than half."""
+    low = wall("low", 250, -1000, 250, 1000, cover="low")
+    res = cover([low], [A, T_EAST])
+    assert sum(line.blocked for line in res.lines) == 4
+    assert res.cover == "half"
+    assert res.line_of_effect is True  # one can shoot over a low wall
