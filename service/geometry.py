@@ -32,6 +32,9 @@ from service.model import Scene, Shape, Token, Wall
 #: coordinates are normally whole or half pixels, for which the arithmetic is exact).
 ON_LINE_TOL_PX = 1e-7
 
+#: Search radius in px around a traced segment for candidate walls (above ON_LINE_TOL_PX).
+QUERY_TOL_PX = 1e-6
+
 #: Default inset of traced corner points toward the square's centre, in px (GEO-6).
 DEFAULT_CORNER_INSET_PX = 0.5
 
@@ -257,7 +260,9 @@ def _trace_walls(
 ) -> None:
     """Fill ``wall_blocked``/``wall_blockers`` in place (see ``trace``)."""
     lines = shapely.linestrings(seg.reshape(-1, 2, 2))
-    si, wi = index.tree.query(lines, predicate="intersects")
+    # Candidates within a hair of each segment: the tolerant tests below decide, so a wall
+    # end point lying on the segment up to float error is never missed (GEO-6 junctions).
+    si, wi = index.tree.query(lines, predicate="dwithin", distance=QUERY_TOL_PX)
     code = index.restriction[sense][wi]
     keep = code > 0
     if wall_mask is not None:
@@ -292,13 +297,14 @@ def _trace_walls(
     thr = index.threshold.get(sense)
     if thr is not None:
         t_units = thr[wi]
-        has_thr = ~np.isnan(t_units)
+        has_thr = ~np.isnan(t_units) & (t_units > 0)  # Foundry: a 0 threshold is none
         if np.any(has_thr & (code >= 3)):
             dist_units = _point_segment_distance(o, index.coords[wi]) / index.px_per_unit
             prox = (code == 3) & has_thr
             dist = (code == 4) & has_thr
-            active &= ~(prox & (dist_units <= t_units))
-            active &= ~(dist & (dist_units >= t_units))
+            # Foundry compares strictly: at exactly the threshold both kinds block.
+            active &= ~(prox & (dist_units < t_units))
+            active &= ~(dist & (dist_units > t_units))
     active &= ~degenerate
 
     # Parameter along the segment where it meets the wall's line, for heights (GEO-5).
@@ -385,19 +391,40 @@ def _junctions(
     limited crossing (GEO-4). These touches are rare, so a Python loop over them is fine.
     """
     groups: dict[tuple[int, float, float], list[tuple[int, int, bool]]] = {}
-    for mask, pts, other_side in ((ev_a, a, s_b), (ev_b, b, s_a)):
+    directions: dict[int, FloatArray] = {}
+    for mask, pts, other, other_side in ((ev_a, a, b, s_b), (ev_b, b, a, s_a)):
         for k in np.nonzero(mask)[0]:
             key = (int(si[k]), round(float(pts[k, 0]), 6), round(float(pts[k, 1]), 6))
             groups.setdefault(key, []).append((int(wi[k]), int(other_side[k]), bool(limited[k])))
+            directions[int(wi[k])] = other[k] - pts[k]
     for (s, _, _), rays in groups.items():
-        normal_sides = {side for _, side, lim in rays if not lim}
-        all_sides = {side for _, side, _ in rays}
-        if normal_sides == {-1, 1}:
+        normal = [(w, side) for w, side, lim in rays if not lim]
+        if {side for _, side in normal} == {-1, 1}:
             wall_blocked[s] = True
-            wall_blockers[s].extend(w for w, _, lim in rays if not lim)
-        elif all_sides == {-1, 1}:
+            wall_blockers[s].extend(_separating(normal, directions))
+        elif {side for _, side, _ in rays} == {-1, 1}:
             limited_count[s] += 1
-            limited_hits.setdefault(s, []).extend(w for w, _, _ in rays)
+            limited_hits.setdefault(s, []).extend(
+                _separating([(w, side) for w, side, _ in rays], directions)
+            )
+
+
+def _separating(rays: list[tuple[int, int]], directions: dict[int, FloatArray]) -> list[int]:
+    """Walls to name as blockers at a junction: a straight wall split there if there is one.
+
+    So that splitting a wall never changes what an answer names: where a wall passes
+    straight through the point (two pieces in opposite directions on opposite sides), name
+    those pieces; otherwise every wall meeting there.
+    """
+    left = [w for w, side in rays if side > 0]
+    right = [w for w, side in rays if side < 0]
+    for a in left:
+        for b in right:
+            da, db = directions[a], directions[b]
+            cross = da[0] * db[1] - da[1] * db[0]
+            if abs(cross) <= ON_LINE_TOL_PX * np.hypot(*da) * np.hypot(*db) and da @ db < 0:
+                return [a, b]
+    return [w for w, _ in rays]
 
 
 def segments_cross_boxes(seg: FloatArray, boxes: FloatArray) -> NDArray[np.bool_]:
@@ -616,8 +643,8 @@ def line_of_effect_between(
     is not blocked by walls restricting ``sense`` (GEO-1..6); creatures do not block line
     of effect. If such a segment exists, one can be moved, keeping it clear, until its line
     passes through two vertices among the wall end points and box corners inside the hull
-    of both boxes; so the lines through every such pair are the complete candidate set,
-    traced in one vectorised call.
+    of both boxes and the points where walls cross the boxes' edges; so the lines through
+    every such pair are the complete candidate set, traced in one vectorised call.
 
     Parameters
     ----------
@@ -661,7 +688,14 @@ def line_of_effect_between(
             ends = index.coords[near].reshape(-1, 2)
             grown = shapely.buffer(hull, 1e-6)
             ends = ends[shapely.contains_xy(grown, ends[:, 0], ends[:, 1])]
-            verts.append(np.unique(ends, axis=0))
+            # Where walls cross the boxes' edges are vertices of the free space too.
+            edges = shapely.union(shapely.box(*bf).boundary, shapely.box(*bt).boundary)
+            cuts = shapely.get_coordinates(
+                shapely.intersection(
+                    shapely.linestrings(index.coords[near].reshape(-1, 2, 2)), edges
+                )
+            )
+            verts.append(np.unique(np.vstack([ends, cuts]), axis=0))
     pts = np.vstack(verts)
     i, j = np.triu_indices(len(pts), k=1)
     p = pts[i]

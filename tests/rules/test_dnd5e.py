@@ -305,3 +305,23 @@ def test_low_wall_gives_at_most_half_cover():
     assert sum(line.blocked for line in res.lines) == 4
     assert res.cover == "half"
     assert res.line_of_effect is True  # one can shoot over a low wall
+
+
+@pytest.mark.parametrize("method", ["paired-corners", "dmg-corner"])
+@pytest.mark.parametrize("target", ["kobold", "bat"])
+def test_sealed_room_is_total_cover_whatever_the_method(method, target):
+    """GEO-6/5E-LOE-2: no line slips through the joints of a wall made of pieces and a door.
+
+    Regression for the whole kind: candidate lines of the exact search pass through wall
+    joints up to float error; walls meeting there must all be found and block.
+    """
+    from schemas.scene import SceneSchema
+    from service.app import sample_scene
+
+    scene = SceneSchema().load(sample_scene())
+    geo = build_geometry(scene)
+    res = RULESET.cover(
+        geo, scene.token("fighter"), scene.token(target), Attack(), {"cover_method": method}
+    )
+    assert (res.cover, res.line_of_effect, res.can_target) == ("total", False, False)
+    assert not res.notes
