@@ -35,6 +35,9 @@ ON_LINE_TOL_PX = 1e-7
 #: Search radius in px around a traced segment for candidate walls (above ON_LINE_TOL_PX).
 QUERY_TOL_PX = 1e-6
 
+#: Longest piece (px) in which a traced segment is looked up in the wall tree.
+QUERY_PIECE_PX = 256.0
+
 #: Default inset of traced corner points toward the square's centre, in px (GEO-6).
 DEFAULT_CORNER_INSET_PX = 0.5
 
@@ -247,6 +250,34 @@ def trace(
     return TraceResult(seg, wall_blocked, creature_blocked, wall_blockers, creature_blockers)
 
 
+def _candidate_pairs(
+    index: WallIndex, seg: FloatArray
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """(segment, wall) index pairs with the wall within ``QUERY_TOL_PX`` of the segment.
+
+    Candidates within a hair of each segment: the tolerant tests of ``_trace_walls`` decide,
+    so a wall end point lying on the segment up to float error is never missed (GEO-6
+    junctions). Long segments are queried in pieces of at most ``QUERY_PIECE_PX`` so that
+    a diagonal across a large map does not make every wall a bounding-box candidate.
+    """
+    m = len(seg)
+    d = seg[:, 2:4] - seg[:, 0:2]
+    pieces = np.maximum(1, np.ceil(np.hypot(d[:, 0], d[:, 1]) / QUERY_PIECE_PX)).astype(np.intp)
+    owner = np.repeat(np.arange(m), pieces)
+    first = np.cumsum(pieces) - pieces
+    q = np.arange(len(owner)) - np.repeat(first, pieces)
+    k = pieces[owner].astype(np.float64)
+    starts = seg[owner, 0:2] + d[owner] * (q / k)[:, None]
+    ends = seg[owner, 0:2] + d[owner] * ((q + 1) / k)[:, None]
+    ends[q == pieces[owner] - 1] = seg[owner[q == pieces[owner] - 1], 2:4]
+    lines = shapely.linestrings(np.stack([starts, ends], axis=1))
+    pi, wi = index.tree.query(lines, predicate="dwithin", distance=QUERY_TOL_PX)
+    if len(owner) == m:
+        return pi, wi
+    pairs = np.unique(owner[pi].astype(np.int64) * index.size + wi)
+    return (pairs // index.size).astype(np.intp), (pairs % index.size).astype(np.intp)
+
+
 def _trace_walls(
     index: WallIndex,
     seg: FloatArray,
@@ -259,10 +290,7 @@ def _trace_walls(
     edge_blocks: bool = False,
 ) -> None:
     """Fill ``wall_blocked``/``wall_blockers`` in place (see ``trace``)."""
-    lines = shapely.linestrings(seg.reshape(-1, 2, 2))
-    # Candidates within a hair of each segment: the tolerant tests below decide, so a wall
-    # end point lying on the segment up to float error is never missed (GEO-6 junctions).
-    si, wi = index.tree.query(lines, predicate="dwithin", distance=QUERY_TOL_PX)
+    si, wi = _candidate_pairs(index, seg)
     code = index.restriction[sense][wi]
     keep = code > 0
     if wall_mask is not None:
@@ -628,6 +656,53 @@ def _line_chord(
     return t_lo, t_hi
 
 
+def _incident_rays(
+    index: WallIndex, near: NDArray[np.intp], points: FloatArray, sense: str
+) -> FloatArray:
+    """Directions of the unconditional walls leaving each point, shape (k, r, 2), 0-padded.
+
+    Only two-way, normal, full-height walls count: they block whatever the source.
+    """
+    firm = (
+        (index.restriction[sense][near] == 2)
+        & (index.direction[near] == 0)
+        & np.isinf(index.bottom[near])
+        & np.isinf(index.top[near])
+    )
+    coords = index.coords[near[firm]]
+    starts = np.vstack([coords[:, 0:2], coords[:, 2:4]])
+    others = np.vstack([coords[:, 2:4], coords[:, 0:2]])
+    lookup = {(float(x), float(y)): k for k, (x, y) in enumerate(points)}
+    per_point: list[list[FloatArray]] = [[] for _ in range(len(points))]
+    for start, other in zip(starts, others, strict=True):
+        k = lookup.get((float(start[0]), float(start[1])))
+        if k is not None:
+            per_point[k].append(other - start)
+    width = max((len(r) for r in per_point), default=0)
+    out = np.zeros((len(points), width, 2))
+    for k, r in enumerate(per_point):
+        if r:
+            out[k, : len(r)] = r
+    return out
+
+
+def _separates(
+    rays: FloatArray, idx: NDArray[np.intp], u: FloatArray, n_ray: int
+) -> NDArray[np.bool_]:
+    """Whether the walls at vertex ``idx`` (if a wall vertex) lie on both sides of ``u``."""
+    out = np.zeros(len(idx), dtype=bool)
+    sel = idx < n_ray
+    if not np.any(sel) or rays.shape[1] == 0:
+        return out
+    r = rays[idx[sel]]  # (m, w, 2)
+    d = u[sel][:, None, :]
+    norm = np.hypot(d[..., 0], d[..., 1]) * np.hypot(r[..., 0], r[..., 1])
+    cross = d[..., 0] * r[..., 1] - d[..., 1] * r[..., 0]
+    tol = 1e-9 * norm
+    out[sel] = np.any(cross > tol, axis=1) & np.any(cross < -tol, axis=1)
+    return out
+
+
 def line_of_effect_between(
     index: WallIndex,
     box_from: Sequence[float],
@@ -679,6 +754,8 @@ def line_of_effect_between(
 
     hull = shapely.convex_hull(shapely.multipoints(np.vstack([corners_f, corners_t])))
     verts = [corners_f, corners_t]
+    ray_verts: FloatArray = np.empty((0, 2))
+    rays: FloatArray = np.empty((0, 0, 2))
     if index.size:
         near = index.tree.query(hull, predicate="intersects")
         near = near[index.restriction[sense][near] > 0]
@@ -695,13 +772,21 @@ def line_of_effect_between(
                     shapely.linestrings(index.coords[near].reshape(-1, 2, 2)), edges
                 )
             )
-            verts.append(np.unique(np.vstack([ends, cuts]), axis=0))
+            ray_verts = np.unique(ends, axis=0)
+            rays = _incident_rays(index, near, ray_verts, sense)
+            verts = [ray_verts, corners_f, corners_t, cuts]
     pts = np.vstack(verts)
+    n_ray = len(ray_verts)
     i, j = np.triu_indices(len(pts), k=1)
-    p = pts[i]
+    # A clear segment can be moved until its line rests on two vertices lying on it, where
+    # the walls stay on one side; at a vertex whose unconditional walls lie on both sides of
+    # the line (a straight wall split there, a T) every such line is blocked: skip those.
     u = pts[j] - pts[i]
-    nonzero = np.hypot(u[:, 0], u[:, 1]) > ON_LINE_TOL_PX
-    p, u = p[nonzero], u[nonzero]
+    keep = np.hypot(u[:, 0], u[:, 1]) > ON_LINE_TOL_PX
+    if n_ray:
+        keep &= ~_separates(rays, i, u, n_ray) & ~_separates(rays, j, u, n_ray)
+    i, j, u = i[keep], j[keep], u[keep]
+    p = pts[i]
     lo_f, hi_f = _line_chord(p, u, bf)
     lo_t, hi_t = _line_chord(p, u, bt)
     ok = (lo_f <= hi_f) & (lo_t <= hi_t)
@@ -711,6 +796,10 @@ def line_of_effect_between(
     forward = hi_f <= lo_t
     t0 = np.where(forward, hi_f, lo_f)
     t1 = np.where(forward, lo_t, hi_t)
+    # Both vertices (parameters 0 and 1 on the line) must lie on that segment.
+    lo, hi = np.minimum(t0, t1) - 1e-9, np.maximum(t0, t1) + 1e-9
+    on = (lo <= 0) & (0 <= hi) & (lo <= 1) & (1 <= hi)
+    p, u, t0, t1 = p[on], u[on], t0[on], t1[on]
     segs.append(np.hstack([p + u * t0[:, None], p + u * t1[:, None]]))
     all_segs = np.vstack(segs)
     elev = None
