@@ -29,10 +29,14 @@ def dungeon(n_walls: int, n_tokens: int, seed: int = 1) -> dict[str, Any]:
             for k in range(ROOM):
                 if c < side:  # north wall of room (r, c)
                     door = k == ROOM // 2 and 0 < r < side
-                    walls.append(_wall(len(walls), x0 + k * SIZE, y0, x0 + (k + 1) * SIZE, y0, door))
+                    walls.append(
+                        _wall(len(walls), x0 + k * SIZE, y0, x0 + (k + 1) * SIZE, y0, door)
+                    )
                 if r < side:  # west wall
                     door = k == ROOM // 2 and 0 < c < side
-                    walls.append(_wall(len(walls), x0, y0 + k * SIZE, x0, y0 + (k + 1) * SIZE, door))
+                    walls.append(
+                        _wall(len(walls), x0, y0 + k * SIZE, x0, y0 + (k + 1) * SIZE, door)
+                    )
             if len(walls) >= n_walls:
                 break
         if len(walls) >= n_walls:
