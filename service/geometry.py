@@ -346,19 +346,16 @@ def _trace_walls(
 
     limited = code == 1  # "limited"; proximity/distance walls that are active block as normal
     proper = active & (s_a * s_b < 0) & (s_p * s_q < 0)
-    if edge_blocks:  # SF-COV-1: running along a wall blocks
-        proj_lo = (
-            np.minimum(np.einsum("ij,ij->i", a - p0, d), np.einsum("ij,ij->i", b - p0, d)) / safe_d
-        )
-        proj_hi = (
-            np.maximum(np.einsum("ij,ij->i", a - p0, d), np.einsum("ij,ij->i", b - p0, d)) / safe_d
-        )
-        overlap = np.minimum(proj_hi, len_d) - np.maximum(proj_lo, 0.0)
-        proper |= active & (s_a == 0) & (s_b == 0) & (overlap > ON_LINE_TOL_PX)
-
-    # Wall end points lying on the segment's open interior: junction events (GEO-6).
     proj_a = np.einsum("ij,ij->i", a - p0, d) / safe_d
     proj_b = np.einsum("ij,ij->i", b - p0, d) / safe_d
+    proj_lo = np.minimum(proj_a, proj_b)
+    proj_hi = np.maximum(proj_a, proj_b)
+    overlap = np.minimum(proj_hi, len_d) - np.maximum(proj_lo, 0.0)
+    collinear = active & (s_a == 0) & (s_b == 0) & (overlap > ON_LINE_TOL_PX)
+    if edge_blocks:  # SF-COV-1: running along a wall blocks
+        proper |= collinear
+
+    # Wall end points lying on the segment's open interior: junction events (GEO-6).
     inside_a = (proj_a > ON_LINE_TOL_PX) & (proj_a < len_d - ON_LINE_TOL_PX)
     inside_b = (proj_b > ON_LINE_TOL_PX) & (proj_b < len_d - ON_LINE_TOL_PX)
     ev_a = active & (s_a == 0) & (s_b != 0) & inside_a
@@ -374,16 +371,18 @@ def _trace_walls(
         wall_blockers[s].append(int(w))
 
     if np.any(ev_a) or np.any(ev_b):
+        runs = _collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
         _junctions(
             si,
             wi,
             a,
             b,
-            ev_a,
-            ev_b,
+            (ev_a, ev_b),
+            (proj_a, proj_b),
             s_a,
             s_b,
             limited,
+            runs,
             wall_blocked,
             wall_blockers,
             limited_count,
@@ -397,16 +396,33 @@ def _trace_walls(
         wall_blockers[s] = sorted(set(wall_blockers[s]))
 
 
+def _collinear_runs(
+    seg_idx: NDArray[np.intp], lo: FloatArray, hi: FloatArray
+) -> dict[int, list[tuple[float, float]]]:
+    """Per segment, the merged stretches (px along it) where it runs along walls."""
+    runs: dict[int, list[tuple[float, float]]] = {}
+    order = np.lexsort((lo, seg_idx))
+    for k in order:
+        s, a, b = int(seg_idx[k]), float(lo[k]), float(hi[k])
+        mine = runs.setdefault(s, [])
+        if mine and a <= mine[-1][1] + ON_LINE_TOL_PX:
+            mine[-1] = (mine[-1][0], max(mine[-1][1], b))
+        else:
+            mine.append((a, b))
+    return runs
+
+
 def _junctions(
     si: NDArray[np.intp],
     wi: NDArray[np.intp],
     a: FloatArray,
     b: FloatArray,
-    ev_a: NDArray[np.bool_],
-    ev_b: NDArray[np.bool_],
+    events: tuple[NDArray[np.bool_], NDArray[np.bool_]],
+    proj: tuple[FloatArray, FloatArray],
     s_a: NDArray[np.int8],
     s_b: NDArray[np.int8],
     limited: NDArray[np.bool_],
+    runs: dict[int, list[tuple[float, float]]],
     wall_blocked: NDArray[np.bool_],
     wall_blockers: list[list[int]],
     limited_count: NDArray[np.int64],
@@ -415,17 +431,26 @@ def _junctions(
     """Resolve segments passing exactly through wall end points (GEO-6).
 
     At each such point, the walls meeting there block the segment when some lie strictly on
-    its left and some strictly on its right. Limited walls separating it count as one
-    limited crossing (GEO-4). These touches are rare, so a Python loop over them is fine.
+    its left and some strictly on its right. Where the segment runs along walls for a
+    stretch, the end points on that stretch count as one junction: a wall chain that comes
+    from the left, runs along the segment and leaves to the right still separates it.
+    Limited walls separating it count as one limited crossing (GEO-4). These touches are
+    rare, so a Python loop over them is fine.
     """
-    groups: dict[tuple[int, float, float], list[tuple[int, int, bool]]] = {}
+    groups: dict[tuple[int, int, float, float], list[tuple[int, int, bool]]] = {}
     directions: dict[int, FloatArray] = {}
-    for mask, pts, other, other_side in ((ev_a, a, b, s_b), (ev_b, b, a, s_a)):
+    ends = ((events[0], a, b, s_b, proj[0]), (events[1], b, a, s_a, proj[1]))
+    for mask, pts, other, other_side, along in ends:
         for k in np.nonzero(mask)[0]:
-            key = (int(si[k]), round(float(pts[k, 0]), 6), round(float(pts[k, 1]), 6))
+            s = int(si[k])
+            key = (s, 0, round(float(pts[k, 0]), 6), round(float(pts[k, 1]), 6))
+            for r, (lo, hi) in enumerate(runs.get(s, ())):
+                if lo - ON_LINE_TOL_PX <= along[k] <= hi + ON_LINE_TOL_PX:
+                    key = (s, 1, float(r), 0.0)
+                    break
             groups.setdefault(key, []).append((int(wi[k]), int(other_side[k]), bool(limited[k])))
             directions[int(wi[k])] = other[k] - pts[k]
-    for (s, _, _), rays in groups.items():
+    for (s, _, _, _), rays in groups.items():
         normal = [(w, side) for w, side, lim in rays if not lim]
         if {side for _, side in normal} == {-1, 1}:
             wall_blocked[s] = True

@@ -937,3 +937,53 @@ def test_loe2_elevations_over_a_low_wall():
     index = index_of(wall("low", 200, -1000, 200, 1000, height={"bottom": 0, "top": 10}))
     assert line_of_effect_between(index, SPACE_F, SPACE_T, elevations=(0, 0)).clear is False
     assert line_of_effect_between(index, SPACE_F, SPACE_T, elevations=(20, 20)).clear is True
+
+
+# A wall chain that comes from above, runs along y=100 from x=200 to x=300, and leaves below
+# (Z) separates a segment running along it; one that leaves upward again (a U dent) does not.
+Z_IN = wall("in", 200, -100, 200, 100)
+Z_ALONG = wall("along", 200, 100, 300, 100)
+Z_OUT = wall("out", 300, 100, 300, 300)
+U_OUT = wall("back", 300, 100, 300, -100)
+
+
+@pytest.mark.parametrize(
+    ("walls", "segment", "blockers"),
+    [
+        pytest.param(
+            [Z_IN, Z_ALONG, Z_OUT],
+            (100, 100, 400, 100),
+            ["in", "out"],
+            id="GEO-6 along a Z chain: the chain separates, blocked",
+        ),
+        pytest.param(
+            [Z_IN, Z_ALONG, Z_OUT],
+            (400, 100, 100, 100),
+            ["in", "out"],
+            id="GEO-6 along a Z chain, the other way: blocked",
+        ),
+        pytest.param(
+            [Z_IN, Z_ALONG, U_OUT],
+            (100, 100, 400, 100),
+            [],
+            id="GEO-6 along a U dent: both ends on one side, clear",
+        ),
+        pytest.param(
+            [Z_IN, Z_ALONG, Z_OUT],
+            (100, 100, 250, 100),
+            [],
+            id="GEO-6 ends on the chain's collinear stretch: clear",
+        ),
+        pytest.param(
+            [Z_IN, wall("a1", 200, 100, 250, 100), wall("a2", 250, 100, 300, 100), Z_OUT],
+            (100, 100, 400, 100),
+            ["in", "out"],
+            id="GEO-6 Z chain with its stretch split: still blocked",
+        ),
+    ],
+)
+def test_geo6_collinear_stretch_of_a_chain(walls, segment, blockers):
+    index = build_wall_index(load(walls))
+    res = trace(index, [segment])
+    assert [index.ids[w] for w in res.wall_blockers[0]] == blockers
+    assert bool(res.wall_blocked[0]) is bool(blockers)
