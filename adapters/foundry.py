@@ -345,7 +345,10 @@ def _matches(doc: Mapping, wanted: str, index: int) -> bool:
 
 
 def _label(doc: Mapping) -> str:
-    return f"{doc.get('name')!r} ({doc.get('_id')})"
+    name, doc_id = doc.get("name"), doc.get("_id")
+    if name is None and doc_id is None:
+        return "one scene with neither name nor _id (omit `scene`)"
+    return f"{name!r} ({doc_id})"
 
 
 def _has_grid_info(doc: Mapping) -> bool:

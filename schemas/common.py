@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from schemas.scene import StrictSchema
+from schemas.scene import MAX_COORD_PX, Number, StrictSchema
 
 
 def point_field(**kw: object) -> fields.List:
-    """An ``[x, y]`` point in scene px (finite numbers)."""
+    """An ``[x, y]`` point in scene px (finite numbers, |value| <= MAX_COORD_PX)."""
     return fields.List(
-        fields.Float(allow_nan=False),
+        Number(allow_nan=False, validate=validate.Range(-MAX_COORD_PX, MAX_COORD_PX)),
         validate=validate.Length(equal=2),
         **kw,  # type: ignore[arg-type]
     )
@@ -25,4 +25,4 @@ class ErrorSchema(Schema):
     errors = fields.Dict(metadata={"description": "Offending field paths -> messages."})
 
 
-__all__ = ["ErrorSchema", "StrictSchema", "point_field"]
+__all__ = ["ErrorSchema", "Number", "StrictSchema", "point_field"]

@@ -6,16 +6,21 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
-from schemas.common import point_field
-from schemas.scene import StrictSchema
+from schemas.common import Number, point_field
+from schemas.scene import MAX_UNITS, SceneSchema, StrictSchema
+
+#: Most targets in one cover request (each costs about a millisecond).
+MAX_TARGETS = 1000
 
 SCENE_DOC = "Canonical scene (shared/DESIGN.md); give either `scene` or `scene_id`."
 
 
 class SceneRefSchema(StrictSchema):
-    """Either an inline ``scene`` (kept raw here, validated by the service) or a ``scene_id``."""
+    """Either an inline ``scene`` (loaded as ``service.model.Scene``) or a ``scene_id``."""
 
-    scene = fields.Dict(load_default=None, allow_none=True, metadata={"description": SCENE_DOC})
+    scene = fields.Nested(
+        SceneSchema, load_default=None, allow_none=True, metadata={"description": SCENE_DOC}
+    )
     scene_id = fields.String(
         load_default=None,
         allow_none=True,
@@ -38,9 +43,7 @@ class AttackSchema(StrictSchema):
 class CoverOptionsSchema(StrictSchema):
     """Options of ``POST /v1/cover``; a ruleset ignores those it does not use."""
 
-    corner_inset = fields.Float(
-        allow_nan=False, load_default=None, allow_none=True, validate=validate.Range(min=0)
-    )
+    corner_inset = Number(load_default=None, allow_none=True, validate=validate.Range(0, 1e4))
     cover_method = fields.String(
         load_default=None,
         allow_none=True,
@@ -57,7 +60,7 @@ class CoverOptionsSchema(StrictSchema):
     ignore_small_terrain = fields.Boolean(load_default=None, allow_none=True)
     advantage_levels = fields.Dict(
         keys=fields.String(validate=validate.OneOf(["lesser", "standard", "greater"])),
-        values=fields.Integer(validate=validate.Range(min=0, max=10)),
+        values=fields.Integer(strict=True, validate=validate.Range(min=0, max=10)),
         load_default=None,
         allow_none=True,
     )
@@ -66,24 +69,33 @@ class CoverOptionsSchema(StrictSchema):
 class CoverRequestSchema(SceneRefSchema):
     ruleset = fields.String(required=True, metadata={"example": "dnd5e"})
     attacker = fields.String(load_default=None, allow_none=True)
-    targets = fields.List(fields.String(), required=True, validate=validate.Length(min=1))
+    targets = fields.List(
+        fields.String(), required=True, validate=validate.Length(min=1, max=MAX_TARGETS)
+    )
     attack = fields.Nested(AttackSchema, load_default=lambda: {"kind": "ranged", "origin": None})
     options = fields.Nested(CoverOptionsSchema, load_default=dict)
 
     @validates_schema
     def attacker_or_origin(self, data: dict, **_: Any) -> None:
         attack = data.get("attack") or {}
-        if data.get("attacker") is None:
-            if attack.get("kind") != "area" or attack.get("origin") is None:
-                raise ValidationError(
-                    "Required unless attack.kind is 'area' with an origin.", "attacker"
-                )
+        area = attack.get("kind") == "area"
+        if area and attack.get("origin") is None:
+            raise ValidationError({"attack": {"origin": ["Required for an area attack."]}})
+        if not area and attack.get("origin") is not None:
+            raise ValidationError({"attack": {"origin": ["Only for kind 'area'."]}})
+        if data.get("attacker") is None and not area:
+            raise ValidationError("Required unless attack.kind is 'area'.", "attacker")
 
 
 class SceneUploadSchema(StrictSchema):
     """``POST /v1/scenes``: a canonical ``scene``, or an ``export`` in a named ``format``."""
 
-    scene = fields.Dict(load_default=None, allow_none=True, metadata={"description": SCENE_DOC})
+    scene = fields.Nested(
+        SceneSchema,
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "Canonical scene (shared/DESIGN.md)."},
+    )
     format = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(["foundry"]))
     export = fields.Raw(load_default=None, allow_none=True)
 
@@ -117,22 +129,21 @@ class EndpointField(fields.Field):
 
 class PointRefSchema(StrictSchema):
     point = point_field(required=True)
-    elevation = fields.Float(allow_nan=False, load_default=0.0)
+    elevation = Number(load_default=0.0, validate=validate.Range(-MAX_UNITS, MAX_UNITS))
 
 
 class EffectSchema(StrictSchema):
     damage = fields.Integer(
+        strict=True,
         load_default=None,
         allow_none=True,
-        validate=validate.Range(min=0),
+        validate=validate.Range(min=0, max=10**9),
         metadata={"description": "Damage for breakthrough (5E-LOE-4); 0 = non-damaging."},
     )
 
 
 class LineOptionsSchema(StrictSchema):
-    corner_inset = fields.Float(
-        allow_nan=False, load_default=None, allow_none=True, validate=validate.Range(min=0)
-    )
+    corner_inset = Number(load_default=None, allow_none=True, validate=validate.Range(0, 1e4))
 
 
 ENDPOINT_DOC = {

@@ -22,10 +22,36 @@ from marshmallow import (
 
 from service import model
 
+#: Largest coordinate magnitude accepted, in px: beyond it float geometry loses meaning.
+MAX_COORD_PX = 1e7
+#: Largest distance, radius, range, elevation or height accepted, in grid units.
+MAX_UNITS = 1e6
 
-def _num(**kw: Any) -> fields.Float:
-    """A finite float field (NaN and infinities rejected)."""
-    return fields.Float(allow_nan=False, **kw)
+
+class Number(fields.Float):
+    """A finite JSON number: strings, booleans, NaN and infinities are rejected."""
+
+    default_error_messages = {"invalid": "Not a valid number."}
+
+    def _validated(self, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.make_error("invalid")
+        return super()._validated(value)
+
+
+def _num(**kw: Any) -> Number:
+    """A finite number field (NaN, infinities and numbers in strings rejected)."""
+    return Number(allow_nan=False, **kw)
+
+
+def _coord(**kw: Any) -> Number:
+    """A coordinate in px, |value| <= MAX_COORD_PX."""
+    return _num(validate=validate.Range(min=-MAX_COORD_PX, max=MAX_COORD_PX), **kw)
+
+
+def _units(**kw: Any) -> Number:
+    """A non-negative distance in grid units, <= MAX_UNITS."""
+    return _num(validate=validate.Range(min=0, max=MAX_UNITS), **kw)
 
 
 def _restriction() -> fields.String:
@@ -40,8 +66,10 @@ class StrictSchema(Schema):
 
 
 class GridSchema(StrictSchema):
-    size = _num(required=True, validate=validate.Range(min=0, min_inclusive=False))
-    distance = _num(load_default=5.0, validate=validate.Range(min=0, min_inclusive=False))
+    size = _num(required=True, validate=validate.Range(min=0, max=1e5, min_inclusive=False))
+    distance = _num(
+        load_default=5.0, validate=validate.Range(min=0, max=MAX_UNITS, min_inclusive=False)
+    )
     units = fields.String(load_default="ft", validate=validate.OneOf(["ft", "m"]))
     type = fields.String(
         load_default="square", validate=validate.OneOf(["square", "gridless", "hex-row", "hex-col"])
@@ -58,7 +86,7 @@ class GridSchema(StrictSchema):
 
 class EnvironmentSchema(StrictSchema):
     light = fields.String(load_default="bright", validate=validate.OneOf(model.LIGHT_LEVELS))
-    gravity = _num(load_default=1.0, validate=validate.Range(min=0))
+    gravity = _num(load_default=1.0, validate=validate.Range(min=0, max=1000))
     underwater = fields.Boolean(load_default=False)
 
     @post_load
@@ -67,9 +95,9 @@ class EnvironmentSchema(StrictSchema):
 
 
 class ThresholdSchema(StrictSchema):
-    sight = _num(load_default=None, allow_none=True, validate=validate.Range(min=0))
-    light = _num(load_default=None, allow_none=True, validate=validate.Range(min=0))
-    sound = _num(load_default=None, allow_none=True, validate=validate.Range(min=0))
+    sight = _units(load_default=None, allow_none=True)
+    light = _units(load_default=None, allow_none=True)
+    sound = _units(load_default=None, allow_none=True)
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Threshold:
@@ -77,8 +105,10 @@ class ThresholdSchema(StrictSchema):
 
 
 class SpanSchema(StrictSchema):
-    bottom = _num(load_default=None, allow_none=True)
-    top = _num(load_default=None, allow_none=True)
+    bottom = _num(
+        load_default=None, allow_none=True, validate=validate.Range(-MAX_UNITS, MAX_UNITS)
+    )
+    top = _num(load_default=None, allow_none=True, validate=validate.Range(-MAX_UNITS, MAX_UNITS))
 
     @validates_schema
     def ordered(self, data: dict, **_: Any) -> None:
@@ -93,7 +123,7 @@ class SpanSchema(StrictSchema):
 
 class WallSchema(StrictSchema):
     id = fields.String(required=True, validate=validate.Length(min=1))
-    c = fields.List(_num(), required=True, validate=validate.Length(equal=4))
+    c = fields.List(_coord(), required=True, validate=validate.Length(equal=4))
     move = _restriction()
     sight = _restriction()
     light = _restriction()
@@ -110,8 +140,12 @@ class WallSchema(StrictSchema):
     cover = fields.String(
         load_default="normal", validate=validate.OneOf(["normal", "low", "improved", "extreme"])
     )
-    hp = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0))
-    ac = fields.Integer(load_default=None, allow_none=True)
+    hp = fields.Integer(
+        strict=True, load_default=None, allow_none=True, validate=validate.Range(0, 10**9)
+    )
+    ac = fields.Integer(
+        strict=True, load_default=None, allow_none=True, validate=validate.Range(-1000, 1000)
+    )
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Wall:
@@ -120,15 +154,15 @@ class WallSchema(StrictSchema):
 
 
 class SensesSchema(StrictSchema):
-    darkvision = _num(load_default=0.0, validate=validate.Range(min=0))
-    devils_sight = _num(load_default=0.0, validate=validate.Range(min=0))
-    truesight = _num(load_default=0.0, validate=validate.Range(min=0))
-    blindsight = _num(load_default=0.0, validate=validate.Range(min=0))
-    tremorsense = _num(load_default=0.0, validate=validate.Range(min=0))
-    xray = _num(load_default=0.0, validate=validate.Range(min=0))
+    darkvision = _units(load_default=0.0)
+    devils_sight = _units(load_default=0.0)
+    truesight = _units(load_default=0.0)
+    blindsight = _units(load_default=0.0)
+    tremorsense = _units(load_default=0.0)
+    xray = _units(load_default=0.0)
     low_light_vision = fields.Boolean(load_default=False)
-    see_invisibility = _num(load_default=0.0, validate=validate.Range(min=0))
-    hearing = _num(load_default=None, allow_none=True, validate=validate.Range(min=0))
+    see_invisibility = _units(load_default=0.0)
+    hearing = _units(load_default=None, allow_none=True)
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Senses:
@@ -136,9 +170,9 @@ class SensesSchema(StrictSchema):
 
 
 class AbilitiesSchema(StrictSchema):
-    str = fields.Integer(load_default=0)
-    dex = fields.Integer(load_default=0)
-    con = fields.Integer(load_default=0)
+    str = fields.Integer(strict=True, load_default=0, validate=validate.Range(-100, 100))
+    dex = fields.Integer(strict=True, load_default=0, validate=validate.Range(-100, 100))
+    con = fields.Integer(strict=True, load_default=0, validate=validate.Range(-100, 100))
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Abilities:
@@ -146,8 +180,8 @@ class AbilitiesSchema(StrictSchema):
 
 
 class CarriedLightSchema(StrictSchema):
-    bright = _num(load_default=0.0, validate=validate.Range(min=0))
-    dim = _num(load_default=0.0, validate=validate.Range(min=0))
+    bright = _units(load_default=0.0)
+    dim = _units(load_default=0.0)
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.CarriedLight:
@@ -157,16 +191,16 @@ class CarriedLightSchema(StrictSchema):
 class TokenSchema(StrictSchema):
     id = fields.String(required=True, validate=validate.Length(min=1))
     name = fields.String(load_default=None, allow_none=True)
-    x = _num(required=True)
-    y = _num(required=True)
-    width = _num(load_default=1.0, validate=validate.Range(min=0, min_inclusive=False))
-    height = _num(load_default=1.0, validate=validate.Range(min=0, min_inclusive=False))
-    elevation = _num(load_default=0.0)
+    x = _coord(required=True)
+    y = _coord(required=True)
+    width = _num(load_default=1.0, validate=validate.Range(min=0.01, max=1000))
+    height = _num(load_default=1.0, validate=validate.Range(min=0.01, max=1000))
+    elevation = _num(load_default=0.0, validate=validate.Range(-MAX_UNITS, MAX_UNITS))
     size = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(model.SIZES))
-    reach = _num(load_default=5.0, validate=validate.Range(min=0))
+    reach = _units(load_default=5.0)
     senses = fields.Nested(SensesSchema, load_default=model.Senses)
     conditions = fields.List(fields.String(), load_default=list)
-    swim_speed = _num(load_default=0.0, validate=validate.Range(min=0))
+    swim_speed = _units(load_default=0.0)
     abilities = fields.Nested(AbilitiesSchema, load_default=model.Abilities)
     light = fields.Nested(CarriedLightSchema, load_default=model.CarriedLight)
     hidden = fields.Boolean(load_default=False)
@@ -183,12 +217,12 @@ class TokenSchema(StrictSchema):
 
 class LightSchema(StrictSchema):
     id = fields.String(required=True, validate=validate.Length(min=1))
-    x = _num(required=True)
-    y = _num(required=True)
-    bright = _num(load_default=0.0, validate=validate.Range(min=0))
-    dim = _num(load_default=0.0, validate=validate.Range(min=0))
+    x = _coord(required=True)
+    y = _coord(required=True)
+    bright = _units(load_default=0.0)
+    dim = _units(load_default=0.0)
     angle = _num(load_default=360.0, validate=validate.Range(min=0, max=360))
-    rotation = _num(load_default=0.0)
+    rotation = _num(load_default=0.0, validate=validate.Range(-36000, 36000))
     darkness = fields.Boolean(load_default=False)
     walls = fields.Boolean(load_default=True)
 
@@ -199,12 +233,16 @@ class LightSchema(StrictSchema):
 
 class ShapeSchema(StrictSchema):
     type = fields.String(required=True, validate=validate.OneOf(["polygon", "rect", "circle"]))
-    points = fields.List(fields.List(_num(), validate=validate.Length(equal=2)), load_default=list)
-    x = _num(load_default=0.0)
-    y = _num(load_default=0.0)
-    width = _num(load_default=0.0, validate=validate.Range(min=0))
-    height = _num(load_default=0.0, validate=validate.Range(min=0))
-    radius = _num(load_default=0.0, validate=validate.Range(min=0))
+    points = fields.List(
+        fields.List(_coord(), validate=validate.Length(equal=2)),
+        load_default=list,
+        validate=validate.Length(max=10000),
+    )
+    x = _coord(load_default=0.0)
+    y = _coord(load_default=0.0)
+    width = _num(load_default=0.0, validate=validate.Range(min=0, max=2 * MAX_COORD_PX))
+    height = _num(load_default=0.0, validate=validate.Range(min=0, max=2 * MAX_COORD_PX))
+    radius = _num(load_default=0.0, validate=validate.Range(min=0, max=2 * MAX_COORD_PX))
 
     @validates_schema
     def complete(self, data: dict, **_: Any) -> None:
@@ -231,7 +269,7 @@ class RegionSchema(StrictSchema):
     concealment = fields.Boolean(load_default=False)
     magical_darkness = fields.Boolean(load_default=False)
     water = fields.Boolean(load_default=False)
-    gravity = _num(load_default=None, allow_none=True, validate=validate.Range(min=0))
+    gravity = _num(load_default=None, allow_none=True, validate=validate.Range(min=0, max=1000))
     elevation = fields.Nested(SpanSchema, load_default=None, allow_none=True)
 
     @post_load
@@ -243,8 +281,8 @@ class SceneSchema(StrictSchema):
     """The canonical scene; ``load`` returns a ``service.model.Scene``."""
 
     grid = fields.Nested(GridSchema, required=True)
-    width = _num(load_default=None, allow_none=True, validate=validate.Range(min=0))
-    height = _num(load_default=None, allow_none=True, validate=validate.Range(min=0))
+    width = _num(load_default=None, allow_none=True, validate=validate.Range(0, 2 * MAX_COORD_PX))
+    height = _num(load_default=None, allow_none=True, validate=validate.Range(0, 2 * MAX_COORD_PX))
     environment = fields.Nested(EnvironmentSchema, load_default=model.Environment)
     walls = fields.List(fields.Nested(WallSchema), load_default=list)
     tokens = fields.List(fields.Nested(TokenSchema), load_default=list)

@@ -45,11 +45,11 @@ def load_scene(raw: Any, path: str = "scene") -> Scene:
 
 
 def resolve_scene(args: dict[str, Any]) -> SceneGeometry:
-    """The scene geometry of a request carrying ``scene`` or ``scene_id``."""
+    """The scene geometry of a request carrying ``scene`` (loaded) or ``scene_id``."""
     cache = _cache()
     if args.get("scene_id") is not None:
         return cache.get(args["scene_id"])
-    _, geo = cache.put(load_scene(args["scene"]))
+    _, geo = cache.put(args["scene"])
     return geo
 
 
@@ -125,13 +125,14 @@ def list_rulesets() -> dict[str, Any]:
 def upload_scene(args: dict[str, Any]) -> dict[str, Any]:
     """Validate and cache a scene (canonical, or an export with its format); returns its id."""
     warnings: list[str] = []
-    raw = args.get("scene")
-    if raw is None:
+    extra: dict[str, Any] = {}
+    scene = args.get("scene")
+    if scene is None:
         imported = run_adapter(args["format"], args["export"])
-        raw, warnings = imported["scene"], imported["warnings"]
-    scene = load_scene(raw)
+        warnings, extra = imported["warnings"], imported["stats"]
+        scene = load_scene(imported["scene"], "export")
     sid, _ = _cache().put(scene)
-    return {"scene_id": sid, "stats": scene_stats(scene), "warnings": warnings}
+    return {"scene_id": sid, "stats": {**extra, **scene_stats(scene)}, "warnings": warnings}
 
 
 @blp.route("/import/<string:fmt>", methods=["POST"])
@@ -145,7 +146,9 @@ def import_export(query: dict[str, Any], fmt: str) -> dict[str, Any]:
     """
     if fmt not in ADAPTERS:
         abort(404, message=f"Unknown import format {fmt!r}; known: {', '.join(ADAPTERS)}.")
-    export = request.get_json()
+    export = request.get_json(silent=True)
+    if export is None:
+        abort(400, message="Invalid JSON body.", errors={"json": ["Invalid JSON body."]})
     kw = {"scene": query["scene"]} if query.get("scene") is not None else {}
     result = run_adapter(fmt, export, **kw)
     load_scene(result["scene"], "export")  # the adapter's output must be a valid scene
@@ -172,6 +175,9 @@ def cover(args: dict[str, Any]) -> dict[str, Any]:
     origin = attack_args.get("origin")
     attack = Attack(attack_args["kind"], tuple(origin) if origin else None)  # type: ignore[arg-type]
     options = ruleset_options(system, args["options"])
+    for name in ("take_cover", "partial_cover"):
+        for i, tid in enumerate(options.get(name, ())):
+            find_token(geo.scene, tid, ("options", name, i))
     results = [system.cover(geo, attacker, t, attack, options) for t in targets]
     return {"ruleset": system.id, "attacker": args.get("attacker"), "results": results}
 

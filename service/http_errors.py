@@ -17,11 +17,13 @@ from service.errors import RulesError
 
 
 def error_body(code: int, message: str, errors: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The JSON error body for ``code``."""
-    body: dict[str, Any] = {"code": code, "status": HTTPStatus(code).phrase, "message": message}
-    if errors:
-        body["errors"] = errors
-    return body
+    """The JSON error body for ``code``; ``errors`` is ``{}`` when no field is to blame."""
+    return {
+        "code": code,
+        "status": HTTPStatus(code).phrase,
+        "message": message,
+        "errors": errors or {},
+    }
 
 
 def _path_errors(path: tuple[str | int, ...], message: str) -> dict[str, Any]:
@@ -71,8 +73,15 @@ def handle_internal_error(err: InternalServerError) -> Any:
     return jsonify(error_body(500, "Internal error; it has been logged.")), 500
 
 
+def handle_recursion_error(err: RecursionError) -> Any:
+    """A body nested too deeply for the JSON parser: 400, not a crash."""
+    message = "JSON nested too deeply."
+    return jsonify(error_body(400, message, {"json": [message]})), 400
+
+
 def register(app: Flask) -> None:
     """Register the handlers on ``app`` (after flask-smorest's HTTPException handler)."""
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(RulesError, handle_rules_error)
+    app.register_error_handler(RecursionError, handle_recursion_error)
     app.register_error_handler(InternalServerError, handle_internal_error)

@@ -248,6 +248,8 @@ def test_bad_input_answers_json_4xx(client, kwargs, code, path):
         for key in path:
             assert key in node, (key, body["errors"])
             node = node[key]
+        if isinstance(node, dict):  # the whole object is wrong: marshmallow's _schema key
+            node = node["_schema"]
         assert isinstance(node, list) and node
 
 
@@ -304,3 +306,106 @@ def test_config_from_environment(monkeypatch):
         ),
         404,
     )
+
+
+MORE_BAD = [
+    pytest.param(
+        {"scene": {**SCENE, "tokens": [{**A, "x": "500"}]}},
+        422,
+        ["scene", "tokens", "0", "x"],
+        id="number sent as a string",
+    ),
+    pytest.param(
+        {"scene": {**SCENE, "tokens": [{**A, "x": True}]}},
+        422,
+        ["scene", "tokens", "0", "x"],
+        id="boolean for a number",
+    ),
+    pytest.param(
+        {"scene": {**SCENE, "walls": [wall("w", -1e308, 5, 1e308, 5)]}},
+        422,
+        ["scene", "walls", "0", "c", "0"],
+        id="coordinate beyond 1e7 px",
+    ),
+    pytest.param(
+        {"scene": {**SCENE, "tokens": [{**A, "x": 1.7e308}]}},
+        422,
+        ["scene", "tokens", "0", "x"],
+        id="token at 1.7e308",
+    ),
+    pytest.param(
+        {"scene": {**SCENE, "grid": {"size": 1e300}}},
+        422,
+        ["scene", "grid", "size"],
+        id="absurd grid size",
+    ),
+    pytest.param(
+        {"scene": {**SCENE, "tokens": [{**A, "width": 1e-12}]}},
+        422,
+        ["scene", "tokens", "0", "width"],
+        id="vanishing token",
+    ),
+    pytest.param({"targets": ["T"] * 1001}, 422, ["targets"], id="over 1000 targets"),
+    pytest.param(
+        {"attacker": None, "attack": {"kind": "area"}},
+        422,
+        ["attack", "origin"],
+        id="area without origin",
+    ),
+    pytest.param(
+        {"attack": {"kind": "ranged", "origin": [1, 2]}},
+        422,
+        ["attack", "origin"],
+        id="origin on a ranged attack",
+    ),
+    pytest.param(
+        {"attack": {"kind": "area", "origin": ["1", "2"]}},
+        422,
+        ["attack", "origin", "0"],
+        id="origin as strings",
+    ),
+    pytest.param(
+        {"options": {"corner_inset": "0.5"}},
+        422,
+        ["options", "corner_inset"],
+        id="inset as a string",
+    ),
+    pytest.param(
+        {"ruleset": "pf2e-variant", "options": {"take_cover": ["zz"]}},
+        404,
+        ["options", "take_cover", "0"],
+        id="take_cover names no token",
+    ),
+]
+
+
+@pytest.mark.parametrize(("changes", "code", "path"), MORE_BAD)
+def test_more_bad_input(client, changes, code, path):
+    body = assert_error(client.post("/v1/cover", json=cover_body(**changes)), code)
+    node = body["errors"]["json"]
+    for key in path:
+        assert key in node, (key, body["errors"])
+        node = node[key]
+
+
+@pytest.mark.parametrize("endpoint", ["/v1/cover", "/v1/import/foundry", "/v1/scenes"])
+def test_deeply_nested_json_is_400(client, endpoint):
+    text = '{"x": ' + "[" * 5000 + "]" * 5000 + "}"
+    body = assert_error(client.post(endpoint, data=text, content_type="application/json"), 400)
+    assert body["errors"]
+
+
+def test_every_error_has_an_errors_object(client):
+    for resp in (
+        client.get("/nowhere"),
+        client.get("/v1/cover"),
+        client.post("/v1/cover", data="x", content_type="text/plain"),
+    ):
+        assert isinstance(resp.get_json()["errors"], dict)
+
+
+def test_import_malformed_json_says_so(client):
+    body = assert_error(
+        client.post("/v1/import/foundry", data="{oops", content_type="application/json"), 400
+    )
+    assert body["message"] == "Invalid JSON body."
