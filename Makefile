@@ -7,11 +7,12 @@ PORT   ?= 8000
 
 .PHONY: run test install lint clean
 
+# flock: `make run` and `make test` started together install once, not twice at the same time.
 $(BIN)/sightline-installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $@
+	flock .venv.lock sh -c '[ -f $@ ] && [ $@ -nt pyproject.toml ] || { \
+	  $(PYTHON) -m venv $(VENV) && \
+	  $(BIN)/pip install --quiet --upgrade pip && \
+	  $(BIN)/pip install --quiet -e ".[dev]" && touch $@; }'
 
 install: $(BIN)/sightline-installed
 
@@ -28,4 +29,4 @@ lint: install
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) .venv.lock .pytest_cache .hypothesis *.egg-info
