@@ -180,3 +180,39 @@ class FlankingRequestSchema(SceneRefSchema):
     attacker = fields.String(required=True)
     ally = fields.String(required=True)
     target = fields.String(required=True)
+
+
+class VisionOptionsSchema(StrictSchema):
+    """Options of ``POST /v1/vision``; an option the ruleset does not use is a 422."""
+
+    corner_inset = Number(load_default=None, allow_none=True, validate=validate.Range(0, 1e4))
+    concealment_corner = fields.String(
+        load_default=None, allow_none=True, validate=validate.OneOf(["defender", "attacker"])
+    )
+    unnoticed = fields.List(fields.String(), load_default=list)
+    was_observing = fields.List(fields.String(), load_default=list)
+
+
+class VisionRequestSchema(SceneRefSchema):
+    ruleset = fields.String(required=True, metadata={"example": "dnd5e"})
+    observer = fields.String(required=True)
+    targets = fields.List(
+        fields.String(), required=True, validate=validate.Length(min=1, max=MAX_TARGETS)
+    )
+    options = fields.Nested(VisionOptionsSchema, load_default=dict)
+
+
+#: Most points in one lighting request.
+MAX_POINTS = 10000
+
+
+class LightingRequestSchema(SceneRefSchema):
+    points = fields.List(point_field(), load_default=list, validate=validate.Length(max=MAX_POINTS))
+    tokens = fields.List(
+        fields.String(), load_default=list, validate=validate.Length(max=MAX_TARGETS)
+    )
+
+    @validates_schema
+    def something(self, data: dict, **_: Any) -> None:
+        if not data.get("points") and not data.get("tokens"):
+            raise ValidationError("Give at least one point or token.", "points")

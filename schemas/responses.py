@@ -123,3 +123,53 @@ class FlankingResponseSchema(Schema):
     attack_bonus = fields.Integer()
     rules = fields.List(fields.String())
     reason = fields.String()
+
+
+class VisionResultSchema(Schema):
+    target = fields.String()
+    can_see = fields.Boolean()
+    sense = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "sight|darkvision|devils_sight|truesight|blindsight|"
+            "tremorsense|xray|hearing|null"
+        },
+    )
+    light = fields.String(metadata={"description": "bright|dim|dark over the target's space"})
+    magical_darkness = fields.Boolean()
+    distance = fields.Float(metadata={"description": "grid units (GEO-8)"})
+    line_of_sight = fields.Boolean()
+    obscurement = fields.String(metadata={"description": "dnd5e: none|light|heavy"})
+    perception_disadvantage = fields.Boolean()
+    detection = fields.String(
+        metadata={"description": "pf2e-variant: observed|hidden|undetected|unnoticed"}
+    )
+    concealed = fields.Boolean()
+    flat_check_dc = fields.Integer(allow_none=True)
+    off_guard = fields.Boolean()
+    save_disadvantage_levels = fields.Integer()
+    auditory_flat_check_dc = fields.Integer(allow_none=True)
+    concealment = fields.String(metadata={"description": "starfinder: none|concealment|total"})
+    miss_chance = fields.Integer()
+    blockers = fields.List(fields.Nested(BlockerSchema))
+    rules = fields.List(fields.String())
+    notes = fields.List(fields.String())
+
+
+class VisionResponseSchema(Schema):
+    ruleset = fields.String()
+    observer = fields.String()
+    results = fields.List(fields.Nested(VisionResultSchema))
+
+
+class LightingResultSchema(Schema):
+    point = point_field(allow_none=True)
+    token = fields.String(allow_none=True)
+    level = fields.String(metadata={"description": "bright|dim|dark"})
+    magical_darkness = fields.Boolean()
+    lights = fields.List(fields.String())
+    rules = fields.List(fields.String())
+
+
+class LightingResponseSchema(Schema):
+    results = fields.List(fields.Nested(LightingResultSchema))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from flask import current_app, request
 from flask_smorest import Blueprint, abort
 from marshmallow import ValidationError
@@ -20,6 +21,7 @@ from schemas.scene import SceneSchema
 from service import __version__, rules
 from service.cache import SceneCache
 from service.errors import RulesError, UnknownToken
+from service.lighting import light_at_points, light_over_token
 from service.line_of_effect import Endpoint, line_between
 from service.model import Scene, Token
 from service.rules.base import Attack, SceneGeometry
@@ -202,7 +204,7 @@ def ruleset_options(system: rules.RuleSystem, raw: dict[str, Any]) -> dict[str, 
 
 def system_capabilities(system: rules.RuleSystem) -> list[str]:
     """Endpoints a rule system answers."""
-    caps = ["cover"]
+    caps = ["cover", "vision"]
     if hasattr(system, "flanking"):
         caps.append("flanking")
     return caps
@@ -266,3 +268,45 @@ def flanking(args: dict[str, Any]) -> dict[str, Any]:
         raise RulesError("Attacker, ally and target must be three different tokens.", ("ally",))
     ok, rule_ids, reason = system.flanking(geo, *toks)
     return {"flanking": ok, "attack_bonus": 2 if ok else 0, "rules": rule_ids, "reason": reason}
+
+
+@blp.route("/vision", methods=["POST"])
+@blp.arguments(rq.VisionRequestSchema)
+@blp.response(200, rs.VisionResponseSchema)
+@blp.alt_response(404, description=ERRORS["404"])
+@blp.alt_response(422, description=ERRORS["422"])
+def vision(args: dict[str, Any]) -> dict[str, Any]:
+    """What one observer perceives of each target: sense, light, obscurement, detection."""
+    system = rules.get(args["ruleset"])
+    geo = resolve_scene(args)
+    observer = find_token(geo.scene, args["observer"], ("observer",))
+    targets = [find_token(geo.scene, t, ("targets", i)) for i, t in enumerate(args["targets"])]
+    for i, tok in enumerate(targets):
+        if tok.id == observer.id:
+            raise RulesError("A token cannot be its own target.", ("targets", i))
+    options = ruleset_options(system, args["options"])
+    for name in ("unnoticed", "was_observing"):
+        for i, tid in enumerate(options.get(name, ())):
+            find_token(geo.scene, tid, ("options", name, i))
+    results = [system.vision(geo, observer, t, options) for t in targets]
+    return {"ruleset": system.id, "observer": observer.id, "results": results}
+
+
+@blp.route("/lighting", methods=["POST"])
+@blp.arguments(rq.LightingRequestSchema)
+@blp.response(200, rs.LightingResponseSchema)
+@blp.alt_response(404, description=ERRORS["404"])
+@blp.alt_response(422, description=ERRORS["422"])
+def lighting(args: dict[str, Any]) -> dict[str, Any]:
+    """Light level at points and over token spaces (bright/dim/dark, magical darkness)."""
+    geo = resolve_scene(args)
+    tokens = [find_token(geo.scene, t, ("tokens", i)) for i, t in enumerate(args["tokens"])]
+    out: list[dict[str, Any]] = []
+    points = args["points"]
+    if points:
+        for point, sample in zip(points, light_at_points(geo, np.array(points)), strict=True):
+            out.append({"point": point, "token": None, **sample.__dict__})
+    for tok in tokens:
+        sample = light_over_token(geo, tok)
+        out.append({"point": None, "token": tok.id, **sample.__dict__})
+    return {"results": out}

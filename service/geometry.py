@@ -91,7 +91,12 @@ class WallIndex:
 
 def build_wall_index(scene: Scene) -> WallIndex:
     """Build the ``WallIndex`` of ``scene`` (arrays and ``STRtree``), once per scene."""
-    walls = scene.walls
+    return index_walls(scene.walls, scene.grid.px_per_unit)
+
+
+def index_walls(walls: Sequence[Wall], px_per_unit: float) -> WallIndex:
+    """Build a ``WallIndex`` over ``walls``; ``px_per_unit`` converts thresholds (GEO-4)."""
+    walls = tuple(walls)
     n = len(walls)
     coords = np.array([w.c for w in walls], dtype=np.float64).reshape(n, 4)
     is_open = np.array([w.door != "none" and w.door_state == "open" for w in walls], dtype=bool)
@@ -119,7 +124,7 @@ def build_wall_index(scene: Scene) -> WallIndex:
         direction=direction,
         bottom=bottom,
         top=top,
-        px_per_unit=scene.grid.px_per_unit,
+        px_per_unit=px_per_unit,
         tree=shapely.STRtree(lines),
     )
 
@@ -618,6 +623,22 @@ def segments_touch_regions(
     li, pi = np.meshgrid(np.arange(len(lines)), np.arange(len(polys)), indexing="ij")
     inter = shapely.intersection(lines[li.ravel()], polys[pi.ravel()])
     return (shapely.length(inter) > ON_LINE_TOL_PX).reshape(len(lines), len(polys))
+
+
+def region_edges(region_id: str, geom: shapely.Geometry) -> list[tuple[float, float, float, float]]:
+    """Boundary segments of a region polygon in px (exterior and holes), for pseudo-walls."""
+    out = []
+    polys = getattr(geom, "geoms", [geom])
+    for poly in polys:
+        if poly.is_empty or poly.geom_type != "Polygon":
+            continue
+        for ring in [poly.exterior, *poly.interiors]:
+            xy = np.asarray(ring.coords)
+            for k in range(len(xy) - 1):
+                out.append(
+                    (float(xy[k, 0]), float(xy[k, 1]), float(xy[k + 1, 0]), float(xy[k + 1, 1]))
+                )
+    return out
 
 
 def region_geometry(shape: Shape) -> shapely.Geometry:

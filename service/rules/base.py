@@ -18,6 +18,9 @@ from service.model import Scene, Token
 
 AttackKind = Literal["melee", "ranged", "area", "spell"]
 
+#: Id prefix of the pseudo-walls outlining heavily obscured regions (sight only, 5E-VIS-2).
+REGION_PREFIX = "\x00region:"
+
 
 @dataclass(frozen=True)
 class Attack:
@@ -32,9 +35,9 @@ class Attack:
 
 @dataclass(frozen=True)
 class Blocker:
-    """What blocked a traced line: ``kind`` ``"wall"`` or ``"token"`` and its id."""
+    """What blocked a traced line: ``kind`` ``"wall"``, ``"token"`` or ``"region"`` and its id."""
 
-    kind: Literal["wall", "token"]
+    kind: Literal["wall", "token", "region"]
     id: str
 
 
@@ -90,6 +93,39 @@ class CoverResult:
 
 
 @dataclass(frozen=True)
+class VisionResult:
+    """What one observer perceives of one target (API.md "Vision and detection").
+
+    Every field is present for every ruleset; a ruleset leaves those it does not use at
+    their neutral value (dnd5e: ``obscurement``, ``perception_disadvantage``; starfinder:
+    ``concealment``, ``miss_chance``; pf2e-variant: ``detection``, ``concealed``,
+    ``flat_check_dc``, ``off_guard``, ``save_disadvantage_levels``,
+    ``auditory_flat_check_dc``). ``distance`` is in grid units (GEO-8).
+    """
+
+    target: str
+    can_see: bool
+    sense: str | None
+    light: str
+    magical_darkness: bool
+    distance: float
+    line_of_sight: bool
+    rules: tuple[str, ...]
+    obscurement: str = "none"
+    perception_disadvantage: bool = False
+    detection: str = "observed"
+    concealed: bool = False
+    flat_check_dc: int | None = None
+    off_guard: bool = False
+    save_disadvantage_levels: int = 0
+    auditory_flat_check_dc: int | None = None
+    concealment: str = "none"
+    miss_chance: int = 0
+    blockers: tuple[Blocker, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class OptionSpec:
     """A ruleset option: its default, allowed values (if a choice) and what it does."""
 
@@ -111,13 +147,37 @@ class SceneGeometry:
     walls: WallIndex
     token_boxes: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
     tall_walls: NDArray[np.bool_] | None = None
+    sight_walls: WallIndex | None = None
+    region_shapes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def sight(self) -> WallIndex:
+        """Walls for sight: the scene's walls plus the outlines of heavily obscured regions.
+
+        A line crossing into or out of heavy obscurement (fog, ink) loses sight (5E-VIS-2).
+        """
+        return self.sight_walls if self.sight_walls is not None else self.walls
+
+    def tall_mask(self, index: WallIndex) -> NDArray[np.bool_] | None:
+        """``tall_walls`` for ``index`` (``walls`` or ``sight``); pseudo-walls are tall."""
+        if self.tall_walls is None:
+            return None
+        extra = index.size - len(self.tall_walls)
+        return np.concatenate([self.tall_walls, np.ones(extra, dtype=bool)])
+
+
+def wall_blocker(wall_id: str) -> Blocker:
+    """The blocker for a wall id; heavy-fog outlines (pseudo-walls) name their region."""
+    if wall_id.startswith(REGION_PREFIX):
+        return Blocker("region", wall_id[len(REGION_PREFIX) :].rsplit(":", 1)[0])
+    return Blocker("wall", wall_id)
 
 
 def lines_from_trace(trace: TraceResult, walls: WallIndex) -> tuple[TracedLine, ...]:
     """Turn a ``TraceResult`` into answer lines naming the blocking walls and tokens."""
     out = []
     for k, seg in enumerate(trace.segments):
-        blockers = tuple(Blocker("wall", walls.ids[w]) for w in trace.wall_blockers[k])
+        blockers = tuple(wall_blocker(walls.ids[w]) for w in trace.wall_blockers[k])
         blockers += tuple(Blocker("token", t) for t in trace.creature_blockers[k])
         out.append(
             TracedLine(
@@ -156,16 +216,44 @@ class RuleSystem(Protocol):
         """
         ...
 
+    def vision(
+        self, geo: SceneGeometry, observer: Token, target: Token, options: dict[str, Any]
+    ) -> VisionResult:
+        """What ``observer`` perceives of ``target`` (API.md "Vision and detection")."""
+        ...
+
 
 def build_geometry(scene: Scene) -> SceneGeometry:
     """Build the ``SceneGeometry`` of ``scene`` (wall arrays + STRtree, token spaces in px)."""
-    from service.geometry import build_wall_index
+    from service.geometry import build_wall_index, index_walls, region_edges, region_geometry
+    from service.model import Span, Wall
 
     boxes = {t.id: t.box(scene.grid.size) for t in scene.tokens}
     tall = None
     if any(w.cover == "low" for w in scene.walls):
         tall = np.array([w.cover != "low" for w in scene.walls], dtype=bool)
-    return SceneGeometry(scene, build_wall_index(scene), boxes, tall)
+    shapes = {r.id: region_geometry(r.shape) for r in scene.regions}
+    walls = build_wall_index(scene)
+    sight = None
+    fog = [r for r in scene.regions if r.obscurement == "heavy"]
+    if fog:
+        pseudo = list(scene.walls)
+        for r in fog:
+            height = Span(r.elevation.bottom, r.elevation.top) if r.elevation else None
+            for k, c in enumerate(region_edges(r.id, shapes[r.id])):
+                pseudo.append(
+                    Wall(
+                        f"{REGION_PREFIX}{r.id}:{k}",
+                        c,
+                        move="none",
+                        sight="normal",
+                        light="none",
+                        sound="none",
+                        height=height,
+                    )
+                )
+        sight = index_walls(pseudo, scene.grid.px_per_unit)
+    return SceneGeometry(scene, walls, boxes, tall, sight, shapes)
 
 
 def corner_inset(options: dict[str, Any]) -> float:

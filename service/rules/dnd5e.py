@@ -19,6 +19,7 @@ from service.rules.base import (
     CoverResult,
     OptionSpec,
     SceneGeometry,
+    VisionResult,
     boxes_overlap,
     corner_inset,
     lines_from_trace,
@@ -222,5 +223,89 @@ class Dnd5e:
             notes=tuple(notes),
         )
 
+    def vision(
+        self, geo: SceneGeometry, observer: Token, target: Token, options: dict[str, Any]
+    ) -> VisionResult:
+        """See the module-level ``vision``."""
+        return vision(geo, observer, target, options)
+
 
 RULESET = Dnd5e()
+
+
+#: 5E-VIS rule id for each sense that locates a target.
+SENSE_RULE = {
+    "sight": "5E-VIS-4",
+    "darkvision": "5E-VIS-5",
+    "devils_sight": "5E-VIS-6",
+    "truesight": "5E-VIS-7",
+    "blindsight": "5E-VIS-8",
+    "xray": "5E-VIS-9",
+}
+_OBSCURE_RANK = {"none": 0, "light": 1, "heavy": 2}
+
+
+def _worse(a: str, b: str) -> str:
+    return a if _OBSCURE_RANK[a] >= _OBSCURE_RANK[b] else b
+
+
+def vision(
+    geo: SceneGeometry, observer: Token, target: Token, options: dict[str, Any]
+) -> VisionResult:
+    """What ``observer`` perceives of ``target`` under dnd5e (5E-VIS-1..10).
+
+    Returns
+    -------
+    VisionResult
+        ``can_see``/``sense`` (the first precise sense that reaches, else ``hearing``),
+        ``light`` over the target's space, ``obscurement`` (``none|light|heavy``) as this
+        observer experiences it, ``perception_disadvantage`` when lightly obscured.
+    """
+    from service.senses import VISUAL, perceive
+
+    inset = corner_inset(options)
+    report = perceive(geo, observer, target, diagonals=RULESET.diagonals, inset=inset)
+    sense = report.first_precise()
+    rules = ["5E-VIS-3"]
+    level = report.light.level
+    if report.light.magical_darkness:
+        rules.append("5E-VIS-5")
+    from_light = {"bright": "none", "dim": "light", "dark": "heavy"}[level]
+    if sense in ("blindsight", "tremorsense"):
+        obscurement = "none"
+    elif sense == "truesight":
+        obscurement = report.obscurement if report.obscurement != "heavy" else "none"
+    elif sense in ("darkvision", "devils_sight"):
+        obscurement = _worse("light", report.obscurement)
+    elif sense is not None:  # sight or x-ray in light
+        obscurement = _worse(from_light, report.obscurement)
+        if sense == "xray":
+            obscurement = from_light
+    else:
+        obscurement = _worse(from_light, report.obscurement)
+    if sense is not None:
+        rules.append(SENSE_RULE.get(sense, "5E-VIS-8"))
+    if not report.line_of_sight and any(b.kind == "region" for b in report.blockers):
+        rules.append("5E-VIS-2")
+    if report.obscurement != "none" or obscurement != "none":
+        rules.append("5E-VIS-1")
+    heard = sense is None and report.reaches["hearing"]
+    notes = []
+    if report.invisible and sense in ("truesight", "blindsight", "tremorsense"):
+        notes.append(f"Invisible, but {sense} perceives it.")
+    if sense is None and not report.line_of_sight:
+        notes.append("No line of sight.")
+    return VisionResult(
+        target=target.id,
+        can_see=sense is not None,
+        sense=sense if sense is not None else ("hearing" if heard else None),
+        light=level,
+        magical_darkness=report.light.magical_darkness,
+        distance=report.distance,
+        line_of_sight=report.line_of_sight,
+        rules=tuple(dict.fromkeys(rules)),
+        obscurement=obscurement,
+        perception_disadvantage=obscurement == "light" and (sense is None or sense in VISUAL),
+        blockers=report.blockers,
+        notes=tuple(notes),
+    )

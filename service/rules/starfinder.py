@@ -31,6 +31,7 @@ from service.rules.base import (
     Modifier,
     OptionSpec,
     SceneGeometry,
+    VisionResult,
     boxes_overlap,
     lines_from_trace,
     space_distance,
@@ -372,6 +373,12 @@ class Starfinder:
             )
         return tuple(out)
 
+    def vision(
+        self, geo: SceneGeometry, observer: Token, target: Token, options: dict[str, Any]
+    ) -> VisionResult:
+        """See the module-level ``vision``."""
+        return vision(geo, observer, target, options)
+
     def flanking(
         self, geo: SceneGeometry, attacker: Token, ally: Token, target: Token
     ) -> tuple[bool, list[str], str]:
@@ -459,6 +466,88 @@ def _opposite_sides(
         or ("right" in enter and "left" in leave)
         or ("top" in enter and "bottom" in leave)
         or ("bottom" in enter and "top" in leave)
+    )
+
+
+_CONCEALMENT_RANK = {"none": 0, "concealment": 1, "total": 2}
+
+
+def vision(
+    geo: SceneGeometry, observer: Token, target: Token, options: dict[str, Any]
+) -> VisionResult:
+    """What ``observer`` perceives of ``target`` under starfinder (SF-CON-1..6).
+
+    Concealment comes from light (SF-CON-6: dim light 20 %, darkness total 50 %, none
+    against darkvision within range; low-light vision treats dim light as normal), from
+    line of effect without line of sight (SF-CON-4), from concealing regions along the corner
+    lines (SF-CON-1, as for a ranged attack) and target conditions (SF-CON-5); several do not
+    stack (SF-CON-3). Decision: an invisible target has total concealment unless the
+    observer sees invisible (see invisibility, truesight or blindsight in range).
+
+    Returns
+    -------
+    VisionResult
+        ``concealment`` ``none|concealment|total`` and ``miss_chance`` 0/20/50.
+    """
+    from service.senses import perceive
+
+    inset = float(options.get("corner_inset") or geometry.DEFAULT_CORNER_INSET_PX)
+    report = perceive(geo, observer, target, diagonals=RULESET.diagonals, inset=inset)
+    senses = observer.senses
+    sense = report.first_precise()
+    rules: list[str] = []
+    found = ["none"]
+    dist = report.distance
+    darkvision = senses.darkvision > 0 and dist <= senses.darkvision
+    level = report.light.level
+    if sense not in ("blindsight", "tremorsense", "truesight"):
+        if level == "dim" and not (darkvision or senses.low_light_vision):
+            found.append("concealment")
+            rules.append("SF-CON-6")
+        elif level == "dark" and not (darkvision and not report.light.magical_darkness):
+            if not (senses.devils_sight > 0 and dist <= senses.devils_sight):
+                found.append("total")
+                rules.append("SF-CON-6")
+        elif level in ("dim", "dark"):
+            rules.append("SF-CON-6")
+    if not report.line_of_sight:
+        found.append("total")
+        rules.append("SF-CON-4" if report.line_of_effect else "SF-COV-9")
+    if report.invisible and sense is None:
+        found.append("total")
+        rules.append("SF-CON-5")
+    source_box = geo.token_boxes[observer.id]
+    corners = square_corners(source_box, geo.scene.grid.size, 0.0)
+    target_corners = geometry.inset_corners(geo.token_boxes[target.id], 0.0)
+    found.append(
+        RULESET._concealment(
+            geo,
+            observer,
+            target,
+            Attack("ranged"),
+            source_box,
+            corners,
+            target_corners,
+            options,
+            rules,
+        )
+    )
+    concealment = max(found, key=lambda c: _CONCEALMENT_RANK[c])
+    if concealment != "none":
+        rules.append("SF-CON-3")
+    heard = sense is None and report.reaches["hearing"]
+    return VisionResult(
+        target=target.id,
+        can_see=sense is not None,
+        sense=sense if sense is not None else ("hearing" if heard else None),
+        light=level,
+        magical_darkness=report.light.magical_darkness,
+        distance=dist,
+        line_of_sight=report.line_of_sight,
+        rules=tuple(dict.fromkeys(rules)),
+        concealment=concealment,
+        miss_chance=MISS_CHANCE[concealment],
+        blockers=report.blockers,
     )
 
 

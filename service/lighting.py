@@ -1,0 +1,178 @@
+"""Light level at points and over token spaces (pure; no Flask).
+
+Sources: the scene's ambient ``environment.light``; point lights (``bright`` and outer ``dim``
+radius in grid units, an emission cone of ``angle`` degrees facing ``rotation``); lights
+carried by tokens (from the token's centre); walls that restrict light (GEO-1, GEO-3,
+GEO-4 thresholds) when a light is ``walls``-constrained; magical darkness from regions with
+``magical_darkness`` and from lights with ``darkness: true`` (their outer radius), where no
+light shines (5E-VIS-3, 5E-VIS-5).
+
+Rotation follows Foundry VTT: degrees clockwise, 0 facing down the screen (+y).
+
+References
+----------
+shared/RULES.md 5E-VIS-3..6, GEO-1..4; shared/API.md "Lighting".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+
+from service import geometry
+from service.model import LIGHT_LEVELS, Light, LightLevel, Token
+from service.rules.base import SceneGeometry
+
+RANK = {level: k for k, level in enumerate(LIGHT_LEVELS)}  # dark 0, dim 1, bright 2
+
+
+@dataclass(frozen=True)
+class LightSample:
+    """Light at one point or over one token's space.
+
+    ``lights`` are the ids of the lights shining there (and of darkness sources covering it).
+    """
+
+    level: LightLevel
+    magical_darkness: bool
+    lights: tuple[str, ...]
+    rules: tuple[str, ...]
+
+
+def _sources(geo: SceneGeometry) -> list[Light]:
+    """Scene lights plus token-carried lights (centred on the token, wall-constrained)."""
+    out = list(geo.scene.lights)
+    for tok in geo.scene.tokens:
+        if tok.light.bright > 0 or tok.light.dim > 0:
+            x0, y0, x1, y1 = geo.token_boxes[tok.id]
+            out.append(
+                Light(
+                    id=tok.id,
+                    x=(x0 + x1) / 2,
+                    y=(y0 + y1) / 2,
+                    bright=tok.light.bright,
+                    dim=tok.light.dim,
+                )
+            )
+    return out
+
+
+def _in_cone(light: Light, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    """Whether offsets (px) from the light fall inside its emission cone."""
+    if light.angle >= 360:
+        return np.ones(dx.shape, dtype=bool)
+    facing = math.radians(light.rotation)
+    fx, fy = -math.sin(facing), math.cos(facing)  # rotation 0 faces +y (down)
+    norm = np.hypot(dx, dy)
+    cos = np.where(norm > 0, (dx * fx + dy * fy) / np.where(norm > 0, norm, 1), 1.0)
+    return cos >= math.cos(math.radians(light.angle) / 2) - 1e-12
+
+
+def light_at_points(geo: SceneGeometry, points: np.ndarray) -> list[LightSample]:
+    """Light level at each point.
+
+    Parameters
+    ----------
+    geo : SceneGeometry
+    points : ndarray of shape (k, 2)
+        Scene px.
+
+    Returns
+    -------
+    list of LightSample, length k
+    """
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    k = len(pts)
+    ppu = geo.scene.grid.px_per_unit
+    ambient = RANK[geo.scene.environment.light]
+    level = np.full(k, ambient, dtype=np.int64)
+    magical = np.zeros(k, dtype=bool)
+    who: list[list[str]] = [[] for _ in range(k)]
+    rules = {"5E-VIS-3"}
+
+    for region in geo.scene.regions:
+        if region.magical_darkness:
+            inside = shapely.intersects_xy(geo.region_shapes[region.id], pts[:, 0], pts[:, 1])
+            magical |= inside
+            for i in np.nonzero(inside)[0]:
+                who[i].append(region.id)
+
+    reach_pairs: list[tuple[int, int, int]] = []  # (light index, point index, level)
+    segs = []
+    origins = []
+    sources = _sources(geo)
+    for li, light in enumerate(sources):
+        dx = pts[:, 0] - light.x
+        dy = pts[:, 1] - light.y
+        dist_units = np.hypot(dx, dy) / ppu
+        outer = max(light.bright, light.dim)
+        if outer <= 0:
+            continue
+        inside = (dist_units <= outer) & _in_cone(light, dx, dy)
+        for i in np.nonzero(inside)[0]:
+            bright = light.bright > 0 and dist_units[i] <= light.bright
+            lvl = RANK["bright"] if bright else RANK["dim"]
+            reach_pairs.append((li, int(i), lvl))
+            segs.append((light.x, light.y, pts[i, 0], pts[i, 1]))
+            origins.append((light.x, light.y))
+    if reach_pairs:
+        seg_arr = np.array(segs, dtype=np.float64)
+        blocked = geometry.trace(
+            geo.walls, seg_arr, "light", origins=np.array(origins, dtype=np.float64)
+        ).wall_blocked
+        for (li, pi, lvl), is_blocked in zip(reach_pairs, blocked, strict=True):
+            light = sources[li]
+            if light.walls and is_blocked:
+                continue
+            if light.darkness:
+                magical[pi] = True
+                who[pi].append(light.id)
+                continue
+            who[pi].append(light.id)
+            level[pi] = max(int(level[pi]), lvl)
+    out = []
+    for n in range(k):
+        point_rules = set(rules)
+        best = int(level[n])
+        if magical[n]:
+            best = RANK["dark"]
+            point_rules.add("5E-VIS-5")
+        out.append(
+            LightSample(
+                LIGHT_LEVELS[best], bool(magical[n]), tuple(who[n]), tuple(sorted(point_rules))
+            )
+        )
+    return out
+
+
+def token_sample_points(geo: SceneGeometry, token: Token) -> np.ndarray:
+    """Points sampling a token's space, shape (n, 2).
+
+    A lattice of 2w+1 by 2h+1 points over the space (inset 0.5 px) plus, for each light, the
+    point of the space nearest to it, so that a light whose edge just touches the space is
+    found.
+    """
+    x0, y0, x1, y1 = geometry.inset_box(geo.token_boxes[token.id], geometry.DEFAULT_CORNER_INSET_PX)
+    nx = max(1, math.ceil(token.width)) * 2 + 1
+    ny = max(1, math.ceil(token.height)) * 2 + 1
+    xs, ys = np.meshgrid(np.linspace(x0, x1, nx), np.linspace(y0, y1, ny))
+    pts = [np.column_stack([xs.ravel(), ys.ravel()])]
+    for light in _sources(geo):
+        pts.append(np.array([[min(max(light.x, x0), x1), min(max(light.y, y0), y1)]]))
+    return np.vstack(pts)
+
+
+def light_over_token(geo: SceneGeometry, token: Token) -> LightSample:
+    """The brightest level over a token's space (API.md "Lighting").
+
+    Magical darkness is reported when it covers every sampled point of the space.
+    """
+    samples = light_at_points(geo, token_sample_points(geo, token))
+    best = max(samples, key=lambda s: RANK[s.level])
+    magical = all(s.magical_darkness for s in samples)
+    lights = tuple(dict.fromkeys(i for s in samples for i in s.lights))
+    rules = tuple(sorted({r for s in samples for r in s.rules}))
+    return LightSample(best.level, magical, lights, rules)

@@ -1,0 +1,224 @@
+"""System-neutral sense mechanics: which of an observer's senses reach a target (pure).
+
+``perceive`` measures, for one observer and one target: the distance (GEO-8, with
+elevation), the light over the target's space (``service.lighting``), obscurement at the
+target and around the observer, the exact lines available to sight (walls restricting
+sight plus heavy-obscurement outlines, 5E-VIS-2), to physical senses (walls restricting
+movement) and to hearing (walls restricting sound), and from those which senses locate the
+target. Each ruleset (``service.rules``) turns that into its own answer.
+
+Decisions (see also the rules modules):
+
+- Sight needs the target's light to be bright or dim (5E-VIS-4: only the target's own
+  light matters; darkness along the way does not block sight).
+- Darkvision and devil's sight treat darkness within their range as dim light (5E-VIS-5/6);
+  only devil's sight (and truesight) work in magical darkness.
+- Truesight sees in any darkness and sees invisible creatures but not through heavy
+  obscurement (5E-VIS-7). Blindsight ignores light and obscurement but needs a line free of
+  walls that restrict movement (5E-VIS-8: not behind obstacles). X-ray vision needs no line
+  within its range (5E-VIS-9) but still needs light or darkvision.
+- Tremorsense reaches creatures on the ground within range (not those with the ``flying``
+  condition or above elevation 0 while the observer is on the ground) whatever the walls.
+- Hearing (imprecise) needs a line free of walls restricting sound, and an observer that is
+  not ``deafened``; ``senses.hearing`` ``None`` is unlimited range.
+- A target or observer whose space lies wholly in heavy obscurement cannot be seen by
+  sight-based senses (5E-VIS-1).
+
+References
+----------
+shared/RULES.md 5E-VIS-1..10, GEO-1, GEO-8; shared/API.md "Vision and detection".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import shapely
+
+from service import geometry
+from service.lighting import LightSample, light_over_token
+from service.model import Token
+from service.rules.base import Blocker, SceneGeometry, space_distance, wall_blocker
+
+#: Precise senses in the order API.md names them (the first that reaches is ``sense``).
+PRECISE = ("sight", "darkvision", "devils_sight", "truesight", "blindsight", "tremorsense", "xray")
+#: Senses that use eyes (fail when blinded, lose invisible targets, suffer obscurement).
+VISUAL = frozenset({"sight", "darkvision", "devils_sight", "truesight", "xray"})
+
+
+@dataclass(frozen=True)
+class SenseReport:
+    """What one observer's senses do toward one target.
+
+    Attributes
+    ----------
+    distance : float
+        Grid units between the spaces (GEO-8, elevation included).
+    light : LightSample
+        Light over the target's space.
+    obscurement : str
+        ``none|light|heavy`` from regions at the target's space (not from light).
+    reaches : dict of str to bool
+        For each sense of ``PRECISE`` and ``hearing``: whether it locates the target.
+    line_of_sight, line_of_effect : bool
+        Exact lines between the spaces for sight (walls + heavy fog) and for effect.
+    blockers : tuple of Blocker
+        What blocks the centre-to-centre sight line when there is no line of sight.
+    invisible : bool
+        The target has the ``invisible`` condition.
+    """
+
+    distance: float
+    light: LightSample
+    obscurement: str
+    reaches: dict[str, bool]
+    line_of_sight: bool
+    line_of_effect: bool
+    blockers: tuple[Blocker, ...] = ()
+    invisible: bool = False
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def first_precise(self) -> str | None:
+        """The first precise sense that reaches, in API order, or ``None``."""
+        return next((s for s in PRECISE if self.reaches.get(s)), None)
+
+
+def distance_units(geo: SceneGeometry, a: Token, b: Token, diagonals: str) -> float:
+    """Distance between two tokens' spaces in grid units, with elevation (GEO-8).
+
+    The horizontal distance counts squares between the nearest squares; the elevation
+    difference is a third axis combined with the same diagonal rule (equidistant: the
+    larger; alternating: every second diagonal step doubled; euclidean: Pythagoras).
+    """
+    grid = geo.scene.grid
+    flat = space_distance(
+        geo.token_boxes[a.id], geo.token_boxes[b.id], grid.size, grid.distance, diagonals
+    )
+    dz = abs(a.elevation - b.elevation)
+    if dz == 0:
+        return flat
+    if diagonals == "euclidean":
+        return math.hypot(flat, dz)
+    lo, hi = sorted((flat, dz))
+    if diagonals == "alternating":  # straight (hi - lo) + diagonal lo, every second doubled
+        return hi + math.floor(lo / grid.distance / 2) * grid.distance
+    return hi
+
+
+def _wholly_inside(geo: SceneGeometry, box: tuple[float, ...], obscurement: str) -> bool:
+    space = shapely.box(*box)
+    return any(
+        shapely.covers(geo.region_shapes[r.id], space)
+        for r in geo.scene.regions
+        if r.obscurement == obscurement
+    )
+
+
+def obscurement_at(geo: SceneGeometry, token: Token) -> str:
+    """Obscurement of a token's space from regions (5E-VIS-1).
+
+    ``heavy`` if a heavily obscured region overlaps the space, else ``light`` for a lightly
+    obscured one, else ``none``.
+    """
+    space = shapely.box(*geometry.inset_box(geo.token_boxes[token.id], 0.5))
+    worst = "none"
+    for r in geo.scene.regions:
+        if r.obscurement and shapely.intersects(geo.region_shapes[r.id], space):
+            if r.obscurement == "heavy":
+                return "heavy"
+            worst = "light"
+    return worst
+
+
+def perceive(
+    geo: SceneGeometry,
+    observer: Token,
+    target: Token,
+    *,
+    diagonals: str = "equidistant",
+    inset: float = geometry.DEFAULT_CORNER_INSET_PX,
+) -> SenseReport:
+    """Which of ``observer``'s senses locate ``target`` (see the module docstring).
+
+    Parameters
+    ----------
+    geo : SceneGeometry
+    observer, target : Token
+    diagonals : str
+        The ruleset's diagonal rule for ranges (GEO-8).
+    inset : float
+        px by which both spaces shrink before tracing lines (GEO-6).
+
+    Returns
+    -------
+    SenseReport
+    """
+    senses = observer.senses
+    dist = distance_units(geo, observer, target, diagonals)
+    light = light_over_token(geo, target)
+    obsc = obscurement_at(geo, target)
+    box_o = geometry.inset_box(geo.token_boxes[observer.id], inset)
+    box_t = geometry.inset_box(geo.token_boxes[target.id], inset)
+    elev = (observer.elevation, target.elevation)
+    sight_index = geo.sight
+    los = geometry.line_of_effect_between(
+        sight_index, box_o, box_t, "sight", elevations=elev, wall_mask=geo.tall_mask(sight_index)
+    )
+    loe = geometry.line_of_effect_between(
+        geo.walls, box_o, box_t, "move", elevations=elev, wall_mask=geo.tall_walls
+    )
+    blockers: tuple[Blocker, ...] = ()
+    if not los.clear:
+        blockers = tuple(dict.fromkeys(wall_blocker(sight_index.ids[w]) for w in los.blockers))
+    hidden_in_fog = _wholly_inside(geo, geo.token_boxes[target.id], "heavy") or _wholly_inside(
+        geo, geo.token_boxes[observer.id], "heavy"
+    )
+    conditions = set(target.conditions)
+    observer_conditions = set(observer.conditions)
+    invisible = "invisible" in conditions
+    blinded = "blinded" in observer_conditions
+
+    def within(rng: float) -> bool:
+        return rng > 0 and dist <= rng
+
+    sees_invisible = within(senses.see_invisibility)
+    magical = light.magical_darkness
+    lit = light.level in ("bright", "dim") and not magical
+
+    eyes_ok = not blinded and not hidden_in_fog and los.clear
+    visible = not invisible or sees_invisible
+    reaches = {
+        "sight": eyes_ok and visible and lit,
+        "darkvision": eyes_ok and visible and within(senses.darkvision) and not magical,
+        "devils_sight": eyes_ok and visible and within(senses.devils_sight),
+        "truesight": eyes_ok and within(senses.truesight),
+        "blindsight": within(senses.blindsight) and loe.clear,
+        "tremorsense": within(senses.tremorsense) and _on_ground(observer, target),
+        "xray": not blinded
+        and visible
+        and within(senses.xray)
+        and (lit or within(senses.darkvision) and not magical or within(senses.devils_sight)),
+    }
+    hearing_range = senses.hearing
+    sound = geometry.line_of_effect_between(geo.walls, box_o, box_t, "sound", elevations=elev)
+    reaches["hearing"] = (
+        "deafened" not in observer_conditions
+        and (hearing_range is None or dist <= hearing_range)
+        and sound.clear
+    )
+    return SenseReport(
+        distance=dist,
+        light=light,
+        obscurement=obsc,
+        reaches=reaches,
+        line_of_sight=los.clear,
+        line_of_effect=loe.clear,
+        blockers=blockers,
+        invisible=invisible,
+    )
+
+
+def _on_ground(observer: Token, target: Token) -> bool:
+    """Tremorsense: the target touches the ground (not flying, not above elevation 0)."""
+    return "flying" not in target.conditions and target.elevation <= max(0.0, observer.elevation)
