@@ -14,7 +14,7 @@ import numpy as np
 
 from service import geometry
 from service.model import Token
-from service.rules.base import Blocker, SceneGeometry
+from service.rules.base import Blocker, SceneGeometry, wall_blocker
 
 
 @dataclass(frozen=True)
@@ -108,24 +108,27 @@ def line_between(
     box_t = _box(geo, target, corner_inset)
     elevations = (_elevation(source), _elevation(target))
     rules = ["GEO-1", "GEO-6"]
-    rules.append("5E-LOE-1" if sense == "move" else "5E-VIS-4")
+    rules.append("5E-LOE-1" if sense == "move" else "5E-VIS-2")
     if source.token is not None or target.token is not None:
         rules.append("5E-LOE-2")
+    # Line of sight also stops at the outline of heavy obscurement (5E-VIS-2).
+    index = geo.sight if sense == "sight" else geo.walls
     result = geometry.line_of_effect_between(
-        geo.walls, box_s, box_t, sense, elevations=elevations, wall_mask=geo.tall_walls
+        index, box_s, box_t, sense, elevations=elevations, wall_mask=geo.tall_mask(index)
     )
     centre_line = (*_centre(box_s), *_centre(box_t))
     blocking: list[int] = []
     if not result.clear:
         traced = geometry.trace(
-            geo.walls,
+            index,
             np.array([centre_line]),
             sense,
             elevations=np.array([elevations], dtype=np.float64),
+            wall_mask=geo.tall_mask(index),
         )
         blocking = traced.wall_blockers[0]
-    ordered = geometry.crossing_order(geo.walls, centre_line, blocking)
-    blockers = tuple(Blocker("wall", geo.walls.ids[w]) for w, _ in ordered)
+    ordered = geometry.crossing_order(index, centre_line, blocking)
+    blockers = tuple(dict.fromkeys(wall_blocker(index.ids[w]) for w, _ in ordered))
     witness = None
     if result.witness is not None:
         w = result.witness

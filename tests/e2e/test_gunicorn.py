@@ -122,3 +122,48 @@ def test_handed_cases_pass(server_url, tmp_path):
     )
     assert out.returncode == 0, out.stdout
     assert out.stdout.strip().splitlines()[-1] == f"{len(mine)} passed, 0 failed"
+
+
+def test_delian_tomb_lighting_and_vision_matrix(server_url):
+    """Issue 4: lighting at every token and the vision matrix of the real Delian Tomb."""
+    export = load_real("foundry", "foundry-v10-delian-tomb.json")
+    scene = requests.post(server_url + "/v1/import/foundry", json=export, timeout=30).json()[
+        "scene"
+    ]
+    ids = [t["id"] for t in scene["tokens"]]
+    lit = requests.post(
+        server_url + "/v1/lighting", json={"scene": scene, "tokens": ids}, timeout=60
+    )
+    assert lit.status_code == 200, lit.text[:300]
+    levels = [r["level"] for r in lit.json()["results"]]
+    assert len(levels) == len(ids)
+    assert set(levels) <= {"bright", "dim", "dark"}
+    # darkness 0.5, no global light: the ambient is dim, so nothing is darker than dim.
+    assert scene["environment"]["light"] == "dim" and "dark" not in levels
+    seen = 0
+    for observer in ids:
+        targets = [t for t in ids if t != observer]
+        resp = requests.post(
+            server_url + "/v1/vision",
+            timeout=60,
+            json={"ruleset": "dnd5e", "scene": scene, "observer": observer, "targets": targets},
+        )
+        assert resp.status_code == 200, resp.text[:300]
+        results = resp.json()["results"]
+        assert [r["target"] for r in results] == targets
+        for r in results:
+            assert r["sense"] in {
+                "sight",
+                "darkvision",
+                "devils_sight",
+                "truesight",
+                "blindsight",
+                "tremorsense",
+                "xray",
+                "hearing",
+                None,
+            }
+            assert r["can_see"] is (r["sense"] not in ("hearing", None))
+            seen += r["can_see"]
+    pairs = len(ids) * (len(ids) - 1)
+    assert 0 < seen < pairs  # a dungeon: some pairs see each other, walls hide others

@@ -1,0 +1,55 @@
+"""HTTP endpoints of the environment modifiers: ``/v1/modifiers/{gravity,underwater,range}``.
+
+Thin views: the request schema (``schemas.modifiers``) validates and returns the keyword
+arguments of one ``service.environment`` function; the view calls it and the response schema
+dumps the frozen result. Contract: ``shared/API.md`` "Modifiers". Registered by the app
+factory with ``api.register_blueprint(api_modifiers.blp)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_smorest import Blueprint
+
+from schemas import modifiers as sm
+from service import environment
+
+blp = Blueprint(
+    "modifiers",
+    __name__,
+    url_prefix="/v1/modifiers",
+    description="Environment modifiers: abnormal gravity and underwater combat (dnd5e), "
+    "range bands and increments (pf2e-variant). Contract: shared/API.md 'Modifiers'.",
+)
+
+ERROR_422 = "Invalid request (field path in errors.json), or a ruleset without these rules"
+
+
+@blp.route("/gravity", methods=["POST"])
+@blp.arguments(sm.GravityRequestSchema)
+@blp.response(200, sm.GravityResponseSchema)
+@blp.alt_response(422, description=ERROR_422)
+def gravity(args: dict[str, Any]) -> environment.GravityResult:
+    """Abnormal gravity X for one creature and optionally one ranged weapon (5E-GRV-1..6)."""
+    return environment.gravity_modifiers(**args)
+
+
+@blp.route("/underwater", methods=["POST"])
+@blp.arguments(sm.UnderwaterRequestSchema)
+@blp.response(200, sm.UnderwaterResponseSchema)
+@blp.alt_response(422, description=ERROR_422)
+def underwater(args: dict[str, Any]) -> Any:
+    """A weapon attack underwater (5E-UW-1/2/9) or an underwater effect (5E-UW-3..8)."""
+    if "effect" in args:
+        return environment.underwater_effect(**args["effect"])
+    return environment.underwater_attack(**args["attack"])
+
+
+@blp.route("/range", methods=["POST"])
+@blp.arguments(sm.RangeRequestSchema)
+@blp.response(200, sm.RangeResponseSchema)
+@blp.alt_response(422, description=ERROR_422)
+def range_modifiers(args: dict[str, Any]) -> environment.RangeResult:
+    """Range band (PV-RNG-1) and range-increment Disadvantage (PV-RNG-2)."""
+    return environment.range_modifiers(**args)
