@@ -1,0 +1,62 @@
+"""Exact line of effect (5E-LOE-2) against a dense sampling reference, symmetry, translation.
+
+Issue 3: the exact answer may find lines the sampling misses, never the reverse.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from service.geometry import line_of_effect_between, trace
+from tests.property.test_geometry_properties import index_of, two_spaces, walls_st
+
+SAMPLES = 9  # points per box side: 81 points per box, 6561 sampled segments per case
+
+
+def sample_points(box, n=SAMPLES):
+    xs = np.linspace(box[0], box[2], n)
+    ys = np.linspace(box[1], box[3], n)
+    gx, gy = np.meshgrid(xs, ys)
+    return np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def sampled_clear(index, a, b) -> bool:
+    pa, pb = sample_points(a), sample_points(b)
+    i, j = np.meshgrid(np.arange(len(pa)), np.arange(len(pb)), indexing="ij")
+    segs = np.hstack([pa[i.ravel()], pb[j.ravel()]])
+    return bool((~trace(index, segs, "move").wall_blocked).any())
+
+
+@given(spaces=two_spaces(), walls=walls_st)
+def test_exact_never_misses_a_sampled_clear_line(spaces, walls):
+    """5E-LOE-2: if any sampled segment is clear, the exact answer is clear."""
+    a, b = spaces
+    index = index_of(walls)
+    exact = line_of_effect_between(index, a, b).clear
+    if sampled_clear(index, a, b):
+        assert exact
+    if exact:  # and what it claims is a real clear segment between the spaces
+        w = line_of_effect_between(index, a, b).witness
+        assert not trace(index, [w], "move").wall_blocked[0]
+
+
+@given(spaces=two_spaces(), walls=walls_st)
+def test_symmetric_for_two_way_walls(spaces, walls):
+    a, b = spaces
+    index = index_of(walls)
+    assert line_of_effect_between(index, a, b).clear == line_of_effect_between(index, b, a).clear
+
+
+@given(spaces=two_spaces(), walls=walls_st, dx=st.integers(-500, 500), dy=st.integers(-500, 500))
+def test_translation_invariance(spaces, walls, dx, dy):
+    a, b = spaces
+    moved_walls = [(x0 + dx, y0 + dy, x1 + dx, y1 + dy) for x0, y0, x1, y1 in walls]
+
+    def shift(box):
+        return (box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy)
+
+    before = line_of_effect_between(index_of(walls), a, b).clear
+    after = line_of_effect_between(index_of(moved_walls), shift(a), shift(b)).clear
+    assert before == after
