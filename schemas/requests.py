@@ -216,3 +216,20 @@ class LightingRequestSchema(SceneRefSchema):
     def something(self, data: dict, **_: Any) -> None:
         if not data.get("points") and not data.get("tokens"):
             raise ValidationError("Give at least one point or token.", "points")
+
+
+class MatrixRequestSchema(SceneRefSchema):
+    ruleset = fields.String(required=True, metadata={"example": "dnd5e"})
+    tokens = fields.List(
+        fields.String(),
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "Token ids in row/column order; null for every token."},
+    )
+    kind = fields.String(load_default="cover", validate=validate.OneOf(["cover", "vision"]))
+    options = fields.Dict(
+        load_default=dict,
+        metadata={
+            "description": "The ruleset's options, as for /v1/cover (kind cover) or /v1/vision."
+        },
+    )

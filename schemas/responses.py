@@ -173,3 +173,18 @@ class LightingResultSchema(Schema):
 
 class LightingResponseSchema(Schema):
     results = fields.List(fields.Nested(LightingResultSchema))
+
+
+class MatrixResponseSchema(Schema):
+    ruleset = fields.String()
+    kind = fields.String()
+    tokens = fields.List(fields.String())
+    cover = fields.List(
+        fields.List(fields.String(allow_none=True)),
+        metadata={"description": "kind cover: [attacker][target] degree; the diagonal is null."},
+    )
+    vision = fields.List(
+        fields.List(fields.String(allow_none=True)),
+        metadata={"description": "kind vision: [observer][target] sense or null."},
+    )
+    can_see = fields.List(fields.List(fields.Boolean(allow_none=True)))

@@ -204,7 +204,7 @@ def ruleset_options(system: rules.RuleSystem, raw: dict[str, Any]) -> dict[str, 
 
 def system_capabilities(system: rules.RuleSystem) -> list[str]:
     """Endpoints a rule system answers."""
-    caps = ["cover", "vision"]
+    caps = ["cover", "vision", "matrix"]
     if hasattr(system, "flanking"):
         caps.append("flanking")
     return caps
@@ -310,3 +310,37 @@ def lighting(args: dict[str, Any]) -> dict[str, Any]:
         sample = light_over_token(geo, tok)
         out.append({"point": None, "token": tok.id, **sample.__dict__})
     return {"results": out}
+
+
+@blp.route("/matrix", methods=["POST"])
+@blp.arguments(rq.MatrixRequestSchema)
+@blp.response(200, rs.MatrixResponseSchema)
+@blp.alt_response(404, description=ERRORS["404"])
+@blp.alt_response(422, description=ERRORS["422"])
+def matrix(args: dict[str, Any]) -> dict[str, Any]:
+    """Cover degrees or vision senses for all ordered pairs of the chosen tokens.
+
+    The work is bounded: more tokens than ``SIGHTLINE_MATRIX_MAX_TOKENS`` (cover) or
+    ``SIGHTLINE_MATRIX_MAX_VISION_TOKENS`` (vision) is a 422 telling the limit.
+    """
+    from service.matrix import matrix as all_pairs
+
+    system = rules.get(args["ruleset"])
+    kind = args["kind"]
+    schema = rq.CoverOptionsSchema if kind == "cover" else rq.VisionOptionsSchema
+    try:
+        loaded = schema().load(args["options"])
+    except ValidationError as err:
+        abort(422, message="Request body is invalid.", errors={"json": {"options": err.messages}})
+    options = ruleset_options(system, loaded)
+    geo = resolve_scene(args)
+    count = len(args["tokens"]) if args["tokens"] is not None else len(geo.scene.tokens)
+    key = "MATRIX_MAX_TOKENS" if kind == "cover" else "MATRIX_MAX_VISION_TOKENS"
+    limit = int(current_app.config[key])
+    if count > limit:
+        raise RulesError(
+            f"A {kind} matrix takes at most {limit} tokens (SIGHTLINE_{key}); got {count}.",
+            ("tokens",),
+        )
+    result = all_pairs(geo, system, args["tokens"], kind, options)
+    return {"ruleset": system.id, "kind": kind, **result}

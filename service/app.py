@@ -30,6 +30,8 @@ DEFAULTS: dict[str, Any] = {
     "CORS_ORIGINS": DEFAULT_CORS_ORIGINS,
     "SCENE_CACHE_SIZE": 64,
     "PRELOAD_SAMPLE": True,
+    "MATRIX_MAX_TOKENS": 200,
+    "MATRIX_MAX_VISION_TOKENS": 60,
 }
 
 
@@ -57,10 +59,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api = Api(app)
     http_errors.register(app)
 
-    from service import api as views  # Flask-only module, imported here
+    from service import api as views  # Flask-only modules, imported here
+    from service import api_modifiers
 
     api.register_blueprint(views.health)
     api.register_blueprint(views.blp, url_prefix="/v1")
+    api.register_blueprint(api_modifiers.blp)
 
     cache = SceneCache(app.config["SCENE_CACHE_SIZE"])
     app.extensions["sightline_cache"] = cache

@@ -35,6 +35,9 @@ ON_LINE_TOL_PX = 1e-7
 #: Search radius in px around a traced segment for candidate walls (above ON_LINE_TOL_PX).
 QUERY_TOL_PX = 1e-6
 
+#: Segment x creature cells computed at once when testing creatures (memory bound).
+CHUNK_CELLS = 2_000_000
+
 #: Longest piece (px) in which a traced segment is looked up in the wall tree.
 QUERY_PIECE_PX = 256.0
 
@@ -191,6 +194,7 @@ def trace(
     creature_mask: NDArray[np.bool_] | None = None,
     wall_mask: NDArray[np.bool_] | None = None,
     edge_blocks: bool = False,
+    with_blockers: bool = True,
 ) -> TraceResult:
     """Trace m segments against the walls (and optionally creatures) in one vectorised pass.
 
@@ -220,6 +224,9 @@ def trace(
     edge_blocks : bool
         Starfinder's exception to GEO-6 (SF-COV-1): a segment running along a wall
         (collinear, overlapping it over a positive length) is blocked by it.
+    with_blockers : bool
+        Also list what blocks each segment (``False`` for bulk work such as matrices: the
+        blocker lists stay empty and only the boolean arrays are filled).
 
     Returns
     -------
@@ -228,7 +235,7 @@ def trace(
     seg = np.asarray(segments, dtype=np.float64).reshape(-1, 4)
     m = len(seg)
     wall_blocked = np.zeros(m, dtype=bool)
-    wall_blockers: list[list[int]] = [[] for _ in range(m)]
+    wall_blockers: list[list[int]] = [[] for _ in range(m)] if with_blockers else []
     if origins is None:
         origins = seg[:, 0:2]
     if m and index.size:
@@ -239,19 +246,23 @@ def trace(
             origins,
             elevations,
             wall_blocked,
-            wall_blockers,
+            wall_blockers if with_blockers else None,
             wall_mask,
             edge_blocks,
         )
     creature_blocked = np.zeros(m, dtype=bool)
-    creature_blockers: list[list[str]] = [[] for _ in range(m)]
+    creature_blockers: list[list[str]] = [[] for _ in range(m)] if with_blockers else []
     if creature_boxes is not None and len(creature_boxes) and m:
-        hits = segments_cross_boxes(seg, np.asarray(creature_boxes, dtype=np.float64))
-        if creature_mask is not None:
-            hits &= creature_mask
-        creature_blocked = np.asarray(hits.any(axis=1), dtype=bool)
-        for i, j in zip(*np.nonzero(hits), strict=True):
-            creature_blockers[i].append(creature_ids[j])
+        boxes = np.asarray(creature_boxes, dtype=np.float64)
+        step = max(1, CHUNK_CELLS // len(boxes))
+        for lo in range(0, m, step):  # bounded memory: (step, k) arrays at a time
+            hits = segments_cross_boxes(seg[lo : lo + step], boxes)
+            if creature_mask is not None:
+                hits &= creature_mask[lo : lo + step]
+            creature_blocked[lo : lo + step] = hits.any(axis=1)
+            if with_blockers:
+                for i, j in zip(*np.nonzero(hits), strict=True):
+                    creature_blockers[lo + i].append(creature_ids[j])
     return TraceResult(seg, wall_blocked, creature_blocked, wall_blockers, creature_blockers)
 
 
@@ -290,7 +301,7 @@ def _trace_walls(
     origins: FloatArray,
     elevations: FloatArray | None,
     wall_blocked: NDArray[np.bool_],
-    wall_blockers: list[list[int]],
+    wall_blockers: list[list[int]] | None,
     wall_mask: NDArray[np.bool_] | None = None,
     edge_blocks: bool = False,
 ) -> None:
@@ -368,12 +379,13 @@ def _trace_walls(
 
     limited_count = np.zeros(len(seg), dtype=np.int64)
     np.add.at(limited_count, si[proper & limited], 1)
+    wall_blocked[si[proper & ~limited]] = True
     limited_hits: dict[int, list[int]] = {}
-    for s, w in zip(si[proper & limited], wi[proper & limited], strict=True):
-        limited_hits.setdefault(int(s), []).append(int(w))
-    for s, w in zip(si[proper & ~limited], wi[proper & ~limited], strict=True):
-        wall_blocked[s] = True
-        wall_blockers[s].append(int(w))
+    if wall_blockers is not None:
+        for s, w in zip(si[proper & limited], wi[proper & limited], strict=True):
+            limited_hits.setdefault(int(s), []).append(int(w))
+        for s, w in zip(si[proper & ~limited], wi[proper & ~limited], strict=True):
+            wall_blockers[s].append(int(w))
 
     if np.any(ev_a) or np.any(ev_b):
         runs = _collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
@@ -393,9 +405,11 @@ def _trace_walls(
             limited_count,
             limited_hits,
         )
+    wall_blocked |= limited_count >= 2  # GEO-4: two or more limited walls block
+    if wall_blockers is None:
+        return
     for s, hits in limited_hits.items():
-        if limited_count[s] >= 2:  # GEO-4: two or more limited walls block
-            wall_blocked[s] = True
+        if limited_count[s] >= 2:
             wall_blockers[s].extend(hits)
     for s in np.nonzero(wall_blocked)[0]:
         wall_blockers[s] = sorted(set(wall_blockers[s]))
@@ -429,7 +443,7 @@ def _junctions(
     limited: NDArray[np.bool_],
     runs: dict[int, list[tuple[float, float]]],
     wall_blocked: NDArray[np.bool_],
-    wall_blockers: list[list[int]],
+    wall_blockers: list[list[int]] | None,
     limited_count: NDArray[np.int64],
     limited_hits: dict[int, list[int]],
 ) -> None:
@@ -459,12 +473,14 @@ def _junctions(
         normal = [(w, side) for w, side, lim in rays if not lim]
         if {side for _, side in normal} == {-1, 1}:
             wall_blocked[s] = True
-            wall_blockers[s].extend(_separating(normal, directions))
+            if wall_blockers is not None:
+                wall_blockers[s].extend(_separating(normal, directions))
         elif {side for _, side, _ in rays} == {-1, 1}:
             limited_count[s] += 1
-            limited_hits.setdefault(s, []).extend(
-                _separating([(w, side) for w, side, _ in rays], directions)
-            )
+            if wall_blockers is not None:
+                limited_hits.setdefault(s, []).extend(
+                    _separating([(w, side) for w, side, _ in rays], directions)
+                )
 
 
 def _separating(rays: list[tuple[int, int]], directions: dict[int, FloatArray]) -> list[int]:

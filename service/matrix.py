@@ -1,0 +1,99 @@
+"""All-pairs cover or vision between the tokens of a scene (``POST /v1/matrix``, pure).
+
+A ruleset that provides ``cover_matrix`` (dnd5e) answers cover for all ordered pairs in one
+vectorised trace; otherwise each pair is asked in turn. Row = attacker (or observer),
+column = target; the diagonal is ``None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from service.errors import RulesError
+from service.model import Token
+from service.rules.base import Attack, RuleSystem, SceneGeometry
+
+
+def matrix(
+    geo: SceneGeometry,
+    system: RuleSystem,
+    token_ids: Sequence[str] | None,
+    kind: str,
+    options: dict[str, Any],
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Cover degrees or vision senses for every ordered pair of tokens.
+
+    Parameters
+    ----------
+    geo : SceneGeometry
+    system : RuleSystem
+    token_ids : sequence of str or None
+        Tokens to include, in this order; ``None`` for every token of the scene.
+    kind : {"cover", "vision"}
+    options : dict
+        The ruleset's options (as for ``/v1/cover`` or ``/v1/vision``).
+    progress : callable, optional
+        Called with the number of rows done (for a progress bar).
+
+    Returns
+    -------
+    dict
+        ``{"tokens": [ids], "cover": [[degree or None]]}`` for cover;
+        ``{"tokens": [ids], "vision": [[sense or None]], "can_see": [[bool or None]]}``.
+
+    Raises
+    ------
+    RulesError
+        An unknown or repeated token id (path ``tokens.<i>``).
+    """
+    tokens = _tokens(geo, token_ids)
+    n = len(tokens)
+    if kind == "cover":
+        fast = getattr(system, "cover_matrix", None)
+        if fast is not None:
+            grid = fast(geo, tokens, options)
+            if progress:
+                progress(n)
+        else:
+            grid = _pairwise(
+                tokens, lambda a, t: system.cover(geo, a, t, Attack(), options).cover, progress
+            )
+        return {"tokens": [t.id for t in tokens], "cover": grid}
+    results = _pairwise(tokens, lambda o, t: system.vision(geo, o, t, options), progress)
+    return {
+        "tokens": [t.id for t in tokens],
+        "vision": [[r.sense if r else None for r in row] for row in results],
+        "can_see": [[r.can_see if r else None for r in row] for row in results],
+    }
+
+
+def _tokens(geo: SceneGeometry, token_ids: Sequence[str] | None) -> list[Token]:
+    if token_ids is None:
+        return list(geo.scene.tokens)
+    out = []
+    seen = set()
+    for i, tid in enumerate(token_ids):
+        tok = geo.scene.token(tid)
+        if tok is None:
+            from service.errors import UnknownToken
+
+            raise UnknownToken(f"No token with id {tid!r} in the scene.", ("tokens", i))
+        if tid in seen:
+            raise RulesError(f"Token {tid!r} is listed twice.", ("tokens", i))
+        seen.add(tid)
+        out.append(tok)
+    return out
+
+
+def _pairwise(
+    tokens: list[Token], ask: Callable[[Token, Token], Any], progress: Callable[[int], None] | None
+) -> list[list[Any]]:
+    grid: list[list[Any]] = []
+    for i, a in enumerate(tokens):
+        grid.append([None if a.id == t.id else ask(a, t) for t in tokens])
+        if progress:
+            progress(i + 1)
+    return grid
