@@ -204,10 +204,14 @@ def ruleset_options(system: rules.RuleSystem, raw: dict[str, Any]) -> dict[str, 
 
 def system_capabilities(system: rules.RuleSystem) -> list[str]:
     """Endpoints a rule system answers."""
-    caps = ["cover", "vision", "matrix"]
-    if hasattr(system, "flanking"):
-        caps.append("flanking")
-    return caps
+    return [
+        "cover",
+        "vision",
+        "matrix",
+        "line-of-effect",
+        "lighting",
+        *getattr(system, "extra_capabilities", ()),
+    ]
 
 
 def endpoint(scene: Scene, ref: dict[str, Any], field: str) -> Endpoint:

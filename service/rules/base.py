@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import numpy as np
+import shapely
 from numpy.typing import NDArray
 
 from service.geometry import TraceResult, WallIndex
@@ -307,3 +308,91 @@ def space_distance(
 def boxes_overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     """Whether two boxes ``x0, y0, x1, y1`` (px) share interior area (5E-COV-7, GEO-7)."""
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _centre_point(geo: SceneGeometry, token: Token) -> tuple[float, float]:
+    x0, y0, x1, y1 = geo.token_boxes[token.id]
+    return ((x0 + x1) / 2, (y0 + y1) / 2)
+
+
+def local_gravity(geo: SceneGeometry, token: Token) -> float:
+    """Gravity X at a token's centre (5E-GRV-1..6 from the scene).
+
+    The last region with ``gravity`` holding the centre, else ``environment.gravity``.
+    """
+    x, y = _centre_point(geo, token)
+    gravity = geo.scene.environment.gravity
+    for region in geo.scene.regions:
+        if region.gravity is not None and shapely.intersects_xy(geo.region_shapes[region.id], x, y):
+            gravity = region.gravity
+    return gravity
+
+
+def in_water(geo: SceneGeometry, token: Token) -> bool:
+    """Whether a token's centre is under water (5E-UW-1..9 from the scene).
+
+    ``environment.underwater``, or a ``water`` region holding the centre (within the region's
+    elevation range when it has one).
+    """
+    if geo.scene.environment.underwater:
+        return True
+    x, y = _centre_point(geo, token)
+    for region in geo.scene.regions:
+        if region.water and shapely.intersects_xy(geo.region_shapes[region.id], x, y):
+            span = region.elevation
+            if span is None or span.low <= token.elevation <= span.high:
+                return True
+    return False
+
+
+def scene_modifiers(
+    geo: SceneGeometry, attacker: Token | None, target: Token, attack: Attack
+) -> tuple[Modifier, ...]:
+    """Modifiers the scene's environment gives an attack (dnd5e seed, issue 5).
+
+    - 5E-GRV-3: levels of disadvantage on weapon attacks for an attacker in gravity X >= 2
+      whose Strength modifier is below X; 5E-GRV-4: levels on the target's Dexterity save.
+    - 5E-UW-9: a ranged attack across a water surface (one in water, the other not) has
+      disadvantage unless the attacker has blindsight or truesight.
+    """
+    from service.environment import disadvantage_levels
+
+    out: list[Modifier] = []
+    if attacker is not None and attack.kind in ("melee", "ranged"):
+        x = local_gravity(geo, attacker)
+        if x >= 2:
+            levels = disadvantage_levels(x, attacker.abilities.str)
+            if levels:
+                out.append(
+                    Modifier(
+                        "5E-GRV-3",
+                        "attack_disadvantage_levels",
+                        levels,
+                        f"attacker in gravity {x:g}, Str {attacker.abilities.str:+d}",
+                    )
+                )
+    x_t = local_gravity(geo, target)
+    if x_t >= 2:
+        levels = disadvantage_levels(x_t, target.abilities.dex)
+        if levels:
+            out.append(
+                Modifier(
+                    "5E-GRV-4",
+                    "dex_save_disadvantage_levels",
+                    levels,
+                    f"target in gravity {x_t:g}, Dex {target.abilities.dex:+d}",
+                )
+            )
+    if attacker is not None and attack.kind in ("ranged", "spell"):
+        if in_water(geo, attacker) != in_water(geo, target):
+            senses = attacker.senses
+            if not (senses.blindsight > 0 or senses.truesight > 0):
+                out.append(
+                    Modifier(
+                        "5E-UW-9",
+                        "attack_disadvantage_levels",
+                        1,
+                        "ranged attack across the water surface (refraction)",
+                    )
+                )
+    return tuple(out)

@@ -23,6 +23,7 @@ from service.rules.base import (
     boxes_overlap,
     corner_inset,
     lines_from_trace,
+    scene_modifiers,
 )
 
 DEGREES = ("none", "half", "three-quarters", "total")
@@ -73,6 +74,7 @@ class Dnd5e:
     title: str = "D&D 5e with the seed's house rules"
     cover_degrees: tuple[str, ...] = DEGREES
     options: dict[str, OptionSpec] = OPTIONS
+    extra_capabilities: tuple[str, ...] = ("modifiers/gravity", "modifiers/underwater")
     diagonals: str = "equidistant"
 
     def cover(
@@ -221,6 +223,7 @@ class Dnd5e:
             rules=tuple(sorted(set(rules), key=rules.index)),
             lines=lines,
             notes=tuple(notes),
+            modifiers=scene_modifiers(geo, attacker, target, attack),
         )
 
     def vision(

@@ -69,6 +69,7 @@ class Pf2eVariant:
     title: str = "Pathfinder 2e-like variant: lesser/standard/greater cover, levels of Advantage"
     cover_degrees: tuple[str, ...] = DEGREES
     options: dict[str, OptionSpec] = OPTIONS
+    extra_capabilities: tuple[str, ...] = ("modifiers/range",)
     diagonals: str = "alternating"
 
     def cover(

@@ -114,6 +114,7 @@ class Starfinder:
     title: str = "Starfinder (French seed): +4 cover, soft/partial/improved, 20/50 % miss chance"
     cover_degrees: tuple[str, ...] = DEGREES
     options: dict[str, OptionSpec] = OPTIONS
+    extra_capabilities: tuple[str, ...] = ("modifiers/flanking",)
     diagonals: str = "alternating"
 
     def cover(

@@ -37,7 +37,9 @@ def test_rulesets_lists_all_three_with_option_defaults(client):
         "standard": 2,
         "greater": 3,
     }
-    assert "flanking" in by_id["starfinder"]["capabilities"]
+    assert "modifiers/flanking" in by_id["starfinder"]["capabilities"]
+    assert "modifiers/gravity" in by_id["dnd5e"]["capabilities"]
+    assert "modifiers/range" in by_id["pf2e-variant"]["capabilities"]
 
 
 @pytest.mark.parametrize(

@@ -325,3 +325,81 @@ def test_sealed_room_is_total_cover_whatever_the_method(method, target):
     )
     assert (res.cover, res.line_of_effect, res.can_target) == ("total", False, False)
     assert not res.notes
+
+
+def _geo_cover(scene_kw, tokens, attack=None):
+    scene = load([], tokens, **scene_kw)
+    return RULESET.cover(
+        build_geometry(scene), scene.token("A"), scene.token("T"), attack or Attack(), {}
+    )
+
+
+WATER = {
+    "id": "lake",
+    "shape": {"type": "rect", "x": 300, "y": -500, "width": 1000, "height": 1000},
+    "water": True,
+}
+
+
+@pytest.mark.parametrize(
+    ("scene_kw", "attacker_kw", "attack", "expected"),
+    [
+        pytest.param(
+            {"regions": [WATER]},
+            {},
+            Attack("ranged"),
+            [("5E-UW-9", "attack_disadvantage_levels", 1)],
+            id="5E-UW-9 ranged attack into water: refraction",
+        ),
+        pytest.param(
+            {"regions": [WATER]},
+            {"senses": {"blindsight": 30}},
+            Attack("ranged"),
+            [],
+            id="5E-UW-9 blindsight ignores refraction",
+        ),
+        pytest.param(
+            {"regions": [WATER]},
+            {},
+            Attack("melee"),
+            [],
+            id="5E-UW-9 refraction is for ranged attacks",
+        ),
+        pytest.param(
+            {"environment": {"underwater": True}},
+            {},
+            Attack("ranged"),
+            [],
+            id="5E-UW-9 both under water: no surface crossed",
+        ),
+        pytest.param(
+            {"environment": {"gravity": 3}},
+            {"abilities": {"str": 1}},
+            Attack("ranged"),
+            [
+                ("5E-GRV-3", "attack_disadvantage_levels", 2),
+                ("5E-GRV-4", "dex_save_disadvantage_levels", 3),
+            ],
+            id="5E-GRV-3/4 scene gravity 3: Str +1 attacker, Dex +0 target",
+        ),
+        pytest.param(
+            {
+                "regions": [
+                    {
+                        "id": "g",
+                        "shape": {"type": "rect", "x": -50, "y": -50, "width": 200, "height": 200},
+                        "gravity": 2,
+                    }
+                ]
+            },
+            {},
+            Attack("melee"),
+            [("5E-GRV-3", "attack_disadvantage_levels", 2)],
+            id="5E-GRV-3 gravity region around the attacker only",
+        ),
+        pytest.param({}, {}, Attack("ranged"), [], id="standard gravity, dry: nothing"),
+    ],
+)
+def test_scene_environment_feeds_cover_modifiers(scene_kw, attacker_kw, attack, expected):
+    res = _geo_cover(scene_kw, [tok("A", 0, 0, **attacker_kw), T_EAST], attack)
+    assert [(m.rule, m.applies_to, m.value) for m in res.modifiers] == expected
