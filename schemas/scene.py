@@ -153,6 +153,115 @@ class WallSchema(StrictSchema):
         return model.Wall(**data)
 
 
+_WALL_KEYS = frozenset(
+    {
+        "id",
+        "c",
+        "move",
+        "sight",
+        "light",
+        "sound",
+        "threshold",
+        "direction",
+        "door",
+        "door_state",
+        "height",
+        "cover",
+        "hp",
+        "ac",
+    }
+)
+_RESTRICTIONS = frozenset(model.RESTRICTIONS)
+_DIRECTIONS = frozenset({"both", "left", "right"})
+_DOORS = frozenset({"none", "door", "secret"})
+_DOOR_STATES = frozenset({"closed", "open", "locked"})
+_COVERS = frozenset({"normal", "low", "improved", "extreme"})
+_RARE = ("threshold", "height", "hp", "ac")
+
+
+def _fast_walls(value: Any) -> list[model.Wall] | None:
+    """Validate and build walls in one pass (issue 7), or ``None`` if anything is off.
+
+    Covers the common shape (ids, four coordinates, the string enums); walls carrying the
+    rarer nested fields (threshold, height, hp, ac) go through ``WallSchema`` one by one.
+    ``None`` sends the whole list to the per-field marshmallow path, which then reports the
+    exact error messages at the same paths.
+    """
+    if type(value) is not list:
+        return None
+    out: list[model.Wall] = []
+    append, wall = out.append, model.Wall
+    try:
+        for w in value:
+            if type(w) is not dict or not w.keys() <= _WALL_KEYS:
+                return None
+            wid, c = w.get("id"), w.get("c")
+            if type(wid) is not str or not wid or type(c) is not list or len(c) != 4:
+                return None
+            move = w.get("move", "normal")
+            sight = w.get("sight", "normal")
+            light = w.get("light", "normal")
+            sound = w.get("sound", "normal")
+            direction = w.get("direction", "both")
+            door = w.get("door", "none")
+            state = w.get("door_state", "closed")
+            cover = w.get("cover", "normal")
+            if not (
+                move in _RESTRICTIONS
+                and sight in _RESTRICTIONS
+                and light in _RESTRICTIONS
+                and sound in _RESTRICTIONS
+                and direction in _DIRECTIONS
+                and door in _DOORS
+                and state in _DOOR_STATES
+                and cover in _COVERS
+            ):
+                return None
+            for v in c:  # JSON numbers only (no strings, booleans, null), finite, in bounds
+                if type(v) not in (int, float) or not -MAX_COORD_PX <= v <= MAX_COORD_PX:
+                    return None
+            if any(k in w for k in _RARE):
+                append(WallSchema().load(w))
+                continue
+            append(
+                wall(
+                    wid,
+                    (float(c[0]), float(c[1]), float(c[2]), float(c[3])),
+                    move,
+                    sight,
+                    light,
+                    sound,
+                    None,
+                    direction,
+                    door,
+                    state,
+                    None,
+                    cover,
+                    None,
+                    None,
+                )
+            )
+    except (TypeError, ValidationError):  # unhashable enum values, a bad rare field
+        return None
+    return out
+
+
+class WallList(fields.List):
+    """The ``walls`` array, validated in bulk (issue 7: ingestion of 5,000-wall scenes).
+
+    Same results and the same error paths as ``List(Nested(WallSchema))``, which it falls
+    back to whenever the one-pass check finds anything unusual.
+    """
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        fast = _fast_walls(value)
+        if fast is not None:
+            if self.validators:
+                self._validate(fast)
+            return fast
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class SensesSchema(StrictSchema):
     darkvision = _units(load_default=0.0)
     devils_sight = _units(load_default=0.0)
@@ -284,7 +393,7 @@ class SceneSchema(StrictSchema):
     width = _num(load_default=None, allow_none=True, validate=validate.Range(0, 2 * MAX_COORD_PX))
     height = _num(load_default=None, allow_none=True, validate=validate.Range(0, 2 * MAX_COORD_PX))
     environment = fields.Nested(EnvironmentSchema, load_default=model.Environment)
-    walls = fields.List(fields.Nested(WallSchema), load_default=list)
+    walls = WallList(fields.Nested(WallSchema), load_default=list)
     tokens = fields.List(fields.Nested(TokenSchema), load_default=list)
     lights = fields.List(fields.Nested(LightSchema), load_default=list)
     regions = fields.List(fields.Nested(RegionSchema), load_default=list)
