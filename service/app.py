@@ -29,6 +29,7 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 10 * 1024 * 1024,
     "CORS_ORIGINS": DEFAULT_CORS_ORIGINS,
     "SCENE_CACHE_SIZE": 64,
+    "SCENE_CACHE_MAX_MB": 256,
     "PRELOAD_SAMPLE": True,
     "MATRIX_MAX_TOKENS": 200,
     "MATRIX_MAX_VISION_TOKENS": 60,
@@ -66,7 +67,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(views.blp, url_prefix="/v1")
     api.register_blueprint(api_modifiers.blp)
 
-    cache = SceneCache(app.config["SCENE_CACHE_SIZE"])
+    cache = SceneCache(
+        app.config["SCENE_CACHE_SIZE"], int(app.config["SCENE_CACHE_MAX_MB"]) * 1024 * 1024
+    )
     app.extensions["sightline_cache"] = cache
     if app.config["PRELOAD_SAMPLE"]:
         cache.put(views.load_scene_plain(sample_scene()), alias="sample")

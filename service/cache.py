@@ -65,6 +65,17 @@ def scene_id(scene: Scene) -> str:
     return "sha256:" + digest.hexdigest()
 
 
+#: Rough bytes held per cached wall and per token (arrays, tree node, Python objects).
+BYTES_PER_WALL = 1200
+BYTES_PER_TOKEN = 3000
+
+
+def approx_bytes(geo: SceneGeometry) -> int:
+    """Estimated memory of one cached scene (for the cache's memory bound)."""
+    scene = geo.scene
+    return 20_000 + BYTES_PER_WALL * len(scene.walls) + BYTES_PER_TOKEN * len(scene.tokens)
+
+
 class SceneCache:
     """Thread-safe LRU of ``SceneGeometry`` by scene id, with named aliases.
 
@@ -72,10 +83,14 @@ class SceneCache:
     ----------
     max_scenes : int
         Scenes kept; the least recently used is dropped first.
+    max_bytes : int
+        Estimated memory kept (``approx_bytes``); past it the least recently used go too.
     """
 
-    def __init__(self, max_scenes: int = 64) -> None:
+    def __init__(self, max_scenes: int = 64, max_bytes: int = 256 * 1024 * 1024) -> None:
         self.max_scenes = max(1, int(max_scenes))
+        self.max_bytes = max(1, int(max_bytes))
+        self._bytes: dict[str, int] = {}
         self._items: OrderedDict[str, SceneGeometry] = OrderedDict()
         self._aliases: dict[str, str] = {}
         self._pinned: set[str] = set()
@@ -92,15 +107,19 @@ class SceneCache:
             geo = build_geometry(scene)
         with self._lock:
             self._items[sid] = geo
+            self._bytes[sid] = approx_bytes(geo)
             self._items.move_to_end(sid)
             if alias is not None:
                 self._aliases[alias] = sid
                 self._pinned.add(sid)
-            while len(self._items) > self.max_scenes:
-                oldest = next((k for k in self._items if k not in self._pinned), None)
+            while len(self._items) > self.max_scenes or (
+                sum(self._bytes.values()) > self.max_bytes and len(self._items) > 1
+            ):
+                oldest = next((k for k in self._items if k not in self._pinned and k != sid), None)
                 if oldest is None:
                     break
                 del self._items[oldest]
+                del self._bytes[oldest]
         return sid, geo
 
     def get(self, sid: str) -> SceneGeometry:
