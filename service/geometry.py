@@ -35,6 +35,9 @@ ON_LINE_TOL_PX = 1e-7
 #: Search radius in px around a traced segment for candidate walls (above ON_LINE_TOL_PX).
 QUERY_TOL_PX = 1e-6
 
+#: Segments traced against the walls at once (memory bound for matrices).
+SEGMENT_BATCH = 2048
+
 #: Segment x creature cells computed at once when testing creatures (memory bound).
 CHUNK_CELLS = 2_000_000
 
@@ -238,18 +241,23 @@ def trace(
     wall_blockers: list[list[int]] = [[] for _ in range(m)] if with_blockers else []
     if origins is None:
         origins = seg[:, 0:2]
-    if m and index.size:
+    # Bounded memory: long segments are looked up in pieces, so trace in batches.
+    for lo in range(0, m if index.size else 0, SEGMENT_BATCH):
+        hi = min(m, lo + SEGMENT_BATCH)
+        part = wall_blockers[lo:hi] if with_blockers else None
         _trace_walls(
             index,
-            seg,
+            seg[lo:hi],
             sense,
-            origins,
-            elevations,
-            wall_blocked,
-            wall_blockers if with_blockers else None,
+            origins[lo:hi],
+            None if elevations is None else elevations[lo:hi],
+            wall_blocked[lo:hi],
+            part,
             wall_mask,
             edge_blocks,
         )
+        if part is not None:
+            wall_blockers[lo:hi] = part
     creature_blocked = np.zeros(m, dtype=bool)
     creature_blockers: list[list[str]] = [[] for _ in range(m)] if with_blockers else []
     if creature_boxes is not None and len(creature_boxes) and m:
@@ -457,7 +465,7 @@ def _junctions(
     rare, so a Python loop over them is fine.
     """
     groups: dict[tuple[int, int, float, float], list[tuple[int, int, bool]]] = {}
-    directions: dict[int, FloatArray] = {}
+    directions: dict[tuple[int, int], FloatArray] = {}  # (segment, wall) -> ray
     ends = ((events[0], a, b, s_b, proj[0]), (events[1], b, a, s_a, proj[1]))
     for mask, pts, other, other_side, along in ends:
         for k in np.nonzero(mask)[0]:
@@ -468,36 +476,41 @@ def _junctions(
                     key = (s, 1, float(r), 0.0)
                     break
             groups.setdefault(key, []).append((int(wi[k]), int(other_side[k]), bool(limited[k])))
-            directions[int(wi[k])] = other[k] - pts[k]
+            directions[(s, int(wi[k]))] = other[k] - pts[k]
     for (s, _, _, _), rays in groups.items():
         normal = [(w, side) for w, side, lim in rays if not lim]
         if {side for _, side in normal} == {-1, 1}:
             wall_blocked[s] = True
             if wall_blockers is not None:
-                wall_blockers[s].extend(_separating(normal, directions))
+                wall_blockers[s].extend(_separating(normal, directions, s))
         elif {side for _, side, _ in rays} == {-1, 1}:
             limited_count[s] += 1
             if wall_blockers is not None:
                 limited_hits.setdefault(s, []).extend(
-                    _separating([(w, side) for w, side, _ in rays], directions)
+                    _separating([(w, side) for w, side, _ in rays], directions, s)
                 )
 
 
-def _separating(rays: list[tuple[int, int]], directions: dict[int, FloatArray]) -> list[int]:
+def _separating(
+    rays: list[tuple[int, int]], directions: dict[tuple[int, int], FloatArray], seg: int
+) -> list[int]:
     """Walls to name as blockers at a junction: a straight wall split there if there is one.
 
-    So that splitting a wall never changes what an answer names: where a wall passes
-    straight through the point (two pieces in opposite directions on opposite sides), name
-    those pieces; otherwise every wall meeting there.
+    So that splitting a wall never changes what an answer names: where walls pass straight
+    through the point (two pieces in opposite directions on opposite sides), name those
+    pieces, as the unsplit walls would be named; otherwise every wall meeting there.
     """
     left = [w for w, side in rays if side > 0]
     right = [w for w, side in rays if side < 0]
+    straight: list[int] = []
     for a in left:
         for b in right:
-            da, db = directions[a], directions[b]
+            da, db = directions[(seg, a)], directions[(seg, b)]
             cross = da[0] * db[1] - da[1] * db[0]
             if abs(cross) <= ON_LINE_TOL_PX * np.hypot(*da) * np.hypot(*db) and da @ db < 0:
-                return [a, b]
+                straight += [a, b]
+    if straight:
+        return straight
     return [w for w, _ in rays]
 
 

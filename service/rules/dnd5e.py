@@ -160,14 +160,16 @@ class Dnd5e:
             full_blocked = geometry.trace(
                 geo.walls, pairs, "move", elevations=elev, wall_mask=geo.tall_walls
             ).wall_blocked
-        loe = geometry.line_of_effect_between(
+        # A traced corner line that no wall blocks is itself a line of effect (5E-LOE-2);
+        # the exact search is needed only when every one is blocked.
+        loe_clear = not full_blocked.all() or geometry.line_of_effect_between(
             geo.walls,
             geometry.inset_box(source_box, inset) if attacker is not None else source_box,
             geometry.inset_box(target_box, inset),
             "move",
             elevations=(source_elev, target.elevation),
             wall_mask=geo.tall_walls,
-        )
+        ).clear
 
         rules = ["5E-COV-1", "5E-COV-3"]
         if method_used == "dmg-corner":
@@ -178,7 +180,7 @@ class Dnd5e:
                 n_wall = int(full_blocked[rows].sum())
                 n_any = int(traced.blocked[rows].sum())
                 wall_degree = DMG_CORNER[n_wall]
-                if n_wall == 4 and not loe.clear:
+                if n_wall == 4 and not loe_clear:
                     wall_degree = "total"
                 degree, by_creature = _combine(wall_degree, DMG_CORNER[n_any])
                 if best is None or _rank(degree) < _rank(best[0]):
@@ -205,7 +207,7 @@ class Dnd5e:
         if _rank(degree) > 0:
             rules.append("5E-COV-4")
         notes = [notes_cap] if notes_cap else []
-        if degree == "total" and loe.clear:
+        if degree == "total" and loe_clear:
             notes.append(
                 "All four corner lines are blocked (total cover by 5E-COV-5), although some "
                 "other straight line between the spaces is clear (5E-LOE-2)."
@@ -219,7 +221,7 @@ class Dnd5e:
             save_bonus=BONUS[degree],
             advantage_levels=0,
             can_target=degree != "total",
-            line_of_effect=loe.clear,
+            line_of_effect=loe_clear,
             rules=tuple(sorted(set(rules), key=rules.index)),
             lines=lines,
             notes=tuple(notes),

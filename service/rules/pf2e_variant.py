@@ -174,16 +174,17 @@ class Pf2eVariant:
             if attacker is not None and attack.kind != "area"
             else source_box
         )
-        loe = geometry.line_of_effect_between(
+        # A clear traced line joins the two spaces: line of effect without the exact search.
+        loe_clear = not traced.wall_blocked.all() or geometry.line_of_effect_between(
             geo.walls,
             inner_source,
             geometry.inset_box(target_box, geometry.DEFAULT_CORNER_INSET_PX),
             "move",
             elevations=elevations,
             wall_mask=geo.tall_walls,
-        )
+        ).clear
         notes = []
-        if not loe.clear:
+        if not loe_clear:
             degree = "total"
             rules.append("PV-COV-6")
             notes.append("No line of effect: the target cannot be targeted.")
@@ -204,7 +205,7 @@ class Pf2eVariant:
             save_bonus=0 if degree != "total" else None,
             advantage_levels=levels,
             can_target=degree != "total",
-            line_of_effect=loe.clear,
+            line_of_effect=loe_clear,
             rules=tuple(dict.fromkeys(rules)),
             lines=lines,
             notes=tuple(notes),

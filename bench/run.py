@@ -1,0 +1,240 @@
+"""Sightline benchmarks (issue 7), run by hand: ``.venv/bin/python -m bench.run``.
+
+Starts one gunicorn worker on 127.0.0.1 (a free port) and measures, side by side in one run:
+
+- matrix ratio: ``POST /v1/matrix`` (dnd5e, 50 tokens, 2,000 walls) / a raw shapely
+  ``STRtree.query`` of the same 4·N·(N−1) corner segments in-process (the floor);
+- ingest ratio: ``POST /v1/scenes`` of a 5,000-wall scene / ``json.loads`` of the same body;
+- cached ratio: median ``POST /v1/cover`` by ``scene_id`` (one target, 5,000 walls) / median
+  ``GET /healthz``;
+- scaling: matrix time for 25/50/100/200 tokens and 1,000/5,000/20,000 walls, with the fitted
+  exponents;
+- memory: RSS of the worker holding 20 cached 5,000-wall scenes.
+
+Nothing here is asserted; the numbers are printed (and written as JSON with ``--json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import requests
+import shapely
+
+from bench.dungeon import dungeon
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(max_mb: int = 2048) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    env = {
+        **os.environ,
+        "SIGHTLINE_WORKERS": "1",
+        "SIGHTLINE_SCENE_CACHE_SIZE": "64",
+        "SIGHTLINE_SCENE_CACHE_MAX_MB": str(max_mb),
+        "SIGHTLINE_MATRIX_MAX_TOKENS": "400",
+        "SIGHTLINE_WORKER_TIMEOUT": "300",
+    }
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    proc = subprocess.Popen(
+        [
+            str(gunicorn),
+            "-c",
+            "gunicorn.conf.py",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--access-logfile",
+            "/dev/null",
+            "service.app:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            if requests.get(url + "/healthz", timeout=1).ok:
+                return proc, url
+        except requests.ConnectionError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("gunicorn did not start")
+
+
+def timed(fn, repeat: int = 5) -> float:
+    """Median wall time of ``fn()`` in seconds."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def corner_segments(scene: dict) -> np.ndarray:
+    size = scene["grid"]["size"]
+    boxes = np.array(
+        [[t["x"], t["y"], t["x"] + size, t["y"] + size] for t in scene["tokens"]], dtype=float
+    )
+    corners = np.stack(
+        [
+            boxes[:, [0, 1]] + 0.5,
+            boxes[:, [2, 1]] + [-0.5, 0.5],
+            boxes[:, [2, 3]] - 0.5,
+            boxes[:, [0, 3]] + [0.5, -0.5],
+        ],
+        axis=1,
+    )
+    n = len(boxes)
+    ia, it = np.nonzero(~np.eye(n, dtype=bool))
+    return np.concatenate([corners[ia], corners[it]], axis=2).reshape(-1, 4)
+
+
+def raw_floor(scene: dict) -> float:
+    """In-process STRtree.query of the matrix's corner segments (built tree, one call)."""
+    walls = np.array([w["c"] for w in scene["walls"]], dtype=float)
+    tree = shapely.STRtree(shapely.linestrings(walls.reshape(-1, 2, 2)))
+    lines = shapely.linestrings(corner_segments(scene).reshape(-1, 2, 2))
+    return timed(lambda: tree.query(lines, predicate="intersects"))
+
+
+def post(url: str, path: str, body: dict | str) -> requests.Response:
+    data = body if isinstance(body, str) else json.dumps(body)
+    resp = requests.post(
+        url + path, data=data, timeout=600, headers={"Content-Type": "application/json"}
+    )
+    resp.raise_for_status()
+    return resp
+
+
+def upload(url: str, scene: dict) -> str:
+    return post(url, "/v1/scenes", {"scene": scene}).json()["scene_id"]
+
+
+def matrix_time(url: str, scene: dict, repeat: int = 3) -> float:
+    sid = upload(url, scene)
+    return timed(lambda: post(url, "/v1/matrix", {"ruleset": "dnd5e", "scene_id": sid}), repeat)
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of the gunicorn worker (the child of ``pid``), in MB."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    target = int(children[0]) if children else pid
+    for line in Path(f"/proc/{target}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return math.nan
+
+
+def fit_exponent(xs: list[float], ys: list[float]) -> float:
+    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", help="also write the results to this file")
+    ap.add_argument("--quick", action="store_true", help="smaller scaling grid")
+    args = ap.parse_args()
+    out: dict = {"cores": os.cpu_count()}
+    # Memory first, on a fresh worker: 20 cached 5,000-wall scenes.
+    proc, url = start_server()
+    try:
+        before = rss_mb(proc.pid)
+        for k in range(20):
+            upload(url, dungeon(5000, 50, seed=1000 + k))
+        out["memory"] = {"rss_mb_fresh_worker": before, "rss_mb_20_scenes": rss_mb(proc.pid)}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    proc, url = start_server()
+    try:
+        # Matrix ratio.
+        scene = dungeon(2000, 50, seed=1)
+        t_matrix = matrix_time(url, scene)
+        t_floor = raw_floor(scene)
+        out["matrix"] = {
+            "seconds": t_matrix,
+            "floor_seconds": t_floor,
+            "ratio": t_matrix / t_floor,
+            "segments": len(corner_segments(scene)),
+        }
+
+        # Ingest ratio.
+        big = dungeon(5000, 50, seed=2)
+        body = json.dumps({"scene": big})
+        t_json = timed(lambda: json.loads(body), 9)
+        fresh = [json.dumps({"scene": dungeon(5000, 50, seed=100 + k)}) for k in range(5)]
+        first = statistics.median(timed(lambda b=b: post(url, "/v1/scenes", b), 1) for b in fresh)
+        again = timed(lambda: post(url, "/v1/scenes", body), 9)
+        out["ingest"] = {
+            "json_loads_seconds": t_json,
+            "first_post_seconds": first,
+            "repeat_post_seconds": again,
+            "ratio_first": first / t_json,
+            "ratio_repeat": again / t_json,
+            "body_bytes": len(body),
+        }
+
+        # Cached ratio.
+        sid = upload(url, big)
+        ids = [t["id"] for t in big["tokens"]]
+        cover = {"ruleset": "dnd5e", "scene_id": sid, "attacker": ids[0], "targets": [ids[1]]}
+        cover_times, health_times = [], []
+        for k in range(60):
+            cover["targets"] = [ids[1 + k % (len(ids) - 1)]]
+            t = time.perf_counter()
+            post(url, "/v1/cover", cover)
+            cover_times.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            requests.get(url + "/healthz", timeout=10)
+            health_times.append(time.perf_counter() - t)
+        out["cached"] = {
+            "cover_median_seconds": statistics.median(cover_times),
+            "healthz_median_seconds": statistics.median(health_times),
+            "ratio": statistics.median(cover_times) / statistics.median(health_times),
+        }
+
+        # Scaling.
+        tokens = [25, 50, 100] if args.quick else [25, 50, 100, 200]
+        walls = [1000, 5000] if args.quick else [1000, 5000, 20000]
+        grid = {}
+        for w in walls:
+            for n in tokens:
+                grid[f"{n}x{w}"] = matrix_time(url, dungeon(w, n, seed=7), repeat=1)
+        by_tokens = [grid[f"{n}x{walls[1]}"] for n in tokens]
+        by_walls = [grid[f"{tokens[1]}x{w}"] for w in walls]
+        out["scaling"] = {
+            "seconds": grid,
+            "exponent_tokens": fit_exponent(tokens, by_tokens),
+            "exponent_walls": fit_exponent(walls, by_walls),
+        }
+        out["memory"]["rss_mb_after_scaling"] = rss_mb(proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    print(json.dumps(out, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
