@@ -277,12 +277,12 @@ def trace(
 def _candidate_pairs(
     index: WallIndex, seg: FloatArray
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """(segment, wall) index pairs with the wall within ``QUERY_TOL_PX`` of the segment.
+    """(segment, wall) index pairs whose envelopes meet, grown by ``QUERY_TOL_PX``.
 
     Candidates within a hair of each segment: the tolerant tests of ``_trace_walls`` decide,
     so a wall end point lying on the segment up to float error is never missed (GEO-6
-    junctions). Long segments are queried in pieces of at most ``QUERY_PIECE_PX`` so that
-    a diagonal across a large map does not make every wall a bounding-box candidate.
+    junctions). Long segments are looked up in pieces of at most ``QUERY_PIECE_PX`` so
+    that a diagonal across a large map does not make every wall a candidate.
     """
     m = len(seg)
     d = seg[:, 2:4] - seg[:, 0:2]
@@ -294,8 +294,11 @@ def _candidate_pairs(
     starts = seg[owner, 0:2] + d[owner] * (q / k)[:, None]
     ends = seg[owner, 0:2] + d[owner] * ((q + 1) / k)[:, None]
     ends[q == pieces[owner] - 1] = seg[owner[q == pieces[owner] - 1], 2:4]
-    lines = shapely.linestrings(np.stack([starts, ends], axis=1))
-    pi, wi = index.tree.query(lines, predicate="dwithin", distance=QUERY_TOL_PX)
+    lo = np.minimum(starts, ends) - QUERY_TOL_PX
+    hi = np.maximum(starts, ends) + QUERY_TOL_PX
+    # Envelope query (no GEOS predicate): the exact tests in _trace_walls decide.
+    boxes = shapely.box(lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1])
+    pi, wi = index.tree.query(boxes)
     if len(owner) == m:
         return pi, wi
     pairs = np.unique(owner[pi].astype(np.int64) * index.size + wi)
