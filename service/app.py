@@ -76,6 +76,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     @app.before_request
     def json_only() -> None:
+        if request.routing_exception is not None:  # 404/405 first
+            return
         if request.method in ("POST", "PUT", "PATCH") and request.content_length != 0:
             if not request.is_json:
                 abort(415, message="Send the body as JSON (Content-Type: application/json).")
