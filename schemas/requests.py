@@ -9,8 +9,8 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 from schemas.common import Number, point_field
 from schemas.scene import MAX_UNITS, SceneSchema, StrictSchema
 
-#: Most targets in one cover request (each costs about a millisecond).
-MAX_TARGETS = 1000
+#: Hard cap on targets in one request; the service's own limit is SIGHTLINE_MAX_TARGETS.
+MAX_TARGETS = 100_000
 
 SCENE_DOC = "Canonical scene (shared/DESIGN.md); give either `scene` or `scene_id`."
 

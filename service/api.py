@@ -46,13 +46,46 @@ def load_scene(raw: Any, path: str = "scene") -> Scene:
     raise AssertionError("unreachable")
 
 
+#: Per-scene count limits: (attribute, config key).
+SCENE_LIMITS = (
+    ("walls", "MAX_WALLS"),
+    ("tokens", "MAX_TOKENS"),
+    ("lights", "MAX_LIGHTS"),
+    ("regions", "MAX_REGIONS"),
+)
+
+
+def check_limits(scene: Scene, path: str = "scene") -> None:
+    """422 naming ``scene.<kind>`` when a scene has more walls, tokens... than configured."""
+    for kind, key in SCENE_LIMITS:
+        limit = int(current_app.config[key])
+        count = len(getattr(scene, kind))
+        if count > limit:
+            raise RulesError(
+                f"A scene may hold at most {limit} {kind} (SIGHTLINE_{key}); this one has "
+                f"{count}.",
+                (path, kind),
+            )
+
+
 def resolve_scene(args: dict[str, Any]) -> SceneGeometry:
     """The scene geometry of a request carrying ``scene`` (loaded) or ``scene_id``."""
     cache = _cache()
     if args.get("scene_id") is not None:
         return cache.get(args["scene_id"])
+    check_limits(args["scene"])
     _, geo = cache.put(args["scene"])
     return geo
+
+
+def check_targets(ids: list[str], path: str = "targets") -> None:
+    """422 when a request names more targets than ``SIGHTLINE_MAX_TARGETS``."""
+    limit = int(current_app.config["MAX_TARGETS"])
+    if len(ids) > limit:
+        raise RulesError(
+            f"At most {limit} {path} per request (SIGHTLINE_MAX_TARGETS); got {len(ids)}.",
+            (path,),
+        )
 
 
 def find_token(scene: Scene, token_id: str, path: tuple[str | int, ...]) -> Token:
@@ -133,6 +166,7 @@ def upload_scene(args: dict[str, Any]) -> dict[str, Any]:
         imported = run_adapter(args["format"], args["export"])
         warnings, extra = imported["warnings"], imported["stats"]
         scene = load_scene(imported["scene"], "export")
+    check_limits(scene, "scene" if args.get("scene") is not None else "export")
     sid, _ = _cache().put(scene)
     return {"scene_id": sid, "stats": {**extra, **scene_stats(scene)}, "warnings": warnings}
 
@@ -165,6 +199,7 @@ def import_export(query: dict[str, Any], fmt: str) -> dict[str, Any]:
 def cover(args: dict[str, Any]) -> dict[str, Any]:
     """Cover of each target against the attacker (or an area's point of origin)."""
     system = rules.get(args["ruleset"])
+    check_targets(args["targets"])
     geo = resolve_scene(args)
     attacker = None
     if args.get("attacker") is not None:
@@ -282,6 +317,7 @@ def flanking(args: dict[str, Any]) -> dict[str, Any]:
 def vision(args: dict[str, Any]) -> dict[str, Any]:
     """What one observer perceives of each target: sense, light, obscurement, detection."""
     system = rules.get(args["ruleset"])
+    check_targets(args["targets"])
     geo = resolve_scene(args)
     observer = find_token(geo.scene, args["observer"], ("observer",))
     targets = [find_token(geo.scene, t, ("targets", i)) for i, t in enumerate(args["targets"])]

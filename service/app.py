@@ -6,6 +6,7 @@ JSON where they parse, e.g. ``SIGHTLINE_MAX_CONTENT_LENGTH=1048576``), then ``te
 
 from __future__ import annotations
 
+import hmac
 import json
 from importlib import resources
 from typing import Any
@@ -33,7 +34,23 @@ DEFAULTS: dict[str, Any] = {
     "PRELOAD_SAMPLE": True,
     "MATRIX_MAX_TOKENS": 200,
     "MATRIX_MAX_VISION_TOKENS": 60,
+    "MAX_WALLS": 50000,
+    "MAX_TOKENS": 1000,
+    "MAX_LIGHTS": 5000,
+    "MAX_REGIONS": 1000,
+    "MAX_TARGETS": 1000,
+    "API_KEYS": [],
 }
+
+#: Paths answered without an API key: liveness probes and the API description.
+OPEN_PATHS = frozenset({"/healthz", "/openapi.json"})
+
+
+def _api_keys(value: Any) -> list[bytes]:
+    """``SIGHTLINE_API_KEYS``: a JSON list, or one string of comma-separated keys."""
+    if isinstance(value, str):
+        value = value.split(",")
+    return [str(k).strip().encode() for k in value or () if str(k).strip()]
 
 
 def sample_scene() -> dict[str, Any]:
@@ -73,6 +90,26 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["sightline_cache"] = cache
     if app.config["PRELOAD_SAMPLE"]:
         cache.put(views.load_scene_plain(sample_scene()), alias="sample")
+
+    keys = _api_keys(app.config["API_KEYS"])
+
+    @app.before_request
+    def api_key() -> None:
+        """Optional API keys: ``Authorization: Bearer <key>``, compared in constant time."""
+        if not keys or request.method == "OPTIONS" or request.path in OPEN_PATHS:
+            return
+        header = request.headers.get("Authorization", "")
+        scheme, _, token = header.partition(" ")
+        given = token.strip().encode() if scheme.lower() == "bearer" else b""
+        ok = False
+        for key in keys:  # compare with every key, whatever matched before
+            ok |= hmac.compare_digest(given, key)
+        if not ok:
+            abort(
+                401,
+                message="A valid API key is required: send 'Authorization: Bearer <key>'.",
+                headers={"WWW-Authenticate": 'Bearer realm="sightline"'},
+            )
 
     @app.before_request
     def json_only() -> None:

@@ -1,0 +1,102 @@
+"""Issue 8: optional API keys, configurable limits, no internals in answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.app import create_app
+from tests.api.test_api import assert_error
+from tests.scenes import scene_dict, tok, wall
+
+BODY = {"ruleset": "dnd5e", "scene_id": "sample", "attacker": "archer", "targets": ["goblin"]}
+
+
+@pytest.fixture
+def locked():
+    return create_app({"API_KEYS": "alpha, beta"}).test_client()
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        pytest.param({}, id="no Authorization header"),
+        pytest.param({"Authorization": "Bearer gamma"}, id="wrong key"),
+        pytest.param({"Authorization": "Basic alpha"}, id="wrong scheme"),
+        pytest.param({"Authorization": "Bearer "}, id="empty key"),
+        pytest.param({"Authorization": "Bearer alph"}, id="prefix of a key"),
+    ],
+)
+def test_missing_or_wrong_key_is_401(locked, headers):
+    resp = locked.post("/v1/cover", json=BODY, headers=headers)
+    body = assert_error(resp, 401)
+    assert "Bearer" in resp.headers["WWW-Authenticate"]
+    assert "alpha" not in resp.get_data(as_text=True)
+    assert body["message"].startswith("A valid API key")
+
+
+@pytest.mark.parametrize("key", ["alpha", "beta"])
+def test_each_configured_key_works(locked, key):
+    resp = locked.post("/v1/cover", json=BODY, headers={"Authorization": f"Bearer {key}"})
+    assert resp.status_code == 200
+
+
+def test_open_paths_and_preflight_need_no_key(locked):
+    assert locked.get("/healthz").status_code == 200
+    assert locked.get("/openapi.json").status_code == 200
+    pre = locked.options(
+        "/v1/cover",
+        headers={"Origin": "http://localhost:30000", "Access-Control-Request-Method": "POST"},
+    )
+    assert pre.status_code == 200
+
+
+def test_keys_as_a_json_list_from_the_environment(monkeypatch):
+    monkeypatch.setenv("SIGHTLINE_API_KEYS", '["k1", "k2"]')
+    client = create_app().test_client()
+    assert client.post("/v1/cover", json=BODY).status_code == 401
+    assert (
+        client.post("/v1/cover", json=BODY, headers={"Authorization": "Bearer k2"}).status_code
+        == 200
+    )
+
+
+def test_no_keys_configured_means_open():
+    assert create_app().test_client().post("/v1/cover", json=BODY).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("config", "body", "path"),
+    [
+        pytest.param(
+            {"MAX_WALLS": 2},
+            {
+                "scene": scene_dict(
+                    [wall(f"w{i}", 0, i, 5, i) for i in range(3)],
+                    [tok("A", 0, 0), tok("T", 400, 0)],
+                )
+            },
+            ["scene", "walls"],
+            id="SIGHTLINE_MAX_WALLS",
+        ),
+        pytest.param(
+            {"MAX_TOKENS": 1},
+            {"scene": scene_dict([], [tok("A", 0, 0), tok("T", 400, 0)])},
+            ["scene", "tokens"],
+            id="SIGHTLINE_MAX_TOKENS",
+        ),
+        pytest.param(
+            {"MAX_TARGETS": 1},
+            {"scene_id": "sample", "attacker": "archer", "targets": ["goblin", "ogre"]},
+            ["targets"],
+            id="SIGHTLINE_MAX_TARGETS",
+        ),
+    ],
+)
+def test_configured_limits_answer_422_naming_them(config, body, path):
+    client = create_app(config).test_client()
+    request = {"ruleset": "dnd5e", "attacker": "A", "targets": ["T"], **body}
+    err = assert_error(client.post("/v1/cover", json=request), 422)
+    node = err["errors"]["json"]
+    for key in path:
+        node = node[key]
+    assert "SIGHTLINE_MAX_" in err["message"]
