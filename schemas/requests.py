@@ -96,8 +96,15 @@ class SceneUploadSchema(StrictSchema):
         allow_none=True,
         metadata={"description": "Canonical scene (shared/DESIGN.md)."},
     )
-    format = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(["foundry"]))
+    format = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.OneOf(["foundry", "roll20", "uvtt", "auto"]),
+    )
     export = fields.Raw(load_default=None, allow_none=True)
+    page = fields.String(
+        load_default=None, allow_none=True, metadata={"description": "Roll20 page name or index."}
+    )
 
     @validates_schema
     def one_source(self, data: dict, **_: Any) -> None:
@@ -107,6 +114,10 @@ class SceneUploadSchema(StrictSchema):
             raise ValidationError("Give exactly one of `scene` or `format` + `export`.", "scene")
         if has_export and data.get("format") is None:
             raise ValidationError("Required with `export`.", "format")
+        if data.get("page") is not None and data.get("format") not in ("roll20", "auto"):
+            raise ValidationError("Only with format roll20 or auto.", "page")
+        if data.get("page") is not None and data.get("format") not in ("roll20", "auto"):
+            raise ValidationError("Only with format roll20 or auto.", "page")
 
 
 class ImportQuerySchema(StrictSchema):
@@ -114,6 +125,11 @@ class ImportQuerySchema(StrictSchema):
         load_default=None, metadata={"description": "Scene name or id in a world export."}
     )
     page = fields.String(load_default=None, metadata={"description": "Roll20 page name or index."})
+    grid_distance = Number(
+        load_default=None,
+        validate=validate.Range(min=0, max=MAX_UNITS, min_inclusive=False),
+        metadata={"description": "Universal VTT: grid units per square (default 5)."},
+    )
 
 
 class EndpointField(fields.Field):

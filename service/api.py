@@ -6,6 +6,7 @@ function. Contract: ``shared/API.md``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,7 @@ from flask import current_app, request
 from flask_smorest import Blueprint, abort
 from marshmallow import ValidationError
 
-from adapters import foundry
+from adapters import detect, foundry, roll20, uvtt
 from adapters.errors import AdapterError
 from schemas import requests as rq
 from schemas import responses as rs
@@ -29,7 +30,19 @@ from service.rules.base import Attack, SceneGeometry
 blp = Blueprint("v1", __name__, description="Sightline rules API, contract v1 (shared/API.md).")
 health = Blueprint("health", __name__, description="Liveness.")
 
-ADAPTERS = {"foundry": foundry.to_scene}
+ADAPTERS: dict[str, Callable[..., dict[str, Any]]] = {
+    "foundry": foundry.to_scene,
+    "roll20": roll20.to_scene,
+    "uvtt": uvtt.to_scene,
+    "auto": detect.to_scene,
+}
+#: Query options each import format takes (others answer 422 naming them).
+IMPORT_OPTIONS = {
+    "foundry": ("scene",),
+    "roll20": ("page",),
+    "uvtt": ("grid_distance",),
+    "auto": ("scene", "page"),
+}
 ERRORS = {"422": "Invalid request or unanswerable question", "404": "Unknown scene id or token"}
 
 
@@ -163,7 +176,8 @@ def upload_scene(args: dict[str, Any]) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     scene = args.get("scene")
     if scene is None:
-        imported = run_adapter(args["format"], args["export"])
+        kw = {"page": args["page"]} if args.get("page") is not None else {}
+        imported = run_adapter(args["format"], args["export"], **kw)
         warnings, extra = imported["warnings"], imported["stats"]
         scene = load_scene(imported["scene"], "export")
     check_limits(scene, "scene" if args.get("scene") is not None else "export")
@@ -178,15 +192,24 @@ def upload_scene(args: dict[str, Any]) -> dict[str, Any]:
 def import_export(query: dict[str, Any], fmt: str) -> dict[str, Any]:
     """Translate an export (the file's JSON as the body) into a canonical scene + warnings.
 
-    ``fmt``: ``foundry``. Query ``scene`` picks a scene of a world export by name or id.
+    ``fmt``: ``foundry``, ``roll20``, ``uvtt`` or ``auto`` (sniffed). Query ``scene`` picks
+    a scene of a Foundry world export, ``page`` a Roll20 page (name or index),
+    ``grid_distance`` the feet per square of a Universal VTT map (default 5).
     """
     if fmt not in ADAPTERS:
         abort(404, message=f"Unknown import format {fmt!r}; known: {', '.join(ADAPTERS)}.")
     export = request.get_json(silent=True)
     if export is None:
         abort(400, message="Invalid JSON body.", errors={"json": ["Invalid JSON body."]})
-    kw = {"scene": query["scene"]} if query.get("scene") is not None else {}
-    result = run_adapter(fmt, export, **kw)
+    given = {k: v for k, v in query.items() if v is not None}
+    unused = sorted(k for k in given if k not in IMPORT_OPTIONS[fmt])
+    if unused:
+        abort(
+            422,
+            message=f"Query {', '.join(unused)} does not apply to format {fmt!r}.",
+            errors={"query": {k: [f"Not used by format {fmt!r}."] for k in unused}},
+        )
+    result = run_adapter(fmt, export, **given)
     load_scene(result["scene"], "export")  # the adapter's output must be a valid scene
     return result
 

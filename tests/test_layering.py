@@ -16,7 +16,16 @@ PURE = [
     "service.cache",
     "schemas.scene",
 ]
-STDLIB_ONLY = ["service.model", "service.errors", "adapters", "adapters.foundry", "adapters.errors"]
+STDLIB_ONLY = [
+    "service.model",
+    "service.errors",
+    "adapters",
+    "adapters.foundry",
+    "adapters.errors",
+    "adapters.roll20",
+    "adapters.uvtt",
+    "adapters.detect",
+]
 
 
 def imported_modules(module: str) -> set[str]:

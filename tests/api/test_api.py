@@ -409,3 +409,60 @@ def test_import_malformed_json_says_so(client):
         client.post("/v1/import/foundry", data="{oops", content_type="application/json"), 400
     )
     assert body["message"] == "Invalid JSON body."
+
+
+IMPORTS = [
+    pytest.param(
+        "roll20", ("roll20", "roll20-betteR20-module-white-plume-mountain.json"), {}, id="roll20"
+    ),
+    pytest.param("uvtt", ("uvtt", "uvtt-0.3-dndapps-the-litch-and-his-tomb.dd2vtt"), {}, id="uvtt"),
+    pytest.param(
+        "auto", ("uvtt", "uvtt-0.2-dndapps-headmasters-quarters.dd2vtt"), {}, id="auto uvtt"
+    ),
+    pytest.param("auto", ("foundry", "foundry-v9-fa-redbrand-hideout.json"), {}, id="auto foundry"),
+    pytest.param(
+        "roll20",
+        ("roll20", "roll20-betteR20-module-tomb-of-horrors.json"),
+        {"page": "0"},
+        id="roll20 page by index",
+    ),
+]
+
+
+@pytest.mark.parametrize(("fmt", "parts", "query"), IMPORTS)
+def test_import_every_format(fmt, parts, query):
+    from tests.conftest import load_real
+
+    client = create_app().test_client()  # the real files are larger than the fixture's limit
+    export = load_real(*parts)
+    resp = client.post(f"/v1/import/{fmt}", json=export, query_string=query)
+    assert resp.status_code == 200, resp.get_data(as_text=True)[:300]
+    body = resp.get_json()
+    assert body["stats"]["walls"] == len(body["scene"]["walls"]) > 0
+    up = client.post("/v1/scenes", json={"format": fmt, "export": export, **query})
+    assert up.status_code == 200, up.get_data(as_text=True)[:300]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "query", "code", "where"),
+    [
+        pytest.param("foundry", {"page": "1"}, 422, "query", id="page for foundry"),
+        pytest.param("roll20", {"page": "99"}, 422, "json", id="page out of range"),
+    ],
+)
+def test_import_option_errors(fmt, query, code, where):
+    from tests.conftest import load_real
+
+    client = create_app().test_client()
+    export = load_real("roll20", "roll20-betteR20-module-white-plume-mountain.json")
+    err = assert_error(client.post(f"/v1/import/{fmt}", json=export, query_string=query), code)
+    assert where in err["errors"]
+
+
+def test_wrong_format_for_the_endpoint_says_what_it_is():
+    from tests.conftest import load_real
+
+    client = create_app().test_client()
+    export = load_real("uvtt", "uvtt-0.2-dndapps-headmasters-quarters.dd2vtt")
+    err = assert_error(client.post("/v1/import/roll20", json=export), 422)
+    assert "uvtt" in err["message"].lower() or "universal" in err["message"].lower()
