@@ -252,7 +252,11 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
     if not isinstance(doc.get("walls"), list | None):
         raise ctx.error(f"'walls' must be a list, got {type(doc['walls']).__name__}", "walls")
     if "walls" not in doc and not _has_grid_info(doc):
-        raise ctx.error("not a Foundry scene: neither 'walls' nor grid information")
+        from adapters.detect import sniff  # here: detect imports this module
+
+        other = sniff(export)
+        hint = f"; this looks like a {other} export: use format {other!r}" if other else ""
+        raise ctx.error("not a Foundry scene: neither 'walls' nor grid information" + hint)
 
     grid = _grid(doc, ctx)
     ctx.distance = grid["distance"]
