@@ -43,6 +43,48 @@ IMPORT_OPTIONS = {
     "uvtt": ("grid_distance",),
     "auto": ("scene", "page"),
 }
+#: Request examples for the OpenAPI document; each runs as is against the bundled sample
+#: scene (``scene_id: "sample"``) and is checked by tests/api/test_openapi.py.
+EXAMPLES: dict[str, dict[str, Any]] = {
+    "scenes": {
+        "scene": {
+            "grid": {"size": 100, "distance": 5},
+            "walls": [{"id": "w1", "c": [250, -100, 250, 60]}],
+            "tokens": [{"id": "A", "x": 0, "y": 0}, {"id": "T", "x": 400, "y": 0}],
+        }
+    },
+    "cover": {
+        "ruleset": "dnd5e",
+        "scene_id": "sample",
+        "attacker": "archer",
+        "targets": ["goblin", "kobold"],
+        "attack": {"kind": "ranged"},
+        "options": {},
+    },
+    "line": {"scene_id": "sample", "from": "archer", "to": "goblin", "effect": {"damage": 12}},
+    "sight": {"scene_id": "sample", "from": "archer", "to": {"point": [950, 100]}},
+    "flanking": {
+        "ruleset": "starfinder",
+        "scene_id": "sample",
+        "attacker": "fighter",
+        "ally": "archer",
+        "target": "ogre",
+    },
+    "vision": {
+        "ruleset": "dnd5e",
+        "scene_id": "sample",
+        "observer": "goblin",
+        "targets": ["archer", "kobold"],
+    },
+    "lighting": {"scene_id": "sample", "points": [[150, 150], [900, 700]], "tokens": ["goblin"]},
+    "matrix": {
+        "ruleset": "dnd5e",
+        "scene_id": "sample",
+        "kind": "cover",
+        "tokens": ["archer", "goblin", "kobold"],
+    },
+}
+
 ERRORS = {"422": "Invalid request or unanswerable question", "404": "Unknown scene id or token"}
 
 
@@ -75,8 +117,7 @@ def check_limits(scene: Scene, path: str = "scene") -> None:
         count = len(getattr(scene, kind))
         if count > limit:
             raise RulesError(
-                f"A scene may hold at most {limit} {kind} (SIGHTLINE_{key}); this one has "
-                f"{count}.",
+                f"A scene may hold at most {limit} {kind} (SIGHTLINE_{key}); this one has {count}.",
                 (path, kind),
             )
 
@@ -167,7 +208,7 @@ def list_rulesets() -> dict[str, Any]:
 
 
 @blp.route("/scenes", methods=["POST"])
-@blp.arguments(rq.SceneUploadSchema)
+@blp.arguments(rq.SceneUploadSchema, example=EXAMPLES["scenes"])
 @blp.response(200, rs.SceneUploadResponseSchema)
 @blp.alt_response(422, description=ERRORS["422"])
 def upload_scene(args: dict[str, Any]) -> dict[str, Any]:
@@ -215,7 +256,7 @@ def import_export(query: dict[str, Any], fmt: str) -> dict[str, Any]:
 
 
 @blp.route("/cover", methods=["POST"])
-@blp.arguments(rq.CoverRequestSchema)
+@blp.arguments(rq.CoverRequestSchema, example=EXAMPLES["cover"])
 @blp.response(200, rs.CoverResponseSchema)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
@@ -292,7 +333,7 @@ def _line(args: dict[str, Any], sense: str) -> Any:
 
 
 @blp.route("/line-of-effect", methods=["POST"])
-@blp.arguments(rq.LineRequestSchema)
+@blp.arguments(rq.LineRequestSchema, example=EXAMPLES["line"])
 @blp.response(200, rs.LineResponseSchema)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
@@ -305,7 +346,7 @@ def line_of_effect(args: dict[str, Any]) -> Any:
 
 
 @blp.route("/line-of-sight", methods=["POST"])
-@blp.arguments(rq.LineRequestSchema)
+@blp.arguments(rq.LineRequestSchema, example=EXAMPLES["sight"])
 @blp.response(200, rs.LineResponseSchema)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
@@ -315,7 +356,7 @@ def line_of_sight(args: dict[str, Any]) -> Any:
 
 
 @blp.route("/modifiers/flanking", methods=["POST"])
-@blp.arguments(rq.FlankingRequestSchema)
+@blp.arguments(rq.FlankingRequestSchema, example=EXAMPLES["flanking"])
 @blp.response(200, rs.FlankingResponseSchema)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
@@ -333,7 +374,7 @@ def flanking(args: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/vision", methods=["POST"])
-@blp.arguments(rq.VisionRequestSchema)
+@blp.arguments(rq.VisionRequestSchema, example=EXAMPLES["vision"])
 @blp.response(200, rs.VisionResponseSchema)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
@@ -356,7 +397,7 @@ def vision(args: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/lighting", methods=["POST"])
-@blp.arguments(rq.LightingRequestSchema)
+@blp.arguments(rq.LightingRequestSchema, example=EXAMPLES["lighting"])
 @blp.response(200, rs.LightingResponseSchema)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
@@ -376,7 +417,7 @@ def lighting(args: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/matrix", methods=["POST"])
-@blp.arguments(rq.MatrixRequestSchema)
+@blp.arguments(rq.MatrixRequestSchema, example=EXAMPLES["matrix"])
 @blp.response(200, rs.MatrixResponseSchema)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])

@@ -27,7 +27,15 @@ ERROR_422 = "Invalid request (field path in errors.json), or a ruleset without t
 
 
 @blp.route("/gravity", methods=["POST"])
-@blp.arguments(sm.GravityRequestSchema)
+@blp.arguments(
+    sm.GravityRequestSchema,
+    example={
+        "ruleset": "dnd5e",
+        "gravity": 3,
+        "creature": {"str": 1, "dex": 2, "con": 4, "speed": 30},
+        "weapon": {"normal_range": 150, "long_range": 600},
+    },
+)
 @blp.response(200, sm.GravityResponseSchema)
 @blp.alt_response(422, description=ERROR_422)
 def gravity(args: dict[str, Any]) -> environment.GravityResult:
@@ -36,7 +44,20 @@ def gravity(args: dict[str, Any]) -> environment.GravityResult:
 
 
 @blp.route("/underwater", methods=["POST"])
-@blp.arguments(sm.UnderwaterRequestSchema)
+@blp.arguments(
+    sm.UnderwaterRequestSchema,
+    example={
+        "ruleset": "dnd5e",
+        "attacker": {"swim_speed": 0},
+        "attack": {
+            "kind": "ranged",
+            "weapon": "longbow",
+            "distance": 200,
+            "normal_range": 150,
+            "long_range": 600,
+        },
+    },
+)
 @blp.response(200, sm.UnderwaterResponseSchema)
 @blp.alt_response(422, description=ERROR_422)
 def underwater(args: dict[str, Any]) -> Any:
@@ -47,7 +68,10 @@ def underwater(args: dict[str, Any]) -> Any:
 
 
 @blp.route("/range", methods=["POST"])
-@blp.arguments(sm.RangeRequestSchema)
+@blp.arguments(
+    sm.RangeRequestSchema,
+    example={"ruleset": "pf2e-variant", "distance": 45, "range_increment": 30},
+)
 @blp.response(200, sm.RangeResponseSchema)
 @blp.alt_response(422, description=ERROR_422)
 def range_modifiers(args: dict[str, Any]) -> environment.RangeResult:

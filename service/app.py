@@ -11,7 +11,7 @@ import json
 from importlib import resources
 from typing import Any
 
-from flask import Flask, request
+from flask import Flask, request, send_from_directory
 from flask_cors import CORS
 from flask_smorest import Api, abort
 
@@ -27,6 +27,9 @@ DEFAULTS: dict[str, Any] = {
     "OPENAPI_VERSION": "3.0.3",
     "OPENAPI_URL_PREFIX": "/",
     "OPENAPI_JSON_PATH": "openapi.json",
+    # The interactive API page, its assets served from the swagger-ui-bundle package (no CDN).
+    "OPENAPI_SWAGGER_UI_PATH": "docs",
+    "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
     "MAX_CONTENT_LENGTH": 10 * 1024 * 1024,
     "CORS_ORIGINS": DEFAULT_CORS_ORIGINS,
     "SCENE_CACHE_SIZE": 64,
@@ -43,7 +46,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 #: Paths answered without an API key: liveness probes and the API description.
-OPEN_PATHS = frozenset({"/healthz", "/openapi.json"})
+OPEN_PATHS = frozenset({"/healthz", "/openapi.json", "/docs"})
 
 
 def _api_keys(value: Any) -> list[bytes]:
@@ -84,6 +87,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(views.blp, url_prefix="/v1")
     api.register_blueprint(api_modifiers.blp)
 
+    @app.get("/docs/assets/<path:filename>")
+    def docs_assets(filename: str) -> Any:
+        """Swagger UI's static files, from the installed swagger-ui-bundle package."""
+        import swagger_ui_bundle
+
+        return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)
+
     cache = SceneCache(
         app.config["SCENE_CACHE_SIZE"], int(app.config["SCENE_CACHE_MAX_MB"]) * 1024 * 1024
     )
@@ -97,6 +107,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     def api_key() -> None:
         """Optional API keys: ``Authorization: Bearer <key>``, compared in constant time."""
         if not keys or request.method == "OPTIONS" or request.path in OPEN_PATHS:
+            return
+        if request.path.startswith("/docs/assets/"):
             return
         header = request.headers.get("Authorization", "")
         scheme, _, token = header.partition(" ")
