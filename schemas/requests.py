@@ -249,3 +249,43 @@ class MatrixRequestSchema(SceneRefSchema):
             "description": "The ruleset's options, as for /v1/cover (kind cover) or /v1/vision."
         },
     )
+
+
+#: Fields each render query type needs.
+QUERY_FIELDS = {
+    "cover": ("ruleset", "attacker", "target"),
+    "vision": ("ruleset", "observer", "target"),
+    "line-of-effect": ("from", "to"),
+    "line-of-sight": ("from", "to"),
+}
+
+
+class RenderQuerySchema(StrictSchema):
+    """The query whose traced lines ``POST /v1/render`` draws."""
+
+    type = fields.String(required=True, validate=validate.OneOf(list(QUERY_FIELDS)))
+    ruleset = fields.String(load_default=None)
+    attacker = fields.String(load_default=None)
+    observer = fields.String(load_default=None)
+    target = fields.String(load_default=None)
+    source = EndpointField(
+        data_key="from", attribute="from", load_default=None, metadata=ENDPOINT_DOC
+    )
+    dest = EndpointField(data_key="to", attribute="to", load_default=None, metadata=ENDPOINT_DOC)
+    attack = fields.Nested(AttackSchema, load_default=None, allow_none=True)
+    options = fields.Dict(load_default=dict)
+
+    @validates_schema
+    def fields_of_type(self, data: dict, **_: Any) -> None:
+        area = (data.get("attack") or {}).get("kind") == "area"
+        missing = {
+            name: [f"Required for a {data['type']} query."]
+            for name in QUERY_FIELDS.get(data.get("type", ""), ())
+            if data.get(name) is None and not (area and name == "attacker")
+        }
+        if missing:
+            raise ValidationError(missing)
+
+
+class RenderRequestSchema(SceneRefSchema):
+    query = fields.Nested(RenderQuerySchema, load_default=None, allow_none=True)

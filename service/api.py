@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-from flask import current_app, request
+from flask import Response, current_app, request
 from flask_smorest import Blueprint, abort
 from marshmallow import ValidationError
 
@@ -19,13 +18,12 @@ from adapters.errors import AdapterError
 from schemas import requests as rq
 from schemas import responses as rs
 from schemas.scene import SceneSchema
-from service import __version__, rules
+from service import __version__, queries, rules
 from service.cache import SceneCache
-from service.errors import RulesError, UnknownToken
-from service.lighting import light_at_points, light_over_token
-from service.line_of_effect import Endpoint, line_between
-from service.model import Scene, Token
-from service.rules.base import Attack, SceneGeometry
+from service.errors import RulesError
+from service.model import Scene
+from service.render import render_query, render_svg
+from service.rules.base import SceneGeometry
 
 blp = Blueprint("v1", __name__, description="Sightline rules API, contract v1 (shared/API.md).")
 health = Blueprint("health", __name__, description="Liveness.")
@@ -77,6 +75,10 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "targets": ["archer", "kobold"],
     },
     "lighting": {"scene_id": "sample", "points": [[150, 150], [900, 700]], "tokens": ["goblin"]},
+    "render": {
+        "scene_id": "sample",
+        "query": {"type": "cover", "ruleset": "dnd5e", "attacker": "archer", "target": "goblin"},
+    },
     "matrix": {
         "ruleset": "dnd5e",
         "scene_id": "sample",
@@ -140,14 +142,6 @@ def check_targets(ids: list[str], path: str = "targets") -> None:
             f"At most {limit} {path} per request (SIGHTLINE_MAX_TARGETS); got {len(ids)}.",
             (path,),
         )
-
-
-def find_token(scene: Scene, token_id: str, path: tuple[str | int, ...]) -> Token:
-    """The token ``token_id`` of ``scene``; 404 naming the request field when absent."""
-    tok = scene.token(token_id)
-    if tok is None:
-        raise UnknownToken(f"No token with id {token_id!r} in the scene.", path)
-    return tok
 
 
 def run_adapter(fmt: str, export: Any, **kw: Any) -> dict[str, Any]:
@@ -262,43 +256,14 @@ def import_export(query: dict[str, Any], fmt: str) -> dict[str, Any]:
 @blp.alt_response(422, description=ERRORS["422"])
 def cover(args: dict[str, Any]) -> dict[str, Any]:
     """Cover of each target against the attacker (or an area's point of origin)."""
-    system = rules.get(args["ruleset"])
+    rules.get(args["ruleset"])
     check_targets(args["targets"])
-    geo = resolve_scene(args)
-    attacker = None
-    if args.get("attacker") is not None:
-        attacker = find_token(geo.scene, args["attacker"], ("attacker",))
-    targets = [find_token(geo.scene, t, ("targets", i)) for i, t in enumerate(args["targets"])]
-    for i, tok in enumerate(targets):
-        if attacker is not None and tok.id == attacker.id:
-            raise RulesError("A token cannot be its own target.", ("targets", i))
-    attack_args = args["attack"]
-    origin = attack_args.get("origin")
-    attack = Attack(attack_args["kind"], tuple(origin) if origin else None)  # type: ignore[arg-type]
-    options = ruleset_options(system, args["options"])
-    for name in ("take_cover", "partial_cover"):
-        for i, tid in enumerate(options.get(name, ())):
-            find_token(geo.scene, tid, ("options", name, i))
-    results = [system.cover(geo, attacker, t, attack, options) for t in targets]
-    return {"ruleset": system.id, "attacker": args.get("attacker"), "results": results}
+    return queries.cover(resolve_scene(args), args)
 
 
 def load_scene_plain(raw: Any) -> Scene:
     """Validate a canonical scene outside a request (start-up); raises ValidationError."""
     return SceneSchema().load(raw)  # type: ignore[no-any-return]
-
-
-def ruleset_options(system: rules.RuleSystem, raw: dict[str, Any]) -> dict[str, Any]:
-    """The options given for ``system``; one it does not use answers 422 naming it."""
-    given = {k: v for k, v in raw.items() if v not in (None, [])}
-    for name in given:
-        if name not in system.options:
-            raise RulesError(
-                f"Option {name!r} does not apply to ruleset {system.id!r}; "
-                f"its options: {', '.join(sorted(system.options))}.",
-                ("options", name),
-            )
-    return given
 
 
 def system_capabilities(system: rules.RuleSystem) -> list[str]:
@@ -313,25 +278,6 @@ def system_capabilities(system: rules.RuleSystem) -> list[str]:
     ]
 
 
-def endpoint(scene: Scene, ref: dict[str, Any], field: str) -> Endpoint:
-    """A loaded ``from``/``to`` reference as an ``Endpoint``."""
-    if "token" in ref:
-        return Endpoint(token=find_token(scene, ref["token"], (field,)))
-    return Endpoint(point=(ref["point"][0], ref["point"][1]), elevation=ref["elevation"])
-
-
-def _line(args: dict[str, Any], sense: str) -> Any:
-    geo = resolve_scene(args)
-    source = endpoint(geo.scene, args["source"], "from")
-    target = endpoint(geo.scene, args["target"], "to")
-    effect = args.get("effect") or {}
-    inset = args["options"].get("corner_inset")
-    kw: dict[str, Any] = {} if inset is None else {"corner_inset": inset}
-    if sense == "sight" and effect.get("damage") is not None:
-        raise RulesError("Breakthrough applies to line of effect only.", ("effect", "damage"))
-    return line_between(geo, source, target, sense, damage=effect.get("damage"), **kw)
-
-
 @blp.route("/line-of-effect", methods=["POST"])
 @blp.arguments(rq.LineRequestSchema, example=EXAMPLES["line"])
 @blp.response(200, rs.LineResponseSchema)
@@ -342,7 +288,7 @@ def line_of_effect(args: dict[str, Any]) -> Any:
 
     With ``effect.damage``, breakthrough: walls with hp absorb damage in order (5E-LOE-4/5).
     """
-    return _line(args, "move")
+    return queries.line(resolve_scene(args), args, "move")
 
 
 @blp.route("/line-of-sight", methods=["POST"])
@@ -352,7 +298,7 @@ def line_of_effect(args: dict[str, Any]) -> Any:
 @blp.alt_response(422, description=ERRORS["422"])
 def line_of_sight(args: dict[str, Any]) -> Any:
     """Line of sight between tokens or points: walls that restrict sight (GEO-1)."""
-    return _line(args, "sight")
+    return queries.line(resolve_scene(args), args, "sight")
 
 
 @blp.route("/modifiers/flanking", methods=["POST"])
@@ -366,7 +312,7 @@ def flanking(args: dict[str, Any]) -> dict[str, Any]:
     if not hasattr(system, "flanking"):
         raise RulesError(f"Ruleset {system.id!r} has no flanking rule.", ("ruleset",))
     geo = resolve_scene(args)
-    toks = [find_token(geo.scene, args[k], (k,)) for k in ("attacker", "ally", "target")]
+    toks = [queries.find_token(geo.scene, args[k], (k,)) for k in ("attacker", "ally", "target")]
     if len({t.id for t in toks}) < 3:
         raise RulesError("Attacker, ally and target must be three different tokens.", ("ally",))
     ok, rule_ids, reason = system.flanking(geo, *toks)
@@ -380,20 +326,9 @@ def flanking(args: dict[str, Any]) -> dict[str, Any]:
 @blp.alt_response(422, description=ERRORS["422"])
 def vision(args: dict[str, Any]) -> dict[str, Any]:
     """What one observer perceives of each target: sense, light, obscurement, detection."""
-    system = rules.get(args["ruleset"])
+    rules.get(args["ruleset"])
     check_targets(args["targets"])
-    geo = resolve_scene(args)
-    observer = find_token(geo.scene, args["observer"], ("observer",))
-    targets = [find_token(geo.scene, t, ("targets", i)) for i, t in enumerate(args["targets"])]
-    for i, tok in enumerate(targets):
-        if tok.id == observer.id:
-            raise RulesError("A token cannot be its own target.", ("targets", i))
-    options = ruleset_options(system, args["options"])
-    for name in ("unnoticed", "was_observing"):
-        for i, tid in enumerate(options.get(name, ())):
-            find_token(geo.scene, tid, ("options", name, i))
-    results = [system.vision(geo, observer, t, options) for t in targets]
-    return {"ruleset": system.id, "observer": observer.id, "results": results}
+    return queries.vision(resolve_scene(args), args)
 
 
 @blp.route("/lighting", methods=["POST"])
@@ -403,17 +338,7 @@ def vision(args: dict[str, Any]) -> dict[str, Any]:
 @blp.alt_response(422, description=ERRORS["422"])
 def lighting(args: dict[str, Any]) -> dict[str, Any]:
     """Light level at points and over token spaces (bright/dim/dark, magical darkness)."""
-    geo = resolve_scene(args)
-    tokens = [find_token(geo.scene, t, ("tokens", i)) for i, t in enumerate(args["tokens"])]
-    out: list[dict[str, Any]] = []
-    points = args["points"]
-    if points:
-        for point, sample in zip(points, light_at_points(geo, np.array(points)), strict=True):
-            out.append({"point": point, "token": None, **sample.__dict__})
-    for tok in tokens:
-        sample = light_over_token(geo, tok)
-        out.append({"point": None, "token": tok.id, **sample.__dict__})
-    return {"results": out}
+    return queries.lighting(resolve_scene(args), args)
 
 
 @blp.route("/matrix", methods=["POST"])
@@ -427,16 +352,13 @@ def matrix(args: dict[str, Any]) -> dict[str, Any]:
     The work is bounded: more tokens than ``SIGHTLINE_MATRIX_MAX_TOKENS`` (cover) or
     ``SIGHTLINE_MATRIX_MAX_VISION_TOKENS`` (vision) is a 422 telling the limit.
     """
-    from service.matrix import matrix as all_pairs
-
-    system = rules.get(args["ruleset"])
+    rules.get(args["ruleset"])
     kind = args["kind"]
     schema = rq.CoverOptionsSchema if kind == "cover" else rq.VisionOptionsSchema
     try:
-        loaded = schema().load(args["options"])
+        options = schema().load(args["options"])
     except ValidationError as err:
         abort(422, message="Request body is invalid.", errors={"json": {"options": err.messages}})
-    options = ruleset_options(system, loaded)
     geo = resolve_scene(args)
     count = len(args["tokens"]) if args["tokens"] is not None else len(geo.scene.tokens)
     key = "MATRIX_MAX_TOKENS" if kind == "cover" else "MATRIX_MAX_VISION_TOKENS"
@@ -446,5 +368,36 @@ def matrix(args: dict[str, Any]) -> dict[str, Any]:
             f"A {kind} matrix takes at most {limit} tokens (SIGHTLINE_{key}); got {count}.",
             ("tokens",),
         )
-    result = all_pairs(geo, system, args["tokens"], kind, options)
-    return {"ruleset": system.id, "kind": kind, **result}
+    return queries.matrix(geo, args["ruleset"], args["tokens"], kind, options)
+
+
+@blp.route("/render", methods=["POST"])
+@blp.arguments(rq.RenderRequestSchema, example=EXAMPLES["render"])
+@blp.response(
+    200, {"type": "string"}, content_type="image/svg+xml", description="SVG picture of the scene"
+)
+@blp.alt_response(404, description=ERRORS["404"])
+@blp.alt_response(422, description=ERRORS["422"])
+def render(args: dict[str, Any]) -> Response:
+    """SVG of the scene with the traced lines of a cover, vision or line query."""
+    geo = resolve_scene(args)
+    query = args.get("query")
+    if query is None:
+        return Response(render_svg(geo.scene), mimetype="image/svg+xml")
+    if query["type"] in ("cover", "vision"):
+        try:
+            system = rules.get(query["ruleset"])
+        except RulesError as err:
+            raise RulesError(err.message, ("query", "ruleset")) from None
+        schema = rq.CoverOptionsSchema if query["type"] == "cover" else rq.VisionOptionsSchema
+        try:
+            loaded = schema().load(query["options"])
+        except ValidationError as err:
+            abort(
+                422,
+                message="Request body is invalid.",
+                errors={"json": {"query": {"options": err.messages}}},
+            )
+        options = queries.ruleset_options(system, loaded, ("query", "options"))
+        query = {**query, "options": options}
+    return Response(render_query(geo, query), mimetype="image/svg+xml")

@@ -59,3 +59,73 @@ def test_docs_page_serves_its_assets_locally(client):
         resp = client.get(url.decode())
         assert resp.status_code == 200
         resp.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "code", "path"),
+    [
+        pytest.param(None, 200, None, id="scene only"),
+        pytest.param(
+            {"type": "cover", "ruleset": "dnd5e", "attacker": "archer", "target": "goblin"},
+            200,
+            None,
+            id="cover",
+        ),
+        pytest.param(
+            {"type": "vision", "ruleset": "pf2e-variant", "observer": "goblin", "target": "archer"},
+            200,
+            None,
+            id="vision",
+        ),
+        pytest.param(
+            {"type": "line-of-effect", "from": "archer", "to": {"point": [950, 100]}},
+            200,
+            None,
+            id="line of effect",
+        ),
+        pytest.param(
+            {"type": "cover", "ruleset": "dnd5e", "attacker": "archer"},
+            422,
+            ["query", "target"],
+            id="missing target",
+        ),
+        pytest.param(
+            {"type": "cover", "ruleset": "gurps", "attacker": "archer", "target": "goblin"},
+            422,
+            ["query", "ruleset"],
+            id="unknown ruleset",
+        ),
+        pytest.param(
+            {
+                "type": "cover",
+                "ruleset": "dnd5e",
+                "attacker": "archer",
+                "target": "goblin",
+                "options": {"measure_from": "center"},
+            },
+            422,
+            ["query", "options", "measure_from"],
+            id="option of another ruleset",
+        ),
+        pytest.param(
+            {"type": "cover", "ruleset": "dnd5e", "attacker": "nobody", "target": "goblin"},
+            404,
+            None,
+            id="unknown token",
+        ),
+    ],
+)
+def test_render(client, query, code, path):
+    body = {"scene_id": "sample"} if query is None else {"scene_id": "sample", "query": query}
+    resp = client.post("/v1/render", json=body)
+    assert resp.status_code == code, resp.get_data(as_text=True)[:300]
+    if code == 200:
+        assert resp.mimetype == "image/svg+xml"
+        import xml.etree.ElementTree as ET
+
+        root = ET.fromstring(resp.get_data(as_text=True))
+        assert root.tag.endswith("svg")
+    elif path:
+        node = resp.get_json()["errors"]["json"]
+        for key in path:
+            node = node[key]

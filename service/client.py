@@ -1,0 +1,635 @@
+"""Python client of the Sightline HTTP API (contract v1, ``shared/API.md``).
+
+Only ``requests`` and the standard library are imported: no Flask, marshmallow, shapely,
+numpy or rules, so a script or a Foundry bridge can use it without the service installed.
+
+Scenes: every method taking ``scene`` accepts a canonical scene dict (``shared/DESIGN.md``)
+or a scene id string (``"sha256:..."`` from :meth:`SightlineClient.upload_scene`, or
+``"sample"``). A dict is uploaded once with ``POST /v1/scenes``; later calls send its
+``scene_id`` only. The server caches scenes per worker process, so a call may land on a
+worker that has not seen the scene and answer 404 naming ``scene_id``: the client then
+resends the scene inline, once, transparently (``shared/DESIGN.md``, "Scene cache").
+
+Every method returns the response JSON exactly as the API sends it, except
+:meth:`SightlineClient.upload_scene` (the scene id) and :meth:`SightlineClient.render` (the
+SVG text). Any failure raises :class:`SightlineError`.
+
+Examples
+--------
+>>> client = SightlineClient("http://127.0.0.1:8000")  # doctest: +SKIP
+>>> answer = client.cover("dnd5e", "sample", "archer", ["goblin"])  # doctest: +SKIP
+>>> answer["results"][0]["cover"]  # doctest: +SKIP
+'half'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import requests
+
+__all__ = ["SightlineClient", "SightlineError", "error_lines"]
+
+Json = dict[str, Any]
+#: A token id, or a point ``(x, y)`` in scene px, or ``{"point": [x, y], "elevation": z}``.
+EndpointRef = str | Sequence[float] | Mapping[str, Any]
+
+
+class SightlineError(Exception):
+    """Raised when a request fails: an error answer of the API, or no answer at all.
+
+    Parameters
+    ----------
+    code : int
+        HTTP status code of the answer; 0 when the server could not be reached (connection
+        refused, DNS failure, timeout) or the answer was not HTTP.
+    status : str
+        HTTP reason phrase (``"Unprocessable Entity"``), or ``"Connection error"`` /
+        ``"Timeout"`` when ``code`` is 0.
+    message : str
+        What went wrong, from the error body's ``message``.
+    errors : dict
+        The error body's ``errors`` (``{"json": {...field path...: [messages]}}``); ``{}``
+        when no field is to blame.
+    """
+
+    def __init__(
+        self, code: int, status: str, message: str, errors: Mapping[str, Any] | None = None
+    ) -> None:
+        self.code = code
+        self.status = status
+        self.message = message
+        self.errors: dict[str, Any] = dict(errors or {})
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        """One line: code, status, message and the first offending field path.
+
+        Returns
+        -------
+        str
+            E.g. ``"422 Unprocessable Entity: The scene is invalid. (scene.walls.3.c:
+            Length must be 4.)"``.
+        """
+        head = self.status if self.code == 0 else f"{self.code} {self.status}"
+        text = f"{head}: {self.message}"
+        details = [(p, m) for p, m in error_lines(self.errors) if p or m != self.message]
+        if details:
+            path, msg = details[0]
+            more = f"; +{len(details) - 1} more" if len(details) > 1 else ""
+            if msg == self.message:
+                text += f" (at {path}{more})"
+            else:
+                text += f" ({path + ': ' if path else ''}{msg}{more})"
+        return " ".join(text.split())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.code, self.status, self.message, self.errors))
+
+
+def error_lines(errors: Mapping[str, Any] | Sequence[Any] | str) -> list[tuple[str, str]]:
+    """Flatten a nested error dict into ``(dotted path, message)`` pairs.
+
+    Parameters
+    ----------
+    errors : dict, list or str
+        The ``errors`` of an error body, or marshmallow's ``ValidationError.messages``:
+        nested dicts whose leaves are lists of messages. A leading ``"json"`` or
+        ``"query"`` key (the request location) is left out of the path.
+
+    Returns
+    -------
+    list of (str, str)
+        E.g. ``[("scene.walls.3.c", "Length must be 4.")]``, in document order.
+    """
+    out: list[tuple[str, str]] = []
+
+    def walk(node: Any, path: tuple[str, ...]) -> None:
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                walk(value, (*path, str(key)))
+        elif isinstance(node, list | tuple):
+            for item in node:
+                walk(item, path)
+        else:
+            out.append((".".join(path), str(node)))
+
+    if isinstance(errors, Mapping) and set(errors) <= {"json", "query", "form", "headers"}:
+        for value in errors.values():
+            walk(value, ())
+    else:
+        walk(errors, ())
+    return out
+
+
+def scene_key(scene: Mapping[str, Any]) -> str:
+    """Key of a scene dict in the client's id cache: SHA-256 of its sorted, compact JSON.
+
+    Raises
+    ------
+    SightlineError
+        Code 0, when the scene holds NaN or an infinity (JSON cannot carry them).
+    """
+    try:
+        text = json.dumps(scene, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except ValueError as err:
+        raise SightlineError(0, "Invalid request", f"The scene is not valid JSON: {err}.") from None
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _endpoint(ref: EndpointRef) -> Any:
+    """A ``from``/``to`` of a line query: token id, ``(x, y)`` or a point object as is."""
+    if isinstance(ref, str | Mapping):
+        return ref
+    x, y = ref
+    return {"point": [x, y]}
+
+
+def _ids(values: str | Iterable[str]) -> list[str]:
+    """One token id or several, as a list."""
+    return [values] if isinstance(values, str) else list(values)
+
+
+def _scene_not_found(err: SightlineError) -> bool:
+    """Whether ``err`` is the 404 of a ``scene_id`` this worker does not hold."""
+    body = err.errors.get("json")
+    return err.code == 404 and isinstance(body, Mapping) and "scene_id" in body
+
+
+class SightlineClient:
+    """Client of one Sightline service.
+
+    Parameters
+    ----------
+    base_url : str
+        Root of the service, e.g. ``"http://127.0.0.1:8000"`` (a trailing ``/`` is fine).
+    api_key : str, optional
+        Sent as ``Authorization: Bearer <api_key>`` on every request.
+    timeout : float
+        Seconds to wait for the server to connect and to answer, per request.
+    session : requests.Session, optional
+        Session to use (connection pooling, retries, proxies); one is created when absent
+        and closed by :meth:`close`. A given session is never closed by the client.
+
+    Notes
+    -----
+    The scene-id cache is per client and thread-safe; sharing one client between threads
+    is fine as long as the session is (a ``requests.Session`` used for plain requests is).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        timeout: float = 10.0,
+        session: requests.Session | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key
+        self.timeout = timeout
+        self._own_session = session is None
+        self.session = session if session is not None else requests.Session()
+        #: scene key (:func:`scene_key`) -> scene id returned by ``POST /v1/scenes``.
+        self.scene_ids: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def close(self) -> None:
+        """Close the session if the client created it."""
+        if self._own_session:
+            self.session.close()
+
+    def __enter__(self) -> SightlineClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SightlineClient({self.base_url!r})"
+
+    def _headers(self, accept: str) -> dict[str, str]:
+        headers = {"Accept": accept}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        params: Mapping[str, Any] | None = None,
+        accept: str = "application/json",
+    ) -> requests.Response:
+        """Send one request and return the 2xx response.
+
+        Parameters
+        ----------
+        method : str
+            ``"GET"`` or ``"POST"``.
+        path : str
+            Path under ``base_url``, e.g. ``"/v1/cover"``.
+        body : object, optional
+            JSON body (sent with ``Content-Type: application/json``).
+        params : mapping, optional
+            Query string; entries whose value is None are left out.
+        accept : str
+            ``Accept`` header.
+
+        Returns
+        -------
+        requests.Response
+
+        Raises
+        ------
+        SightlineError
+            For any non-2xx answer (with the error body's code, status, message and
+            errors), and with code 0 when the server cannot be reached or does not answer
+            within ``timeout`` seconds.
+        """
+        url = self.base_url + path
+        query = {k: v for k, v in (params or {}).items() if v is not None}
+        kw: dict[str, Any] = {"headers": self._headers(accept), "timeout": self.timeout}
+        if query:
+            kw["params"] = query
+        if body is not None:
+            kw["json"] = body
+        try:
+            resp = self.session.request(method, url, **kw)
+        except requests.Timeout:
+            raise SightlineError(
+                0, "Timeout", f"{method} {url}: no answer within {self.timeout:g} s."
+            ) from None
+        except requests.ConnectionError as err:
+            raise SightlineError(
+                0, "Connection error", f"{method} {url}: cannot connect ({_reason(err)})."
+            ) from None
+        except requests.RequestException as err:
+            raise SightlineError(0, "Request error", f"{method} {url}: {err}") from None
+        if not resp.ok:
+            raise _error_from(resp)
+        return resp
+
+    def _json(self, method: str, path: str, body: Any = None, **kw: Any) -> Any:
+        """Send a request (see :meth:`request`) and return its parsed JSON answer."""
+        resp = self.request(method, path, body, **kw)
+        try:
+            return resp.json()
+        except ValueError:
+            raise SightlineError(
+                resp.status_code,
+                resp.reason or "OK",
+                f"{method} {path}: the answer is not JSON ({resp.text[:80]!r}).",
+            ) from None
+
+    def _scene_ref(self, scene: Mapping[str, Any] | str) -> Json:
+        """``{"scene_id": ...}`` for a scene id or an (uploaded once) scene dict."""
+        if isinstance(scene, str):
+            return {"scene_id": scene}
+        key = scene_key(scene)
+        with self._lock:
+            sid = self.scene_ids.get(key)
+        if sid is None:
+            sid = self.upload_scene(scene)
+        return {"scene_id": sid}
+
+    def _with_scene(
+        self, path: str, scene: Mapping[str, Any] | str, body: Json, *, raw: bool = False
+    ) -> Any:
+        """POST ``body`` plus the scene reference; resend the scene inline after a 404.
+
+        With ``raw`` the ``requests.Response`` is returned (``Accept: image/svg+xml``),
+        else the parsed JSON.
+        """
+
+        def send(payload: Json) -> Any:
+            if raw:
+                return self.request("POST", path, payload, accept="image/svg+xml")
+            return self._json("POST", path, payload)
+
+        try:
+            return send({**body, **self._scene_ref(scene)})
+        except SightlineError as err:
+            if isinstance(scene, str) or not _scene_not_found(err):
+                raise
+        # This worker does not hold the scene (DESIGN.md "Scene cache"): resend it once.
+        return send({**body, "scene": dict(scene)})
+
+    # ------------------------------------------------------------------ endpoints
+
+    def health(self) -> Json:
+        """``GET /healthz``: ``{"status": "ok", "version": ...}``."""
+        return self._json("GET", "/healthz")
+
+    def rulesets(self) -> Json:
+        """``GET /v1/rulesets``: ``{"rulesets": [{id, title, cover_degrees, options, ...}]}``."""
+        return self._json("GET", "/v1/rulesets")
+
+    def upload_scene(self, scene: Mapping[str, Any]) -> str:
+        """``POST /v1/scenes`` with a canonical scene; return its ``scene_id``.
+
+        The id is remembered, so later calls with the same scene dict send only the id.
+
+        Parameters
+        ----------
+        scene : mapping
+            Canonical scene (``shared/DESIGN.md``).
+
+        Returns
+        -------
+        str
+            ``"sha256:<hex>"``.
+
+        Raises
+        ------
+        SightlineError
+            422 naming the offending field (``errors.json.scene...``) for an invalid scene.
+        """
+        answer = self._json("POST", "/v1/scenes", {"scene": dict(scene)})
+        sid = str(answer["scene_id"])
+        with self._lock:
+            self.scene_ids[scene_key(scene)] = sid
+        return sid
+
+    def import_export(
+        self,
+        fmt: str,
+        export: Any,
+        page: str | int | None = None,
+        scene: str | int | None = None,
+    ) -> Json:
+        """``POST /v1/import/<fmt>``: translate a VTT export into a canonical scene.
+
+        Parameters
+        ----------
+        fmt : {"foundry", "roll20", "uvtt", "auto"}
+            Format of the export (what the server supports: ``GET /openapi.json``).
+        export : object
+            The export file's parsed JSON, sent as the body as is.
+        page : str or int, optional
+            Roll20 page (name or index) of a campaign with several pages.
+        scene : str or int, optional
+            Foundry scene (name, id or index) of a world or compendium export.
+
+        Returns
+        -------
+        dict
+            ``{"scene": {...canonical...}, "stats": {...}, "warnings": [...]}``.
+        """
+        params = {
+            "page": None if page is None else str(page),
+            "scene": None if scene is None else str(scene),
+        }
+        return self._json("POST", f"/v1/import/{fmt}", export, params=params)
+
+    def cover(
+        self,
+        ruleset: str,
+        scene: Mapping[str, Any] | str,
+        attacker: str | None,
+        targets: str | Iterable[str],
+        attack: Mapping[str, Any] | str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> Json:
+        """``POST /v1/cover``: cover of each target against the attacker.
+
+        Parameters
+        ----------
+        ruleset : str
+            ``"dnd5e"``, ``"starfinder"`` or ``"pf2e-variant"``.
+        scene : mapping or str
+            Canonical scene dict, or a scene id.
+        attacker : str or None
+            Token id; None only for an area attack (``attack={"kind": "area", "origin":
+            [x, y]}``).
+        targets : str or iterable of str
+            Token id(s).
+        attack : mapping or str, optional
+            ``{"kind": "melee"|"ranged"|"area"|"spell", "origin": [x, y]}``, or just the
+            kind; default ranged.
+        options : mapping, optional
+            Ruleset options (``GET /v1/rulesets``).
+
+        Returns
+        -------
+        dict
+            ``{"ruleset", "attacker", "results": [{"target", "cover", "ac_bonus", ...,
+            "rules", "lines"}]}``.
+        """
+        body: Json = {"ruleset": ruleset, "attacker": attacker, "targets": _ids(targets)}
+        if attack is not None:
+            body["attack"] = {"kind": attack} if isinstance(attack, str) else dict(attack)
+        if options:
+            body["options"] = dict(options)
+        return self._with_scene("/v1/cover", scene, body)
+
+    def _line(
+        self,
+        path: str,
+        scene: Mapping[str, Any] | str,
+        from_: EndpointRef,
+        to: EndpointRef,
+        effect: Mapping[str, Any] | None,
+        options: Mapping[str, Any] | None,
+    ) -> Json:
+        body: Json = {"from": _endpoint(from_), "to": _endpoint(to)}
+        if effect is not None:
+            body["effect"] = dict(effect)
+        if options:
+            body["options"] = dict(options)
+        return self._with_scene(path, scene, body)
+
+    def line_of_effect(
+        self,
+        scene: Mapping[str, Any] | str,
+        from_: EndpointRef,
+        to: EndpointRef,
+        effect: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> Json:
+        """``POST /v1/line-of-effect`` between tokens or points.
+
+        Parameters
+        ----------
+        scene : mapping or str
+        from_, to : str, (x, y) or mapping
+            Token id, point in scene px, or ``{"point": [x, y], "elevation": z}``.
+        effect : mapping, optional
+            ``{"damage": n}`` for breakthrough (5E-LOE-4/5).
+        options : mapping, optional
+            ``{"corner_inset": px}``.
+
+        Returns
+        -------
+        dict
+            ``{"clear", "witness", "blockers", "rules", "breakthrough"}``.
+        """
+        return self._line("/v1/line-of-effect", scene, from_, to, effect, options)
+
+    def line_of_sight(
+        self,
+        scene: Mapping[str, Any] | str,
+        from_: EndpointRef,
+        to: EndpointRef,
+        options: Mapping[str, Any] | None = None,
+    ) -> Json:
+        """``POST /v1/line-of-sight``: as :meth:`line_of_effect`, with sight restrictions."""
+        return self._line("/v1/line-of-sight", scene, from_, to, None, options)
+
+    def lighting(
+        self,
+        scene: Mapping[str, Any] | str,
+        points: Iterable[Sequence[float]] = (),
+        tokens: str | Iterable[str] = (),
+    ) -> Json:
+        """``POST /v1/lighting``: light level at points (scene px) and over token spaces.
+
+        Returns
+        -------
+        dict
+            ``{"results": [{"point", "token", "level", "magical_darkness", "lights",
+            "rules"}]}``, points first, then tokens, in the order given.
+        """
+        body: Json = {"points": [[x, y] for x, y in points], "tokens": _ids(tokens)}
+        return self._with_scene("/v1/lighting", scene, body)
+
+    def vision(
+        self,
+        ruleset: str,
+        scene: Mapping[str, Any] | str,
+        observer: str,
+        targets: str | Iterable[str],
+        options: Mapping[str, Any] | None = None,
+    ) -> Json:
+        """``POST /v1/vision``: what ``observer`` perceives of each target.
+
+        Returns
+        -------
+        dict
+            ``{"ruleset", "observer", "results": [{"target", "can_see", "sense", ...}]}``.
+        """
+        body: Json = {"ruleset": ruleset, "observer": observer, "targets": _ids(targets)}
+        if options:
+            body["options"] = dict(options)
+        return self._with_scene("/v1/vision", scene, body)
+
+    def gravity(self, **body: Any) -> Json:
+        """``POST /v1/modifiers/gravity`` with ``body`` as the JSON body (5E-GRV-1..6)."""
+        return self._json("POST", "/v1/modifiers/gravity", body)
+
+    def underwater(self, **body: Any) -> Json:
+        """``POST /v1/modifiers/underwater`` with ``body`` as the JSON body (5E-UW-1..9)."""
+        return self._json("POST", "/v1/modifiers/underwater", body)
+
+    def range(self, **body: Any) -> Json:
+        """``POST /v1/modifiers/range`` with ``body`` as the JSON body (PV-RNG-1/2)."""
+        return self._json("POST", "/v1/modifiers/range", body)
+
+    def flanking(
+        self, ruleset: str, scene: Mapping[str, Any] | str, attacker: str, ally: str, target: str
+    ) -> Json:
+        """``POST /v1/modifiers/flanking`` (SF-FLK-1): ``{"flanking", "attack_bonus", ...}``."""
+        body: Json = {"ruleset": ruleset, "attacker": attacker, "ally": ally, "target": target}
+        return self._with_scene("/v1/modifiers/flanking", scene, body)
+
+    def matrix(
+        self,
+        ruleset: str,
+        scene: Mapping[str, Any] | str,
+        tokens: Iterable[str] | None = None,
+        kind: str = "cover",
+        options: Mapping[str, Any] | None = None,
+    ) -> Json:
+        """``POST /v1/matrix``: all-pairs cover or vision between tokens.
+
+        Parameters
+        ----------
+        ruleset : str
+        scene : mapping or str
+        tokens : iterable of str, optional
+            Token ids; all tokens of the scene when None.
+        kind : {"cover", "vision"}
+        options : mapping, optional
+            The ruleset's options, as for :meth:`cover` or :meth:`vision`.
+
+        Returns
+        -------
+        dict
+            ``{"ruleset", "kind", "tokens": [ids], "cover": [[degree]]}``, or for vision
+            ``"vision": [[sense]]`` and ``"can_see": [[bool]]`` (row = attacker or
+            observer, column = target, the diagonal null).
+        """
+        body: Json = {
+            "ruleset": ruleset,
+            "tokens": None if tokens is None else list(tokens),
+            "kind": kind,
+        }
+        if options:
+            body["options"] = dict(options)
+        return self._with_scene("/v1/matrix", scene, body)
+
+    def render(self, scene: Mapping[str, Any] | str, query: Mapping[str, Any] | None = None) -> str:
+        """``POST /v1/render``: SVG picture of the scene and the traced lines of a query.
+
+        Parameters
+        ----------
+        scene : mapping or str
+        query : mapping, optional
+            ``{"type": "cover", "ruleset", "attacker", "target"}``, ``{"type": "vision",
+            "ruleset", "observer", "target"}`` or ``{"type": "line-of-effect", "from",
+            "to"}``; the bare scene when None.
+
+        Returns
+        -------
+        str
+            The SVG document (``image/svg+xml``).
+        """
+        body: Json = {} if query is None else {"query": dict(query)}
+        resp: requests.Response = self._with_scene("/v1/render", scene, body, raw=True)
+        resp.encoding = resp.encoding or "utf-8"
+        return resp.text
+
+
+def _reason(err: requests.ConnectionError) -> str:
+    """The innermost reason of a connection error, in a few words."""
+    inner: BaseException | None = err
+    for _ in range(5):
+        nxt = inner.args[0] if inner is not None and inner.args else None
+        reason = getattr(nxt, "reason", None)
+        if isinstance(reason, BaseException):
+            inner = reason
+        elif isinstance(nxt, BaseException):
+            inner = nxt
+        else:
+            break
+    text = str(inner) if inner is not None else "unknown"
+    # urllib3 prefixes "<urllib3.connection.HTTPConnection object at 0x...>: "
+    text = text.split(">: ", 1)[-1]
+    text = text.split("Failed to establish a new connection: ", 1)[-1]
+    return text or type(inner).__name__
+
+
+def _error_from(resp: requests.Response) -> SightlineError:
+    """A :class:`SightlineError` from a non-2xx answer (JSON error body or not)."""
+    reason = resp.reason or "Error"
+    try:
+        body = resp.json()
+    except ValueError:
+        body = None
+    if isinstance(body, Mapping) and "message" in body:
+        errors = body.get("errors")
+        return SightlineError(
+            int(body.get("code") or resp.status_code),
+            str(body.get("status") or reason),
+            str(body["message"]),
+            errors if isinstance(errors, Mapping) else {},
+        )
+    text = " ".join(resp.text.split())[:200] or reason
+    return SightlineError(resp.status_code, reason, text)
