@@ -160,3 +160,37 @@ def test_glass_layer_reports_its_ac_for_the_attack_roll():
         20,
         True,
     )
+
+
+def _room(prefix, x0, y0, x1, y1, door_state=None):
+    walls = [
+        wall(f"{prefix}n", x0, y0, x1, y0),
+        wall(f"{prefix}s", x1, y1, x0, y1),
+        wall(f"{prefix}w", x0, y1, x0, y0),
+        wall(f"{prefix}e1", x1, y0, x1, (y0 + y1) / 2),
+    ]
+    door = {"door": "door", "door_state": door_state} if door_state else {}
+    walls.append(wall(f"{prefix}e2", x1, (y0 + y1) / 2, x1, y1, **door))
+    return walls
+
+
+@pytest.mark.parametrize(
+    ("door_state", "sealed", "clear"),
+    [
+        pytest.param(None, True, False, id="5E-LOE-2 closed rooms: sealed apart"),
+        pytest.param("closed", True, False, id="GEO-2 closed door: sealed"),
+        pytest.param("open", False, True, id="GEO-2 open door: a line gets out"),
+    ],
+)
+def test_closed_rooms_are_sealed_apart(door_state, sealed, clear):
+    from service.geometry import sealed_apart
+
+    walls = _room("a", -50, -50, 150, 150, door_state)
+    if door_state != "open":
+        walls += _room("b", 300, -50, 600, 150)
+    scene = load(walls, [A, T_EAST])
+    geo = build_geometry(scene)
+    boxes = (geo.token_boxes["A"], geo.token_boxes["T"])
+    assert sealed_apart(geo.walls, *boxes) is sealed
+    res = line_between(geo, Endpoint(token=scene.token("A")), Endpoint(token=scene.token("T")))
+    assert res.clear is clear

@@ -60,3 +60,38 @@ def test_translation_invariance(spaces, walls, dx, dy):
     before = line_of_effect_between(index_of(walls), a, b).clear
     after = line_of_effect_between(index_of(moved_walls), shift(a), shift(b)).clear
     assert before == after
+
+
+@st.composite
+def rooms_scene(draw):
+    """Rectangular rooms of wall pieces (some pieces missing: gaps) and two spaces."""
+    walls = []
+    for _ in range(draw(st.integers(1, 3))):
+        x0, y0 = draw(st.integers(0, 600)), draw(st.integers(0, 600))
+        w, h = draw(st.integers(100, 400)), draw(st.integers(100, 400))
+        corners = [(x0, y0), (x0 + w, y0), (x0 + w, y0 + h), (x0, y0 + h)]
+        for k in range(4):
+            (ax, ay), (bx, by) = corners[k], corners[(k + 1) % 4]
+            cuts = draw(st.integers(1, 3))
+            pts = [
+                (ax + (bx - ax) * i // cuts, ay + (by - ay) * i // cuts) for i in range(cuts + 1)
+            ]
+            for p, q in zip(pts, pts[1:], strict=False):
+                if draw(st.integers(0, 19)) > 0:  # one piece in twenty is a gap
+                    walls.append((*p, *q))
+    return walls, draw(two_spaces())
+
+
+@given(case=rooms_scene())
+def test_sealed_rooms_shortcut_agrees_with_the_exhaustive_search(case):
+    """The closed-rooms certificate never says "no line" when a line exists."""
+    walls, (a, b) = case
+    if not walls:
+        return
+    quick = line_of_effect_between(index_of(walls), a, b).clear
+    slow_index = index_of(walls)
+    slow_index.memo[("rooms", "move", None)] = None  # no certificate: exhaustive search
+    slow = line_of_effect_between(slow_index, a, b).clear
+    assert quick == slow
+    if sampled_clear(slow_index, a, b):
+        assert quick
