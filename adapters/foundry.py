@@ -52,6 +52,19 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters._common import (
+    diagonal_rule,
+    entries,
+    finite_number,
+    grid_units,
+    json_path,
+    kind_name,
+    list_entries,
+    no_senses,
+    read_bool,
+    size_category,
+    unique_ids,
+)
 from adapters.errors import AdapterError
 
 __all__ = ["UNLIMITED_RANGE", "parse_nedb", "to_scene"]
@@ -78,18 +91,6 @@ _DIAGONALS = {
     4: ("alternating", None),
     5: ("alternating", None),
     6: ("equidistant", "ILLEGAL (6) has no canonical rule, equidistant used"),
-}
-_UNITS = {
-    "ft": "ft",
-    "ft.": "ft",
-    "feet": "ft",
-    "foot": "ft",
-    "m": "m",
-    "m.": "m",
-    "meter": "m",
-    "meters": "m",
-    "metre": "m",
-    "metres": "m",
 }
 # vision modes (normalised: lower case, letters only) -> canonical sense
 _VISION_MODES = {
@@ -309,12 +310,9 @@ def _select_scene(
             f"a Foundry export must be a JSON object or a list, got {type(export).__name__}", ()
         )
 
-    scenes: list[tuple[int, Mapping]] = []
-    for i, entry in enumerate(candidates):
-        if isinstance(entry, Mapping):
-            scenes.append((i, entry))
-        else:
-            warnings.append(f"{_path(prefix + (i,))}: {_kind(entry)} entry skipped")
+    scenes: list[tuple[int, Mapping]] = list(
+        list_entries(candidates, json_path(prefix), warnings.append)
+    )
     if not scenes:
         raise AdapterError("the export holds no scene document", prefix)
     available = ", ".join(_label(doc) for _, doc in scenes)
@@ -412,12 +410,7 @@ def _grid(doc: Mapping, ctx: _Ctx) -> dict:
     if distance_units is None:
         ctx.warn(f"{paths['distance']}: {distance!r} is not a positive number, 5 used")
         distance_units = 5
-    units_key = units.strip().lower() if isinstance(units, str) else None
-    if units_key in _UNITS:
-        units_out = _UNITS[units_key]
-    else:
-        ctx.warn(f"{paths['units']}: {units!r} is not feet or metres, kept as 'ft'")
-        units_out = "ft"
+    units_out = grid_units(units, paths["units"], ctx.warn)
 
     gtype_out = "square" if gtype is None else _enum(_GRID_TYPES, gtype)
     if gtype_out is None:
@@ -432,12 +425,7 @@ def _grid(doc: Mapping, ctx: _Ctx) -> dict:
     diag_out = "equidistant"
     if diagonals is not None:
         rule = _enum(_DIAGONALS, diagonals)
-        if rule is None:
-            ctx.warn(f"grid.diagonals: unknown value {diagonals!r}, equidistant used")
-        else:
-            diag_out = rule[0]
-            if rule[1]:
-                ctx.warn(f"grid.diagonals: {rule[1]}")
+        diag_out = diagonal_rule(rule, diagonals, "grid.diagonals", ctx.warn)
     return {
         "size": size_px,
         "distance": distance_units,
@@ -457,7 +445,7 @@ def _canvas_size(doc: Mapping, size: float, ctx: _Ctx) -> dict:
         )
         return {"width": None, "height": None}
     raw_padding = doc.get("padding")
-    padding = 0 if raw_padding is None else _number(raw_padding)
+    padding = 0 if raw_padding is None else finite_number(raw_padding)
     if padding is None or not 0 <= padding <= 0.5:
         ctx.warn(f"padding: {raw_padding!r} is not a fraction between 0 and 0.5, 0 used")
         padding = 0
@@ -483,11 +471,11 @@ def _environment(doc: Mapping, ctx: _Ctx) -> tuple[dict, float | None]:
         darkness, path = doc.get("darkness"), "darkness"
         enabled = doc.get("globalLight") is True
         threshold = doc.get("globalLightThreshold")
-    if darkness is not None and _number(darkness) is None:
+    if darkness is not None and finite_number(darkness) is None:
         ctx.warn(f"{path}: {darkness!r} is not a number, 0 used")
         darkness = None
     level = 0 if darkness is None else darkness
-    threshold = _number(threshold)
+    threshold = finite_number(threshold)
     if enabled and (threshold is None or level <= threshold):
         light = "bright"
     elif level < 0.25:
@@ -506,9 +494,13 @@ def _walls(doc: Mapping, ctx: _Ctx) -> list[dict]:
     """Canonical walls; invalid walls are skipped with a warning (FORMATS.md A.3)."""
     walls: list[dict] = []
     attenuated = 0
-    for i, raw in _entries(doc, "walls", ctx):
+    for i, raw in entries(doc, "walls", ctx.warn):
         c = raw.get("c")
-        if not isinstance(c, list | tuple) or len(c) != 4 or any(_number(v) is None for v in c):
+        if (
+            not isinstance(c, list | tuple)
+            or len(c) != 4
+            or any(finite_number(v) is None for v in c)
+        ):
             ctx.warn(f"walls[{i}].c: {c!r} is not 4 finite numbers, wall skipped")
             continue
         if c[0] == c[2] and c[1] == c[3]:
@@ -585,7 +577,7 @@ def _threshold(raw: object, i: int, ctx: _Ctx) -> tuple[dict | None, bool]:
     out: dict[str, Any] = {}
     for sense in ("sight", "light", "sound"):
         value = raw.get(sense)
-        if value is not None and (_number(value) is None or value < 0):
+        if value is not None and (finite_number(value) is None or value < 0):
             ctx.warn(f"walls[{i}].threshold.{sense}: {value!r} is not a distance, null used")
             value = None
         out[sense] = value
@@ -641,7 +633,7 @@ def _bound(value: object, where: str, ctx: _Ctx) -> int | float | None:
             return None
     if isinstance(value, float) and math.isinf(value):
         return None
-    number = _number(value)
+    number = finite_number(value)
     if number is None:
         ctx.warn(f"{where}: {value!r} is not a number, null used")
     return number
@@ -653,22 +645,14 @@ def _bound(value: object, where: str, ctx: _Ctx) -> int | float | None:
 def _tokens(doc: Mapping, ctx: _Ctx) -> list[dict]:
     """Canonical tokens (FORMATS.md A.4); sizes in squares, positions top-left px."""
     tokens: list[dict] = []
-    for i, raw in _entries(doc, "tokens", ctx):
-        x, y = _number(raw.get("x")), _number(raw.get("y"))
-        if x is None or y is None:
-            ctx.warn(
-                f"tokens[{i}].x/y: ({raw.get('x')!r}, {raw.get('y')!r}) is not a "
-                "position, token skipped"
-            )
+    for i, raw in entries(doc, "tokens", ctx.warn):
+        position = _position(raw, f"tokens[{i}]", "token", ctx)
+        if position is None:
             continue
+        x, y = position
         width = _positive(raw, "width", 1, f"tokens[{i}]", ctx)
         height = _positive(raw, "height", 1, f"tokens[{i}]", ctx)
-        elevation = raw.get("elevation")
-        if elevation is None:
-            elevation = 0
-        elif _number(elevation) is None:
-            ctx.warn(f"tokens[{i}].elevation: {elevation!r} is not a number, 0 used")
-            elevation = 0
+        elevation = _number_or(raw.get("elevation"), 0, f"tokens[{i}].elevation", ctx)
         name = raw.get("name")
         tokens.append(
             {
@@ -679,7 +663,7 @@ def _tokens(doc: Mapping, ctx: _Ctx) -> list[dict]:
                 "width": width,
                 "height": height,
                 "elevation": elevation,
-                "size": _size_category(width),
+                "size": size_category(width),
                 "reach": ctx.distance,
                 "senses": _senses(raw, i, ctx),
                 "conditions": [],
@@ -699,34 +683,9 @@ def _tokens(doc: Mapping, ctx: _Ctx) -> list[dict]:
     return tokens
 
 
-def _size_category(width: float) -> str:
-    """Size category from the token width in squares (DESIGN.md defaults)."""
-    if width <= 0.5:
-        return "tiny"
-    if width < 1:
-        return "small"
-    if width < 2:
-        return "medium"
-    if width < 3:
-        return "large"
-    if width < 4:
-        return "huge"
-    return "gargantuan"
-
-
 def _senses(raw: Mapping, i: int, ctx: _Ctx) -> dict:
     """Canonical senses (grid units) from v10+ ``sight``/``detectionModes`` or <= v9 fields."""
-    senses: dict[str, Any] = {
-        "darkvision": 0,
-        "devils_sight": 0,
-        "truesight": 0,
-        "blindsight": 0,
-        "tremorsense": 0,
-        "xray": 0,
-        "low_light_vision": False,
-        "see_invisibility": 0,
-        "hearing": None,
-    }
+    senses = no_senses()
 
     def raise_to(sense: str, value: float) -> None:
         current = senses[sense]
@@ -738,7 +697,7 @@ def _senses(raw: Mapping, i: int, ctx: _Ctx) -> dict:
         rng = UNLIMITED_RANGE if rng is None else rng
         mode = sight.get("visionMode") or "basic"
         key = _norm(mode) if isinstance(mode, str) else None
-        if _number(rng) is None or rng < 0:
+        if finite_number(rng) is None or rng < 0:
             ctx.warn(f"tokens[{i}].sight.range: {rng!r} is not a distance, ignored")
         elif key == "lightamplification":
             senses["low_light_vision"] = True
@@ -750,7 +709,7 @@ def _senses(raw: Mapping, i: int, ctx: _Ctx) -> dict:
     else:
         legacy = [
             v
-            for v in (_number(raw.get("dimSight")), _number(raw.get("brightSight")))
+            for v in (finite_number(raw.get("dimSight")), finite_number(raw.get("brightSight")))
             if v is not None and v > 0
         ]
         if legacy:
@@ -766,7 +725,7 @@ def _senses(raw: Mapping, i: int, ctx: _Ctx) -> dict:
         sense = _DETECTION_MODES[key]
         rng = mode.get("range")
         rng = UNLIMITED_RANGE if rng is None else rng
-        if _number(rng) is None or rng < 0:
+        if finite_number(rng) is None or rng < 0:
             ctx.warn(f"{where}.range: {rng!r} is not a distance, ignored")
         elif sense is not None and rng > 0:
             raise_to(sense, rng)
@@ -810,7 +769,7 @@ def _token_light(raw: Mapping, i: int, ctx: _Ctx) -> dict:
     for key, value in values.items():
         if value is None:
             value = 0
-        elif _number(value) is None or value < 0:
+        elif finite_number(value) is None or value < 0:
             ctx.warn(f"tokens[{i}].{paths[key]}: {value!r} is not a radius, 0 used")
             value = 0
         out[key] = value
@@ -825,14 +784,11 @@ def _lights(doc: Mapping, ctx: _Ctx) -> list[dict]:
     lights: list[dict] = []
     hidden = 0
     inactive = 0
-    for i, raw in _entries(doc, "lights", ctx):
-        x, y = _number(raw.get("x")), _number(raw.get("y"))
-        if x is None or y is None:
-            ctx.warn(
-                f"lights[{i}].x/y: ({raw.get('x')!r}, {raw.get('y')!r}) is not a "
-                "position, light skipped"
-            )
+    for i, raw in entries(doc, "lights", ctx.warn):
+        position = _position(raw, f"lights[{i}]", "light", ctx)
+        if position is None:
             continue
+        x, y = position
         config = raw.get("config")
         flat = not isinstance(config, Mapping)
         src: Mapping = config if isinstance(config, Mapping) else raw
@@ -846,7 +802,7 @@ def _lights(doc: Mapping, ctx: _Ctx) -> list[dict]:
             else:
                 ctx.warn(f"{where}: negative radius ({bright}, {dim}), 0 used")
                 bright, dim = max(bright, 0), max(dim, 0)
-        lum = _number(src.get("luminosity"))
+        lum = finite_number(src.get("luminosity"))
         if not flat and ctx.version in ("9", "10", "11") and lum is not None and lum < 0:
             darkness = True
         if flat and raw.get("t") in ("g", "u"):
@@ -854,16 +810,8 @@ def _lights(doc: Mapping, ctx: _Ctx) -> list[dict]:
                 f"lights[{i}].t: {raw.get('t')!r} (global/universal) flag ignored, "
                 "mapped as a local light"
             )
-        walls = raw.get("walls", True)
-        if not isinstance(walls, bool):
-            ctx.warn(f"lights[{i}].walls: {walls!r} is not true/false, true used")
-            walls = True
-        rotation = raw.get("rotation")
-        if rotation is None:
-            rotation = 0
-        elif _number(rotation) is None:
-            ctx.warn(f"lights[{i}].rotation: {rotation!r} is not a number, 0 used")
-            rotation = 0
+        walls = read_bool(raw, "walls", f"lights[{i}]", ctx.warn)
+        rotation = _number_or(raw.get("rotation"), 0, f"lights[{i}].rotation", ctx)
         hidden += raw.get("hidden") is True
         inactive += _has_activity_range(src)
         lights.append(
@@ -889,22 +837,12 @@ def _lights(doc: Mapping, ctx: _Ctx) -> list[dict]:
 
 
 def _radius(value: object, where: str, ctx: _Ctx) -> int | float:
-    if value is None:
-        return 0
-    if _number(value) is None:
-        ctx.warn(f"{where}: {value!r} is not a radius, 0 used")
-        return 0
-    return value  # type: ignore[return-value]
+    return _number_or(value, 0, where, ctx, "a radius")
 
 
 def _angle(value: object, where: str, ctx: _Ctx) -> int | float:
     """Emission angle in degrees, normalised to (0, 360] like Foundry's AngleField(base=360)."""
-    if value is None:
-        return 360
-    if _number(value) is None:
-        ctx.warn(f"{where}: {value!r} is not an angle, 360 used")
-        return 360
-    angle = value % 360  # type: ignore[operator]
+    angle = _number_or(value, 360, where, ctx, "an angle") % 360
     return 360 if angle == 0 else angle
 
 
@@ -912,9 +850,9 @@ def _has_activity_range(src: Mapping) -> bool:
     """Tell whether a light only shines for part of the scene-darkness range."""
     limits = src.get("darkness")
     if isinstance(limits, Mapping):
-        low, high = _number(limits.get("min")), _number(limits.get("max"))
+        low, high = finite_number(limits.get("min")), finite_number(limits.get("max"))
         return (low is not None and low > 0) or (high is not None and high < 1)
-    threshold = _number(src.get("darknessThreshold"))
+    threshold = finite_number(src.get("darknessThreshold"))
     return threshold is not None and threshold > 0
 
 
@@ -924,7 +862,7 @@ def _has_activity_range(src: Mapping) -> bool:
 def _regions(doc: Mapping, ctx: _Ctx) -> list[dict]:
     """Canonical regions (v12+, FORMATS.md A.7): one canonical region per shape."""
     regions: list[dict] = []
-    for i, raw in _entries(doc, "regions", ctx):
+    for i, raw in entries(doc, "regions", ctx.warn):
         base_id = raw.get("_id")
         if not isinstance(base_id, str) or not base_id:
             ctx.warn(f"regions[{i}]._id: {base_id!r} missing, region-{i} used")
@@ -973,26 +911,26 @@ def _regions(doc: Mapping, ctx: _Ctx) -> list[dict]:
 def _shape(shape: object, where: str, ctx: _Ctx) -> dict | None:
     """One Foundry region shape -> canonical polygon/rect/circle (px), or None."""
     if not isinstance(shape, Mapping):
-        ctx.warn(f"{where}: {_kind(shape)} entry skipped")
+        ctx.warn(f"{where}: {kind_name(shape)} entry skipped")
         return None
     if shape.get("hole") is True:
         ctx.warn(f"{where}: hole dropped (holes are not supported)")
         return None
     kind = shape.get("type")
-    rotation = _number(shape.get("rotation")) or 0
+    rotation = finite_number(shape.get("rotation")) or 0
     if kind == "polygon":
         pts = shape.get("points")
         if (
             not isinstance(pts, list)
             or len(pts) < 6
             or len(pts) % 2
-            or any(_number(v) is None for v in pts)
+            or any(finite_number(v) is None for v in pts)
         ):
             ctx.warn(f"{where}.points: not a flat list of at least 3 x,y pairs, shape skipped")
             return None
         return {"type": "polygon", "points": [[pts[k], pts[k + 1]] for k in range(0, len(pts), 2)]}
     if kind == "rectangle":
-        x, y, w, h = (_number(shape.get(k)) for k in ("x", "y", "width", "height"))
+        x, y, w, h = (finite_number(shape.get(k)) for k in ("x", "y", "width", "height"))
         if x is None or y is None or w is None or h is None or w <= 0 or h <= 0:
             ctx.warn(f"{where}: rectangle without numeric x, y, width, height, shape skipped")
             return None
@@ -1001,9 +939,9 @@ def _shape(shape: object, where: str, ctx: _Ctx) -> dict | None:
         corners = [(-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2)]
         return {"type": "polygon", "points": _rotated(corners, x + w / 2, y + h / 2, rotation)}
     if kind in ("circle", "ellipse"):
-        x, y = _number(shape.get("x")), _number(shape.get("y"))
-        rx = _number(shape.get("radius" if kind == "circle" else "radiusX"))
-        ry = rx if kind == "circle" else _number(shape.get("radiusY"))
+        x, y = finite_number(shape.get("x")), finite_number(shape.get("y"))
+        rx = finite_number(shape.get("radius" if kind == "circle" else "radiusX"))
+        ry = rx if kind == "circle" else finite_number(shape.get("radiusY"))
         if x is None or y is None or rx is None or ry is None or rx <= 0 or ry <= 0:
             ctx.warn(f"{where}: {kind} without numeric centre and radii, shape skipped")
             return None
@@ -1060,67 +998,53 @@ def _unmapped(doc: Mapping, ctx: _Ctx) -> None:
 # --------------------------------------------------------------------------- helpers
 
 
-def _entries(doc: Mapping, key: str, ctx: _Ctx) -> Iterator[tuple[int, Mapping]]:
-    """Yield ``(index, entry)`` of an embedded collection, warning about null/odd entries."""
-    value = doc.get(key)
+def _position(raw: Mapping, where: str, what: str, ctx: _Ctx) -> tuple[float, float] | None:
+    """Numeric ``x``/``y`` of a token or light, or None (``what`` skipped, with a warning)."""
+    x, y = finite_number(raw.get("x")), finite_number(raw.get("y"))
+    if x is None or y is None:
+        ctx.warn(
+            f"{where}.x/y: ({raw.get('x')!r}, {raw.get('y')!r}) is not a position, {what} skipped"
+        )
+        return None
+    return x, y
+
+
+def _number_or(
+    value: object, default: int, where: str, ctx: _Ctx, what: str = "a number"
+) -> int | float:
+    """A finite number; ``default`` when None, ``default`` with a warning when not a number."""
     if value is None:
-        return
-    if not isinstance(value, list):
-        ctx.warn(f"{key}: {type(value).__name__} is not a list, ignored")
-        return
-    for i, entry in enumerate(value):
-        if isinstance(entry, Mapping):
-            yield i, entry
-        else:
-            ctx.warn(f"{key}[{i}]: {_kind(entry)} entry skipped")
+        return default
+    number = finite_number(value)
+    if number is None:
+        ctx.warn(f"{where}: {value!r} is not {what}, {default} used")
+        return default
+    return number
 
 
 def _assign_ids(items: list[dict], key: str, stem: str, ctx: _Ctx) -> None:
     """Give every item a unique string id (``<stem>-<index>`` when missing); drop ``_index``."""
-    seen: set[str] = set()
-    for item in items:
-        i = item.pop("_index")
-        ident = item["id"]
-        if not isinstance(ident, str) or not ident:
-            ctx.warn(f"{key}[{i}]._id: {ident!r} missing, {stem}-{i} used")
-            ident = f"{stem}-{i}"
-        if ident in seen:
-            n = 1
-            while f"{ident}-{n}" in seen:
-                n += 1
-            ctx.warn(f"{key}[{i}]._id: duplicate id {ident!r}, renamed {ident}-{n}")
-            ident = f"{ident}-{n}"
-        seen.add(ident)
-        item["id"] = ident
-
-
-def _number(value: object) -> int | float | None:
-    """Return the value when it is a finite int/float (not bool), else None."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+    unique_ids(items, ctx.warn, lambda i: f"{key}[{i}]._id", stem)
 
 
 def _positive(raw: Mapping, key: str, default: float, where: str, ctx: _Ctx) -> int | float:
     value = raw.get(key)
     if value is None:
         return default
-    if _number(value) is None or value <= 0:
+    if finite_number(value) is None or value <= 0:
         ctx.warn(f"{where}.{key}: {value!r} is not a positive number, {default} used")
         return default
     return value
 
 
 def _positive_number(value: object) -> int | float | None:
-    number = _number(value)
+    number = finite_number(value)
     return number if number is not None and number > 0 else None
 
 
 def _enum(table: Mapping[int, Any], value: object) -> Any:
     """Look up an integral enum value (``20`` or ``20.0``); None when absent from the table."""
-    number = _number(value)
+    number = finite_number(value)
     if number is None or number != int(number):
         return None
     return table.get(int(number))
@@ -1132,14 +1056,3 @@ def _norm(name: str) -> str:
 
 def _as_list(value: object) -> list:
     return value if isinstance(value, list) else []
-
-
-def _kind(value: object) -> str:
-    return "null" if value is None else type(value).__name__
-
-
-def _path(parts: Sequence[str | int]) -> str:
-    out = ""
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out

@@ -90,11 +90,30 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.detect import sniff
+from adapters._common import (
+    BLOCKS_ALL,
+    MAX_COORD_PX,
+    MAX_UNITS,
+    canonical_wall,
+    clean,
+    diagonal_rule,
+    entries,
+    finite_number,
+    format_hint,
+    grid_units,
+    in_range,
+    json_path,
+    kind_name,
+    list_entries,
+    no_senses,
+    short_list,
+    size_category,
+    unique_ids,
+)
 from adapters.errors import AdapterError
 
 __all__ = ["CURVE_SEGMENTS", "MAX_COORD_PX", "MAX_UNITS", "UNIT_PX", "to_scene"]
@@ -103,10 +122,6 @@ __all__ = ["CURVE_SEGMENTS", "MAX_COORD_PX", "MAX_UNITS", "UNIT_PX", "to_scene"]
 UNIT_PX = 70
 #: Straight segments used for each quadratic or cubic curve of a path.
 CURVE_SEGMENTS = 4
-#: Largest coordinate magnitude kept, in px (mirrors ``schemas.scene.MAX_COORD_PX``).
-MAX_COORD_PX = 1e7
-#: Largest radius or range kept, in grid units (mirrors ``schemas.scene.MAX_UNITS``).
-MAX_UNITS = 1e6
 
 _TOKEN_LAYERS = ("objects", "gmlayer")
 _LAYER_LABELS = {
@@ -115,18 +130,6 @@ _LAYER_LABELS = {
     "foreground": "foreground layer",
     "objects": "token layer",
     "gmlayer": "GM layer",
-}
-_UNITS = {
-    "ft": "ft",
-    "ft.": "ft",
-    "feet": "ft",
-    "foot": "ft",
-    "m": "m",
-    "m.": "m",
-    "meter": "m",
-    "meters": "m",
-    "metre": "m",
-    "metres": "m",
 }
 _GRID_TYPES = {"square": "square", "hex": "hex-col", "hexr": "hex-row"}
 _DIAGONALS = {
@@ -154,7 +157,7 @@ class _Ctx:
         self.warnings.append(message)
 
     def where(self, *parts: str | int) -> str:
-        return _path((self.prefix, *parts)) if self.prefix else _path(parts)
+        return json_path((self.prefix, *parts))
 
     def error(self, message: str, *path: str | int) -> AdapterError:
         return AdapterError(message, self.error_prefix + path)
@@ -236,11 +239,11 @@ def to_scene(
     walls = _path_walls(chosen.content, ctx)
     walls += _udl_openings(chosen.content, "doors", ctx)
     walls += _udl_openings(chosen.content, "windows", ctx)
-    _unique_ids(walls, "walls", ctx)
+    unique_ids(walls, ctx.warn, lambda _: ctx.where("walls"))
     canonical["walls"] = walls
     tokens, lights = _graphics(chosen.content, private_lights, ctx)
-    _unique_ids(tokens, "tokens", ctx)
-    _unique_ids(lights, "lights", ctx)
+    unique_ids(tokens, ctx.warn, lambda _: ctx.where("tokens"))
+    unique_ids(lights, ctx.warn, lambda _: ctx.where("lights"))
     canonical["tokens"] = tokens
     canonical["lights"] = lights
     canonical["regions"] = []
@@ -269,7 +272,9 @@ def _select_page(export: object, wanted: str | int | None) -> tuple[_Page, list[
     warnings: list[str] = []
     if not isinstance(export, Mapping):
         raise AdapterError(
-            f"a Roll20 export must be a JSON object, got {_kind(export)}{_hint(export)}", ()
+            f"a Roll20 export must be a JSON object, got {kind_name(export)}"
+            + format_hint(export, "roll20"),
+            (),
         )
     if "maps" in export:
         key, layout = "maps", "betteR20"
@@ -288,19 +293,14 @@ def _select_page(export: object, wanted: str | int | None) -> tuple[_Page, list[
         raise AdapterError(
             "not a Roll20 export: expected betteR20 'maps' (entries with 'attributes' and "
             "'paths'), an R20Exporter 'pages' list or a single page with 'paths'/'graphics'"
-            f"{_hint(export)}",
+            + format_hint(export, "roll20"),
             (),
         )
 
-    entries = export.get(key)
-    if not isinstance(entries, list):
-        raise AdapterError(f"'{key}' must be a list, got {_kind(entries)}", (key,))
-    pages: list[tuple[int, Mapping]] = []
-    for i, entry in enumerate(entries):
-        if isinstance(entry, Mapping):
-            pages.append((i, entry))
-        else:
-            warnings.append(f"{key}[{i}]: {_kind(entry)} entry skipped")
+    collection = export.get(key)
+    if not isinstance(collection, list):
+        raise AdapterError(f"'{key}' must be a list, got {kind_name(collection)}", (key,))
+    pages: list[tuple[int, Mapping]] = list(list_entries(collection, key, warnings.append))
     if not pages:
         raise AdapterError(f"the export holds no page ('{key}' is empty)", (key,))
     listing = ", ".join(f"{i}: {_page_name(p)!r}" for i, p in pages)
@@ -318,7 +318,7 @@ def _select_page(export: object, wanted: str | int | None) -> tuple[_Page, list[
         return choose(*pages[0])
     if isinstance(wanted, bool) or not isinstance(wanted, str | int):
         raise AdapterError(
-            f"page must be a page name or a 0-based index, got {_kind(wanted)}", (key,)
+            f"page must be a page name or a 0-based index, got {kind_name(wanted)}", (key,)
         )
     if isinstance(wanted, str):
         hits = [(i, p) for i, p in pages if _page_name(p) == wanted]
@@ -333,16 +333,16 @@ def _select_page(export: object, wanted: str | int | None) -> tuple[_Page, list[
         if not wanted.strip().isdigit():
             raise AdapterError(f"page {wanted!r} not found; available: {listing}", (key,))
         wanted = int(wanted.strip())
-    if not 0 <= wanted < len(entries):
+    if not 0 <= wanted < len(collection):
         raise AdapterError(
-            f"page index {wanted} is out of range: expected 0 to {len(entries) - 1} ({listing})",
+            f"page index {wanted} is out of range: expected 0 to {len(collection) - 1} ({listing})",
             (key,),
         )
     for i, entry in pages:
         if i == wanted:
             return choose(i, entry)
     raise AdapterError(
-        f"page index {wanted} is a {_kind(entries[wanted])} entry, not a page; "
+        f"page index {wanted} is a {kind_name(collection[wanted])} entry, not a page; "
         f"available: {listing}",
         (key, wanted),
     )
@@ -361,7 +361,7 @@ def _page_of(
         attributes = entry.get("attributes")
         if not isinstance(attributes, Mapping):
             raise AdapterError(
-                f"page attributes must be an object, got {_kind(attributes)}",
+                f"page attributes must be an object, got {kind_name(attributes)}",
                 error_prefix + ("attributes",),
             )
         attr_prefix: tuple[str | int, ...] = ("attributes",)
@@ -394,15 +394,6 @@ def _is_single_page(export: Mapping) -> bool:
     return has_content and has_page
 
 
-def _hint(export: object) -> str:
-    """``"; this looks like ..."`` when the export is another supported format."""
-    found = sniff(export)
-    if found in (None, "roll20"):
-        return ""
-    label = {"uvtt": "a Universal VTT file", "foundry": "a Foundry VTT scene export"}[found]
-    return f"; this looks like {label}; use format {found}"
-
-
 # --------------------------------------------------------------------------- grid, size
 
 
@@ -422,7 +413,7 @@ def _grid(attrs: Mapping, page: _Page, ctx: _Ctx) -> dict:
             "(0 = snapping off), 1 used (70 px squares)"
         )
         snapping = 1
-    size = _clean(snapping * UNIT_PX)
+    size = clean(snapping * UNIT_PX)
 
     distance = _read_number(attrs.get("scale_number"), at("scale_number"), ctx)
     if distance is None:
@@ -432,14 +423,7 @@ def _grid(attrs: Mapping, page: _Page, ctx: _Ctx) -> dict:
         distance = 5
 
     units_raw = attrs.get("scale_units")
-    key = units_raw.strip().lower() if isinstance(units_raw, str) else None
-    if units_raw is None:
-        units = "ft"
-    elif key in _UNITS:
-        units = _UNITS[key]
-    else:
-        ctx.warn(f"{at('scale_units')}: {units_raw!r} is not feet or metres, kept as 'ft'")
-        units = "ft"
+    units = "ft" if units_raw is None else grid_units(units_raw, at("scale_units"), ctx.warn)
 
     gtype_raw = attrs.get("grid_type")
     gkey = gtype_raw.strip().lower() if isinstance(gtype_raw, str) else None
@@ -461,12 +445,7 @@ def _grid(attrs: Mapping, page: _Page, ctx: _Ctx) -> dict:
     diagonals = "equidistant"
     if diag_raw is not None and dkey != "":
         rule = _DIAGONALS.get(dkey) if dkey is not None else None
-        if rule is None:
-            ctx.warn(f"{at('diagonaltype')}: unknown value {diag_raw!r}, equidistant used")
-        else:
-            diagonals = rule[0]
-            if rule[1]:
-                ctx.warn(f"{at('diagonaltype')}: {rule[1]}")
+        diagonals = diagonal_rule(rule, diag_raw, at("diagonaltype"), ctx.warn)
     return {
         "size": size,
         "distance": distance,
@@ -486,7 +465,7 @@ def _page_size(attrs: Mapping, page: _Page, ctx: _Ctx) -> dict:
             ctx.warn(f"{where}: {attrs.get(key)!r} is not a page size, size unknown (null)")
             out[key] = None
         else:
-            out[key] = _clean(value * UNIT_PX)
+            out[key] = clean(value * UNIT_PX)
     return out
 
 
@@ -532,7 +511,7 @@ def _path_walls(content: Mapping, ctx: _Ctx) -> list[dict]:
     if raw_paths is None:
         return []
     if not isinstance(raw_paths, list):
-        raise ctx.error(f"'paths' must be a list, got {_kind(raw_paths)}", "paths")
+        raise ctx.error(f"'paths' must be a list, got {kind_name(raw_paths)}", "paths")
     walls: list[dict] = []
     other_layers: dict[str, list[int]] = {}
     zero_length: list[tuple[str, int]] = []
@@ -541,7 +520,7 @@ def _path_walls(content: Mapping, ctx: _Ctx) -> list[dict]:
     for i, raw in enumerate(raw_paths):
         where = ctx.where("paths", i)
         if not isinstance(raw, Mapping):
-            ctx.warn(f"{where}: {_kind(raw)} entry skipped")
+            ctx.warn(f"{where}: {kind_name(raw)} entry skipped")
             continue
         layer = raw.get("layer")
         if layer != "walls":
@@ -565,11 +544,13 @@ def _path_walls(content: Mapping, ctx: _Ctx) -> list[dict]:
             for a, b in zip(line, line[1:], strict=False):
                 if a == b:
                     zero_here += 1
-                elif not _in_range(*a, *b):
+                elif not in_range(*a, *b):
                     far += 1
                 else:
                     walls.append(
-                        _wall(f"{base_id}-{k}", [a[0], a[1], b[0], b[1]], restrictions, direction)
+                        canonical_wall(
+                            f"{base_id}-{k}", [a[0], a[1], b[0], b[1]], restrictions, direction
+                        )
                     )
                 k += 1
         if zero_here:
@@ -598,7 +579,7 @@ def _path_walls(content: Mapping, ctx: _Ctx) -> list[dict]:
         label = _LAYER_LABELS.get(layer, f"unknown layer {layer!r}")
         ctx.warn(
             f"{ctx.where('paths')}: {len(indices)} drawings on the {label} not mapped "
-            f"(indices {_short_list(indices)})"
+            f"(indices {short_list(indices)})"
         )
     return walls
 
@@ -619,16 +600,12 @@ def _polylines(raw: Mapping, where: str, ctx: _Ctx) -> list[list[tuple[float, fl
             ctx.warn(f"{where}.path: not valid JSON, path skipped")
             return None
     if not isinstance(commands, list):
-        ctx.warn(f"{where}.path: {_kind(commands)} is not a list of commands, path skipped")
+        ctx.warn(f"{where}.path: {kind_name(commands)} is not a list of commands, path skipped")
         return None
-    left = _read_number(raw.get("left"), f"{where}.left", ctx)
-    top = _read_number(raw.get("top"), f"{where}.top", ctx)
-    if left is None or top is None:
-        ctx.warn(
-            f"{where}.left/top: ({raw.get('left')!r}, {raw.get('top')!r}) is not a "
-            "position, path skipped"
-        )
+    position = _left_top(raw, where, "path", ctx)
+    if position is None:
         return None
+    left, top = position
 
     local, curves = _local_polylines(commands, where, ctx)
     points = [p for line in local for p in line]
@@ -665,9 +642,22 @@ def _polylines(raw: Mapping, where: str, ctx: _Ctx) -> list[list[tuple[float, fl
 
     def place(p: tuple[float, float]) -> tuple[float, float]:
         dx, dy = (p[0] - centre[0]) * scale[0], (p[1] - centre[1]) * scale[1]
-        return (_clean(left + dx * cos - dy * sin), _clean(top + dx * sin + dy * cos))
+        return (clean(left + dx * cos - dy * sin), clean(top + dx * sin + dy * cos))
 
     return [[place(p) for p in line] for line in local]
+
+
+def _left_top(raw: Mapping, where: str, what: str, ctx: _Ctx) -> tuple[float, float] | None:
+    """Page-px ``left``/``top`` of a path or graphic, or None (``what`` skipped, warned)."""
+    left = _read_number(raw.get("left"), f"{where}.left", ctx)
+    top = _read_number(raw.get("top"), f"{where}.top", ctx)
+    if left is None or top is None:
+        ctx.warn(
+            f"{where}.left/top: ({raw.get('left')!r}, {raw.get('top')!r}) is not a "
+            f"position, {what} skipped"
+        )
+        return None
+    return left, top
 
 
 def _local_polylines(
@@ -688,7 +678,7 @@ def _local_polylines(
             bad.append(j)
             current = None
             continue
-        values = [_number(v) for v in item[1 : 1 + _ARITY[cmd]]]
+        values = [finite_number(v) for v in item[1 : 1 + _ARITY[cmd]]]
         if any(v is None for v in values):
             bad.append(j)
             current = None
@@ -741,7 +731,7 @@ def _bezier(
 def _barrier(raw: Mapping, where: str, ctx: _Ctx) -> tuple[dict, str]:
     """Restrictions and direction from the UDL ``barrierType``."""
     kind = raw.get("barrierType")
-    normal = {"move": "normal", "sight": "normal", "light": "normal", "sound": "normal"}
+    normal = dict(BLOCKS_ALL)
     if kind in (None, "", "wall"):
         return normal, "both"
     if kind == "oneWay":
@@ -755,37 +745,11 @@ def _barrier(raw: Mapping, where: str, ctx: _Ctx) -> tuple[dict, str]:
     return normal, "both"
 
 
-def _wall(
-    ident: str,
-    c: list[float],
-    restrictions: Mapping[str, str],
-    direction: str = "both",
-    door: str = "none",
-    state: str = "closed",
-) -> dict:
-    return {
-        "id": ident,
-        "c": c,
-        "move": restrictions["move"],
-        "sight": restrictions["sight"],
-        "light": restrictions["light"],
-        "sound": restrictions["sound"],
-        "threshold": None,
-        "direction": direction,
-        "door": door,
-        "door_state": state,
-        "height": None,
-        "cover": "normal",
-        "hp": None,
-        "ac": None,
-    }
-
-
 def _udl_openings(content: Mapping, key: str, ctx: _Ctx) -> list[dict]:
     """UDL ``doors``/``windows`` (FORMATS.md B.3) as canonical walls."""
     walls: list[dict] = []
     negated = 0
-    for i, raw in _entries(content, key, ctx):
+    for i, raw in entries(content, key, ctx.warn, ctx.where(key)):
         where = ctx.where(key, i)
         x = _read_number(raw.get("x"), f"{where}.x", ctx)
         y = _read_number(raw.get("y"), f"{where}.y", ctx)
@@ -800,7 +764,7 @@ def _udl_openings(content: Mapping, key: str, ctx: _Ctx) -> list[dict]:
             for name in ("handle0", "handle1"):
                 h = handles.get(name)
                 if isinstance(h, Mapping):
-                    hx, hy = _number(h.get("x")), _number(h.get("y"))
+                    hx, hy = finite_number(h.get("x")), finite_number(h.get("y"))
                     if hx is not None and hy is not None:
                         ends.append((hx, hy))
         if x is None or y is None or len(ends) != 2:
@@ -812,9 +776,9 @@ def _udl_openings(content: Mapping, key: str, ctx: _Ctx) -> list[dict]:
         if y < 0:
             negated += 1
             y, sign = -y, -1
-        c = [_clean(v) for v in (x + ends[0][0], y + sign * ends[0][1])]
-        c += [_clean(v) for v in (x + ends[1][0], y + sign * ends[1][1])]
-        if not _in_range(*c):
+        c = [clean(v) for v in (x + ends[0][0], y + sign * ends[0][1])]
+        c += [clean(v) for v in (x + ends[1][0], y + sign * ends[1][1])]
+        if not in_range(*c):
             ctx.warn(f"{where}: beyond +-{MAX_COORD_PX:g} px, {key[:-1]} skipped")
             continue
         if c[:2] == c[2:]:
@@ -833,12 +797,11 @@ def _udl_openings(content: Mapping, key: str, ctx: _Ctx) -> list[dict]:
                 ctx.warn(f"{where}: both isOpen and isLocked, open used")
             state = "open" if flags["isOpen"] else "locked" if flags["isLocked"] else "closed"
             door = "secret" if flags["isSecret"] else "door"
-            normal = {"move": "normal", "sight": "normal", "light": "normal", "sound": "normal"}
-            walls.append(_wall(ident, c, normal, door=door, state=state))
+            walls.append(canonical_wall(ident, c, door=door, state=state))
         else:
             moving = "none" if flags["isOpen"] else "normal"
             restrictions = {"move": moving, "sight": "none", "light": "none", "sound": moving}
-            walls.append(_wall(ident, c, restrictions))
+            walls.append(canonical_wall(ident, c, restrictions))
     if negated:
         ctx.warn(
             f"{ctx.where(key)}: {negated} negative y read as stored upward and negated "
@@ -858,7 +821,7 @@ def _graphics(content: Mapping, private_lights: str, ctx: _Ctx) -> tuple[list[di
     private = 0
     ignored_legacy = 0
     markers = 0
-    for i, raw in _entries(content, "graphics", ctx):
+    for i, raw in entries(content, "graphics", ctx.warn, ctx.where("graphics")):
         where = ctx.where("graphics", i)
         layer = raw.get("layer")
         drawing = _truthy(raw.get("isdrawing"))
@@ -905,7 +868,7 @@ def _graphics(content: Mapping, private_lights: str, ctx: _Ctx) -> tuple[list[di
                     "light everyone sees"
                 )
             rotation = _read_number(raw.get("rotation"), f"{where}.rotation", ctx) or 0
-            rotation = _clean(math.fmod(rotation, 360))
+            rotation = clean(math.fmod(rotation, 360))
             if angle != 360:
                 ctx.warn(
                     f"{where}: light cone rotation {rotation} deg passed through unchanged "
@@ -953,28 +916,24 @@ def _graphics(content: Mapping, private_lights: str, ctx: _Ctx) -> tuple[list[di
             what = "graphics on the " + _LAYER_LABELS.get(label, f"unknown layer {label!r}")
         ctx.warn(
             f"{ctx.where('graphics')}: {len(indices)} {what} not mapped "
-            f"(indices {_short_list(indices)})"
+            f"(indices {short_list(indices)})"
         )
     return tokens, lights
 
 
 def _box(raw: Mapping, where: str, ctx: _Ctx) -> tuple[float, float, float, float] | None:
     """Centre (px) and footprint (px; a quarter turn swaps it) of a graphic, or None."""
-    left = _read_number(raw.get("left"), f"{where}.left", ctx)
-    top = _read_number(raw.get("top"), f"{where}.top", ctx)
-    if left is None or top is None:
-        ctx.warn(
-            f"{where}.left/top: ({raw.get('left')!r}, {raw.get('top')!r}) is not a "
-            "position, graphic skipped"
-        )
+    position = _left_top(raw, where, "graphic", ctx)
+    if position is None:
         return None
+    left, top = position
     size = []
     for key in ("width", "height"):
         value, _ = _parse_number(raw.get(key))
         if value is None or not 0.01 <= value / ctx.grid_size <= 1000:
             ctx.warn(
                 f"{where}.{key}: {raw.get(key)!r} is not a size in px, one square "
-                f"({_clean(ctx.grid_size)} px) used"
+                f"({clean(ctx.grid_size)} px) used"
             )
             value = ctx.grid_size
         size.append(value)
@@ -984,7 +943,7 @@ def _box(raw: Mapping, where: str, ctx: _Ctx) -> tuple[float, float, float, floa
         size.reverse()
     elif min(turn, 180 - turn) > 1e-6 and size[0] != size[1]:
         ctx.warn(f"{where}.rotation: {rotation} deg, footprint kept axis-aligned")
-    if not _in_range(left - size[0] / 2, top - size[1] / 2, left + size[0], top + size[1]):
+    if not in_range(left - size[0] / 2, top - size[1] / 2, left + size[0], top + size[1]):
         ctx.warn(f"{where}: beyond +-{MAX_COORD_PX:g} px, graphic skipped")
         return None
     return left, top, size[0], size[1]
@@ -1001,18 +960,18 @@ def _token(
 ) -> dict:
     """Canonical token: top-left corner in px, size in squares."""
     left, top, width_px, height_px = box
-    width = _clean(width_px / ctx.grid_size)
-    height = _clean(height_px / ctx.grid_size)
+    width = clean(width_px / ctx.grid_size)
+    height = clean(height_px / ctx.grid_size)
     name = raw.get("name")
     return {
         "id": ident,
         "name": name if isinstance(name, str) else ("" if name is None else str(name)),
-        "x": _clean(left - width_px / 2),
-        "y": _clean(top - height_px / 2),
+        "x": clean(left - width_px / 2),
+        "y": clean(top - height_px / 2),
         "width": width,
         "height": height,
         "elevation": 0,
-        "size": _size_category(width),
+        "size": size_category(width),
         "reach": ctx.distance,
         "senses": senses,
         "conditions": [],
@@ -1072,21 +1031,11 @@ def _udl_light(raw: Mapping, where: str, ctx: _Ctx) -> tuple[dict, float | None,
         vision = _read_distance(
             raw.get("night_vision_distance"), f"{where}.night_vision_distance", ctx
         )
-    return {"bright": _clean(bright), "dim": _clean(dim)}, vision, False
+    return {"bright": clean(bright), "dim": clean(dim)}, vision, False
 
 
 def _senses(raw: Mapping, where: str, ctx: _Ctx, use_udl: bool) -> dict:
-    senses: dict[str, Any] = {
-        "darkvision": 0,
-        "devils_sight": 0,
-        "truesight": 0,
-        "blindsight": 0,
-        "tremorsense": 0,
-        "xray": 0,
-        "low_light_vision": False,
-        "see_invisibility": 0,
-        "hearing": None,
-    }
+    senses = no_senses()
     if not use_udl:
         multiplier = _read_number(raw.get("light_multiplier"), f"{where}.light_multiplier", ctx)
         if multiplier is not None and multiplier > 1:
@@ -1124,52 +1073,10 @@ def _texts(content: Mapping, ctx: _Ctx) -> None:
         if isinstance(value, list) and value:
             ctx.warn(f"{ctx.where(key)}: {len(value)} text objects not mapped")
         elif value is not None and not isinstance(value, list):
-            ctx.warn(f"{ctx.where(key)}: {_kind(value)} is not a list, ignored")
+            ctx.warn(f"{ctx.where(key)}: {kind_name(value)} is not a list, ignored")
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _entries(content: Mapping, key: str, ctx: _Ctx) -> Iterator[tuple[int, Mapping]]:
-    """Yield ``(index, entry)`` of a page collection, warning about null/odd entries."""
-    value = content.get(key)
-    if value is None:
-        return
-    if not isinstance(value, list):
-        ctx.warn(f"{ctx.where(key)}: {_kind(value)} is not a list, ignored")
-        return
-    for i, entry in enumerate(value):
-        if isinstance(entry, Mapping):
-            yield i, entry
-        else:
-            ctx.warn(f"{ctx.where(key, i)}: {_kind(entry)} entry skipped")
-
-
-def _unique_ids(items: list[dict], key: str, ctx: _Ctx) -> None:
-    seen: set[str] = set()
-    for item in items:
-        ident = item["id"]
-        if ident in seen:
-            n = 1
-            while f"{ident}-{n}" in seen:
-                n += 1
-            ctx.warn(f"{ctx.where(key)}: duplicate id {ident!r}, renamed {ident}-{n}")
-            ident = item["id"] = f"{ident}-{n}"
-        seen.add(ident)
-
-
-def _in_range(*values: float) -> bool:
-    """True when every value is a coordinate the canonical schema accepts (NaN fails)."""
-    return all(abs(v) <= MAX_COORD_PX for v in values)
-
-
-def _number(value: object) -> float | None:
-    """A finite int/float (not bool), else None."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def _parse_number(value: object) -> tuple[float | None, bool]:
@@ -1180,7 +1087,7 @@ def _parse_number(value: object) -> tuple[float | None, bool]:
     """
     if value is None or (isinstance(value, str) and not value.strip()):
         return None, True
-    number = _number(value)
+    number = finite_number(value)
     if number is not None:
         return number, True
     if isinstance(value, str):
@@ -1224,46 +1131,3 @@ def _truthy(value: object) -> bool:
     if isinstance(value, bool):
         return value
     return isinstance(value, int | float) and value == 1
-
-
-def _clean(value: float) -> float:
-    """Round away float noise (6 decimals); integral values become ints."""
-    if not math.isfinite(value):
-        return value
-    rounded = round(value, 6)
-    if rounded == int(rounded) and abs(rounded) < 2**53:
-        return int(rounded)
-    return rounded
-
-
-def _size_category(width: float) -> str:
-    """Size category from the token width in squares (DESIGN.md defaults)."""
-    if width <= 0.5:
-        return "tiny"
-    if width < 1:
-        return "small"
-    if width < 2:
-        return "medium"
-    if width < 3:
-        return "large"
-    if width < 4:
-        return "huge"
-    return "gargantuan"
-
-
-def _short_list(indices: Sequence[int], limit: int = 12) -> str:
-    shown = ", ".join(str(i) for i in indices[:limit])
-    return shown + (", ..." if len(indices) > limit else "")
-
-
-def _kind(value: object) -> str:
-    return "null" if value is None else type(value).__name__
-
-
-def _path(parts: Sequence[str | int]) -> str:
-    out = ""
-    for part in parts:
-        if part == "":
-            continue
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out

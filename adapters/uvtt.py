@@ -49,26 +49,32 @@ shared/FORMATS.md (c) and its "Pitfalls" 8, 9, 11; shared/DESIGN.md "Canonical s
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.detect import sniff
+from adapters._common import (
+    MAX_COORD_PX,
+    MAX_UNITS,
+    canonical_wall,
+    clean,
+    entries,
+    finite_number,
+    format_hint,
+    in_range,
+    kind_name,
+    read_bool,
+    short_list,
+)
 from adapters.errors import AdapterError
 
 __all__ = ["KNOWN_FORMATS", "MAX_COORD_PX", "to_scene"]
 
 #: UVTT ``format`` values this adapter was written against.
 KNOWN_FORMATS = (0.2, 0.3)
-#: Largest coordinate magnitude kept, in px (mirrors ``schemas.scene.MAX_COORD_PX``).
-MAX_COORD_PX = 1e7
-#: Largest radius kept, in grid units (mirrors ``schemas.scene.MAX_UNITS``).
-MAX_UNITS = 1e6
 
 _HEX = re.compile(r"^#?([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
-_BLOCKS_ALL = {"move": "normal", "sight": "normal", "light": "normal", "sound": "normal"}
 
 
 @dataclass
@@ -86,8 +92,8 @@ class _Ctx:
 
     def px(self, x: float, y: float) -> tuple[float, float]:
         return (
-            _clean((x - self.origin[0]) * self.ppg),
-            _clean((y - self.origin[1]) * self.ppg),
+            clean((x - self.origin[0]) * self.ppg),
+            clean((y - self.origin[1]) * self.ppg),
         )
 
     def outside(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
@@ -138,7 +144,7 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
     ----------
     shared/FORMATS.md (c); shared/DESIGN.md "Canonical scene", "Frames".
     """
-    distance = _number(grid_distance)
+    distance = finite_number(grid_distance)
     if distance is None or not 0 < distance <= MAX_UNITS:
         raise AdapterError(
             f"grid_distance must be a positive number of units per square, got {grid_distance!r}",
@@ -148,18 +154,19 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
         raise AdapterError(f"grid_units must be 'ft' or 'm', got {grid_units!r}", ())
     if not isinstance(export, Mapping):
         raise AdapterError(
-            f"a Universal VTT file must be a JSON object, got {_kind(export)}{_hint(export)}",
+            f"a Universal VTT file must be a JSON object, got {kind_name(export)}"
+            + format_hint(export, "uvtt"),
             (),
         )
     if "resolution" not in export:
         raise AdapterError(
             "not a Universal VTT file: expected 'resolution' {map_origin, map_size, "
-            f"pixels_per_grid}} and 'line_of_sight'{_hint(export)}",
+            "pixels_per_grid} and 'line_of_sight'" + format_hint(export, "uvtt"),
             (),
         )
     for key in ("line_of_sight", "objects_line_of_sight", "portals"):
         if export.get(key) is not None and not isinstance(export[key], list):
-            raise AdapterError(f"'{key}' must be a list, got {_kind(export[key])}", (key,))
+            raise AdapterError(f"'{key}' must be a list, got {kind_name(export[key])}", (key,))
 
     warnings: list[str] = []
     version = _format(export.get("format"), warnings)
@@ -179,7 +186,7 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
         "height": None,
     }
     if ctx.size is not None:
-        width, height = _clean(ctx.size[0] * ctx.ppg), _clean(ctx.size[1] * ctx.ppg)
+        width, height = clean(ctx.size[0] * ctx.ppg), clean(ctx.size[1] * ctx.ppg)
         if 0 < width <= 2 * MAX_COORD_PX and 0 < height <= 2 * MAX_COORD_PX:
             canonical["width"], canonical["height"] = width, height
         else:
@@ -218,17 +225,9 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
 # --------------------------------------------------------------------------- header
 
 
-def _hint(export: object) -> str:
-    found = sniff(export)
-    if found in (None, "uvtt"):
-        return ""
-    label = {"roll20": "a Roll20 export", "foundry": "a Foundry VTT scene export"}[found]
-    return f"; this looks like {label}; use format {found}"
-
-
 def _format(value: object, warnings: list[str]) -> float | None:
     """The file's ``format`` number (0.2/0.3 known; others read as 0.3 with a warning)."""
-    number = _number(value)
+    number = finite_number(value)
     if value is None:
         warnings.append("format: missing, read as 0.3")
         return None
@@ -245,10 +244,10 @@ def _frame(resolution: object, distance: float, warnings: list[str]) -> _Ctx:
     if not isinstance(resolution, Mapping):
         raise AdapterError(
             f"'resolution' must be an object {{map_origin, map_size, pixels_per_grid}}, "
-            f"got {_kind(resolution)}",
+            f"got {kind_name(resolution)}",
             ("resolution",),
         )
-    ppg = _number(resolution.get("pixels_per_grid"))
+    ppg = finite_number(resolution.get("pixels_per_grid"))
     if ppg is None or not 1 <= ppg <= 1e5:
         raise AdapterError(
             "resolution.pixels_per_grid must be a number of pixels from 1 to 100000, got "
@@ -282,7 +281,7 @@ def _environment(env: object, ctx: _Ctx) -> tuple[dict, bool | None, str | None]
     if env is None:
         return out, None, None
     if not isinstance(env, Mapping):
-        ctx.warn(f"environment: {_kind(env)} is not an object, bright used")
+        ctx.warn(f"environment: {kind_name(env)} is not an object, bright used")
         return out, None, None
     baked = env.get("baked_lighting")
     if baked is not None and not isinstance(baked, bool):
@@ -318,7 +317,7 @@ def _polyline_walls(export: Mapping, key: str, stem: str, ctx: _Ctx) -> tuple[li
     walls: list[dict] = []
     outside = far = 0
     zero: list[tuple[int, int]] = []
-    for i, line in _entries(export, key, ctx, kind=list):
+    for i, line in entries(export, key, ctx.warn, kind=list):
         points: list[tuple[float, float] | None] = []
         bad: list[int] = []
         for j, raw in enumerate(line):
@@ -328,7 +327,7 @@ def _polyline_walls(export: Mapping, key: str, stem: str, ctx: _Ctx) -> tuple[li
             points.append(p)
         if bad:
             ctx.warn(
-                f"{key}[{i}]: points {_short_list(bad)} are not {{x, y}} numbers, "
+                f"{key}[{i}]: points {short_list(bad)} are not {{x, y}} numbers, "
                 "segments touching them skipped"
             )
         if len(line) < 2 and not bad:
@@ -341,11 +340,11 @@ def _polyline_walls(export: Mapping, key: str, stem: str, ctx: _Ctx) -> tuple[li
                 repeated += 1
                 continue
             c = [*ctx.px(*a), *ctx.px(*b)]
-            if not _in_range(*c):
+            if not in_range(*c):
                 far += 1
                 continue
             outside += ctx.outside(a, b)
-            walls.append(_wall(f"{stem}-{i}-{k}", c))
+            walls.append(canonical_wall(f"{stem}-{i}-{k}", c))
         if repeated:
             zero.append((i, repeated))
     if zero:
@@ -363,7 +362,7 @@ def _portals(export: Mapping, ctx: _Ctx) -> tuple[list[dict], int]:
     """Door walls on each portal's ``bounds`` segment."""
     walls: list[dict] = []
     outside = 0
-    for i, raw in _entries(export, "portals", ctx, kind=Mapping):
+    for i, raw in entries(export, "portals", ctx.warn):
         bounds = raw.get("bounds")
         ends = [_xy(b) for b in bounds] if isinstance(bounds, list) else []
         a = ends[0] if len(ends) == 2 else None
@@ -375,15 +374,14 @@ def _portals(export: Mapping, ctx: _Ctx) -> tuple[list[dict], int]:
             ctx.warn(f"portals[{i}].bounds: zero-length portal skipped")
             continue
         c = [*ctx.px(*a), *ctx.px(*b)]
-        if not _in_range(*c):
+        if not in_range(*c):
             ctx.warn(f"portals[{i}]: beyond +-{MAX_COORD_PX:g} px, portal skipped")
             continue
-        closed = raw.get("closed", True)
-        if not isinstance(closed, bool):
-            ctx.warn(f"portals[{i}].closed: {closed!r} is not true/false, closed used")
-            closed = True
+        closed = read_bool(raw, "closed", f"portals[{i}]", ctx.warn, used="closed")
         outside += ctx.outside(a, b)
-        walls.append(_wall(f"portal-{i}", c, door="door", state="closed" if closed else "open"))
+        walls.append(
+            canonical_wall(f"portal-{i}", c, door="door", state="closed" if closed else "open")
+        )
     if outside:
         ctx.warn(f"portals: {outside} of {len(walls)} portals {_outside_note(ctx)}; kept")
     return walls, outside
@@ -391,25 +389,9 @@ def _portals(export: Mapping, ctx: _Ctx) -> tuple[list[dict], int]:
 
 def _outside_note(ctx: _Ctx) -> str:
     assert ctx.size is not None
-    size = f"{_clean(ctx.size[0])}x{_clean(ctx.size[1])}"
-    origin = f"{_clean(ctx.origin[0])},{_clean(ctx.origin[1])}"
+    size = f"{clean(ctx.size[0])}x{clean(ctx.size[1])}"
+    origin = f"{clean(ctx.origin[0])},{clean(ctx.origin[1])}"
     return f"lie outside the {size} map (map_origin {origin})"
-
-
-def _wall(ident: str, c: list[float], door: str = "none", state: str = "closed") -> dict:
-    return {
-        "id": ident,
-        "c": c,
-        **_BLOCKS_ALL,
-        "threshold": None,
-        "direction": "both",
-        "door": door,
-        "door_state": state,
-        "height": None,
-        "cover": "normal",
-        "hp": None,
-        "ac": None,
-    }
 
 
 # --------------------------------------------------------------------------- lights
@@ -419,37 +401,34 @@ def _lights(export: Mapping, ctx: _Ctx) -> list[dict]:
     """Canonical lights: radii in grid units, position in map px."""
     lights: list[dict] = []
     outside = 0
-    for i, raw in _entries(export, "lights", ctx, kind=Mapping):
+    for i, raw in entries(export, "lights", ctx.warn):
         where = f"lights[{i}]"
         pos = _xy(raw.get("position"))
         if pos is None:
             ctx.warn(f"{where}.position: {raw.get('position')!r} is not {{x, y}}, light skipped")
             continue
         x, y = ctx.px(*pos)
-        if not _in_range(x, y):
+        if not in_range(x, y):
             ctx.warn(f"{where}: beyond +-{MAX_COORD_PX:g} px, light skipped")
             continue
-        rng = _number(raw.get("range"))
+        rng = finite_number(raw.get("range"))
         if rng is None or rng <= 0 or rng * ctx.distance > MAX_UNITS:
             ctx.warn(f"{where}.range: {raw.get('range')!r} is not a positive range, light skipped")
             continue
         intensity = raw.get("intensity")
-        if intensity is not None and _number(intensity) is not None and intensity <= 0:
+        if intensity is not None and finite_number(intensity) is not None and intensity <= 0:
             ctx.warn(f"{where}.intensity: {intensity!r}, the light is off, skipped")
             continue
-        shadows = raw.get("shadows", True)
-        if not isinstance(shadows, bool):
-            ctx.warn(f"{where}.shadows: {shadows!r} is not true/false, true used")
-            shadows = True
+        shadows = read_bool(raw, "shadows", where, ctx.warn)
         if ctx.outside(pos, pos):
             outside += 1
-        dim = _clean(rng * ctx.distance)
+        dim = clean(rng * ctx.distance)
         lights.append(
             {
                 "id": f"light-{i}",
                 "x": x,
                 "y": y,
-                "bright": _clean(dim / 2),
+                "bright": clean(dim / 2),
                 "dim": dim,
                 "angle": 360,
                 "rotation": 0,
@@ -463,21 +442,6 @@ def _lights(export: Mapping, ctx: _Ctx) -> list[dict]:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _entries(export: Mapping, key: str, ctx: _Ctx, kind: type) -> Iterator[tuple[int, Any]]:
-    """Yield ``(index, entry)`` of a top-level list, warning about null/odd entries."""
-    value = export.get(key)
-    if value is None:
-        return
-    if not isinstance(value, list):
-        ctx.warn(f"{key}: {_kind(value)} is not a list, ignored")
-        return
-    for i, entry in enumerate(value):
-        if isinstance(entry, kind):
-            yield i, entry
-        else:
-            ctx.warn(f"{key}[{i}]: {_kind(entry)} entry skipped")
 
 
 def _segment_meets_box(
@@ -506,40 +470,7 @@ def _xy(value: object) -> tuple[float, float] | None:
     """``{x, y}`` with finite numbers -> ``(x, y)``; else None."""
     if not isinstance(value, Mapping):
         return None
-    x, y = _number(value.get("x")), _number(value.get("y"))
+    x, y = finite_number(value.get("x")), finite_number(value.get("y"))
     if x is None or y is None:
         return None
     return x, y
-
-
-def _in_range(*values: float) -> bool:
-    """True when every value is a coordinate the canonical schema accepts (NaN fails)."""
-    return all(abs(v) <= MAX_COORD_PX for v in values)
-
-
-def _number(value: object) -> float | None:
-    """A finite int/float (not bool), else None."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def _clean(value: float) -> float:
-    """Round away float noise (6 decimals); integral values become ints."""
-    if not math.isfinite(value):
-        return value
-    rounded = round(value, 6)
-    if rounded == int(rounded) and abs(rounded) < 2**53:
-        return int(rounded)
-    return rounded
-
-
-def _short_list(indices: Sequence[int], limit: int = 12) -> str:
-    shown = ", ".join(str(i) for i in indices[:limit])
-    return shown + (", ..." if len(indices) > limit else "")
-
-
-def _kind(value: object) -> str:
-    return "null" if value is None else type(value).__name__

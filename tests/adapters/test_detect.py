@@ -265,7 +265,9 @@ def test_formats_constant():
     assert FORMATS == ("foundry", "roll20", "uvtt")
 
 
-@pytest.mark.parametrize("module", ["adapters.detect", "adapters.roll20", "adapters.uvtt"])
+@pytest.mark.parametrize(
+    "module", ["adapters.detect", "adapters.roll20", "adapters.uvtt", "adapters._common"]
+)
 def test_new_adapters_are_standard_library_only(module):
     code = f"import sys, {module}; print('\\n'.join(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

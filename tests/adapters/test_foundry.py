@@ -5,7 +5,6 @@ References: shared/FORMATS.md (a), shared/scenes/real/SOURCES.md, shared/RULES.m
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from collections import Counter
@@ -15,6 +14,13 @@ import pytest
 
 from adapters.errors import AdapterError
 from adapters.foundry import UNLIMITED_RANGE, parse_nedb, to_scene
+from tests.adapters.common import (
+    assert_adapter_error,
+    assert_json_and_input_untouched,
+    assert_odd_value_gives_a_result_or_an_adapter_error,
+    assert_odd_values_raise_nothing_else,
+    odd_params,
+)
 from tests.conftest import load_real
 
 CITIES = "foundry-v0.7-zahi-cities-street.json"
@@ -554,11 +560,7 @@ def test_real_result_loads_through_scene_schema(name):
 
 @pytest.mark.parametrize("name", REAL_FILES)
 def test_real_result_is_json_serialisable_and_input_untouched(name):
-    raw = real(name)
-    before = copy.deepcopy(raw)
-    result = to_scene(raw)
-    assert raw == before
-    assert json.loads(json.dumps(result, allow_nan=False)) == result
+    assert_json_and_input_untouched(to_scene, real(name))
 
 
 # --------------------------------------------------------------------------- walls
@@ -1807,9 +1809,7 @@ BROKEN = [
 
 @pytest.mark.parametrize("export, path, message", BROKEN)
 def test_broken_documents_raise_adapter_error_with_path(export, path, message):
-    with pytest.raises(AdapterError) as info:
-        to_scene(export)
-    assert (info.value.path, info.value.message) == (path, message)
+    assert_adapter_error(to_scene, export, path, message)
 
 
 ODD_VALUES = [None, "x", -1, 0, 1e308, math.nan, math.inf, True, [], {}, [None], {"a": None}]
@@ -1853,44 +1853,11 @@ def kitchen_sink() -> dict:
     )
 
 
-def mutation_paths(doc: object, prefix: tuple = ()) -> list[tuple]:
-    """Every key/index path inside ``doc`` (containers and leaves)."""
-    paths = []
-    if isinstance(doc, dict):
-        items = list(doc.items())
-    elif isinstance(doc, list):
-        items = list(enumerate(doc))
-    else:
-        items = []
-    for key, value in items:
-        paths.append((*prefix, key))
-        paths.extend(mutation_paths(value, (*prefix, key)))
-    return paths
-
-
-def mutated(doc: dict, path: tuple, value: object) -> dict:
-    out = copy.deepcopy(doc)
-    node = out
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
-    return out
-
-
-@pytest.mark.parametrize("odd", [pytest.param(v, id=repr(v)) for v in ODD_VALUES])
+@pytest.mark.parametrize("odd", odd_params(ODD_VALUES))
 def test_any_odd_field_gives_a_result_or_an_adapter_error(odd):
-    base = kitchen_sink()
-    outcomes = Counter()
-    for path in mutation_paths(base):
-        try:
-            result = to_scene(mutated(base, path, odd))
-        except AdapterError as exc:
-            assert exc.path[:1] in {("grid",), ("walls",), ()}, (path, exc.path)
-            outcomes["error"] += 1
-        else:
-            json.dumps(result, allow_nan=False)
-            outcomes["ok"] += 1
-    assert outcomes["ok"] > 0
+    assert_odd_value_gives_a_result_or_an_adapter_error(
+        to_scene, kitchen_sink(), odd, error_roots={("grid",), ("walls",), ()}
+    )
 
 
 def test_real_files_with_odd_fields_never_raise_other_errors():
@@ -1901,12 +1868,7 @@ def test_real_files_with_odd_fields_never_raise_other_errors():
         "tokens": raw["tokens"][:1],
         "lights": raw["lights"][:1],
     }
-    for path in mutation_paths(sample):
-        for odd in (None, "x", -1, [], {}):
-            try:
-                to_scene(mutated(sample, path, odd))
-            except AdapterError:
-                pass
+    assert_odd_values_raise_nothing_else(to_scene, sample, (None, "x", -1, [], {}))
 
 
 def canvas_unknown() -> dict:

@@ -7,7 +7,6 @@ shared/RULES.md GEO-3.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from collections import Counter
@@ -19,6 +18,14 @@ from adapters.roll20 import CURVE_SEGMENTS, to_scene
 from schemas.scene import SceneSchema
 from service.rules.base import Attack, build_geometry
 from service.rules.dnd5e import RULESET
+from tests.adapters.common import (
+    assert_adapter_error,
+    assert_json_and_input_untouched,
+    assert_odd_value_gives_a_result_or_an_adapter_error,
+    assert_odd_values_raise_nothing_else,
+    checked,
+    odd_params,
+)
 from tests.conftest import load_real
 
 WPM = "roll20-betteR20-module-white-plume-mountain.json"
@@ -33,10 +40,7 @@ def real(name: str) -> dict:
 
 def convert(export, **kw) -> dict:
     """Run the adapter and check that the canonical scene loads (every result must)."""
-    result = to_scene(export, **kw)
-    SceneSchema().load(result["scene"])
-    json.dumps(result, allow_nan=False)
-    return result
+    return checked(to_scene(export, **kw), SceneSchema().load)
 
 
 # --------------------------------------------------------------------------- raw counting
@@ -387,11 +391,7 @@ def test_real_scene_answers_a_cover_query(name):
 
 @pytest.mark.parametrize("name", REAL_FILES)
 def test_real_result_is_json_and_input_untouched(name):
-    raw = real(name)
-    before = copy.deepcopy(raw)
-    result = to_scene(raw)
-    assert raw == before
-    assert json.loads(json.dumps(result, allow_nan=False)) == result
+    result = assert_json_and_input_untouched(to_scene, real(name))
     assert "imgsrc" not in json.dumps(result)
 
 
@@ -1435,9 +1435,7 @@ BROKEN = [
 
 @pytest.mark.parametrize("export, path_, message", BROKEN)
 def test_broken_exports_raise_adapter_error_with_path(export, path_, message):
-    with pytest.raises(AdapterError) as info:
-        to_scene(export)
-    assert (info.value.path, info.value.message) == (path_, message)
+    assert_adapter_error(to_scene, export, path_, message)
 
 
 def test_private_lights_choice_is_checked():
@@ -1507,45 +1505,11 @@ def kitchen_sink() -> dict:
     return doc
 
 
-def mutation_paths(doc: object, prefix: tuple = ()) -> list[tuple]:
-    paths = []
-    if isinstance(doc, dict):
-        items = list(doc.items())
-    elif isinstance(doc, list):
-        items = list(enumerate(doc))
-    else:
-        items = []
-    for key, value in items:
-        paths.append((*prefix, key))
-        paths.extend(mutation_paths(value, (*prefix, key)))
-    return paths
-
-
-def mutated(doc: dict, where: tuple, value: object) -> dict:
-    out = copy.deepcopy(doc)
-    node = out
-    for key in where[:-1]:
-        node = node[key]
-    node[where[-1]] = value
-    return out
-
-
-@pytest.mark.parametrize("odd", [pytest.param(v, id=repr(v)) for v in ODD_VALUES])
+@pytest.mark.parametrize("odd", odd_params(ODD_VALUES))
 def test_any_odd_field_gives_a_loadable_result_or_an_adapter_error(odd):
-    base = kitchen_sink()
-    outcomes: Counter[str] = Counter()
-    schema = SceneSchema()
-    for where in mutation_paths(base):
-        try:
-            result = to_scene(mutated(base, where, odd))
-        except AdapterError as exc:
-            assert isinstance(exc.message, str) and exc.message
-            outcomes["error"] += 1
-        else:
-            json.dumps(result, allow_nan=False)
-            schema.load(result["scene"])
-            outcomes["ok"] += 1
-    assert outcomes["ok"] > 0
+    assert_odd_value_gives_a_result_or_an_adapter_error(
+        to_scene, kitchen_sink(), odd, load=SceneSchema().load
+    )
 
 
 def test_betteR20_page_with_odd_fields_never_raises_other_errors():
@@ -1554,14 +1518,7 @@ def test_betteR20_page_with_odd_fields_never_raises_other_errors():
         [graphic(light_radius=20, light_hassight=True)],
         showlighting=True,
     )
-    schema = SceneSchema()
-    for where in mutation_paths(base):
-        for odd in ODD_VALUES:
-            try:
-                result = to_scene(mutated(base, where, odd))
-            except AdapterError:
-                continue
-            schema.load(result["scene"])
+    assert_odd_values_raise_nothing_else(to_scene, base, ODD_VALUES, load=SceneSchema().load)
 
 
 def test_real_file_with_odd_fields_never_raises_other_errors():
@@ -1577,13 +1534,6 @@ def test_real_file_with_odd_fields_never_raises_other_errors():
             }
         ]
     }
-    schema = SceneSchema()
-    for where in mutation_paths(sample):
-        if where[-1] == "zorder":
-            continue
-        for odd in (None, "x", -1, [], {}):
-            try:
-                result = to_scene(mutated(sample, where, odd))
-            except AdapterError:
-                continue
-            schema.load(result["scene"])
+    assert_odd_values_raise_nothing_else(
+        to_scene, sample, (None, "x", -1, [], {}), load=SceneSchema().load, skip_keys=("zorder",)
+    )

@@ -6,10 +6,8 @@ adapter helpers). References: shared/FORMATS.md (c) and "Pitfalls" 8, 9, 11; SOU
 
 from __future__ import annotations
 
-import copy
 import json
 import math
-from collections import Counter
 
 import pytest
 
@@ -18,6 +16,14 @@ from adapters.uvtt import to_scene
 from schemas.scene import SceneSchema
 from service.rules.base import Attack, build_geometry
 from service.rules.dnd5e import RULESET
+from tests.adapters.common import (
+    assert_adapter_error,
+    assert_json_and_input_untouched,
+    assert_odd_value_gives_a_result_or_an_adapter_error,
+    assert_odd_values_raise_nothing_else,
+    checked,
+    odd_params,
+)
 from tests.conftest import load_real
 
 LITCH = "uvtt-0.3-dndapps-the-litch-and-his-tomb.dd2vtt"
@@ -36,10 +42,7 @@ def real(name: str) -> dict:
 
 def convert(export, **kw) -> dict:
     """Run the adapter and check that the canonical scene loads (every result must)."""
-    result = to_scene(export, **kw)
-    SceneSchema().load(result["scene"])
-    json.dumps(result, allow_nan=False)
-    return result
+    return checked(to_scene(export, **kw), SceneSchema().load)
 
 
 # --------------------------------------------------------------------------- raw counting
@@ -274,11 +277,7 @@ def test_real_litch_wall_gives_total_cover():
 
 @pytest.mark.parametrize("name", REAL_FILES)
 def test_real_result_is_json_and_input_untouched(name):
-    raw = real(name)
-    before = copy.deepcopy(raw)
-    result = to_scene(raw)
-    assert raw == before
-    assert json.loads(json.dumps(result, allow_nan=False)) == result
+    assert_json_and_input_untouched(to_scene, real(name))
 
 
 def test_real_grid_distance_option():
@@ -658,9 +657,7 @@ BROKEN = [
 
 @pytest.mark.parametrize("export, path_, message", BROKEN)
 def test_broken_files_raise_adapter_error_with_path(export, path_, message):
-    with pytest.raises(AdapterError) as info:
-        to_scene(export)
-    assert (info.value.path, info.value.message) == (path_, message)
+    assert_adapter_error(to_scene, export, path_, message)
 
 
 OPTION_ERRORS = [
@@ -698,60 +695,18 @@ ODD_VALUES = [
 ]
 
 
-def mutation_paths(doc: object, prefix: tuple = ()) -> list[tuple]:
-    paths = []
-    if isinstance(doc, dict):
-        items = list(doc.items())
-    elif isinstance(doc, list):
-        items = list(enumerate(doc))
-    else:
-        items = []
-    for key, value in items:
-        paths.append((*prefix, key))
-        paths.extend(mutation_paths(value, (*prefix, key)))
-    return paths
+ERROR_ROOTS = {(), ("resolution",), ("line_of_sight",), ("objects_line_of_sight",), ("portals",)}
 
 
-def mutated(doc: dict, where: tuple, value: object) -> dict:
-    out = copy.deepcopy(doc)
-    node = out
-    for key in where[:-1]:
-        node = node[key]
-    node[where[-1]] = value
-    return out
-
-
-@pytest.mark.parametrize("odd", [pytest.param(v, id=repr(v)) for v in ODD_VALUES])
+@pytest.mark.parametrize("odd", odd_params(ODD_VALUES))
 def test_any_odd_field_gives_a_loadable_result_or_an_adapter_error(odd):
     base = uvtt(objects_line_of_sight=[[{"x": 3, "y": 2}, {"x": 3.5, "y": 2.5}]])
-    outcomes: Counter[str] = Counter()
-    schema = SceneSchema()
-    for where in mutation_paths(base):
-        try:
-            result = to_scene(mutated(base, where, odd))
-        except AdapterError as exc:
-            assert exc.path[:1] in {
-                (),
-                ("resolution",),
-                ("line_of_sight",),
-                ("objects_line_of_sight",),
-                ("portals",),
-            }
-            outcomes["error"] += 1
-        else:
-            json.dumps(result, allow_nan=False)
-            schema.load(result["scene"])
-            outcomes["ok"] += 1
-    assert outcomes["ok"] > 0
+    assert_odd_value_gives_a_result_or_an_adapter_error(
+        to_scene, base, odd, error_roots=ERROR_ROOTS, load=SceneSchema().load
+    )
 
 
 def test_real_file_with_odd_fields_never_raises_other_errors():
-    raw = real(QUARTERS)
-    schema = SceneSchema()
-    for where in mutation_paths(raw):
-        for odd in (None, "x", -1, [], {}):
-            try:
-                result = to_scene(mutated(raw, where, odd))
-            except AdapterError:
-                continue
-            schema.load(result["scene"])
+    assert_odd_values_raise_nothing_else(
+        to_scene, real(QUARTERS), (None, "x", -1, [], {}), load=SceneSchema().load
+    )

@@ -1,0 +1,483 @@
+"""Helpers shared by the Foundry, Roll20 and Universal VTT adapters (standard library only).
+
+Reading: finite numbers, JSON kind names, JSON paths for warnings, embedded collections
+whose odd entries are skipped with a warning, true/false fields and grid units.
+Writing: canonical walls, empty senses, size categories, unique ids, coordinates the
+canonical schema accepts.
+
+Every function here warns through a ``warn`` callable (an adapter's ``ctx.warn`` or a
+list's ``append``) and never raises :class:`~adapters.errors.AdapterError` itself.
+
+References
+----------
+shared/DESIGN.md "Canonical scene"; ``schemas.scene`` (the limits mirrored here).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from adapters.detect import sniff
+
+#: Largest coordinate magnitude kept, in px (mirrors ``schemas.scene.MAX_COORD_PX``).
+MAX_COORD_PX = 1e7
+#: Largest radius or range kept, in grid units (mirrors ``schemas.scene.MAX_UNITS``).
+MAX_UNITS = 1e6
+
+#: Grid unit spellings (lower case) -> canonical unit.
+UNITS = {
+    "ft": "ft",
+    "ft.": "ft",
+    "feet": "ft",
+    "foot": "ft",
+    "m": "m",
+    "m.": "m",
+    "meter": "m",
+    "meters": "m",
+    "metre": "m",
+    "metres": "m",
+}
+
+#: Wall restrictions of a wall that blocks movement, sight, light and sound.
+BLOCKS_ALL = {"move": "normal", "sight": "normal", "light": "normal", "sound": "normal"}
+
+#: How a format hint names each supported format.
+_FORMAT_LABELS = {
+    "foundry": "a Foundry VTT scene export",
+    "roll20": "a Roll20 export",
+    "uvtt": "a Universal VTT file",
+}
+
+Warn = Callable[[str], None]
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def finite_number(value: object) -> int | float | None:
+    """Return ``value`` when it is a finite number.
+
+    Parameters
+    ----------
+    value : object
+        Any parsed JSON value.
+
+    Returns
+    -------
+    int or float or None
+        ``value`` itself for a finite int or float (bool excluded), else None.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def kind_name(value: object) -> str:
+    """Name the JSON kind of a value for warnings and error messages.
+
+    Parameters
+    ----------
+    value : object
+        Any parsed JSON value.
+
+    Returns
+    -------
+    str
+        ``"null"`` for None, else the Python type name (``"str"``, ``"list"``, ...).
+    """
+    return "null" if value is None else type(value).__name__
+
+
+def json_path(parts: Sequence[str | int]) -> str:
+    """Write a path inside an export the way warnings show it.
+
+    Parameters
+    ----------
+    parts : sequence of str or int
+        Keys and indices from the document root; empty strings are skipped.
+
+    Returns
+    -------
+    str
+        E.g. ``"maps[0].graphics[3]"`` for ``("maps", 0, "graphics", 3)``; ``""`` for no parts.
+    """
+    out = ""
+    for part in parts:
+        if part == "":
+            continue
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def entries(
+    container: Mapping,
+    key: str,
+    warn: Warn,
+    where: str | None = None,
+    kind: type = Mapping,
+) -> Iterator[tuple[int, Any]]:
+    """Yield ``(index, entry)`` of an embedded collection, warning about null/odd entries.
+
+    Parameters
+    ----------
+    container : Mapping
+        The document or page holding the collection.
+    key : str
+        Key of the collection in ``container``. An absent or null collection yields nothing;
+        one that is not a list yields nothing with a warning.
+    warn : callable
+        Receives each warning.
+    where : str, optional
+        Path of the collection in warnings (e.g. ``"maps[0].graphics"``); ``key`` when omitted.
+    kind : type
+        Type of the entries kept (``Mapping`` by default); others are skipped.
+
+    Yields
+    ------
+    tuple of (int, object)
+        The index of each kept entry in the collection and the entry.
+    """
+    value = container.get(key)
+    if value is None:
+        return
+    where = key if where is None else where
+    if not isinstance(value, list):
+        warn(f"{where}: {kind_name(value)} is not a list, ignored")
+        return
+    yield from list_entries(value, where, warn, kind)
+
+
+def list_entries(
+    values: list, where: str, warn: Warn, kind: type = Mapping
+) -> Iterator[tuple[int, Any]]:
+    """Yield ``(index, entry)`` for the entries of ``values`` of type ``kind``.
+
+    Parameters
+    ----------
+    values : list
+        The collection.
+    where : str
+        Path of the collection in warnings; each skipped entry is warned about as
+        ``"<where>[<index>]: <kind> entry skipped"``.
+    warn : callable
+        Receives each warning.
+    kind : type
+        Type of the entries kept (``Mapping`` by default).
+
+    Yields
+    ------
+    tuple of (int, object)
+        The index of each kept entry and the entry.
+    """
+    for i, entry in enumerate(values):
+        if isinstance(entry, kind):
+            yield i, entry
+        else:
+            warn(f"{where}[{i}]: {kind_name(entry)} entry skipped")
+
+
+def read_bool(
+    raw: Mapping, key: str, where: str, warn: Warn, default: bool = True, used: str | None = None
+) -> bool:
+    """Read a strict JSON ``true``/``false`` field.
+
+    Parameters
+    ----------
+    raw : Mapping
+        The entry holding the field.
+    key : str
+        Field name; an absent field gives ``default`` silently.
+    where : str
+        Path of the entry in warnings.
+    warn : callable
+        Receives the warning when the value is not a boolean.
+    default : bool
+        Value used when the field is absent or not a boolean.
+    used : str, optional
+        How the warning names the default (``"closed"``, ...); ``"true"``/``"false"`` when
+        omitted.
+
+    Returns
+    -------
+    bool
+        The field's value, or ``default``.
+    """
+    value = raw.get(key, default)
+    if isinstance(value, bool):
+        return value
+    shown = str(default).lower() if used is None else used
+    warn(f"{where}.{key}: {value!r} is not true/false, {shown} used")
+    return default
+
+
+def grid_units(value: object, where: str, warn: Warn) -> str:
+    """Canonical grid unit (``"ft"`` or ``"m"``) of a unit name.
+
+    Parameters
+    ----------
+    value : object
+        The export's unit name (``"ft"``, ``"Feet"``, ``"metres"``, ...).
+    where : str
+        Path of the field in warnings.
+    warn : callable
+        Receives the warning when ``value`` is neither feet nor metres.
+
+    Returns
+    -------
+    str
+        ``"ft"`` or ``"m"``; ``"ft"`` (with a warning) for anything else.
+    """
+    key = value.strip().lower() if isinstance(value, str) else None
+    if key in UNITS:
+        return UNITS[key]
+    warn(f"{where}: {value!r} is not feet or metres, kept as 'ft'")
+    return "ft"
+
+
+def diagonal_rule(
+    rule: tuple[str, str | None] | None, value: object, where: str, warn: Warn
+) -> str:
+    """Canonical diagonal rule from the entry a grid's diagonal setting maps to.
+
+    Parameters
+    ----------
+    rule : tuple of (str, str or None), or None
+        ``(canonical rule, note)`` looked up for ``value``; the note, when given, is warned
+        about. None when ``value`` is unknown.
+    value : object
+        The export's diagonal setting, shown in the warning when unknown.
+    where : str
+        Path of the setting in warnings.
+    warn : callable
+        Receives the warnings.
+
+    Returns
+    -------
+    str
+        The canonical rule; ``"equidistant"`` (with a warning) for an unknown value.
+    """
+    if rule is None:
+        warn(f"{where}: unknown value {value!r}, equidistant used")
+        return "equidistant"
+    if rule[1]:
+        warn(f"{where}: {rule[1]}")
+    return rule[0]
+
+
+def format_hint(export: object, own: str) -> str:
+    """Tell the user when an export looks like another supported format.
+
+    Parameters
+    ----------
+    export : object
+        The export given to the adapter of format ``own``.
+    own : {"foundry", "roll20", "uvtt"}
+        The format of the adapter asking.
+
+    Returns
+    -------
+    str
+        ``"; this looks like <format>; use format <name>"``, or ``""`` when the export
+        looks like no format or like ``own``.
+    """
+    found = sniff(export)
+    if found in (None, own):
+        return ""
+    return f"; this looks like {_FORMAT_LABELS[found]}; use format {found}"
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def clean(value: float) -> float:
+    """Round away float noise.
+
+    Parameters
+    ----------
+    value : float
+        A computed coordinate or size.
+
+    Returns
+    -------
+    float
+        ``value`` rounded to 6 decimals, an int when integral; non-finite values unchanged.
+    """
+    if not math.isfinite(value):
+        return value
+    rounded = round(value, 6)
+    if rounded == int(rounded) and abs(rounded) < 2**53:
+        return int(rounded)
+    return rounded
+
+
+def in_range(*values: float) -> bool:
+    """Tell whether every value is a coordinate the canonical schema accepts.
+
+    Parameters
+    ----------
+    *values : float
+        Coordinates in px.
+
+    Returns
+    -------
+    bool
+        True when every ``abs(value) <= MAX_COORD_PX`` (NaN fails).
+    """
+    return all(abs(v) <= MAX_COORD_PX for v in values)
+
+
+def short_list(indices: Sequence[int], limit: int = 12) -> str:
+    """Comma-separated indices for a warning, cut after ``limit`` with ``", ..."``.
+
+    Parameters
+    ----------
+    indices : sequence of int
+        The indices to list.
+    limit : int
+        How many are shown at most.
+
+    Returns
+    -------
+    str
+        E.g. ``"0, 3, 7"``.
+    """
+    shown = ", ".join(str(i) for i in indices[:limit])
+    return shown + (", ..." if len(indices) > limit else "")
+
+
+def canonical_wall(
+    ident: str,
+    c: list[float],
+    restrictions: Mapping[str, str] = BLOCKS_ALL,
+    direction: str = "both",
+    door: str = "none",
+    state: str = "closed",
+) -> dict:
+    """A canonical wall with no threshold, height, hit points or armour class.
+
+    Parameters
+    ----------
+    ident : str
+        Wall id.
+    c : list of float
+        ``[x0, y0, x1, y1]`` in px.
+    restrictions : Mapping
+        ``move``, ``sight``, ``light`` and ``sound`` restrictions; all ``"normal"`` by default.
+    direction : {"both", "left", "right"}
+        Which side blocks (RULES.md GEO-3).
+    door : {"none", "door", "secret"}
+        Door type.
+    state : {"closed", "open", "locked"}
+        Door state.
+
+    Returns
+    -------
+    dict
+        The wall in the canonical shape of shared/DESIGN.md.
+    """
+    return {
+        "id": ident,
+        "c": c,
+        "move": restrictions["move"],
+        "sight": restrictions["sight"],
+        "light": restrictions["light"],
+        "sound": restrictions["sound"],
+        "threshold": None,
+        "direction": direction,
+        "door": door,
+        "door_state": state,
+        "height": None,
+        "cover": "normal",
+        "hp": None,
+        "ac": None,
+    }
+
+
+def no_senses() -> dict[str, Any]:
+    """Canonical token senses with nothing beyond normal sight.
+
+    Returns
+    -------
+    dict
+        A new dict: every range 0, ``low_light_vision`` false, ``hearing`` None.
+    """
+    return {
+        "darkvision": 0,
+        "devils_sight": 0,
+        "truesight": 0,
+        "blindsight": 0,
+        "tremorsense": 0,
+        "xray": 0,
+        "low_light_vision": False,
+        "see_invisibility": 0,
+        "hearing": None,
+    }
+
+
+def size_category(width: float) -> str:
+    """Size category from the token width in squares (DESIGN.md defaults).
+
+    Parameters
+    ----------
+    width : float
+        Token width in grid squares.
+
+    Returns
+    -------
+    str
+        ``"tiny"`` (<= 0.5), ``"small"`` (< 1), ``"medium"`` (< 2), ``"large"`` (< 3),
+        ``"huge"`` (< 4) or ``"gargantuan"``.
+    """
+    if width <= 0.5:
+        return "tiny"
+    if width < 1:
+        return "small"
+    if width < 2:
+        return "medium"
+    if width < 3:
+        return "large"
+    if width < 4:
+        return "huge"
+    return "gargantuan"
+
+
+def unique_ids(
+    items: list[dict], warn: Warn, where: Callable[[int], str], stem: str | None = None
+) -> None:
+    """Make the ``"id"`` of every item a unique string, in place.
+
+    A repeated id gets the first free suffix ``-1``, ``-2``, ... with a warning.
+
+    Parameters
+    ----------
+    items : list of dict
+        Canonical items. An item may carry ``"_index"``, its index in the source
+        collection: it is removed and stands for the item in ``where`` and in the default
+        id; without it the item's position in ``items`` does.
+    warn : callable
+        Receives each warning.
+    where : callable
+        Path in warnings of the item with a given index, e.g. ``lambda i: f"walls[{i}]._id"``.
+    stem : str, optional
+        When given, an id that is not a non-empty string becomes ``<stem>-<index>`` with a
+        warning. Without it every id must already be a string.
+    """
+    seen: set[str] = set()
+    for position, item in enumerate(items):
+        i = item.pop("_index", position)
+        ident = item["id"]
+        if stem is not None and (not isinstance(ident, str) or not ident):
+            warn(f"{where(i)}: {ident!r} missing, {stem}-{i} used")
+            ident = f"{stem}-{i}"
+        if ident in seen:
+            n = 1
+            while f"{ident}-{n}" in seen:
+                n += 1
+            warn(f"{where(i)}: duplicate id {ident!r}, renamed {ident}-{n}")
+            ident = f"{ident}-{n}"
+        seen.add(ident)
+        item["id"] = ident

@@ -1,0 +1,119 @@
+"""Helpers shared by the adapters (adapters/_common.py), checked on their own."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from adapters._common import (
+    clean,
+    diagonal_rule,
+    entries,
+    finite_number,
+    grid_units,
+    json_path,
+    read_bool,
+    unique_ids,
+)
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [(3, 3), (2.5, 2.5), (True, None), (math.nan, None), (math.inf, None), ("1", None)],
+)
+def test_finite_number(value, expected):
+    assert finite_number(value) == expected
+
+
+def test_json_path_skips_empty_parts():
+    assert json_path(("", "walls", 3, "c")) == "walls[3].c"
+    assert json_path((0,)) == "[0]"
+    assert json_path(()) == ""
+
+
+def test_entries_warn_under_the_given_path():
+    warnings: list[str] = []
+    doc = {"graphics": [{"id": "a"}, None, 3]}
+    got = list(entries(doc, "graphics", warnings.append, "maps[0].graphics"))
+    assert got == [(0, {"id": "a"})]
+    assert warnings == [
+        "maps[0].graphics[1]: null entry skipped",
+        "maps[0].graphics[2]: int entry skipped",
+    ]
+
+
+def test_entries_default_path_and_kind():
+    warnings: list[str] = []
+    doc = {"line_of_sight": [[1], {"x": 1}], "portals": "none"}
+    assert list(entries(doc, "line_of_sight", warnings.append, kind=list)) == [(0, [1])]
+    assert list(entries(doc, "portals", warnings.append)) == []
+    assert list(entries(doc, "lights", warnings.append)) == []
+    assert warnings == [
+        "line_of_sight[1]: dict entry skipped",
+        "portals: str is not a list, ignored",
+    ]
+
+
+def test_unique_ids_with_stem_fills_missing_ids_in_source_order():
+    warnings: list[str] = []
+    items = [{"id": "a", "_index": 0}, {"id": "a", "_index": 2}, {"id": None, "_index": 5}]
+    unique_ids(items, warnings.append, lambda i: f"walls[{i}]._id", "wall")
+    assert items == [{"id": "a"}, {"id": "a-1"}, {"id": "wall-5"}]
+    assert warnings == [
+        "walls[2]._id: duplicate id 'a', renamed a-1",
+        "walls[5]._id: None missing, wall-5 used",
+    ]
+
+
+def test_unique_ids_without_stem_uses_one_path_and_skips_taken_suffixes():
+    warnings: list[str] = []
+    items = [{"id": "d"}, {"id": "d-1"}, {"id": "d"}]
+    unique_ids(items, warnings.append, lambda _: "maps[0].walls")
+    assert [item["id"] for item in items] == ["d", "d-1", "d-2"]
+    assert warnings == ["maps[0].walls: duplicate id 'd', renamed d-2"]
+
+
+@pytest.mark.parametrize(
+    "raw, kw, expected, warnings",
+    [
+        ({}, {}, True, []),
+        ({"walls": False}, {}, False, []),
+        ({"walls": "no"}, {}, True, ["l.walls: 'no' is not true/false, true used"]),
+        ({"walls": 1}, {"default": False}, False, ["l.walls: 1 is not true/false, false used"]),
+        ({"walls": 1}, {"used": "closed"}, True, ["l.walls: 1 is not true/false, closed used"]),
+    ],
+)
+def test_read_bool(raw, kw, expected, warnings):
+    got: list[str] = []
+    assert read_bool(raw, "walls", "l", got.append, **kw) is expected
+    assert got == warnings
+
+
+@pytest.mark.parametrize(
+    "value, expected, warnings",
+    [
+        ("Feet", "ft", []),
+        (" metres ", "m", []),
+        ("mi", "ft", ["u: 'mi' is not feet or metres, kept as 'ft'"]),
+        (None, "ft", ["u: None is not feet or metres, kept as 'ft'"]),
+    ],
+)
+def test_grid_units(value, expected, warnings):
+    got: list[str] = []
+    assert grid_units(value, "u", got.append) == expected
+    assert got == warnings
+
+
+def test_diagonal_rule():
+    got: list[str] = []
+    assert diagonal_rule(("euclidean", None), 1, "d", got.append) == "euclidean"
+    assert diagonal_rule(("equidistant", "no rule"), 3, "d", got.append) == "equidistant"
+    assert diagonal_rule(None, "x", "d", got.append) == "equidistant"
+    assert got == ["d: no rule", "d: unknown value 'x', equidistant used"]
+
+
+def test_clean():
+    assert clean(0.1 + 0.2) == 0.3
+    assert clean(2.0000000001) == 2 and isinstance(clean(2.0000000001), int)
+    assert math.isinf(clean(math.inf))
