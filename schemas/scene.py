@@ -176,7 +176,6 @@ _DIRECTIONS = frozenset({"both", "left", "right"})
 _DOORS = frozenset({"none", "door", "secret"})
 _DOOR_STATES = frozenset({"closed", "open", "locked"})
 _COVERS = frozenset({"normal", "low", "improved", "extreme"})
-_RARE = ("threshold", "height", "hp", "ac")
 
 
 def _fast_walls(value: Any) -> list[model.Wall] | None:
@@ -220,7 +219,7 @@ def _fast_walls(value: Any) -> list[model.Wall] | None:
             for v in c:  # JSON numbers only (no strings, booleans, null), finite, in bounds
                 if type(v) not in (int, float) or not -MAX_COORD_PX <= v <= MAX_COORD_PX:
                     return None
-            if any(k in w for k in _RARE):
+            if "threshold" in w or "height" in w or "hp" in w or "ac" in w:
                 append(WallSchema().load(w))
                 continue
             append(
