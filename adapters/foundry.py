@@ -458,13 +458,21 @@ def _canvas_size(doc: Mapping, size: float, ctx: _Ctx) -> dict:
 
 
 def _environment(doc: Mapping, ctx: _Ctx) -> tuple[dict, float | None]:
-    """Canonical ambient light level and the raw scene darkness (FORMATS.md A.6)."""
+    """Canonical ambient light level and the raw scene darkness (FORMATS.md A.6).
+
+    Foundry's rule: with global illumination active (enabled, and the darkness level within
+    its range or under its threshold) the whole scene is lit — bright, or dim when a v12+
+    global light is not in bright mode; without it, every place no light reaches is dark
+    (the darkness level only tints the canvas). The raw darkness goes into ``stats``.
+    """
     env = doc.get("environment")
+    bright_mode = True
     if isinstance(env, Mapping):
         darkness, path = env.get("darknessLevel"), "environment.darknessLevel"
         glight = env.get("globalLight")
         glight = glight if isinstance(glight, Mapping) else {}
         enabled = glight.get("enabled") is True
+        bright_mode = glight.get("bright") is not False
         limits = glight.get("darkness")
         threshold = limits.get("max") if isinstance(limits, Mapping) else None
     else:
@@ -477,11 +485,7 @@ def _environment(doc: Mapping, ctx: _Ctx) -> tuple[dict, float | None]:
     level = 0 if darkness is None else darkness
     threshold = finite_number(threshold)
     if enabled and (threshold is None or level <= threshold):
-        light = "bright"
-    elif level < 0.25:
-        light = "bright"
-    elif level < 0.75:
-        light = "dim"
+        light = "bright" if bright_mode else "dim"
     else:
         light = "dark"
     return {"light": light, "gravity": 1, "underwater": False}, darkness

@@ -365,11 +365,12 @@ def test_real_butcher_one_way_walls_keep_endpoint_order():
 
 # file, grid, canvas width, height, environment light, raw darkness
 REAL_GRIDS = [
-    pytest.param(CITIES, 70, 5, 1750, 1750, "bright", 0, id="v0.7-cities-street"),
-    pytest.param(REDBRAND, 200, 5, 9200, 6000, "dim", 0.55, id="v9-redbrand"),
-    pytest.param(DELIAN, 114, 9, 6148, 6148, "dim", 0.5, id="v10-delian-tomb"),
-    pytest.param(CULT, 100, 5, 2700, 2700, "bright", 0.3, id="v12-cult-sanctuary"),
-    pytest.param(BUTCHER, 100, 5, 2300, 2300, "bright", 0, id="v13-butcher-shop"),
+    # No global illumination: unlit places are dark. v12+ global light not in bright mode: dim.
+    pytest.param(CITIES, 70, 5, 1750, 1750, "dark", 0, id="v0.7-cities-street"),
+    pytest.param(REDBRAND, 200, 5, 9200, 6000, "dark", 0.55, id="v9-redbrand"),
+    pytest.param(DELIAN, 114, 9, 6148, 6148, "dark", 0.5, id="v10-delian-tomb"),
+    pytest.param(CULT, 100, 5, 2700, 2700, "dim", 0.3, id="v12-cult-sanctuary"),
+    pytest.param(BUTCHER, 100, 5, 2300, 2300, "dim", 0, id="v13-butcher-shop"),
 ]
 
 
@@ -1080,8 +1081,8 @@ def test_bad_padding_is_zero_with_warning():
 
 
 ENVIRONMENTS = [
-    pytest.param({"darkness": 0.2, "globalLight": False}, "bright", 0.2, id="v10-day"),
-    pytest.param({"darkness": 0.5, "globalLight": False}, "dim", 0.5, id="v10-dusk"),
+    pytest.param({"darkness": 0.2, "globalLight": False}, "dark", 0.2, id="v10-day-no-global"),
+    pytest.param({"darkness": 0.5, "globalLight": False}, "dark", 0.5, id="v10-dusk"),
     pytest.param({"darkness": 0.9, "globalLight": False}, "dark", 0.9, id="v10-night"),
     pytest.param({"darkness": 0.75, "globalLight": False}, "dark", 0.75, id="v10-0.75"),
     pytest.param(
@@ -1124,8 +1125,14 @@ ENVIRONMENTS = [
         0.8,
         id="v12-global-above-max",
     ),
-    pytest.param({"environment": {"darknessLevel": 0.6}}, "dim", 0.6, id="v12-no-global"),
-    pytest.param({"environment": {}}, "bright", None, id="v12-empty"),
+    pytest.param({"environment": {"darknessLevel": 0.6}}, "dark", 0.6, id="v12-no-global"),
+    pytest.param({"environment": {}}, "dark", None, id="v12-empty"),
+    pytest.param(
+        {"environment": {"darknessLevel": 0.1, "globalLight": {"enabled": True, "bright": False}}},
+        "dim",
+        0.1,
+        id="v12-global-light-not-bright",
+    ),
 ]
 
 
@@ -1141,7 +1148,7 @@ def test_environment_light(fields, light, darkness):
 
 
 def test_non_numeric_darkness_warns():
-    result = to_scene(v10_doc(darkness="night"))
+    result = to_scene(v10_doc(darkness="night", globalLight=True))
     assert result["scene"]["environment"]["light"] == "bright"
     assert result["stats"]["darkness"] is None
     assert result["warnings"] == ["darkness: 'night' is not a number, 0 used"]
