@@ -9,8 +9,6 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 from schemas.common import Number, point_field
 from schemas.scene import MAX_UNITS, SceneSchema, StrictSchema
 
-#: Hard cap on targets in one request; the service's own limit is SIGHTLINE_MAX_TARGETS.
-MAX_TARGETS = 100_000
 
 SCENE_DOC = "Canonical scene (shared/DESIGN.md); give either `scene` or `scene_id`."
 
@@ -70,7 +68,7 @@ class CoverRequestSchema(SceneRefSchema):
     ruleset = fields.String(required=True, metadata={"example": "dnd5e"})
     attacker = fields.String(load_default=None, allow_none=True)
     targets = fields.List(
-        fields.String(), required=True, validate=validate.Length(min=1, max=MAX_TARGETS)
+        fields.String(), required=True, validate=validate.Length(min=1)
     )
     attack = fields.Nested(AttackSchema, load_default=lambda: {"kind": "ranged", "origin": None})
     options = fields.Nested(CoverOptionsSchema, load_default=dict)
@@ -125,7 +123,8 @@ class ImportQuerySchema(StrictSchema):
         load_default=None, metadata={"description": "Scene name or id in a world export."}
     )
     page = fields.String(load_default=None, metadata={"description": "Roll20 page name or index."})
-    grid_distance = Number(
+    grid_distance = fields.Float(  # a query string: numbers arrive as text
+        allow_nan=False,
         load_default=None,
         validate=validate.Range(min=0, max=MAX_UNITS, min_inclusive=False),
         metadata={"description": "Universal VTT: grid units per square (default 5)."},
@@ -213,7 +212,7 @@ class VisionRequestSchema(SceneRefSchema):
     ruleset = fields.String(required=True, metadata={"example": "dnd5e"})
     observer = fields.String(required=True)
     targets = fields.List(
-        fields.String(), required=True, validate=validate.Length(min=1, max=MAX_TARGETS)
+        fields.String(), required=True, validate=validate.Length(min=1)
     )
     options = fields.Nested(VisionOptionsSchema, load_default=dict)
 
@@ -224,9 +223,7 @@ MAX_POINTS = 10000
 
 class LightingRequestSchema(SceneRefSchema):
     points = fields.List(point_field(), load_default=list, validate=validate.Length(max=MAX_POINTS))
-    tokens = fields.List(
-        fields.String(), load_default=list, validate=validate.Length(max=MAX_TARGETS)
-    )
+    tokens = fields.List(fields.String(), load_default=list)
 
     @validates_schema
     def something(self, data: dict, **_: Any) -> None:

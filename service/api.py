@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Response, current_app, request
-from flask_smorest import Blueprint, abort
+from flask_smorest import abort
 from marshmallow import ValidationError
 
 from adapters import detect, foundry, roll20, uvtt
@@ -21,6 +21,7 @@ from schemas.scene import SceneSchema
 from service import __version__, queries, rules
 from service.cache import SceneCache
 from service.errors import RulesError
+from service.http_errors import Blueprint
 from service.model import Scene
 from service.render import render_query, render_svg
 from service.rules.base import SceneGeometry
@@ -338,6 +339,7 @@ def vision(args: dict[str, Any]) -> dict[str, Any]:
 @blp.alt_response(422, description=ERRORS["422"])
 def lighting(args: dict[str, Any]) -> dict[str, Any]:
     """Light level at points and over token spaces (bright/dim/dark, magical darkness)."""
+    check_targets(args["tokens"], "tokens")
     return queries.lighting(resolve_scene(args), args)
 
 

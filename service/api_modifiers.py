@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask_smorest import Blueprint
-
 from schemas import modifiers as sm
 from service import environment
+from service.http_errors import Blueprint
 
 blp = Blueprint(
     "modifiers",

@@ -14,7 +14,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from service.errors import SceneNotFound
+from service.errors import SceneNotFound, shown
 from service.model import Scene, Span, Threshold
 from service.rules.base import SceneGeometry, build_geometry
 
@@ -135,7 +135,8 @@ class SceneCache:
             geo = self._items.get(key)
             if geo is None:
                 raise SceneNotFound(
-                    f"Scene {sid!r} is not cached here; send the scene again.", ("scene_id",)
+                    f"Scene {shown(sid)} is not cached here; send the scene again.",
+                    ("scene_id",),
                 )
             self._items.move_to_end(key)
             return geo

@@ -9,6 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
+def shown(value: object, limit: int = 60) -> str:
+    """``repr`` of a client-sent value for a message, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class RulesError(Exception):
     """Raised when a well-formed request cannot be answered (HTTP 422).
 

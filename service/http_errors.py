@@ -7,10 +7,14 @@ an unexpected exception answers a fixed 500 message with no traceback or excepti
 
 from __future__ import annotations
 
+import json
 from http import HTTPStatus
 from typing import Any
 
-from flask import Flask, current_app, jsonify
+import flask_smorest as smorest
+from flask import Flask, Request, current_app, jsonify
+from flask_smorest import abort
+from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from service.errors import RulesError
@@ -77,6 +81,33 @@ def handle_recursion_error(err: RecursionError) -> Any:
     """A body nested too deeply for the JSON parser: 400, not a crash."""
     message = "JSON nested too deeply."
     return jsonify(error_body(400, message, {"json": [message]})), 400
+
+
+class JSONBodyParser(FlaskParser):
+    """webargs' Flask parser, answering 400 for every body the JSON parser refuses.
+
+    Besides syntax errors: numbers longer than Python's integer-digit limit (a ValueError
+    that is not a JSONDecodeError) and nesting deeper than the parser's recursion limit.
+    """
+
+    def _raw_load_json(self, req: Request) -> Any:
+        try:
+            return super()._raw_load_json(req)
+        except (ValueError, RecursionError) as err:
+            if isinstance(err, json.JSONDecodeError | UnicodeDecodeError):
+                raise
+            message = (
+                "JSON nested too deeply."
+                if isinstance(err, RecursionError)
+                else ("Invalid JSON body: a number is too long.")
+            )
+            abort(400, message=message, errors={"json": [message]})
+
+
+class Blueprint(smorest.Blueprint):
+    """flask-smorest Blueprint whose arguments use ``JSONBodyParser``."""
+
+    ARGUMENTS_PARSER = JSONBodyParser()
 
 
 def register(app: Flask) -> None:

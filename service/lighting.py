@@ -28,6 +28,9 @@ from service.rules.base import SceneGeometry
 
 RANK = {level: k for k, level in enumerate(LIGHT_LEVELS)}  # dark 0, dim 1, bright 2
 
+#: Most lattice points per side when sampling a token's space.
+MAX_LATTICE = 9
+
 
 @dataclass(frozen=True)
 class LightSample:
@@ -156,8 +159,10 @@ def token_sample_points(geo: SceneGeometry, token: Token) -> np.ndarray:
     found.
     """
     x0, y0, x1, y1 = geometry.inset_box(geo.token_boxes[token.id], geometry.DEFAULT_CORNER_INSET_PX)
-    nx = max(1, math.ceil(token.width)) * 2 + 1
-    ny = max(1, math.ceil(token.height)) * 2 + 1
+    # Two samples per square, at most MAX_LATTICE per side (a 1000-square token must not
+    # cost millions of points: the per-light nearest points find the lit edges anyway).
+    nx = min(MAX_LATTICE, max(1, math.ceil(token.width)) * 2 + 1)
+    ny = min(MAX_LATTICE, max(1, math.ceil(token.height)) * 2 + 1)
     xs, ys = np.meshgrid(np.linspace(x0, x1, nx), np.linspace(y0, y1, ny))
     pts = [np.column_stack([xs.ravel(), ys.ravel()])]
     for light in _sources(geo):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from service.errors import RulesError
+from service.errors import RulesError, shown
 from service.model import Token
 from service.rules.base import Attack, RuleSystem, SceneGeometry
 
@@ -73,16 +73,14 @@ def matrix(
 def _tokens(geo: SceneGeometry, token_ids: Sequence[str] | None) -> list[Token]:
     if token_ids is None:
         return list(geo.scene.tokens)
+    from service.queries import find_token
+
     out = []
     seen = set()
     for i, tid in enumerate(token_ids):
-        tok = geo.scene.token(tid)
-        if tok is None:
-            from service.errors import UnknownToken
-
-            raise UnknownToken(f"No token with id {tid!r} in the scene.", ("tokens", i))
+        tok = find_token(geo.scene, tid, ("tokens", i))
         if tid in seen:
-            raise RulesError(f"Token {tid!r} is listed twice.", ("tokens", i))
+            raise RulesError(f"Token {shown(tid)} is listed twice.", ("tokens", i))
         seen.add(tid)
         out.append(tok)
     return out

@@ -9,12 +9,13 @@ in-process.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 
 from service import rules
-from service.errors import RulesError, UnknownToken
+from service.errors import RulesError, UnknownToken, shown
 from service.lighting import light_at_points, light_over_token
 from service.line_of_effect import Endpoint, LineAnswer, line_between
 from service.model import Scene, Token
@@ -31,7 +32,7 @@ def find_token(scene: Scene, token_id: str, path: tuple[str | int, ...]) -> Toke
     """
     tok = scene.token(token_id)
     if tok is None:
-        raise UnknownToken(f"No token with id {token_id!r} in the scene.", path)
+        raise UnknownToken(f"No token with id {shown(token_id)} in the scene.", path)
     return tok
 
 
@@ -81,8 +82,26 @@ def cover(geo: SceneGeometry, args: dict[str, Any]) -> dict[str, Any]:
     attack = Attack(args["attack"]["kind"], tuple(origin) if origin else None)  # type: ignore[arg-type]
     options = ruleset_options(system, args["options"])
     _token_options(geo.scene, options, ("take_cover", "partial_cover"))
-    results = [system.cover(geo, attacker, t, attack, options) for t in targets]
+    results = [
+        _flag_hidden(geo.scene, system.cover(geo, attacker, t, attack, options)) for t in targets
+    ]
     return {"ruleset": system.id, "attacker": args.get("attacker"), "results": results}
+
+
+def _flag_hidden(scene: Scene, result: Any) -> Any:
+    """Say so when a hidden token (GM layer) is among the blockers: players cannot see it."""
+    hidden = sorted(
+        {
+            b.id
+            for line in result.lines
+            for b in line.blockers
+            if b.kind == "token" and (tok := scene.token(b.id)) is not None and tok.hidden
+        }
+    )
+    if not hidden:
+        return result
+    note = "Hidden tokens block some lines (a GM may rule them out): " + ", ".join(hidden)
+    return dataclasses.replace(result, notes=(*result.notes, note))
 
 
 def vision(geo: SceneGeometry, args: dict[str, Any]) -> dict[str, Any]:

@@ -306,7 +306,13 @@ def space_distance(
 
 
 def boxes_overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-    """Whether two boxes ``x0, y0, x1, y1`` (px) share interior area (5E-COV-7, GEO-7)."""
+    """Whether two boxes ``x0, y0, x1, y1`` (px) share interior area (5E-COV-7, GEO-7).
+
+    A degenerate box (an area effect's point of origin) overlaps a space that holds it,
+    edges included: the creature at the origin gives no cover from its own effect.
+    """
+    if a[0] == a[2] or a[1] == a[3] or b[0] == b[2] or b[1] == b[3]:
+        return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 

@@ -135,9 +135,7 @@ class Dnd5e:
             if tok.id == target.id or (attacker is not None and tok.id == attacker.id):
                 continue
             box = geo.token_boxes[tok.id]
-            if boxes_overlap(box, target_box) or (
-                attacker is not None and boxes_overlap(box, source_box)
-            ):
+            if boxes_overlap(box, target_box) or boxes_overlap(box, source_box):
                 shared.append(tok.id)
             else:
                 others.append(tok.id)
@@ -162,14 +160,17 @@ class Dnd5e:
             ).wall_blocked
         # A traced corner line that no wall blocks is itself a line of effect (5E-LOE-2);
         # the exact search is needed only when every one is blocked.
-        loe_clear = not full_blocked.all() or geometry.line_of_effect_between(
-            geo.walls,
-            geometry.inset_box(source_box, inset) if attacker is not None else source_box,
-            geometry.inset_box(target_box, inset),
-            "move",
-            elevations=(source_elev, target.elevation),
-            wall_mask=geo.tall_walls,
-        ).clear
+        loe_clear = (
+            not full_blocked.all()
+            or geometry.line_of_effect_between(
+                geo.walls,
+                geometry.inset_box(source_box, inset) if attacker is not None else source_box,
+                geometry.inset_box(target_box, inset),
+                "move",
+                elevations=(source_elev, target.elevation),
+                wall_mask=geo.tall_walls,
+            ).clear
+        )
 
         rules = ["5E-COV-1", "5E-COV-3"]
         if method_used == "dmg-corner":

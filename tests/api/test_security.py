@@ -100,3 +100,83 @@ def test_configured_limits_answer_422_naming_them(config, body, path):
     for key in path:
         node = node[key]
     assert "SIGHTLINE_MAX_" in err["message"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param('{"x": ' + "1" * 4400 + "}", id="a 4,400-digit number"),
+        pytest.param('{"x": ' + "[" * 3000 + "]" * 3000 + "}", id="3,000 levels deep"),
+    ],
+)
+@pytest.mark.parametrize(
+    "path", ["/v1/cover", "/v1/scenes", "/v1/modifiers/gravity", "/v1/import/foundry", "/v1/render"]
+)
+def test_json_the_parser_refuses_is_400(body, path):
+    client = create_app().test_client()
+    err = assert_error(client.post(path, data=body, content_type="application/json"), 400)
+    assert err["errors"]["json"]
+
+
+def test_long_ids_are_not_echoed_whole():
+    client = create_app().test_client()
+    sid = "sha256:" + "f" * 100_000
+    resp = client.post("/v1/cover", json={**BODY, "scene_id": sid})
+    assert resp.status_code == 404 and len(resp.get_data()) < 1000
+
+
+def test_huge_token_lighting_is_bounded():
+    """A 1,000-square token and 1,000 lights: sampled, not millions of points."""
+    import time
+
+    scene = scene_dict(
+        [],
+        [tok("big", 0, 0, 1000)],
+        lights=[{"id": f"l{i}", "x": i * 50, "y": 0, "dim": 10} for i in range(1000)],
+        environment={"light": "dark"},
+    )
+    client = create_app().test_client()
+    start = time.monotonic()
+    resp = client.post("/v1/lighting", json={"scene": scene, "tokens": ["big"]})
+    assert resp.status_code == 200
+    assert resp.get_json()["results"][0]["level"] == "dim"
+    assert time.monotonic() - start < 30  # a guard against a hang, not a benchmark
+
+
+def test_hidden_blockers_are_flagged():
+    scene = scene_dict([], [tok("A", 0, 0), tok("T", 400, 0), tok("H", 200, 0, hidden=True)])
+    client = create_app().test_client()
+    res = client.post(
+        "/v1/cover", json={"ruleset": "dnd5e", "scene": scene, "attacker": "A", "targets": ["T"]}
+    ).get_json()["results"][0]
+    assert res["cover"] == "half"
+    assert any("Hidden tokens" in n and "H" in n for n in res["notes"])
+
+
+def test_area_origin_inside_a_creature_gets_no_cover_from_it():
+    scene = scene_dict([], [tok("caster", 100, 200), tok("T", 400, 200)])
+    client = create_app().test_client()
+    for ruleset in ("dnd5e", "starfinder", "pf2e-variant"):
+        res = client.post(
+            "/v1/cover",
+            json={
+                "ruleset": ruleset,
+                "scene": scene,
+                "targets": ["T"],
+                "attack": {"kind": "area", "origin": [150, 250]},
+            },
+        ).get_json()["results"][0]
+        assert res["cover"] == "none", ruleset
+
+
+def test_cors_preflight_lists_only_real_methods():
+    client = create_app().test_client()
+    pre = client.options(
+        "/v1/cover",
+        headers={"Origin": "http://localhost:30000", "Access-Control-Request-Method": "POST"},
+    )
+    assert set(pre.headers["Access-Control-Allow-Methods"].split(", ")) <= {
+        "GET",
+        "POST",
+        "OPTIONS",
+    }
