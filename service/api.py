@@ -221,7 +221,36 @@ def upload_scene(args: dict[str, Any]) -> dict[str, Any]:
     return {"scene_id": sid, "stats": {**extra, **scene_stats(scene)}, "warnings": warnings}
 
 
-@blp.route("/import/<string:fmt>", methods=["POST"])
+@blp.route("/import/<any(foundry, roll20, uvtt, auto):fmt>", methods=["POST"])
+@blp.doc(
+    requestBody={
+        "required": True,
+        "description": "The export file's JSON as it is (a Foundry scene or world export, a "
+        "Roll20 module or campaign export, a Universal VTT file).",
+        "content": {
+            "application/json": {
+                "schema": {},
+                "example": {
+                    "name": "Tiny room",
+                    "grid": {"type": 1, "size": 100, "distance": 5, "units": "ft"},
+                    "width": 1000,
+                    "height": 1000,
+                    "walls": [
+                        {
+                            "_id": "w1",
+                            "c": [100, 100, 900, 100],
+                            "move": 20,
+                            "sight": 20,
+                            "light": 20,
+                            "sound": 20,
+                        }
+                    ],
+                    "tokens": [{"_id": "t1", "name": "Goblin", "x": 200, "y": 300}],
+                },
+            }
+        },
+    }
+)
 @blp.arguments(rq.ImportQuerySchema, location="query")
 @blp.response(200, rs.ImportResponseSchema)
 @blp.alt_response(422, description="Export not understood")
@@ -232,8 +261,6 @@ def import_export(query: dict[str, Any], fmt: str) -> dict[str, Any]:
     a scene of a Foundry world export, ``page`` a Roll20 page (name or index),
     ``grid_distance`` the feet per square of a Universal VTT map (default 5).
     """
-    if fmt not in ADAPTERS:
-        abort(404, message=f"Unknown import format {fmt!r}; known: {', '.join(ADAPTERS)}.")
     export = request.get_json(silent=True)
     if export is None:
         abort(400, message="Invalid JSON body.", errors={"json": ["Invalid JSON body."]})
