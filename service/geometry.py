@@ -27,7 +27,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from service.model import Scene, Shape, Token, Wall
+from service.model import Scene, Shape, Wall
 
 #: Distance in px under which a point counts as lying on a line (float noise only; scene
 #: coordinates are normally whole or half pixels, for which the arithmetic is exact).
@@ -591,9 +591,9 @@ def inset_box(box: Sequence[float], inset_px: float) -> tuple[float, float, floa
     return (corners[0, 0], corners[0, 1], corners[2, 0], corners[2, 1])
 
 
-def token_box(token: Token, grid_size_px: float) -> tuple[float, float, float, float]:
-    """Space of ``token`` as ``(x0, y0, x1, y1)`` px (GEO-7)."""
-    return token.box(grid_size_px)
+def box_centre(box: Sequence[float]) -> tuple[float, float]:
+    """Centre of a box ``x0, y0, x1, y1`` in px."""
+    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
 
 
 def crossing_order(

@@ -70,10 +70,6 @@ def _elevation(end: Endpoint) -> float:
     return end.token.elevation if end.token is not None else end.elevation
 
 
-def _centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
-    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
-
-
 def line_between(
     geo: SceneGeometry,
     source: Endpoint,
@@ -116,7 +112,7 @@ def line_between(
     result = geometry.line_of_effect_between(
         index, box_s, box_t, sense, elevations=elevations, wall_mask=geo.tall_mask(index)
     )
-    centre_line = (*_centre(box_s), *_centre(box_t))
+    centre_line = (*geometry.box_centre(box_s), *geometry.box_centre(box_t))
     blocking: list[int] = []
     if not result.clear:
         traced = geometry.trace(

@@ -798,8 +798,9 @@ def _cover_query(geo: SceneGeometry, query: Mapping[str, Any]) -> Drawn:
 
 
 def _centre(geo: SceneGeometry, tok: Token) -> tuple[float, float]:
-    x0, y0, x1, y1 = geo.token_boxes[tok.id]
-    return ((x0 + x1) / 2, (y0 + y1) / 2)
+    from service.geometry import box_centre
+
+    return box_centre(geo.token_boxes[tok.id])
 
 
 def _vision_query(geo: SceneGeometry, query: Mapping[str, Any]) -> Drawn:

@@ -317,8 +317,9 @@ def boxes_overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
 
 
 def _centre_point(geo: SceneGeometry, token: Token) -> tuple[float, float]:
-    x0, y0, x1, y1 = geo.token_boxes[token.id]
-    return ((x0 + x1) / 2, (y0 + y1) / 2)
+    from service.geometry import box_centre
+
+    return box_centre(geo.token_boxes[token.id])
 
 
 def local_gravity(geo: SceneGeometry, token: Token) -> float:
@@ -402,3 +403,29 @@ def scene_modifiers(
                     )
                 )
     return tuple(out)
+
+
+def obstacle_tokens(
+    geo: SceneGeometry,
+    attacker: Token | None,
+    target: Token,
+    source_box: tuple[float, ...],
+) -> tuple[list[Token], list[str]]:
+    """Creatures that can block a cover line (GEO-7), and those sharing a space.
+
+    Every token but the attacker and the target; one sharing the target's or the source's
+    space (or holding an area's point of origin) gives no cover (5E-COV-7) and is listed
+    apart by id.
+    """
+    target_box = geo.token_boxes[target.id]
+    obstacles: list[Token] = []
+    shared: list[str] = []
+    for tok in geo.scene.tokens:
+        if tok.id == target.id or (attacker is not None and tok.id == attacker.id):
+            continue
+        box = geo.token_boxes[tok.id]
+        if boxes_overlap(box, target_box) or boxes_overlap(box, source_box):
+            shared.append(tok.id)
+        else:
+            obstacles.append(tok)
+    return obstacles, shared

@@ -20,9 +20,9 @@ from service.rules.base import (
     OptionSpec,
     SceneGeometry,
     VisionResult,
-    boxes_overlap,
     corner_inset,
     lines_from_trace,
+    obstacle_tokens,
     scene_modifiers,
 )
 
@@ -129,16 +129,8 @@ class Dnd5e:
 
         # GEO-7 / 5E-COV-1: other creatures are solid obstacles; 5E-COV-7: a creature sharing
         # the attacker's or the target's space gives no cover.
-        shared = []
-        others = []
-        for tok in geo.scene.tokens:
-            if tok.id == target.id or (attacker is not None and tok.id == attacker.id):
-                continue
-            box = geo.token_boxes[tok.id]
-            if boxes_overlap(box, target_box) or boxes_overlap(box, source_box):
-                shared.append(tok.id)
-            else:
-                others.append(tok.id)
+        obstacles, shared = obstacle_tokens(geo, attacker, target, source_box)
+        others = [t.id for t in obstacles]
         boxes = np.array([geo.token_boxes[t] for t in others], dtype=np.float64).reshape(-1, 4)
 
         if method_used == "dmg-corner":

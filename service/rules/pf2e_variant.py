@@ -21,8 +21,8 @@ from service.rules.base import (
     OptionSpec,
     SceneGeometry,
     VisionResult,
-    boxes_overlap,
     lines_from_trace,
+    obstacle_tokens,
 )
 
 DEGREES = ("none", "lesser", "standard", "greater", "total")
@@ -56,10 +56,6 @@ OPTIONS = {
         [], "PV-DET-7 (vision): invisible targets the observer saw turn invisible (hidden)."
     ),
 }
-
-
-def _centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
-    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
 
 
 class Pf2eVariant:
@@ -106,7 +102,7 @@ class Pf2eVariant:
         """
         scene = geo.scene
         target_box = geo.token_boxes[target.id]
-        target_centre = _centre(target_box)
+        target_centre = geometry.box_centre(target_box)
         rules = ["PV-COV-2"]
         if attack.kind == "area" and attack.origin is not None:
             source_box = (*attack.origin, *attack.origin)
@@ -120,18 +116,11 @@ class Pf2eVariant:
                 sources = [tuple(p) for p in geometry.inset_corners(source_box, inset)]
                 rules.append("PV-COV-8")
             else:
-                sources = [_centre(source_box)]
+                sources = [geometry.box_centre(source_box)]
         else:
             raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
 
-        others = [
-            t
-            for t in scene.tokens
-            if t.id != target.id
-            and (attacker is None or t.id != attacker.id)
-            and not boxes_overlap(geo.token_boxes[t.id], target_box)
-            and not boxes_overlap(geo.token_boxes[t.id], source_box)
-        ]
+        others = obstacle_tokens(geo, attacker, target, source_box)[0]
         boxes = np.array([geo.token_boxes[t.id] for t in others], dtype=np.float64).reshape(-1, 4)
         wall_mask = None
         if options.get("ignore_small_terrain") and SIZES.index(target.size) >= LARGE_ENOUGH:
@@ -175,14 +164,17 @@ class Pf2eVariant:
             else source_box
         )
         # A clear traced line joins the two spaces: line of effect without the exact search.
-        loe_clear = not traced.wall_blocked.all() or geometry.line_of_effect_between(
-            geo.walls,
-            inner_source,
-            geometry.inset_box(target_box, geometry.DEFAULT_CORNER_INSET_PX),
-            "move",
-            elevations=elevations,
-            wall_mask=geo.tall_walls,
-        ).clear
+        loe_clear = (
+            not traced.wall_blocked.all()
+            or geometry.line_of_effect_between(
+                geo.walls,
+                inner_source,
+                geometry.inset_box(target_box, geometry.DEFAULT_CORNER_INSET_PX),
+                "move",
+                elevations=elevations,
+                wall_mask=geo.tall_walls,
+            ).clear
+        )
         notes = []
         if not loe_clear:
             degree = "total"

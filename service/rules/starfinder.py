@@ -32,8 +32,8 @@ from service.rules.base import (
     OptionSpec,
     SceneGeometry,
     VisionResult,
-    boxes_overlap,
     lines_from_trace,
+    obstacle_tokens,
     space_distance,
 )
 
@@ -166,14 +166,7 @@ class Starfinder:
         else:
             raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
 
-        others = [
-            t.id
-            for t in scene.tokens
-            if t.id != target.id
-            and (attacker is None or t.id != attacker.id)
-            and not boxes_overlap(geo.token_boxes[t.id], target_box)
-            and not boxes_overlap(geo.token_boxes[t.id], source_box)
-        ]
+        others = [t.id for t in obstacle_tokens(geo, attacker, target, source_box)[0]]
         boxes = np.array([geo.token_boxes[t] for t in others], dtype=np.float64).reshape(-1, 4)
         wall_mask, low_notes = self._low_obstacles(geo, source_box, target_box)
         segs = np.array([[*s, *t] for s in sources for t in target_corners], dtype=np.float64)
