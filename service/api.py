@@ -289,11 +289,6 @@ def cover(args: dict[str, Any]) -> dict[str, Any]:
     return queries.cover(resolve_scene(args), args)
 
 
-def load_scene_plain(raw: Any) -> Scene:
-    """Validate a canonical scene outside a request (start-up); raises ValidationError."""
-    return SceneSchema().load(raw)  # type: ignore[no-any-return]
-
-
 def system_capabilities(system: rules.RuleSystem) -> list[str]:
     """Endpoints a rule system answers."""
     return [

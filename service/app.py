@@ -15,6 +15,7 @@ from flask import Flask, request, send_from_directory
 from flask_cors import CORS
 from flask_smorest import Api, abort
 
+from schemas.scene import SceneSchema
 from service import __version__, http_errors
 from service.cache import SceneCache
 
@@ -99,7 +100,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     app.extensions["sightline_cache"] = cache
     if app.config["PRELOAD_SAMPLE"]:
-        cache.put(views.load_scene_plain(sample_scene()), alias="sample")
+        cache.put(SceneSchema().load(sample_scene()), alias="sample")
 
     keys = _api_keys(app.config["API_KEYS"])
 
