@@ -9,7 +9,6 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 from schemas.common import Number, point_field
 from schemas.scene import MAX_UNITS, SceneSchema, StrictSchema
 
-
 SCENE_DOC = "Canonical scene (shared/DESIGN.md); give either `scene` or `scene_id`."
 
 
@@ -67,9 +66,7 @@ class CoverOptionsSchema(StrictSchema):
 class CoverRequestSchema(SceneRefSchema):
     ruleset = fields.String(required=True, metadata={"example": "dnd5e"})
     attacker = fields.String(load_default=None, allow_none=True)
-    targets = fields.List(
-        fields.String(), required=True, validate=validate.Length(min=1)
-    )
+    targets = fields.List(fields.String(), required=True, validate=validate.Length(min=1))
     attack = fields.Nested(AttackSchema, load_default=lambda: {"kind": "ranged", "origin": None})
     options = fields.Nested(CoverOptionsSchema, load_default=dict)
 
@@ -211,9 +208,7 @@ class VisionOptionsSchema(StrictSchema):
 class VisionRequestSchema(SceneRefSchema):
     ruleset = fields.String(required=True, metadata={"example": "dnd5e"})
     observer = fields.String(required=True)
-    targets = fields.List(
-        fields.String(), required=True, validate=validate.Length(min=1)
-    )
+    targets = fields.List(fields.String(), required=True, validate=validate.Length(min=1))
     options = fields.Nested(VisionOptionsSchema, load_default=dict)
 
 

@@ -22,10 +22,8 @@ from marshmallow import (
 
 from service import model
 
-#: Largest coordinate magnitude accepted, in px: beyond it float geometry loses meaning.
-MAX_COORD_PX = 1e7
-#: Largest distance, radius, range, elevation or height accepted, in grid units.
-MAX_UNITS = 1e6
+MAX_COORD_PX = model.MAX_COORD_PX
+MAX_UNITS = model.MAX_UNITS
 
 
 class Number(fields.Float):

@@ -7,62 +7,29 @@ and replica; a miss costs the client one resend. Per process, no shared state.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import json
 import threading
 from collections import OrderedDict
-from typing import Any
+
+import msgspec
 
 from service.errors import SceneNotFound, shown
-from service.model import Scene, Span, Threshold
+from service.model import Scene
 from service.rules.base import SceneGeometry, build_geometry
 
-
-def _span(span: Span | Threshold | None) -> list[Any] | None:
-    return None if span is None else list(dataclasses.astuple(span))
+#: Canonical JSON: struct and dataclass fields in declaration order, defaults written out,
+#: dict keys sorted (msgspec encodes Structs and dataclasses in C).
+_CANONICAL = msgspec.json.Encoder(order="sorted")
 
 
 def scene_id(scene: Scene) -> str:
     """Content hash of ``scene``: ``"sha256:<64 hex>"``.
 
-    Hashes the validated scene with every default filled in, so explicit defaults do not
-    change the id. Walls, the bulk of a scene, are written as flat rows in field order
-    (``dataclasses.asdict`` over thousands of walls costs more than the rest of ingestion).
+    Hashes the canonical JSON of the validated scene, every default filled in, so explicit
+    defaults and key order do not change the id. Depends only on the scene's values, never on
+    how it was decoded (``msgspec`` fast path or marshmallow).
     """
-    head = {
-        "v": 1,
-        "grid": dataclasses.asdict(scene.grid),
-        "environment": dataclasses.asdict(scene.environment),
-        "width": scene.width,
-        "height": scene.height,
-        "tokens": [dataclasses.asdict(t) for t in scene.tokens],
-        "lights": [dataclasses.asdict(li) for li in scene.lights],
-        "regions": [dataclasses.asdict(r) for r in scene.regions],
-    }
-    rows = [
-        [
-            w.id,
-            w.c,
-            w.move,
-            w.sight,
-            w.light,
-            w.sound,
-            _span(w.threshold),
-            w.direction,
-            w.door,
-            w.door_state,
-            _span(w.height),
-            w.cover,
-            w.hp,
-            w.ac,
-        ]
-        for w in scene.walls
-    ]
-    digest = hashlib.sha256()
-    digest.update(json.dumps(head, sort_keys=True, separators=(",", ":"), allow_nan=False).encode())
-    digest.update(json.dumps(rows, separators=(",", ":"), allow_nan=False).encode())
-    return "sha256:" + digest.hexdigest()
+    return "sha256:" + hashlib.sha256(_CANONICAL.encode(["sightline-scene", 2, scene])).hexdigest()
 
 
 #: Rough bytes held per cached wall and per token (arrays, tree node, Python objects).

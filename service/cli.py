@@ -455,17 +455,6 @@ def progress(length: int, label: str, show: bool) -> Iterator[Any]:
         yield bar
 
 
-def to_json(value: Any) -> Any:
-    """``value`` with dataclasses and tuples turned into JSON types."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return to_json(dataclasses.asdict(value))
-    if isinstance(value, Mapping):
-        return {str(k): to_json(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [to_json(v) for v in value]
-    return value
-
-
 def resolve_token(scene: Mapping[str, Any], ref: str, option: str) -> str:
     """The id of the token ``ref`` (an id, or a unique name, case-insensitive).
 

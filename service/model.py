@@ -1,4 +1,4 @@
-"""Value types of the canonical scene and of answers (standard library only).
+"""Value types of the canonical scene and of answers.
 
 Units: positions and wall coordinates are scene **pixels** (y grows downward); radii,
 ranges, elevations, thresholds and heights are **grid units** (``Grid.distance`` units per
@@ -6,13 +6,21 @@ square, normally feet); token ``width``/``height`` are **squares**.
 
 The JSON form of these types is the canonical scene of ``shared/DESIGN.md``; it is loaded
 and validated by ``schemas.scene.SceneSchema``, whose ``post_load`` builds these objects.
+
+``Wall`` and its parts (``Threshold``, ``Span``) are ``msgspec`` Structs, not dataclasses:
+a scene's walls are its bulk (thousands), and msgspec decodes a JSON ``walls`` array
+straight into them, checking every type and bound below in C (issue 7, ingestion). Their
+``Annotated`` bounds are the same as ``SceneSchema``'s, which remains the reference for
+error messages. Everything else is a frozen standard-library dataclass.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Literal
+
+from msgspec import Meta, Struct
 
 Restriction = Literal["none", "limited", "normal", "proximity", "distance"]
 Direction = Literal["both", "left", "right"]
@@ -29,6 +37,18 @@ RESTRICTIONS: tuple[Restriction, ...] = ("none", "limited", "normal", "proximity
 SENSE_TYPES: tuple[str, ...] = ("move", "sight", "light", "sound")
 SIZES: tuple[Size, ...] = ("tiny", "small", "medium", "large", "huge", "gargantuan")
 LIGHT_LEVELS: tuple[LightLevel, ...] = ("dark", "dim", "bright")
+
+#: Largest coordinate magnitude accepted, in px: beyond it float geometry loses meaning.
+MAX_COORD_PX = 1e7
+#: Largest distance, radius, range, elevation or height accepted, in grid units.
+MAX_UNITS = 1e6
+
+#: A coordinate in px, |value| <= MAX_COORD_PX.
+Coord = Annotated[float, Meta(ge=-MAX_COORD_PX, le=MAX_COORD_PX)]
+#: A non-negative distance in grid units, <= MAX_UNITS.
+Units = Annotated[float, Meta(ge=0, le=MAX_UNITS)]
+#: An elevation in grid units, |value| <= MAX_UNITS.
+Elevation = Annotated[float, Meta(ge=-MAX_UNITS, le=MAX_UNITS)]
 
 
 def size_from_width(width_squares: float) -> Size:
@@ -74,21 +94,26 @@ class Environment:
     underwater: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Threshold:
+class Threshold(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
     """Proximity/distance thresholds of a wall, in grid units (``None`` = no threshold)."""
 
-    sight: float | None = None
-    light: float | None = None
-    sound: float | None = None
+    sight: Units | None = None
+    light: Units | None = None
+    sound: Units | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A vertical extent in grid units; ``None`` bounds are unbounded (GEO-5)."""
+class Span(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+    """A vertical extent in grid units; ``None`` bounds are unbounded (GEO-5).
 
-    bottom: float | None = None
-    top: float | None = None
+    Raises ``ValueError`` when ``bottom`` is above ``top``.
+    """
+
+    bottom: Elevation | None = None
+    top: Elevation | None = None
+
+    def __post_init__(self) -> None:
+        if self.bottom is not None and self.top is not None and self.bottom > self.top:
+            raise ValueError("Must not be above top.")
 
     @property
     def low(self) -> float:
@@ -101,16 +126,15 @@ class Span:
         return math.inf if self.top is None else self.top
 
 
-@dataclass(frozen=True, slots=True)
-class Wall:
+class Wall(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
     """A wall segment ``c = (x0, y0, x1, y1)`` in px with its restrictions (GEO-1..5).
 
     ``direction`` is relative to the directed segment (x0, y0) → (x1, y1) (GEO-3).
     ``hp``/``ac`` make the wall breakable (5E-LOE-4).
     """
 
-    id: str
-    c: tuple[float, float, float, float]
+    id: Annotated[str, Meta(min_length=1)]
+    c: tuple[Coord, Coord, Coord, Coord]
     move: Restriction = "normal"
     sight: Restriction = "normal"
     light: Restriction = "normal"
@@ -121,8 +145,8 @@ class Wall:
     door_state: DoorState = "closed"
     height: Span | None = None
     cover: WallCover = "normal"
-    hp: int | None = None
-    ac: int | None = None
+    hp: Annotated[int, Meta(ge=0, le=10**9)] | None = None
+    ac: Annotated[int, Meta(ge=-1000, le=1000)] | None = None
 
     def restriction(self, sense: str) -> Restriction:
         """Restriction of this wall for ``sense`` (one of ``SENSE_TYPES``)."""

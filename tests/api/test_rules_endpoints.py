@@ -190,13 +190,22 @@ def test_flanking_endpoint(client):
 
 
 def test_matrix_endpoint(client):
-    body = client.post("/v1/matrix", json={"ruleset": "dnd5e", "scene_id": "sample",
-                                           "tokens": ["archer", "goblin", "kobold"]}).get_json()
+    body = client.post(
+        "/v1/matrix",
+        json={"ruleset": "dnd5e", "scene_id": "sample", "tokens": ["archer", "goblin", "kobold"]},
+    ).get_json()
     assert body["tokens"] == ["archer", "goblin", "kobold"]
     assert body["cover"][0] == [None, "half", "total"]
     assert [body["cover"][i][i] for i in range(3)] == [None, None, None]
-    vis = client.post("/v1/matrix", json={"ruleset": "pf2e-variant", "scene_id": "sample",
-                                          "kind": "vision", "tokens": ["archer", "goblin"]})
+    vis = client.post(
+        "/v1/matrix",
+        json={
+            "ruleset": "pf2e-variant",
+            "scene_id": "sample",
+            "kind": "vision",
+            "tokens": ["archer", "goblin"],
+        },
+    )
     assert vis.status_code == 200 and vis.get_json()["vision"][0][0] is None
 
 
@@ -206,13 +215,18 @@ def test_matrix_endpoint(client):
         pytest.param({"tokens": ["x"]}, 404, "tokens", id="unknown token"),
         pytest.param({"kind": "smell"}, 422, "kind", id="unknown kind"),
         pytest.param({"options": {"cover_method": "eyeball"}}, 422, "options", id="bad option"),
-        pytest.param({"kind": "vision", "options": {"cover_method": "dmg-corner"}}, 422,
-                     "options", id="cover option in a vision matrix"),
+        pytest.param(
+            {"kind": "vision", "options": {"cover_method": "dmg-corner"}},
+            422,
+            "options",
+            id="cover option in a vision matrix",
+        ),
     ],
 )
 def test_matrix_errors(client, body, code, path):
-    err = assert_error(client.post("/v1/matrix", json={"ruleset": "dnd5e", "scene_id": "sample",
-                                                       **body}), code)
+    err = assert_error(
+        client.post("/v1/matrix", json={"ruleset": "dnd5e", "scene_id": "sample", **body}), code
+    )
     assert path in err["errors"]["json"]
 
 
@@ -220,7 +234,8 @@ def test_matrix_work_budget_is_a_422_telling_the_limit():
     from service.app import create_app
 
     app = create_app({"MATRIX_MAX_TOKENS": 3})
-    err = assert_error(app.test_client().post("/v1/matrix", json={
-        "ruleset": "dnd5e", "scene_id": "sample"}), 422)
+    err = assert_error(
+        app.test_client().post("/v1/matrix", json={"ruleset": "dnd5e", "scene_id": "sample"}), 422
+    )
     assert "at most 3 tokens" in err["message"]
     assert "tokens" in err["errors"]["json"]

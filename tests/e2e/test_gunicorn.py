@@ -114,8 +114,17 @@ def test_handed_cases_pass(server_url, tmp_path):
         pytest.skip("../shared/tools/run-cases.py or cases/handed.json is absent")
     cases = json.loads(cases_file.read_text(encoding="utf-8"))
     mine = [c for c in cases if c["endpoint"] in IMPLEMENTED]
-    assert {c["id"][:3] for c in mine} >= {"5e-", "sf-", "pv-", "loe", "bre", "bad", "gra", "uw-",
-                                           "ran"}
+    assert {c["id"][:3] for c in mine} >= {
+        "5e-",
+        "sf-",
+        "pv-",
+        "loe",
+        "bre",
+        "bad",
+        "gra",
+        "uw-",
+        "ran",
+    }
     assert len(mine) == len(cases)  # every handed case is answered
     subset = tmp_path / "implemented.json"
     subset.write_text(json.dumps(mine), encoding="utf-8")
