@@ -8,8 +8,10 @@ the default documented on ``service.model``.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import msgspec
 from marshmallow import (
     RAISE,
     Schema,
@@ -151,112 +153,85 @@ class WallSchema(StrictSchema):
         return model.Wall(**data)
 
 
-_WALL_KEYS = frozenset(
-    {
-        "id",
-        "c",
-        "move",
-        "sight",
-        "light",
-        "sound",
-        "threshold",
-        "direction",
-        "door",
-        "door_state",
-        "height",
-        "cover",
-        "hp",
-        "ac",
-    }
-)
-_RESTRICTIONS = frozenset(model.RESTRICTIONS)
-_DIRECTIONS = frozenset({"both", "left", "right"})
-_DOORS = frozenset({"none", "door", "secret"})
-_DOOR_STATES = frozenset({"closed", "open", "locked"})
-_COVERS = frozenset({"normal", "low", "improved", "extreme"})
+#: ``list[Wall]`` decoders: from JSON bytes, and from already parsed Python values.
+_WALLS_FROM_JSON = msgspec.json.Decoder(list[model.Wall])
+_WALLS = list[model.Wall]
+_RAW_OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 
-def _fast_walls(value: Any) -> list[model.Wall] | None:
-    """Validate and build walls in one pass (issue 7), or ``None`` if anything is off.
+class DecodedWalls(tuple):  # type: ignore[type-arg]
+    """Walls that ``decode_json_body`` decoded and checked from JSON bytes.
 
-    Covers the common shape (ids, four coordinates, the string enums); walls carrying the
-    rarer nested fields (threshold, height, hp, ac) go through ``WallSchema`` one by one.
-    ``None`` sends the whole list to the per-field marshmallow path, which then reports the
-    exact error messages at the same paths.
+    Only that function makes them (JSON cannot), so ``WallList`` takes them as they are.
     """
-    if type(value) is not list:
-        return None
-    out: list[model.Wall] = []
-    append, wall = out.append, model.Wall
+
+    __slots__ = ()
+
+
+def decode_json_body(data: bytes) -> Any:
+    """Parse a JSON body, decoding a top-level ``scene``'s ``walls`` straight to ``Wall``s.
+
+    Issue 7: ``json.loads`` of a 5,000-wall scene builds 5,000 dicts that then have to be
+    checked one by one; msgspec decodes and checks the ``walls`` array in C instead. Every
+    other part of the body is parsed with ``json.loads``, as the ordinary path does.
+
+    Parameters
+    ----------
+    data : bytes
+        The request body.
+
+    Returns
+    -------
+    dict or None
+        The body as ``json.loads`` would return it, except that ``body["scene"]["walls"]``
+        is a ``DecodedWalls`` of ``model.Wall``. ``None`` when the body is anything else, or
+        any wall is invalid, or msgspec refuses the JSON: the caller then parses the body the
+        ordinary way, and ``SceneSchema`` reports the same errors at the same paths.
+    """
     try:
-        for w in value:
-            if type(w) is not dict or not w.keys() <= _WALL_KEYS:
-                return None
-            wid, c = w.get("id"), w.get("c")
-            if type(wid) is not str or not wid or type(c) is not list or len(c) != 4:
-                return None
-            move = w.get("move", "normal")
-            sight = w.get("sight", "normal")
-            light = w.get("light", "normal")
-            sound = w.get("sound", "normal")
-            direction = w.get("direction", "both")
-            door = w.get("door", "none")
-            state = w.get("door_state", "closed")
-            cover = w.get("cover", "normal")
-            if not (
-                move in _RESTRICTIONS
-                and sight in _RESTRICTIONS
-                and light in _RESTRICTIONS
-                and sound in _RESTRICTIONS
-                and direction in _DIRECTIONS
-                and door in _DOORS
-                and state in _DOOR_STATES
-                and cover in _COVERS
-            ):
-                return None
-            for v in c:  # JSON numbers only (no strings, booleans, null), finite, in bounds
-                if type(v) not in (int, float) or not -MAX_COORD_PX <= v <= MAX_COORD_PX:
-                    return None
-            if "threshold" in w or "height" in w or "hp" in w or "ac" in w:
-                append(WallSchema().load(w))
-                continue
-            append(
-                wall(
-                    wid,
-                    (float(c[0]), float(c[1]), float(c[2]), float(c[3])),
-                    move,
-                    sight,
-                    light,
-                    sound,
-                    None,
-                    direction,
-                    door,
-                    state,
-                    None,
-                    cover,
-                    None,
-                    None,
-                )
-            )
-    except (TypeError, ValidationError):  # unhashable enum values, a bad rare field
+        top = _RAW_OBJECT.decode(data)
+        scene_raw = top.get("scene")
+        if scene_raw is None:
+            return None
+        scene = _RAW_OBJECT.decode(scene_raw)
+        walls_raw = scene.get("walls")
+        if walls_raw is None:
+            return None
+        walls = DecodedWalls(_WALLS_FROM_JSON.decode(walls_raw))
+        body = {key: _json(raw) for key, raw in top.items() if key != "scene"}
+        body["scene"] = {key: _json(raw) for key, raw in scene.items() if key != "walls"}
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):
         return None
-    return out
+    body["scene"]["walls"] = walls
+    return body
+
+
+def _json(raw: msgspec.Raw) -> Any:
+    """``json.loads`` of one raw JSON value, exactly as the ordinary path parses it."""
+    return json.loads(bytes(raw).decode("utf-8"))
 
 
 class WallList(fields.List):
     """The ``walls`` array, validated in bulk (issue 7: ingestion of 5,000-wall scenes).
 
-    Same results and the same error paths as ``List(Nested(WallSchema))``, which it falls
-    back to whenever the one-pass check finds anything unusual.
+    ``DecodedWalls`` are taken as they are; any other list is converted by msgspec against
+    ``model.Wall``'s own types and bounds. When msgspec refuses anything, the list goes
+    through ``List(Nested(WallSchema))`` field by field, which reports the exact errors at
+    the same paths as before. A test checks that whatever msgspec accepts, the field-by-field
+    path accepts with the same walls.
     """
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
-        fast = _fast_walls(value)
-        if fast is not None:
-            if self.validators:
-                self._validate(fast)
-            return fast
-        return super()._deserialize(value, attr, data, **kwargs)
+        if type(value) is DecodedWalls:
+            walls = list(value)
+        else:
+            try:
+                walls = msgspec.convert(value, _WALLS)
+            except msgspec.ValidationError:
+                return super()._deserialize(value, attr, data, **kwargs)
+        if self.validators:
+            self._validate(walls)
+        return walls
 
 
 class SensesSchema(StrictSchema):
@@ -399,8 +374,11 @@ class SceneSchema(StrictSchema):
     def unique_ids(self, data: dict, **_: Any) -> None:
         errors: dict[str, dict[int, dict[str, list[str]]]] = {}
         for kind in ("walls", "tokens", "lights", "regions"):
+            items = data.get(kind, [])
+            if len({item.id for item in items}) == len(items):
+                continue
             seen: set[str] = set()
-            for i, item in enumerate(data.get(kind, [])):
+            for i, item in enumerate(items):
                 if item.id in seen:
                     errors.setdefault(kind, {})[i] = {"id": [f"Duplicate id {item.id!r}."]}
                 seen.add(item.id)

@@ -8,6 +8,7 @@ and replica; a miss costs the client one resend. Per process, no shared state.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections import OrderedDict
 
@@ -17,9 +18,9 @@ from service.errors import SceneNotFound, shown
 from service.model import Scene
 from service.rules.base import SceneGeometry, build_geometry
 
-#: Canonical JSON: struct and dataclass fields in declaration order, defaults written out,
-#: dict keys sorted (msgspec encodes Structs and dataclasses in C).
-_CANONICAL = msgspec.json.Encoder(order="sorted")
+#: Canonical JSON: Struct and dataclass fields in declaration order, defaults written out
+#: (the model holds no dicts, so no key order to fix; msgspec encodes in C).
+_CANONICAL = msgspec.json.Encoder()
 
 
 def scene_id(scene: Scene) -> str:
@@ -29,7 +30,12 @@ def scene_id(scene: Scene) -> str:
     defaults and key order do not change the id. Depends only on the scene's values, never on
     how it was decoded (``msgspec`` fast path or marshmallow).
     """
-    return "sha256:" + hashlib.sha256(_CANONICAL.encode(["sightline-scene", 2, scene])).hexdigest()
+    value = ["sightline-scene", 2, scene]
+    try:
+        canonical = _CANONICAL.encode(value)
+    except UnicodeEncodeError:  # a lone surrogate ("\ud800"), which JSON text may escape
+        canonical = json.dumps(msgspec.to_builtins(value), separators=(",", ":")).encode()
+    return "sha256:" + hashlib.sha256(canonical).hexdigest()
 
 
 #: Rough bytes held per cached wall and per token (arrays, tree node, Python objects).

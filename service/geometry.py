@@ -19,6 +19,7 @@ shared/RULES.md GEO-1 .. GEO-7, 5E-LOE-2; shared/DESIGN.md "Principles" 5.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,39 +103,61 @@ def build_wall_index(scene: Scene) -> WallIndex:
     return index_walls(scene.walls, scene.grid.px_per_unit)
 
 
+#: Per wall, the fields that the index codes as small integers, in this order.
+_CODED = operator.attrgetter("move", "sight", "light", "sound", "direction", "door", "door_state")
+
+
+def _codes(row: tuple[str, ...]) -> tuple[int, ...]:
+    """Codes of one ``_CODED`` row: four restrictions (open doors 0, GEO-2), direction."""
+    is_open = row[5] != "none" and row[6] == "open"
+    restrictions = tuple(0 if is_open else RESTRICTION_CODE[r] for r in row[:4])
+    return (*restrictions, DIRECTION_CODE[row[4]])
+
+
 def index_walls(walls: Sequence[Wall], px_per_unit: float) -> WallIndex:
-    """Build a ``WallIndex`` over ``walls``; ``px_per_unit`` converts thresholds (GEO-4)."""
+    """Build a ``WallIndex`` over ``walls``; ``px_per_unit`` converts thresholds (GEO-4).
+
+    Walls share few distinct combinations of restrictions, direction and door, so each
+    combination is coded once and the per-wall work is C-level ``map``s (issue 7).
+    """
     walls = tuple(walls)
     n = len(walls)
-    coords = np.array([w.c for w in walls], dtype=np.float64).reshape(n, 4)
-    is_open = np.array([w.door != "none" and w.door_state == "open" for w in walls], dtype=bool)
-    restriction = {}
-    for sense in SENSES:
-        codes = np.array([RESTRICTION_CODE[w.restriction(sense)] for w in walls], dtype=np.int8)
-        codes[is_open] = 0
-        restriction[sense] = codes
-    threshold = {}
-    for sense in ("sight", "light", "sound"):
-        values = [getattr(w.threshold, sense) if w.threshold is not None else None for w in walls]
-        threshold[sense] = np.array(
-            [math.nan if v is None else v for v in values], dtype=np.float64
-        )
-    direction = np.array([DIRECTION_CODE[w.direction] for w in walls], dtype=np.int8)
-    bottom = np.array([w.height.low if w.height else -math.inf for w in walls], dtype=np.float64)
-    top = np.array([w.height.high if w.height else math.inf for w in walls], dtype=np.float64)
+    coords = np.array(list(map(_C, walls)), dtype=np.float64).reshape(n, 4)
+    rows = list(map(_CODED, walls))
+    distinct = list(set(rows))
+    position = {row: k for k, row in enumerate(distinct)}
+    table = np.array([_codes(row) for row in distinct], dtype=np.int8).reshape(-1, 5)
+    codes = table[np.fromiter(map(position.__getitem__, rows), dtype=np.intp, count=n)]
+    restriction = {sense: codes[:, k].copy() for k, sense in enumerate(SENSES)}
+    threshold = {sense: np.full(n, math.nan) for sense in ("sight", "light", "sound")}
+    bottom, top = np.full(n, -math.inf), np.full(n, math.inf)
+    for i, w in enumerate(walls):
+        if w.threshold is None and w.height is None:
+            continue
+        if w.threshold is not None:
+            for sense in threshold:
+                value = getattr(w.threshold, sense)
+                if value is not None:
+                    threshold[sense][i] = value
+        if w.height is not None:
+            bottom[i], top[i] = w.height.low, w.height.high
     lines = shapely.linestrings(coords.reshape(n, 2, 2)) if n else np.empty(0, dtype=object)
     return WallIndex(
-        ids=tuple(w.id for w in walls),
+        ids=tuple(map(_ID, walls)),
         walls=walls,
         coords=coords,
         restriction=restriction,
         threshold=threshold,
-        direction=direction,
+        direction=codes[:, 4].copy(),
         bottom=bottom,
         top=top,
         px_per_unit=px_per_unit,
         tree=shapely.STRtree(lines),
     )
+
+
+_C = operator.attrgetter("c")
+_ID = operator.attrgetter("id")
 
 
 @dataclass

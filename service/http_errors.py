@@ -14,9 +14,10 @@ from typing import Any
 import flask_smorest as smorest
 from flask import Flask, Request, current_app, jsonify
 from flask_smorest import abort
-from webargs.flaskparser import FlaskParser
+from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from schemas.scene import decode_json_body
 from service.errors import RulesError
 
 
@@ -88,9 +89,15 @@ class JSONBodyParser(FlaskParser):
 
     Besides syntax errors: numbers longer than Python's integer-digit limit (a ValueError
     that is not a JSONDecodeError) and nesting deeper than the parser's recursion limit.
+    A body carrying a ``scene`` has its walls decoded by ``schemas.scene.decode_json_body``
+    (issue 7); when that declines, the body is parsed the ordinary way.
     """
 
     def _raw_load_json(self, req: Request) -> Any:
+        if is_json_request(req):
+            body = decode_json_body(req.get_data(cache=True))
+            if body is not None:
+                return body
         try:
             return super()._raw_load_json(req)
         except (ValueError, RecursionError) as err:
