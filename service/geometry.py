@@ -22,6 +22,7 @@ import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,8 @@ DEFAULT_CORNER_INSET_PX = 0.5
 
 RESTRICTION_CODE = {"none": 0, "limited": 1, "normal": 2, "proximity": 3, "distance": 4}
 DIRECTION_CODE = {"both": 0, "left": 1, "right": 2}
+DOOR_CODE = {"none": 0, "door": 1, "secret": 2}
+DOOR_STATE_CODE = {"closed": 0, "open": 1, "locked": 2}
 SENSES = ("move", "sight", "light", "sound")
 
 FloatArray = NDArray[np.float64]
@@ -103,44 +106,44 @@ def build_wall_index(scene: Scene) -> WallIndex:
     return index_walls(scene.walls, scene.grid.px_per_unit)
 
 
-#: Per wall, the fields that the index codes as small integers, in this order.
-_CODED = operator.attrgetter("move", "sight", "light", "sound", "direction", "door", "door_state")
+def _column(walls: tuple[Wall, ...], name: str, code: dict[str, int]) -> NDArray[np.int8]:
+    """``code`` of attribute ``name`` of every wall, as int8 of shape (n,).
 
-
-def _codes(row: tuple[str, ...]) -> tuple[int, ...]:
-    """Codes of one ``_CODED`` row: four restrictions (open doors 0, GEO-2), direction."""
-    is_open = row[5] != "none" and row[6] == "open"
-    restrictions = tuple(0 if is_open else RESTRICTION_CODE[r] for r in row[:4])
-    return (*restrictions, DIRECTION_CODE[row[4]])
+    Most scenes use one or two values per field, so a field with a single value costs one
+    C-level pass and no per-wall objects (issue 7, ingestion).
+    """
+    get = operator.attrgetter(name)
+    values = set(map(get, walls))
+    if len(values) <= 1:
+        return np.full(len(walls), code[values.pop()] if values else 0, dtype=np.int8)
+    return np.fromiter(map(code.__getitem__, map(get, walls)), dtype=np.int8, count=len(walls))
 
 
 def index_walls(walls: Sequence[Wall], px_per_unit: float) -> WallIndex:
-    """Build a ``WallIndex`` over ``walls``; ``px_per_unit`` converts thresholds (GEO-4).
-
-    Walls share few distinct combinations of restrictions, direction and door, so each
-    combination is coded once and the per-wall work is C-level ``map``s (issue 7).
-    """
+    """Build a ``WallIndex`` over ``walls``; ``px_per_unit`` converts thresholds (GEO-4)."""
     walls = tuple(walls)
     n = len(walls)
-    coords = np.array(list(map(_C, walls)), dtype=np.float64).reshape(n, 4)
-    rows = list(map(_CODED, walls))
-    distinct = list(set(rows))
-    position = {row: k for k, row in enumerate(distinct)}
-    table = np.array([_codes(row) for row in distinct], dtype=np.int8).reshape(-1, 5)
-    codes = table[np.fromiter(map(position.__getitem__, rows), dtype=np.intp, count=n)]
-    restriction = {sense: codes[:, k].copy() for k, sense in enumerate(SENSES)}
+    coords = np.fromiter(chain.from_iterable(map(_C, walls)), dtype=np.float64, count=4 * n)
+    coords = coords.reshape(n, 4)
+    is_open = (_column(walls, "door", DOOR_CODE) != 0) & (
+        _column(walls, "door_state", DOOR_STATE_CODE) == DOOR_STATE_CODE["open"]
+    )
+    restriction = {}
+    for sense in SENSES:
+        codes = _column(walls, sense, RESTRICTION_CODE)
+        codes[is_open] = 0  # GEO-2: an open door restricts nothing
+        restriction[sense] = codes
     threshold = {sense: np.full(n, math.nan) for sense in ("sight", "light", "sound")}
     bottom, top = np.full(n, -math.inf), np.full(n, math.inf)
-    for i, w in enumerate(walls):
-        if w.threshold is None and w.height is None:
-            continue
-        if w.threshold is not None:
-            for sense in threshold:
-                value = getattr(w.threshold, sense)
-                if value is not None:
-                    threshold[sense][i] = value
-        if w.height is not None:
-            bottom[i], top[i] = w.height.low, w.height.high
+    if set(map(_THRESHOLD, walls)) != {None} or set(map(_HEIGHT, walls)) != {None}:
+        for i, w in enumerate(walls):
+            if w.threshold is not None:
+                for sense in threshold:
+                    value = getattr(w.threshold, sense)
+                    if value is not None:
+                        threshold[sense][i] = value
+            if w.height is not None:
+                bottom[i], top[i] = w.height.low, w.height.high
     lines = shapely.linestrings(coords.reshape(n, 2, 2)) if n else np.empty(0, dtype=object)
     return WallIndex(
         ids=tuple(map(_ID, walls)),
@@ -148,7 +151,7 @@ def index_walls(walls: Sequence[Wall], px_per_unit: float) -> WallIndex:
         coords=coords,
         restriction=restriction,
         threshold=threshold,
-        direction=codes[:, 4].copy(),
+        direction=_column(walls, "direction", DIRECTION_CODE),
         bottom=bottom,
         top=top,
         px_per_unit=px_per_unit,
@@ -158,6 +161,8 @@ def index_walls(walls: Sequence[Wall], px_per_unit: float) -> WallIndex:
 
 _C = operator.attrgetter("c")
 _ID = operator.attrgetter("id")
+_THRESHOLD = operator.attrgetter("threshold")
+_HEIGHT = operator.attrgetter("height")
 
 
 @dataclass

@@ -11,7 +11,9 @@ and validated by ``schemas.scene.SceneSchema``, whose ``post_load`` builds these
 a scene's walls are its bulk (thousands), and msgspec decodes a JSON ``walls`` array
 straight into them, checking every type and bound below in C (issue 7, ingestion). Their
 ``Annotated`` bounds are the same as ``SceneSchema``'s, which remains the reference for
-error messages. Everything else is a frozen standard-library dataclass.
+error messages. They encode without their defaults (``omit_defaults``), which keeps the
+canonical JSON hashed for ``scene_id`` small. Everything else is a frozen standard-library
+dataclass.
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ class Environment:
     underwater: bool = False
 
 
-class Threshold(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+class Threshold(Struct, frozen=True, forbid_unknown_fields=True, gc=False, omit_defaults=True):
     """Proximity/distance thresholds of a wall, in grid units (``None`` = no threshold)."""
 
     sight: Units | None = None
@@ -102,7 +104,7 @@ class Threshold(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
     sound: Units | None = None
 
 
-class Span(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+class Span(Struct, frozen=True, forbid_unknown_fields=True, gc=False, omit_defaults=True):
     """A vertical extent in grid units; ``None`` bounds are unbounded (GEO-5).
 
     Raises ``ValueError`` when ``bottom`` is above ``top``.
@@ -126,7 +128,7 @@ class Span(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
         return math.inf if self.top is None else self.top
 
 
-class Wall(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+class Wall(Struct, frozen=True, forbid_unknown_fields=True, gc=False, omit_defaults=True):
     """A wall segment ``c = (x0, y0, x1, y1)`` in px with its restrictions (GEO-1..5).
 
     ``direction`` is relative to the directed segment (x0, y0) → (x1, y1) (GEO-3).
