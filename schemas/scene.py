@@ -153,27 +153,19 @@ class WallSchema(StrictSchema):
         return model.Wall(**data)
 
 
-#: ``list[Wall]`` decoders: from JSON bytes, and from already parsed Python values.
-_WALLS_FROM_JSON = msgspec.json.Decoder(list[model.Wall])
-_WALLS = list[model.Wall]
+#: Decoders of the bulk paths (issue 7): whole scenes from JSON bytes, and walls.
+_SCENE_FROM_JSON = msgspec.json.Decoder(model.Scene)
 _RAW_OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
-
-
-class DecodedWalls(tuple):  # type: ignore[type-arg]
-    """Walls that ``decode_json_body`` decoded and checked from JSON bytes.
-
-    Only that function makes them (JSON cannot), so ``WallList`` takes them as they are.
-    """
-
-    __slots__ = ()
+_WALLS = list[model.Wall]
 
 
 def decode_json_body(data: bytes) -> Any:
-    """Parse a JSON body, decoding a top-level ``scene``'s ``walls`` straight to ``Wall``s.
+    """Parse a JSON body, decoding a top-level ``scene`` straight to a ``model.Scene``.
 
     Issue 7: ``json.loads`` of a 5,000-wall scene builds 5,000 dicts that then have to be
-    checked one by one; msgspec decodes and checks the ``walls`` array in C instead. Every
-    other part of the body is parsed with ``json.loads``, as the ordinary path does.
+    checked one by one; msgspec decodes and checks the scene in C instead, against the types
+    and bounds that ``service.model`` declares. Every other part of the body is parsed with
+    ``json.loads``, as the ordinary path does.
 
     Parameters
     ----------
@@ -183,26 +175,21 @@ def decode_json_body(data: bytes) -> Any:
     Returns
     -------
     dict or None
-        The body as ``json.loads`` would return it, except that ``body["scene"]["walls"]``
-        is a ``DecodedWalls`` of ``model.Wall``. ``None`` when the body is anything else, or
-        any wall is invalid, or msgspec refuses the JSON: the caller then parses the body the
-        ordinary way, and ``SceneSchema`` reports the same errors at the same paths.
+        The body as ``json.loads`` would return it, except that ``body["scene"]`` is a
+        ``model.Scene`` (which ``SceneSchema.load`` takes as it is). ``None`` when the body
+        has no ``scene`` object, or msgspec refuses the JSON or the scene: the caller then
+        parses the body the ordinary way, and ``SceneSchema`` reports the exact errors.
     """
     try:
         top = _RAW_OBJECT.decode(data)
-        scene_raw = top.get("scene")
-        if scene_raw is None:
+        raw = top.get("scene")
+        if raw is None:
             return None
-        scene = _RAW_OBJECT.decode(scene_raw)
-        walls_raw = scene.get("walls")
-        if walls_raw is None:
-            return None
-        walls = DecodedWalls(_WALLS_FROM_JSON.decode(walls_raw))
-        body = {key: _json(raw) for key, raw in top.items() if key != "scene"}
-        body["scene"] = {key: _json(raw) for key, raw in scene.items() if key != "walls"}
+        scene = _SCENE_FROM_JSON.decode(raw)
+        body = {key: _json(value) for key, value in top.items() if key != "scene"}
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):
         return None
-    body["scene"]["walls"] = walls
+    body["scene"] = scene
     return body
 
 
@@ -212,23 +199,19 @@ def _json(raw: msgspec.Raw) -> Any:
 
 
 class WallList(fields.List):
-    """The ``walls`` array, validated in bulk (issue 7: ingestion of 5,000-wall scenes).
+    """The ``walls`` array, converted in bulk by msgspec (issue 7).
 
-    ``DecodedWalls`` are taken as they are; any other list is converted by msgspec against
-    ``model.Wall``'s own types and bounds. When msgspec refuses anything, the list goes
-    through ``List(Nested(WallSchema))`` field by field, which reports the exact errors at
-    the same paths as before. A test checks that whatever msgspec accepts, the field-by-field
-    path accepts with the same walls.
+    Used when some other part of the scene sends it down the field-by-field path: the walls
+    are still converted by msgspec against ``model.Wall``'s own types and bounds, and only
+    when msgspec refuses them go through ``List(Nested(WallSchema))``, which reports the
+    exact errors at the same paths.
     """
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
-        if type(value) is DecodedWalls:
-            walls = list(value)
-        else:
-            try:
-                walls = msgspec.convert(value, _WALLS)
-            except msgspec.ValidationError:
-                return super()._deserialize(value, attr, data, **kwargs)
+        try:
+            walls = msgspec.convert(value, _WALLS)
+        except msgspec.ValidationError:
+            return super()._deserialize(value, attr, data, **kwargs)
         if self.validators:
             self._validate(walls)
         return walls
@@ -288,12 +271,8 @@ class TokenSchema(StrictSchema):
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Token:
-        if data["name"] is None:
-            data["name"] = data["id"]
-        if data["size"] is None:
-            data["size"] = model.size_from_width(data["width"])
         data["conditions"] = tuple(data["conditions"])
-        return model.Token(**data)
+        return model.Token(**data)  # name and size default in Token.__post_init__
 
 
 class LightSchema(StrictSchema):
@@ -359,7 +338,13 @@ class RegionSchema(StrictSchema):
 
 
 class SceneSchema(StrictSchema):
-    """The canonical scene; ``load`` returns a ``service.model.Scene``."""
+    """The canonical scene; ``load`` returns a ``service.model.Scene``.
+
+    ``load`` first lets msgspec convert the whole scene against ``service.model`` (issue 7);
+    only when msgspec refuses it are the fields loaded one by one, which names every error
+    with its path. A ``model.Scene`` (from ``decode_json_body``) is returned as it is. Tests
+    check that whatever msgspec accepts, the field-by-field path accepts equally.
+    """
 
     grid = fields.Nested(GridSchema, required=True)
     width = _num(load_default=None, allow_none=True, validate=validate.Range(0, 2 * MAX_COORD_PX))
@@ -369,6 +354,20 @@ class SceneSchema(StrictSchema):
     tokens = fields.List(fields.Nested(TokenSchema), load_default=list)
     lights = fields.List(fields.Nested(LightSchema), load_default=list)
     regions = fields.List(fields.Nested(RegionSchema), load_default=list)
+
+    def load(self, data: Any, *, many: Any = None, partial: Any = None, unknown: Any = None) -> Any:
+        if type(data) is model.Scene:
+            return data
+        if type(data) is dict and not many and not partial and unknown is None:
+            try:
+                return msgspec.convert(data, model.Scene)
+            except msgspec.ValidationError:
+                pass
+        return self.reference_load(data, many=many, partial=partial, unknown=unknown)
+
+    def reference_load(self, data: Any, **kwargs: Any) -> Any:
+        """The field-by-field ``load`` of marshmallow (the reference for errors)."""
+        return super().load(data, **kwargs)
 
     @validates_schema
     def unique_ids(self, data: dict, **_: Any) -> None:
