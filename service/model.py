@@ -85,7 +85,7 @@ class Value(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
     """
 
 
-class Grid(Value):
+class Grid(Value, frozen=True):
     """Grid of a scene: ``size`` px per square, ``distance`` grid units per square."""
 
     size: Annotated[float, Meta(gt=0, le=1e5)]
@@ -100,7 +100,7 @@ class Grid(Value):
         return self.size / self.distance
 
 
-class Environment(Value):
+class Environment(Value, frozen=True):
     """Scene-wide conditions: ambient ``light``, ``gravity`` X (1 = standard), ``underwater``."""
 
     light: LightLevel = "bright"
@@ -108,7 +108,7 @@ class Environment(Value):
     underwater: bool = False
 
 
-class Threshold(Value):
+class Threshold(Value, frozen=True):
     """Proximity/distance thresholds of a wall, in grid units (``None`` = no threshold)."""
 
     sight: Units | None = None
@@ -116,7 +116,7 @@ class Threshold(Value):
     sound: Units | None = None
 
 
-class Span(Value):
+class Span(Value, frozen=True):
     """A vertical extent in grid units; ``None`` bounds are unbounded (GEO-5).
 
     Raises ``ValueError`` when ``bottom`` is above ``top``.
@@ -140,7 +140,7 @@ class Span(Value):
         return math.inf if self.top is None else self.top
 
 
-class Wall(Value):
+class Wall(Value, frozen=True):
     """A wall segment ``c = (x0, y0, x1, y1)`` in px with its restrictions (GEO-1..5).
 
     ``direction`` is relative to the directed segment (x0, y0) → (x1, y1) (GEO-3).
@@ -167,7 +167,7 @@ class Wall(Value):
         return getattr(self, sense)  # type: ignore[no-any-return]
 
 
-class Senses(Value):
+class Senses(Value, frozen=True):
     """Senses of a token; ranges in grid units, 0 = does not have it.
 
     ``hearing`` ``None`` means unlimited hearing; 0 means the token cannot hear.
@@ -188,7 +188,7 @@ class Senses(Value):
 Ability = Annotated[int, Meta(ge=-100, le=100)]
 
 
-class Abilities(Value):
+class Abilities(Value, frozen=True):
     """Ability modifiers used by environment rules (5E-GRV-2..4, 5E-UW-7)."""
 
     str: Ability = 0
@@ -196,7 +196,7 @@ class Abilities(Value):
     con: Ability = 0
 
 
-class CarriedLight(Value):
+class CarriedLight(Value, frozen=True):
     """Light carried by a token: ``bright`` and outer ``dim`` radius in grid units."""
 
     bright: Units = 0.0
@@ -207,7 +207,7 @@ class CarriedLight(Value):
 Squares = Annotated[float, Meta(ge=0.01, le=1000)]
 
 
-class Token(Value):
+class Token(Value, frozen=True):
     """A creature: top-left ``x, y`` in px; ``width``, ``height`` in squares.
 
     ``name`` defaults to the id and ``size`` to ``size_from_width(width)``.
@@ -245,7 +245,7 @@ class Token(Value):
         )
 
 
-class Light(Value):
+class Light(Value, frozen=True):
     """A point light at ``x, y`` px; ``bright``/``dim`` radii in grid units.
 
     ``angle`` is the emission cone in degrees (360 = all around), ``rotation`` its facing in
@@ -264,7 +264,7 @@ class Light(Value):
     walls: bool = True
 
 
-class Shape(Value):
+class Shape(Value, frozen=True):
     """Region outline: ``polygon`` (``points`` px), ``rect`` or ``circle`` (px).
 
     Raises ``ValueError`` for a polygon of fewer than 3 points, a rect without a positive
@@ -288,7 +288,7 @@ class Shape(Value):
             raise ValueError("A circle needs a positive radius.")
 
 
-class Region(Value):
+class Region(Value, frozen=True):
     """An area with environmental properties (fog, darkness, water, gravity)."""
 
     id: Id
@@ -301,7 +301,7 @@ class Region(Value):
     elevation: Span | None = None
 
 
-class Scene(Value):
+class Scene(Value, frozen=True):
     """The canonical scene (``shared/DESIGN.md``, "Canonical scene").
 
     Raises ``ValueError`` when two walls, tokens, lights or regions share an id.
