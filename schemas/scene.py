@@ -1,14 +1,17 @@
 """Marshmallow schema of the canonical scene (``shared/DESIGN.md``, "Canonical scene").
 
-``SceneSchema().load(data)`` validates a scene dict and returns a ``service.model.Scene``.
-Unknown fields are rejected with their path; NaN and infinities are rejected everywhere;
-grid size and distance must be positive; ids must be unique per kind. Every other field has
-the default documented on ``service.model``.
+``SceneSchema().load(data)`` validates a scene dict (JSON values: dicts, lists, strings,
+numbers, booleans, null) and returns a ``service.model.Scene``; it also takes the scene that
+``decode_json_body`` decoded from a request's bytes. Unknown fields are rejected with their
+path; NaN and infinities are rejected everywhere; grid size and distance must be positive;
+ids must be unique per kind. Every other field has the default documented on
+``service.model``.
 """
 
 from __future__ import annotations
 
 import json
+from itertools import chain
 from typing import Any
 
 import msgspec
@@ -176,7 +179,7 @@ def decode_json_body(data: bytes) -> Any:
     -------
     dict or None
         The body as ``json.loads`` would return it, except that ``body["scene"]`` is a
-        ``model.Scene`` (which ``SceneSchema.load`` takes as it is). ``None`` when the body
+        ``DecodedScene`` (which ``SceneSchema.load`` takes as it is). ``None`` when the body
         has no ``scene`` object, or msgspec refuses the JSON or the scene: the caller then
         parses the body the ordinary way, and ``SceneSchema`` reports the exact errors.
     """
@@ -189,8 +192,52 @@ def decode_json_body(data: bytes) -> Any:
         body = {key: _json(value) for key, value in top.items() if key != "scene"}
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):
         return None
-    body["scene"] = scene
+    body["scene"] = DecodedScene(scene)
     return body
+
+
+class DecodedScene:
+    """A scene that ``decode_json_body`` decoded and checked from JSON bytes.
+
+    Only that function makes them (JSON cannot), and ``SceneSchema.load`` takes them as they
+    are; any other object goes through the checks.
+    """
+
+    __slots__ = ("scene",)
+
+    def __init__(self, scene: model.Scene) -> None:
+        self.scene = scene
+
+
+_PLAIN = frozenset({dict, list, str, int, float, bool, type(None)})
+
+
+def _json_like(scene: dict[str, Any]) -> bool:
+    """Whether a scene dict holds only JSON values where msgspec could meet a model object.
+
+    msgspec takes an instance of a model type as it is, unchecked, so a dict holding one
+    (say a ``model.Wall`` built in Python) goes through marshmallow, which refuses it. Checked:
+    the scene's values, and the values of every wall, token, light and region (deeper
+    values must be numbers, strings or lists, which msgspec checks). C-level passes.
+    """
+    for value in scene.values():
+        if type(value) is list:
+            if not _plain_objects(value):
+                return False
+        elif type(value) is dict:
+            if not set(map(type, value.values())) <= _PLAIN:
+                return False
+        elif type(value) not in _PLAIN:
+            return False
+    return True
+
+
+def _plain_objects(items: list[Any]) -> bool:
+    """Whether ``items`` are dicts whose values are all JSON values."""
+    return (
+        set(map(type, items)) <= {dict}
+        and set(map(type, chain.from_iterable(map(dict.values, items)))) <= _PLAIN
+    )
 
 
 def _json(raw: msgspec.Raw) -> Any:
@@ -208,6 +255,8 @@ class WallList(fields.List):
     """
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if type(value) is not list or not _plain_objects(value):
+            return super()._deserialize(value, attr, data, **kwargs)
         try:
             walls = msgspec.convert(value, _WALLS)
         except msgspec.ValidationError:
@@ -342,7 +391,7 @@ class SceneSchema(StrictSchema):
 
     ``load`` first lets msgspec convert the whole scene against ``service.model`` (issue 7);
     only when msgspec refuses it are the fields loaded one by one, which names every error
-    with its path. A ``model.Scene`` (from ``decode_json_body``) is returned as it is. Tests
+    with its path. A ``DecodedScene`` (from ``decode_json_body``) is returned as it is. Tests
     check that whatever msgspec accepts, the field-by-field path accepts equally.
     """
 
@@ -356,9 +405,10 @@ class SceneSchema(StrictSchema):
     regions = fields.List(fields.Nested(RegionSchema), load_default=list)
 
     def load(self, data: Any, *, many: Any = None, partial: Any = None, unknown: Any = None) -> Any:
-        if type(data) is model.Scene:
-            return data
-        if type(data) is dict and not many and not partial and unknown is None:
+        if type(data) is DecodedScene:
+            return data.scene
+        plain = type(data) is dict and not many and not partial and unknown is None
+        if plain and _json_like(data):
             try:
                 return msgspec.convert(data, model.Scene)
             except msgspec.ValidationError:

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -870,9 +872,127 @@ def sealed_apart(
     rooms = _rooms(index, sense, wall_mask)
     if rooms is None:
         return False
-    a = _room_of(rooms, np.asarray(box_from, dtype=np.float64))
-    b = _room_of(rooms, np.asarray(box_to, dtype=np.float64))
+    a = _room_of_cached(rooms, box_from)
+    b = _room_of_cached(rooms, box_to)
     return a is not None and b is not None and a != b
+
+
+def _room_of_cached(
+    rooms: tuple[shapely.STRtree, NDArray[np.object_]], box: Sequence[float] | FloatArray
+) -> int | None:
+    """``_room_of``, looked up once per space within a ``batch()``."""
+    memo = _AHEAD.get()
+    if memo is None:
+        return _room_of(rooms, np.asarray(box, dtype=np.float64))
+    key = ("room", id(rooms), tuple(float(v) for v in box))
+    if key not in memo:
+        memo[key] = _room_of(rooms, np.asarray(box, dtype=np.float64))
+    return memo[key]  # type: ignore[no-any-return]
+
+
+#: Per batch (``batch()``): centre-line traces done ahead by ``prefetch_centre_lines``.
+_AHEAD: ContextVar[dict[Any, Any] | None] = ContextVar("sightline_ahead", default=None)
+
+
+@contextmanager
+def batch() -> Iterator[dict[Any, Any]]:
+    """Within the block, answers computed ahead for many pairs are reused (issue 7).
+
+    Yields the batch's memo (a dict), which callers may also use for per-batch values. Each
+    block has its own memo, dropped at its end; contexts (threads) do not share it.
+    """
+    token = _AHEAD.set({})
+    try:
+        yield _AHEAD.get()  # type: ignore[misc]
+    finally:
+        _AHEAD.reset(token)
+
+
+def batch_memo() -> dict[Any, Any] | None:
+    """The memo of the enclosing ``batch()``, or ``None`` outside one."""
+    return _AHEAD.get()
+
+
+def _centre_lines(boxes_from: FloatArray, boxes_to: FloatArray) -> FloatArray:
+    """Centre-to-centre segments, shape (p, 4), of boxes of shape (p, 4) px."""
+    return np.column_stack(
+        [
+            (boxes_from[:, 0] + boxes_from[:, 2]) * 0.5,
+            (boxes_from[:, 1] + boxes_from[:, 3]) * 0.5,
+            (boxes_to[:, 0] + boxes_to[:, 2]) * 0.5,
+            (boxes_to[:, 1] + boxes_to[:, 3]) * 0.5,
+        ]
+    )
+
+
+def _ahead_key(
+    index: WallIndex,
+    box_from: Sequence[float] | FloatArray,
+    box_to: Sequence[float] | FloatArray,
+    sense: str,
+    elevations: Sequence[float] | None,
+    wall_mask: NDArray[np.bool_] | None,
+) -> tuple[Any, ...]:
+    return (
+        id(index),
+        tuple(float(v) for v in box_from),
+        tuple(float(v) for v in box_to),
+        sense,
+        None if elevations is None else (float(elevations[0]), float(elevations[1])),
+        None if wall_mask is None else wall_mask.tobytes(),
+    )
+
+
+def _prefetched(
+    index: WallIndex,
+    box_from: FloatArray,
+    box_to: FloatArray,
+    sense: str,
+    elevations: tuple[float, float] | None,
+    wall_mask: NDArray[np.bool_] | None,
+) -> tuple[bool, list[int]] | None:
+    memo = _AHEAD.get()
+    if not memo:
+        return None
+    return memo.get(_ahead_key(index, box_from, box_to, sense, elevations, wall_mask))  # type: ignore[no-any-return]
+
+
+def prefetch_centre_lines(
+    index: WallIndex,
+    boxes_from: FloatArray,
+    boxes_to: FloatArray,
+    sense: str = "move",
+    *,
+    elevations: FloatArray | None = None,
+    wall_mask: NDArray[np.bool_] | None = None,
+) -> None:
+    """Trace the centre-to-centre lines of p pairs of spaces in one vectorised call.
+
+    Inside ``batch()``, ``line_of_effect_between`` on the same pair, sense, elevations and
+    mask then answers from them without tracing: clear when the centre line is (it is the
+    first candidate there too), and with its blockers when the spaces are sealed apart.
+    Outside a batch this does nothing. Answers are the same as without it.
+
+    Parameters
+    ----------
+    index : WallIndex
+    boxes_from, boxes_to : ndarray of shape (p, 4)
+        ``x0, y0, x1, y1`` px of each pair's spaces.
+    sense : str
+    elevations : ndarray of shape (p, 2), optional
+        Grid units, as ``line_of_effect_between``'s.
+    wall_mask : ndarray of shape (n,), bool, optional
+    """
+    memo = _AHEAD.get()
+    if memo is None or not len(boxes_from):
+        return
+    bf = np.asarray(boxes_from, dtype=np.float64).reshape(-1, 4)
+    bt = np.asarray(boxes_to, dtype=np.float64).reshape(-1, 4)
+    elev = None if elevations is None else np.asarray(elevations, dtype=np.float64)
+    traced = trace(index, _centre_lines(bf, bt), sense, elevations=elev, wall_mask=wall_mask)
+    for p in range(len(bf)):
+        key = _ahead_key(index, bf[p], bt[p], sense, None if elev is None else elev[p], wall_mask)
+        memo[key] = (bool(traced.wall_blocked[p]), traced.wall_blockers[p])
 
 
 def line_of_effect_between(
@@ -913,24 +1033,28 @@ def line_of_effect_between(
     bt = np.asarray(box_to, dtype=np.float64)
     corners_f = np.array([[bf[0], bf[1]], [bf[2], bf[1]], [bf[2], bf[3]], [bf[0], bf[3]]])
     corners_t = np.array([[bt[0], bt[1]], [bt[2], bt[1]], [bt[2], bt[3]], [bt[0], bt[3]]])
-    centre_f = corners_f.mean(axis=0)
-    centre_t = corners_t.mean(axis=0)
+    centre_line = _centre_lines(bf[None, :], bt[None, :])[0]
     overlap = bf[0] <= bt[2] and bt[0] <= bf[2] and bf[1] <= bt[3] and bt[1] <= bf[3]
     if overlap:
         point = (max(bf[0], bt[0]), max(bf[1], bt[1]))
         return LineOfEffect(True, (*point, *point), [], 0)
 
+    ahead = _prefetched(index, bf, bt, sense, elevations, wall_mask)
+    if ahead is not None and not ahead[0]:  # the centre line is clear: it is the witness
+        return LineOfEffect(True, tuple(float(v) for v in centre_line), [], 1)  # type: ignore[arg-type]
     if sealed_apart(index, bf, bt, sense, wall_mask):
+        if ahead is not None:
+            return LineOfEffect(False, None, ahead[1], 1)
         centre = trace(
             index,
-            np.concatenate([centre_f, centre_t])[None, :],
+            centre_line[None, :],
             sense,
             elevations=None if elevations is None else np.array([elevations], dtype=np.float64),
             wall_mask=wall_mask,
         )
         return LineOfEffect(False, None, centre.wall_blockers[0], 1)
 
-    first = [np.concatenate([centre_f, centre_t])]
+    first = [centre_line]
     first += [np.concatenate([cf, ct]) for cf in corners_f for ct in corners_t]
     segs = [np.array(first)]
 

@@ -89,7 +89,7 @@ class JSONBodyParser(FlaskParser):
 
     Besides syntax errors: numbers longer than Python's integer-digit limit (a ValueError
     that is not a JSONDecodeError) and nesting deeper than the parser's recursion limit.
-    A body carrying a ``scene`` has its walls decoded by ``schemas.scene.decode_json_body``
+    A body carrying a ``scene`` has it decoded by ``schemas.scene.decode_json_body``
     (issue 7); when that declines, the body is parsed the ordinary way.
     """
 

@@ -1,7 +1,9 @@
 """All-pairs cover or vision between the tokens of a scene (``POST /v1/matrix``, pure).
 
 A ruleset that provides ``cover_matrix`` (dnd5e) answers cover for all ordered pairs in one
-vectorised trace; otherwise each pair is asked in turn. Row = attacker (or observer),
+vectorised trace; otherwise each pair is asked in turn. Vision traces the centre lines of
+all pairs (line of sight, line of effect, sound) in one vectorised call each, then asks each
+pair, which answers from them (``geometry.batch``). Row = attacker (or observer),
 column = target; the diagonal is ``None``.
 """
 
@@ -11,8 +13,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from service.errors import RulesError, shown
+from service.geometry import batch
 from service.model import Token
 from service.rules.base import Attack, RuleSystem, SceneGeometry
+from service.senses import prefetch_perception
 
 
 def matrix(
@@ -62,7 +66,10 @@ def matrix(
                 tokens, lambda a, t: system.cover(geo, a, t, Attack(), options).cover, progress
             )
         return {"tokens": [t.id for t in tokens], "cover": grid}
-    results = _pairwise(tokens, lambda o, t: system.vision(geo, o, t, options), progress)
+    with batch():  # the centre lines of all pairs in one vectorised trace per sense
+        pairs = [(o, t) for o in tokens for t in tokens]
+        prefetch_perception(geo, pairs, inset=system.vision_inset(options))
+        results = _pairwise(tokens, lambda o, t: system.vision(geo, o, t, options), progress)
     return {
         "tokens": [t.id for t in tokens],
         "vision": [[r.sense if r else None for r in row] for row in results],

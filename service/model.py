@@ -5,7 +5,7 @@ ranges, elevations, thresholds and heights are **grid units** (``Grid.distance``
 square, normally feet); token ``width``/``height`` are **squares**.
 
 The JSON form of these types is the canonical scene of ``shared/DESIGN.md``; it is loaded
-and validated by ``schemas.scene.SceneSchema``, whose ``post_load`` builds these objects.
+and validated by ``schemas.scene.SceneSchema`` (by msgspec in bulk, or field by field).
 
 The types are frozen ``msgspec`` Structs: msgspec decodes a scene's JSON straight into
 them, checking in C every type, every ``Annotated`` bound and every ``__post_init__`` check

@@ -14,12 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from service import rules
+from service import geometry, rules
 from service.errors import RulesError, UnknownToken, shown
 from service.lighting import light_at_points, light_over_token
 from service.line_of_effect import Endpoint, LineAnswer, line_between
 from service.model import Scene, Token
 from service.rules.base import Attack, SceneGeometry
+from service.senses import prefetch_perception
 
 
 def find_token(scene: Scene, token_id: str, path: tuple[str | int, ...]) -> Token:
@@ -111,7 +112,10 @@ def vision(geo: SceneGeometry, args: dict[str, Any]) -> dict[str, Any]:
     targets = _targets(geo.scene, args["targets"], observer)
     options = ruleset_options(system, args["options"])
     _token_options(geo.scene, options, ("unnoticed", "was_observing"))
-    results = [system.vision(geo, observer, t, options) for t in targets]
+    with geometry.batch():
+        pairs = [(observer, t) for t in targets]
+        prefetch_perception(geo, pairs, inset=system.vision_inset(options))
+        results = [system.vision(geo, observer, t, options) for t in targets]
     return {"ruleset": system.id, "observer": observer.id, "results": results}
 
 

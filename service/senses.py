@@ -32,8 +32,10 @@ shared/RULES.md 5E-VIS-1..10, GEO-1, GEO-8; shared/API.md "Vision and detection"
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import shapely
 
 from service import geometry
@@ -156,7 +158,14 @@ def perceive(
     """
     senses = observer.senses
     dist = distance_units(geo, observer, target, diagonals)
-    light = light_over_token(geo, target)
+    memo = geometry.batch_memo()
+    key = ("light", id(geo), target.id)
+    if memo is not None and key in memo:  # one sample of the target's light per batch
+        light: LightSample = memo[key]
+    else:
+        light = light_over_token(geo, target)
+        if memo is not None:
+            memo[key] = light
     obsc = obscurement_at(geo, target)
     box_o = geometry.inset_box(geo.token_boxes[observer.id], inset)
     box_t = geometry.inset_box(geo.token_boxes[target.id], inset)
@@ -217,6 +226,32 @@ def perceive(
         blockers=blockers,
         invisible=invisible,
     )
+
+
+def prefetch_perception(
+    geo: SceneGeometry,
+    pairs: Sequence[tuple[Token, Token]],
+    *,
+    inset: float = geometry.DEFAULT_CORNER_INSET_PX,
+) -> None:
+    """Trace, for all ``(observer, target)`` pairs at once, the lines ``perceive`` traces first.
+
+    Inside ``geometry.batch()``: the centre lines for line of sight, line of effect and
+    sound, one vectorised call each (issue 7, vision matrices). ``perceive`` with the same
+    ``inset`` then answers the same, faster.
+    """
+    pairs = [(o, t) for o, t in pairs if o.id != t.id]
+    if geometry.batch_memo() is None or not pairs:
+        return
+    box_o = np.array([geometry.inset_box(geo.token_boxes[o.id], inset) for o, _ in pairs])
+    box_t = np.array([geometry.inset_box(geo.token_boxes[t.id], inset) for _, t in pairs])
+    elev = np.array([(o.elevation, t.elevation) for o, t in pairs], dtype=np.float64)
+    for index, sense, mask in (
+        (geo.sight, "sight", geo.tall_mask(geo.sight)),
+        (geo.walls, "move", geo.tall_walls),
+        (geo.walls, "sound", None),
+    ):
+        geometry.prefetch_centre_lines(index, box_o, box_t, sense, elevations=elev, wall_mask=mask)
 
 
 def _on_ground(observer: Token, target: Token) -> bool:

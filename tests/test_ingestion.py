@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from marshmallow import ValidationError
 
 from bench.dungeon import dungeon
-from schemas.scene import SceneSchema, decode_json_body
+from schemas.scene import DecodedScene, SceneSchema, decode_json_body
 from service import model
 from service.app import create_app
 from service.cache import scene_id
@@ -34,7 +34,10 @@ def reference(scene: Any) -> model.Scene:
 
 def via_json(scene: Any) -> model.Scene | None:
     body = decode_json_body(json.dumps({"scene": scene, "ruleset": "dnd5e"}).encode())
-    return None if body is None else body["scene"]
+    if body is None:
+        return None
+    assert type(body["scene"]) is DecodedScene
+    return body["scene"].scene
 
 
 def post_scene(scene: Any) -> Any:
@@ -93,7 +96,7 @@ def test_bulk_paths_build_the_same_scene():
     assert SceneSchema().load(scene) == expected
     decoded = via_json(scene)
     assert type(decoded) is model.Scene and decoded == expected
-    assert SceneSchema().load(decoded) is decoded  # taken as it is
+    assert SceneSchema().load(DecodedScene(decoded)) is decoded  # taken as it is
     assert all(type(v) is float for w in decoded.walls for v in w.c)  # ints become floats
     ogre, small = decoded.tokens[:2]
     assert (ogre.name, ogre.size, small.name, small.size) == ("Ogre", "huge", "t1", "tiny")
@@ -419,5 +422,33 @@ def test_the_rest_of_the_body_is_parsed_as_json_loads_parses_it(extra):
     text = json.dumps({"scene": {"grid": GRID}, "other": extra, "ruleset": "x"}).encode()
     decoded = decode_json_body(text)
     assert decoded is not None
-    assert decoded["scene"] == model.Scene(model.Grid(100.0))
+    assert decoded["scene"].scene == model.Scene(model.Grid(100.0))
     assert decoded == {**json.loads(text), "scene": decoded["scene"]}
+
+
+@pytest.mark.parametrize(
+    "scene",
+    [
+        pytest.param(model.Scene(model.Grid(5.0)), id="a model Scene"),
+        pytest.param({"grid": model.Grid(size=-5.0)}, id="a model Grid"),
+        pytest.param(
+            {"grid": GRID, "walls": [model.Wall(id="", c=(math.nan, 0, 1e99, 1), hp=-5)]},
+            id="a model Wall",
+        ),
+        pytest.param(
+            {
+                "grid": GRID,
+                "walls": [{"id": "a", "c": [0, 0, 1, 1], "threshold": model.Threshold(-1.0)}],
+            },
+            id="a model Threshold",
+        ),
+        pytest.param(
+            {"grid": GRID, "tokens": [{"id": "t", "x": 0, "y": 0, "senses": model.Senses(-5.0)}]},
+            id="model Senses",
+        ),
+    ],
+)
+def test_model_objects_in_the_data_are_refused_not_taken_unchecked(scene):
+    """msgspec would take instances of its own types as they are: those go to marshmallow."""
+    with pytest.raises(ValidationError, match="Invalid input type"):
+        SceneSchema().load(scene)

@@ -6,11 +6,12 @@ import pytest
 
 from bench.dungeon import dungeon
 from schemas.scene import SceneSchema
-from service import rules
+from service import geometry, rules
 from service.app import sample_scene
 from service.errors import RulesError, UnknownToken
 from service.matrix import matrix
 from service.rules.base import Attack, build_geometry
+from service.senses import prefetch_perception
 from tests.scenes import load, tok, wall
 
 
@@ -79,6 +80,66 @@ def test_vision_matrix():
                 assert can is (sense not in (None, "hearing"))
 
 
+VISION_SCENES = {
+    **SCENES,
+    "fog, one-way walls, a sound-only wall, darkvision": lambda: load(
+        [
+            wall("one-way", 300, -500, 300, 500, direction="left"),
+            wall("glass", 0, 250, 250, 250, move="normal", sight="none", sound="normal"),
+            wall("curtain", 500, 250, 900, 250, move="none", sight="normal", sound="none"),
+        ],
+        [
+            tok("A", 0, 0, senses={"darkvision": 60}),
+            tok("B", 400, 0, senses={"blindsight": 30, "hearing": 40}),
+            tok("C", 100, 400, conditions=["invisible"]),
+            tok("D", 600, 400, elevation=20, senses={"tremorsense": 60}),
+            tok("E", 800, 0, 2, conditions=["blinded"]),
+        ],
+        regions=[
+            {
+                "id": "fog",
+                "shape": {"type": "rect", "x": 650, "y": -100, "width": 100, "height": 400},
+                "obscurement": "heavy",
+            }
+        ],
+        environment={"light": "dim"},
+    ),
+}
+
+
+@pytest.mark.parametrize("options", [{}, {"corner_inset": 0}, {"corner_inset": 10}])
+@pytest.mark.parametrize("ruleset", ["dnd5e", "starfinder", "pf2e-variant"])
+@pytest.mark.parametrize("name", list(VISION_SCENES))
+def test_batched_vision_answers_exactly_as_each_pair(name, ruleset, options):
+    """Issue 7: the centre lines traced ahead for all pairs change no answer, not a field."""
+    geo = build_geometry(VISION_SCENES[name]())
+    system = rules.get(ruleset)
+    toks = list(geo.scene.tokens)
+    alone = [[system.vision(geo, a, t, options) for t in toks if t is not a] for a in toks]
+    with geometry.batch():
+        prefetch_perception(
+            geo, [(a, t) for a in toks for t in toks], inset=system.vision_inset(options)
+        )
+        batched = [[system.vision(geo, a, t, options) for t in toks if t is not a] for a in toks]
+    assert batched == alone
+    got = matrix(geo, system, None, "vision", options)
+    assert got["vision"] == [
+        [None if a is t else system.vision(geo, a, t, options).sense for t in toks] for a in toks
+    ]
+
+
+def test_batch_memo_is_dropped_after_the_batch():
+    geo = build_geometry(SCENES["dungeon"]())
+    toks = list(geo.scene.tokens)
+    assert geometry.batch_memo() is None
+    with geometry.batch() as memo:
+        prefetch_perception(geo, [(toks[0], toks[1])])
+        assert memo and geometry.batch_memo() is memo
+    assert geometry.batch_memo() is None
+    prefetch_perception(geo, [(toks[0], toks[1])])  # outside a batch: does nothing
+    assert geometry.batch_memo() is None
+
+
 def test_token_subset_order_and_errors():
     geo = build_geometry(SCENES["sample"]())
     system = rules.get("dnd5e")
@@ -88,3 +149,16 @@ def test_token_subset_order_and_errors():
         matrix(geo, system, ["nope"], "cover", {})
     with pytest.raises(RulesError):
         matrix(geo, system, ["goblin", "goblin"], "cover", {})
+
+
+def test_batched_vision_traces_once_per_sense(monkeypatch):
+    """The pairs' centre lines are traced in three vectorised calls, not three per pair."""
+    geo = build_geometry(SCENES["dungeon"]())
+    system = rules.get("dnd5e")
+    calls = []
+    real = geometry.trace
+    monkeypatch.setattr(geometry, "trace", lambda *a, **k: calls.append(len(a[1])) or real(*a, **k))
+    matrix(geo, system, None, "vision", {})
+    n = len(geo.scene.tokens)
+    assert calls[:3] == [n * (n - 1)] * 3
+    assert len(calls) - 3 < n * (n - 1)  # most pairs answer from the lines traced ahead

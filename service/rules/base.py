@@ -223,6 +223,10 @@ class RuleSystem(Protocol):
         """What ``observer`` perceives of ``target`` (API.md "Vision and detection")."""
         ...
 
+    def vision_inset(self, options: dict[str, Any]) -> float:
+        """Inset in px by which both spaces shrink before ``vision`` traces lines (GEO-6)."""
+        ...
+
 
 def build_geometry(scene: Scene) -> SceneGeometry:
     """Build the ``SceneGeometry`` of ``scene`` (wall arrays + STRtree, token spaces in px)."""

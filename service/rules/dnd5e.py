@@ -227,6 +227,10 @@ class Dnd5e:
         """See the module-level ``vision``."""
         return vision(geo, observer, target, options)
 
+    def vision_inset(self, options: dict[str, Any]) -> float:
+        """Inset in px by which both spaces shrink before ``vision`` traces lines (GEO-6)."""
+        return corner_inset(options)
+
     def cover_matrix(
         self, geo: SceneGeometry, tokens: list[Token], options: dict[str, Any]
     ) -> list[list[str | None]]:
@@ -267,7 +271,7 @@ def vision(
     """
     from service.senses import VISUAL, perceive
 
-    inset = corner_inset(options)
+    inset = RULESET.vision_inset(options)
     report = perceive(geo, observer, target, diagonals=RULESET.diagonals, inset=inset)
     sense = report.first_precise()
     rules = ["5E-VIS-3"]

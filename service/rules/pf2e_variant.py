@@ -21,6 +21,7 @@ from service.rules.base import (
     OptionSpec,
     SceneGeometry,
     VisionResult,
+    corner_inset,
     lines_from_trace,
     obstacle_tokens,
 )
@@ -210,6 +211,10 @@ class Pf2eVariant:
         """See the module-level ``vision``."""
         return vision(geo, observer, target, options)
 
+    def vision_inset(self, options: dict[str, Any]) -> float:
+        """Inset in px by which both spaces shrink before ``vision`` traces lines (GEO-6)."""
+        return corner_inset(options)
+
 
 def _much_larger(blocker: Token, attacker: Token | None, target: Token) -> bool:
     """PV-COV-3: two or more size categories larger than both attacker and target."""
@@ -239,8 +244,7 @@ def vision(
     """
     from service.senses import perceive
 
-    inset = options.get("corner_inset")
-    inset = geometry.DEFAULT_CORNER_INSET_PX if inset is None else float(inset)
+    inset = RULESET.vision_inset(options)
     report = perceive(geo, observer, target, diagonals=RULESET.diagonals, inset=inset)
     senses = observer.senses
     sense = report.first_precise()

@@ -373,6 +373,10 @@ class Starfinder:
         """See the module-level ``vision``."""
         return vision(geo, observer, target, options)
 
+    def vision_inset(self, options: dict[str, Any]) -> float:
+        """Inset in px by which both spaces shrink before ``vision`` traces lines (GEO-6)."""
+        return float(options.get("corner_inset") or geometry.DEFAULT_CORNER_INSET_PX)
+
     def flanking(
         self, geo: SceneGeometry, attacker: Token, ally: Token, target: Token
     ) -> tuple[bool, list[str], str]:
@@ -485,7 +489,7 @@ def vision(
     """
     from service.senses import perceive
 
-    inset = float(options.get("corner_inset") or geometry.DEFAULT_CORNER_INSET_PX)
+    inset = RULESET.vision_inset(options)
     report = perceive(geo, observer, target, diagonals=RULESET.diagonals, inset=inset)
     senses = observer.senses
     sense = report.first_precise()
