@@ -1,8 +1,9 @@
 """Content-hash LRU of built scenes (``shared/DESIGN.md``, "Scene cache").
 
 A scene's id is ``"sha256:" + hex`` of its canonical JSON (the validated scene with every
-default filled in, fields in declaration order), so the same scene always gets the same id in every worker
-and replica; a miss costs the client one resend. Per process, no shared state.
+default filled in, fields in declaration order), so the same scene always gets the same id
+in every worker and replica; a miss costs the client one resend. Per process, no shared
+state.
 """
 
 from __future__ import annotations
