@@ -268,6 +268,15 @@ def trace(
     TraceResult
     """
     seg = np.asarray(segments, dtype=np.float64).reshape(-1, 4)
+    memo = _AHEAD.get()
+    if memo and origins is None and creature_mask is None and with_blockers:
+        ahead = memo.get(
+            _trace_key(
+                index, seg, sense, elevations, creature_boxes, creature_ids, wall_mask, edge_blocks
+            )
+        )
+        if ahead is not None:  # traced ahead with other pairs (prefetch_traces)
+            return ahead  # type: ignore[no-any-return]
     m = len(seg)
     wall_blocked = np.zeros(m, dtype=bool)
     wall_blockers: list[list[int]] = [[] for _ in range(m)] if with_blockers else []
@@ -993,6 +1002,139 @@ def prefetch_centre_lines(
     for p in range(len(bf)):
         key = _ahead_key(index, bf[p], bt[p], sense, None if elev is None else elev[p], wall_mask)
         memo[key] = (bool(traced.wall_blocked[p]), traced.wall_blockers[p])
+
+
+@dataclass(frozen=True)
+class TraceRequest:
+    """The arguments of one ``trace`` call (with blockers, default origins), to batch them.
+
+    Attributes are those of ``trace``: ``segments`` (m, 4) px, ``elevations`` (m, 2) grid
+    units or None, ``creature_boxes`` (k, 4) px with their ``creature_ids``.
+    """
+
+    segments: FloatArray
+    sense: str = "move"
+    elevations: FloatArray | None = None
+    creature_boxes: FloatArray | None = None
+    creature_ids: tuple[str, ...] = ()
+    wall_mask: NDArray[np.bool_] | None = None
+    edge_blocks: bool = False
+
+    def run(self, index: WallIndex) -> TraceResult:
+        """``trace`` with these arguments (answered from a batch's prefetch when there)."""
+        return trace(
+            index,
+            self.segments,
+            self.sense,
+            elevations=self.elevations,
+            creature_boxes=self.creature_boxes,
+            creature_ids=self.creature_ids,
+            wall_mask=self.wall_mask,
+            edge_blocks=self.edge_blocks,
+        )
+
+
+def _bytes(array: Any) -> bytes | None:
+    return None if array is None else np.ascontiguousarray(array, dtype=np.float64).tobytes()
+
+
+def _trace_key(
+    index: WallIndex,
+    seg: FloatArray,
+    sense: str,
+    elevations: Any,
+    creature_boxes: Any,
+    creature_ids: Sequence[str],
+    wall_mask: NDArray[np.bool_] | None,
+    edge_blocks: bool,
+) -> tuple[Any, ...]:
+    boxes = None if creature_boxes is None or not len(creature_boxes) else creature_boxes
+    return (
+        "trace",
+        id(index),
+        seg.tobytes(),
+        sense,
+        _bytes(elevations),
+        _bytes(boxes),
+        tuple(creature_ids) if boxes is not None else (),
+        None if wall_mask is None else wall_mask.tobytes(),
+        bool(edge_blocks),
+    )
+
+
+def prefetch_traces(index: WallIndex, requests: Sequence[TraceRequest]) -> None:
+    """Trace the segments of many requests in one vectorised call per kind (issue 7).
+
+    Inside ``batch()``, a later ``trace`` with a request's exact arguments (for instance
+    ``TraceRequest.run``) returns its part of the result instead of tracing again; the part
+    is what that call alone returns, creature blockers in the request's order. Requests are
+    grouped by sense, wall mask, ``edge_blocks`` and whether they have elevations; the
+    creatures of a group are the union of the requests', each request counting its own only.
+    Outside a batch this does nothing.
+    """
+    memo = _AHEAD.get()
+    if memo is None:
+        return
+    groups: dict[Any, list[TraceRequest]] = {}
+    for req in requests:
+        mask = None if req.wall_mask is None else req.wall_mask.tobytes()
+        kind = (req.sense, mask, bool(req.edge_blocks), req.elevations is None)
+        groups.setdefault(kind, []).append(req)
+    for group in groups.values():
+        first = group[0]
+        column: dict[tuple[str, tuple[float, ...]], int] = {}
+        for req in group:
+            for cid, box in zip(req.creature_ids, _boxes(req), strict=True):
+                column.setdefault((cid, tuple(box)), len(column))
+        segs = [np.asarray(r.segments, dtype=np.float64).reshape(-1, 4) for r in group]
+        rows = np.cumsum([0] + [len(s) for s in segs])
+        creatures = np.zeros((int(rows[-1]), len(column)), dtype=bool)
+        for r, req in enumerate(group):
+            cols = [
+                column[(cid, tuple(box))]
+                for cid, box in zip(req.creature_ids, _boxes(req), strict=True)
+            ]
+            creatures[rows[r] : rows[r + 1], cols] = True
+        traced = trace(
+            index,
+            np.vstack(segs),
+            first.sense,
+            elevations=None
+            if first.elevations is None
+            else np.vstack([np.asarray(r.elevations, dtype=np.float64) for r in group]),
+            creature_boxes=np.array([box for _, box in column], dtype=np.float64).reshape(-1, 4),
+            creature_ids=[cid for cid, _ in column],
+            creature_mask=creatures,
+            wall_mask=first.wall_mask,
+            edge_blocks=first.edge_blocks,
+        )
+        for r, req in enumerate(group):
+            lo, hi = int(rows[r]), int(rows[r + 1])
+            order = {cid: k for k, cid in enumerate(req.creature_ids)}
+            part = TraceResult(
+                traced.segments[lo:hi],
+                traced.wall_blocked[lo:hi],
+                traced.creature_blocked[lo:hi],
+                traced.wall_blockers[lo:hi],
+                [sorted(ids, key=order.__getitem__) for ids in traced.creature_blockers[lo:hi]],
+            )
+            key = _trace_key(
+                index,
+                segs[r],
+                req.sense,
+                req.elevations,
+                req.creature_boxes,
+                req.creature_ids,
+                req.wall_mask,
+                req.edge_blocks,
+            )
+            memo[key] = part
+
+
+def _boxes(req: TraceRequest) -> FloatArray:
+    if req.creature_boxes is None:
+        return np.empty((0, 4))
+    return np.asarray(req.creature_boxes, dtype=np.float64).reshape(-1, 4)
 
 
 def line_of_effect_between(

@@ -1,7 +1,9 @@
 """All-pairs cover or vision between the tokens of a scene (``POST /v1/matrix``, pure).
 
 A ruleset that provides ``cover_matrix`` (dnd5e) answers cover for all ordered pairs in one
-vectorised trace; otherwise each pair is asked in turn. Vision traces the centre lines of
+vectorised trace; one that provides ``prefetch_cover`` (starfinder, pf2e-variant) traces
+what every pair needs in one vectorised call per kind, then each pair is asked and answers
+from those traces (``geometry.batch``). Vision traces the centre lines of
 all pairs (line of sight, line of effect, sound) in one vectorised call each, then asks each
 pair, which answers from them (``geometry.batch``). Row = attacker (or observer),
 column = target; the diagonal is ``None``.
@@ -62,9 +64,13 @@ def matrix(
             if progress:
                 progress(n)
         else:
-            grid = _pairwise(
-                tokens, lambda a, t: system.cover(geo, a, t, Attack(), options).cover, progress
-            )
+            with batch():  # what each pair traces, traced for all pairs at once where it can
+                prefetch = getattr(system, "prefetch_cover", None)
+                if prefetch is not None:
+                    prefetch(geo, [(a, t) for a in tokens for t in tokens], options)
+                grid = _pairwise(
+                    tokens, lambda a, t: system.cover(geo, a, t, Attack(), options).cover, progress
+                )
         return {"tokens": [t.id for t in tokens], "cover": grid}
     with batch():  # the centre lines of all pairs in one vectorised trace per sense
         pairs = [(o, t) for o in tokens for t in tokens]

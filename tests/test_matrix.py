@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bench.dungeon import dungeon
 from schemas.scene import SceneSchema
 from service import geometry, rules
 from service.app import sample_scene
 from service.errors import RulesError, UnknownToken
+from service.geometry import index_walls
 from service.matrix import matrix
+from service.model import Span, Wall
 from service.rules.base import Attack, build_geometry
 from service.senses import prefetch_perception
 from tests.scenes import load, tok, wall
@@ -60,11 +65,30 @@ def test_dnd5e_cover_matrix_equals_each_cover_answer(name, method):
     assert got["cover"] == pairwise(geo, system, "cover", options)
 
 
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"corner_inset": 3}, {"measure_from": "best-corner"}, {"ignore_small_terrain": True}],
+)
 @pytest.mark.parametrize("ruleset", ["starfinder", "pf2e-variant"])
-def test_other_rulesets_cover_matrix(ruleset):
-    geo = build_geometry(SCENES["sample"]())
+@pytest.mark.parametrize("name", list(SCENES))
+def test_other_rulesets_cover_matrix_answers_exactly_as_each_pair(name, ruleset, options):
+    """Issue 7: traced ahead for all pairs at once, every cover answer is unchanged."""
+    geo = build_geometry(SCENES[name]())
     system = rules.get(ruleset)
-    assert matrix(geo, system, None, "cover", {})["cover"] == pairwise(geo, system, "cover", {})
+    options = {k: v for k, v in options.items() if k in system.options}
+    toks = list(geo.scene.tokens)
+
+    def answers():
+        return [
+            [system.cover(geo, a, t, Attack(), options) for t in toks if t is not a] for a in toks
+        ]
+
+    alone = answers()
+    with geometry.batch():
+        system.prefetch_cover(geo, [(a, t) for a in toks for t in toks], options)
+        assert answers() == alone
+    got = matrix(geo, system, None, "cover", options)
+    assert got["cover"] == pairwise(geo, system, "cover", options)
 
 
 def test_vision_matrix():
@@ -162,3 +186,49 @@ def test_batched_vision_traces_once_per_sense(monkeypatch):
     n = len(geo.scene.tokens)
     assert calls[:3] == [n * (n - 1)] * 3
     assert len(calls) - 3 < n * (n - 1)  # most pairs answer from the lines traced ahead
+
+
+CREATURES = {f"c{i}": (100.0 * i, 50.0, 100.0 * i + 80, 130.0) for i in range(6)}
+small_segment = st.tuples(*[st.integers(0, 700)] * 4).filter(lambda s: s[:2] != s[2:])
+request_st = st.builds(
+    lambda segs, ids, elev, mask, edge: geometry.TraceRequest(
+        np.array(segs, dtype=np.float64),
+        "move",
+        None if elev is None else np.tile(np.array(elev, dtype=np.float64), (len(segs), 1)),
+        np.array([CREATURES[c] for c in ids], dtype=np.float64).reshape(-1, 4),
+        tuple(ids),
+        None if mask is None else np.array(mask, dtype=bool),
+        edge,
+    ),
+    st.lists(small_segment, min_size=1, max_size=5),
+    st.lists(st.sampled_from(sorted(CREATURES)), unique=True, max_size=4),
+    st.one_of(st.none(), st.tuples(st.integers(0, 20), st.integers(0, 20))),
+    st.one_of(st.none(), st.lists(st.booleans(), min_size=5, max_size=5)),
+    st.booleans(),
+)
+
+
+@given(st.lists(request_st, min_size=1, max_size=6))
+def test_traces_done_ahead_equal_each_trace_alone(requests):
+    """geometry.prefetch_traces: each request's part equals its own trace, blockers in order."""
+    index = index_walls(
+        [
+            Wall("a", (0.0, 100.0, 700.0, 100.0), height=Span(0.0, 10.0)),
+            Wall("b", (300.0, 0.0, 300.0, 700.0), direction="left"),
+            Wall("c", (0.0, 0.0, 700.0, 700.0), cover="low"),
+            Wall("d", (500.0, 0.0, 500.0, 300.0), door="door", door_state="open"),
+            Wall("e", (100.0, 300.0, 600.0, 300.0)),
+        ],
+        20.0,
+    )
+    alone = [r.run(index) for r in requests]
+    with geometry.batch():
+        geometry.prefetch_traces(index, requests)
+        ahead = [r.run(index) for r in requests]
+        assert all(r.run(index) is a for r, a in zip(requests, ahead, strict=True))  # memo hits
+    for got, want in zip(ahead, alone, strict=True):
+        assert got.segments.tolist() == want.segments.tolist()
+        assert got.wall_blocked.tolist() == want.wall_blocked.tolist()
+        assert got.creature_blocked.tolist() == want.creature_blocked.tolist()
+        assert got.wall_blockers == want.wall_blockers
+        assert got.creature_blockers == want.creature_blockers

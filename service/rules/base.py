@@ -174,10 +174,13 @@ def wall_blocker(wall_id: str) -> Blocker:
     return Blocker("wall", wall_id)
 
 
-def lines_from_trace(trace: TraceResult, walls: WallIndex) -> tuple[TracedLine, ...]:
-    """Turn a ``TraceResult`` into answer lines naming the blocking walls and tokens."""
+def lines_from_trace(
+    trace: TraceResult, walls: WallIndex, rows: slice = slice(None)
+) -> tuple[TracedLine, ...]:
+    """Turn the ``rows`` of a ``TraceResult`` into answer lines naming what blocks them."""
     out = []
-    for k, seg in enumerate(trace.segments):
+    for k in range(len(trace.segments))[rows]:
+        seg = trace.segments[k]
         blockers = tuple(wall_blocker(walls.ids[w]) for w in trace.wall_blockers[k])
         blockers += tuple(Blocker("token", t) for t in trace.creature_blockers[k])
         out.append(

@@ -180,7 +180,7 @@ class Dnd5e:
                     best = (degree, by_creature, c)
             assert best is not None
             degree, by_creature, c = best
-            lines = lines_from_trace(traced, geo.walls)[4 * c : 4 * c + 4]
+            lines = lines_from_trace(traced, geo.walls, slice(4 * c, 4 * c + 4))
         else:
             rules.append("5E-COV-5")
             n_wall = int(full_blocked.sum())

@@ -8,6 +8,7 @@ sizes larger than both attacker and target). Degrees give levels of Advantage on
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,26 @@ OPTIONS = {
 }
 
 
+@dataclass(frozen=True)
+class _CoverPlan:
+    """What one pf2e-variant cover question traces (``_plan``)."""
+
+    request: geometry.TraceRequest
+    others: list[Token]
+    rules: list[str]
+    elevations: tuple[float, float]
+    inner_source: tuple[float, ...]
+    inner_target: tuple[float, ...]
+
+
+def _not_low(geo: SceneGeometry) -> np.ndarray:
+    """Mask of the walls that are not low obstacles (PV-COV-8), once per scene."""
+    key = ("pf2e-variant", "not-low")
+    if key not in geo.walls.memo:
+        geo.walls.memo[key] = np.array([w.cover != "low" for w in geo.scene.walls], dtype=bool)
+    return geo.walls.memo[key]  # type: ignore[no-any-return]
+
+
 class Pf2eVariant:
     """The ``pf2e-variant`` rule system."""
 
@@ -102,43 +123,10 @@ class Pf2eVariant:
             An area effect without ``origin`` and without an attacker.
         """
         scene = geo.scene
-        target_box = geo.token_boxes[target.id]
-        target_centre = geometry.box_centre(target_box)
-        rules = ["PV-COV-2"]
-        if attack.kind == "area" and attack.origin is not None:
-            source_box = (*attack.origin, *attack.origin)
-            sources = [tuple(attack.origin)]
-            rules.append("PV-COV-7")
-        elif attacker is not None:
-            source_box = geo.token_boxes[attacker.id]
-            if options.get("measure_from") == "best-corner":
-                inset = options.get("corner_inset")
-                inset = geometry.DEFAULT_CORNER_INSET_PX if inset is None else float(inset)
-                sources = [tuple(p) for p in geometry.inset_corners(source_box, inset)]
-                rules.append("PV-COV-8")
-            else:
-                sources = [geometry.box_centre(source_box)]
-        else:
-            raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
-
-        others = obstacle_tokens(geo, attacker, target, source_box)[0]
-        boxes = np.array([geo.token_boxes[t.id] for t in others], dtype=np.float64).reshape(-1, 4)
-        wall_mask = None
-        if options.get("ignore_small_terrain") and SIZES.index(target.size) >= LARGE_ENOUGH:
-            wall_mask = np.array([w.cover != "low" for w in scene.walls], dtype=bool)
-            rules.append("PV-COV-8")
-        segs = np.array([[*s, *target_centre] for s in sources], dtype=np.float64)
-        source_elev = attacker.elevation if attacker else target.elevation
-        elev = np.tile([source_elev, target.elevation], (len(segs), 1)).astype(np.float64)
-        traced = geometry.trace(
-            geo.walls,
-            segs,
-            "move",
-            elevations=elev,
-            creature_boxes=boxes,
-            creature_ids=[t.id for t in others],
-            wall_mask=wall_mask,
-        )
+        plan = self._plan(geo, attacker, target, attack, options)
+        rules = ["PV-COV-2", *plan.rules]
+        segs, others = plan.request.segments, plan.others
+        traced = plan.request.run(geo.walls)
         by_id = {t.id: t for t in others}
         degrees = []
         for k in range(len(segs)):
@@ -154,25 +142,19 @@ class Pf2eVariant:
                 degrees.append("none")
         best = min(range(len(segs)), key=lambda k: (STEPS.index(degrees[k]), k))
         degree = degrees[best]
-        lines = lines_from_trace(traced, geo.walls)[best : best + 1]
+        lines = lines_from_trace(traced, geo.walls, slice(best, best + 1))
         if traced.creature_blocked[best] and not traced.wall_blocked[best] and degree == "standard":
             rules.append("PV-COV-3")
 
-        elevations = (source_elev, target.elevation)
-        inner_source = (
-            geometry.inset_box(source_box, geometry.DEFAULT_CORNER_INSET_PX)
-            if attacker is not None and attack.kind != "area"
-            else source_box
-        )
         # A clear traced line joins the two spaces: line of effect without the exact search.
         loe_clear = (
             not traced.wall_blocked.all()
             or geometry.line_of_effect_between(
                 geo.walls,
-                inner_source,
-                geometry.inset_box(target_box, geometry.DEFAULT_CORNER_INSET_PX),
+                plan.inner_source,
+                plan.inner_target,
                 "move",
-                elevations=elevations,
+                elevations=plan.elevations,
                 wall_mask=geo.tall_walls,
             ).clear
         )
@@ -203,6 +185,85 @@ class Pf2eVariant:
             lines=lines,
             notes=tuple(notes),
             can_hide=degree in ("standard", "greater", "total"),
+        )
+
+    def _plan(
+        self,
+        geo: SceneGeometry,
+        attacker: Token | None,
+        target: Token,
+        attack: Attack,
+        options: dict[str, Any],
+    ) -> _CoverPlan:
+        """What ``cover`` traces (PV-COV-2, PV-COV-7, PV-COV-8): lines, creatures, walls.
+
+        Raises
+        ------
+        RulesError
+            An area attack without ``attack.origin`` and without an attacker.
+        """
+        target_box = geo.token_boxes[target.id]
+        target_centre = geometry.box_centre(target_box)
+        rules = []
+        if attack.kind == "area" and attack.origin is not None:
+            source_box = (*attack.origin, *attack.origin)
+            sources = [tuple(attack.origin)]
+            rules.append("PV-COV-7")
+        elif attacker is not None:
+            source_box = geo.token_boxes[attacker.id]
+            if options.get("measure_from") == "best-corner":
+                inset = corner_inset(options)
+                sources = [tuple(p) for p in geometry.inset_corners(source_box, inset)]
+                rules.append("PV-COV-8")
+            else:
+                sources = [geometry.box_centre(source_box)]
+        else:
+            raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
+        others = obstacle_tokens(geo, attacker, target, source_box)[0]
+        boxes = np.array([geo.token_boxes[t.id] for t in others], dtype=np.float64).reshape(-1, 4)
+        wall_mask = None
+        if options.get("ignore_small_terrain") and SIZES.index(target.size) >= LARGE_ENOUGH:
+            wall_mask = _not_low(geo)
+            rules.append("PV-COV-8")
+        segs = np.array([[*s, *target_centre] for s in sources], dtype=np.float64)
+        source_elev = attacker.elevation if attacker else target.elevation
+        elev = np.tile([source_elev, target.elevation], (len(segs), 1)).astype(np.float64)
+        request = geometry.TraceRequest(
+            segs, "move", elev, boxes, tuple(t.id for t in others), wall_mask
+        )
+        inner_source = (
+            geometry.inset_box(source_box, geometry.DEFAULT_CORNER_INSET_PX)
+            if attacker is not None and attack.kind != "area"
+            else source_box
+        )
+        return _CoverPlan(
+            request=request,
+            others=others,
+            rules=rules,
+            elevations=(source_elev, target.elevation),
+            inner_source=inner_source,
+            inner_target=geometry.inset_box(target_box, geometry.DEFAULT_CORNER_INSET_PX),
+        )
+
+    def prefetch_cover(
+        self, geo: SceneGeometry, pairs: list[tuple[Token, Token]], options: dict[str, Any]
+    ) -> None:
+        """Trace ahead what ranged ``cover`` traces for each ``(attacker, target)`` pair.
+
+        Inside ``geometry.batch()``, one vectorised call per kind for all pairs (issue 7,
+        matrices); ``cover`` then answers the same from them.
+        """
+        plans = [self._plan(geo, a, t, Attack(), options) for a, t in pairs if a.id != t.id]
+        if not plans:
+            return
+        geometry.prefetch_traces(geo.walls, [p.request for p in plans])
+        geometry.prefetch_centre_lines(
+            geo.walls,
+            np.array([p.inner_source for p in plans], dtype=np.float64),
+            np.array([p.inner_target for p in plans], dtype=np.float64),
+            "move",
+            elevations=np.array([p.elevations for p in plans], dtype=np.float64),
+            wall_mask=geo.tall_walls,
         )
 
     def vision(

@@ -17,6 +17,7 @@ Decisions beyond RULES.md (also in ``OPTIONS`` and the closing note of the issue
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -107,6 +108,40 @@ def adjacent(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
+@dataclass(frozen=True)
+class _CoverPlan:
+    """What one Starfinder cover question traces (``Starfinder._plan``)."""
+
+    inset: float
+    source_box: tuple[float, float, float, float]
+    target_box: tuple[float, float, float, float]
+    sources: np.ndarray
+    target_corners: np.ndarray
+    request: geometry.TraceRequest
+    notes: list[str]
+    elevations: tuple[float, float]
+    inner_source: tuple[float, ...]
+    inner_target: tuple[float, ...]
+
+
+def _walls_where(geo: SceneGeometry, name: str, covers: tuple[str, ...]) -> list[int]:
+    """Indices of the walls whose ``cover`` is one of ``covers`` (once per scene)."""
+    key = ("starfinder", name)
+    if key not in geo.walls.memo:
+        geo.walls.memo[key] = [i for i, w in enumerate(geo.scene.walls) if w.cover in covers]
+    return geo.walls.memo[key]  # type: ignore[no-any-return]
+
+
+def _improved_walls(geo: SceneGeometry) -> set[int]:
+    """Walls giving improved cover (SF-COV-8)."""
+    return set(_walls_where(geo, "improved", ("improved", "extreme")))
+
+
+def _low_walls(geo: SceneGeometry) -> list[int]:
+    """Low obstacles (SF-COV-5)."""
+    return _walls_where(geo, "low", ("low",))
+
+
 class Starfinder:
     """The ``starfinder`` rule system."""
 
@@ -150,40 +185,12 @@ class Starfinder:
         RulesError
             An area effect without ``origin`` and without an attacker.
         """
-        scene = geo.scene
-        size = scene.grid.size
-        inset = float(options.get("corner_inset") or 0.0)
-        target_box = geo.token_boxes[target.id]
-        target_corners = geometry.inset_corners(target_box, inset)
-        if attack.kind == "area" and attack.origin is not None:
-            source_box = (*attack.origin, *attack.origin)
-            sources = np.array([attack.origin], dtype=np.float64)
-            source_elev = attacker.elevation if attacker else target.elevation
-        elif attacker is not None:
-            source_box = geo.token_boxes[attacker.id]
-            sources = square_corners(source_box, size, inset)
-            source_elev = attacker.elevation
-        else:
-            raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
-
-        others = [t.id for t in obstacle_tokens(geo, attacker, target, source_box)[0]]
-        boxes = np.array([geo.token_boxes[t] for t in others], dtype=np.float64).reshape(-1, 4)
-        wall_mask, low_notes = self._low_obstacles(geo, source_box, target_box)
-        segs = np.array([[*s, *t] for s in sources for t in target_corners], dtype=np.float64)
-        elev = np.tile([source_elev, target.elevation], (len(segs), 1)).astype(np.float64)
-        traced = geometry.trace(
-            geo.walls,
-            segs,
-            "move",
-            elevations=elev,
-            creature_boxes=boxes,
-            creature_ids=others,
-            wall_mask=wall_mask,
-            edge_blocks=True,
-        )
-        improved_walls = {
-            i for i, w in enumerate(scene.walls) if w.cover in ("improved", "extreme")
-        }
+        plan = self._plan(geo, attacker, target, attack, options)
+        source_box, sources, target_corners = plan.source_box, plan.sources, plan.target_corners
+        low_notes = plan.notes
+        segs = plan.request.segments
+        traced = plan.request.run(geo.walls)
+        improved_walls = _improved_walls(geo)
         line_kind = []
         for k in range(len(segs)):
             if traced.wall_blocked[k]:
@@ -196,17 +203,12 @@ class Starfinder:
         per_corner = [max(line_kind[4 * c : 4 * c + 4], key=_rank) for c in range(len(sources))]
         best = min(range(len(sources)), key=lambda c: (_rank(per_corner[c]), c))
         degree = per_corner[best]
-        lines = lines_from_trace(traced, geo.walls)[4 * best : 4 * best + 4]
+        lines = lines_from_trace(traced, geo.walls, slice(4 * best, 4 * best + 4))
 
         rules = ["SF-COV-1"]
         notes = list(low_notes)
-        elevations = (source_elev, target.elevation)
-        inner_source = (
-            geometry.inset_box(source_box, max(inset, geometry.DEFAULT_CORNER_INSET_PX))
-            if attacker is not None and attack.kind != "area"
-            else source_box
-        )
-        inner_target = geometry.inset_box(target_box, max(inset, geometry.DEFAULT_CORNER_INSET_PX))
+        elevations = plan.elevations
+        inner_source, inner_target = plan.inner_source, plan.inner_target
         loe = geometry.line_of_effect_between(
             geo.walls,
             inner_source,
@@ -271,6 +273,81 @@ class Starfinder:
             modifiers=self._prone(geo, attacker, target, attack),
         )
 
+    def _plan(
+        self,
+        geo: SceneGeometry,
+        attacker: Token | None,
+        target: Token,
+        attack: Attack,
+        options: dict[str, Any],
+    ) -> _CoverPlan:
+        """What ``cover`` traces (SF-COV-1, SF-COV-5): corners, creatures, walls, spaces.
+
+        Raises
+        ------
+        RulesError
+            An area attack without ``attack.origin`` and without an attacker.
+        """
+        inset = float(options.get("corner_inset") or 0.0)
+        target_box = geo.token_boxes[target.id]
+        target_corners = geometry.inset_corners(target_box, inset)
+        if attack.kind == "area" and attack.origin is not None:
+            source_box = (*attack.origin, *attack.origin)
+            sources = np.array([attack.origin], dtype=np.float64)
+            source_elev = attacker.elevation if attacker else target.elevation
+        elif attacker is not None:
+            source_box = geo.token_boxes[attacker.id]
+            sources = square_corners(source_box, geo.scene.grid.size, inset)
+            source_elev = attacker.elevation
+        else:
+            raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
+        others = [t.id for t in obstacle_tokens(geo, attacker, target, source_box)[0]]
+        boxes = np.array([geo.token_boxes[t] for t in others], dtype=np.float64).reshape(-1, 4)
+        wall_mask, low_notes = self._low_obstacles(geo, source_box, target_box)
+        segs = np.array([[*s, *t] for s in sources for t in target_corners], dtype=np.float64)
+        elev = np.tile([source_elev, target.elevation], (len(segs), 1)).astype(np.float64)
+        request = geometry.TraceRequest(
+            segs, "move", elev, boxes, tuple(others), wall_mask, edge_blocks=True
+        )
+        inner = max(inset, geometry.DEFAULT_CORNER_INSET_PX)
+        inner_source = (
+            geometry.inset_box(source_box, inner)
+            if attacker is not None and attack.kind != "area"
+            else source_box
+        )
+        return _CoverPlan(
+            inset=inset,
+            source_box=source_box,
+            target_box=target_box,
+            sources=sources,
+            target_corners=target_corners,
+            request=request,
+            notes=low_notes,
+            elevations=(source_elev, target.elevation),
+            inner_source=inner_source,
+            inner_target=geometry.inset_box(target_box, inner),
+        )
+
+    def prefetch_cover(
+        self, geo: SceneGeometry, pairs: list[tuple[Token, Token]], options: dict[str, Any]
+    ) -> None:
+        """Trace ahead what ranged ``cover`` traces for each ``(attacker, target)`` pair.
+
+        Inside ``geometry.batch()``, one vectorised call per kind for all pairs (issue 7,
+        matrices); ``cover`` then answers the same from them.
+        """
+        plans = [self._plan(geo, a, t, Attack(), options) for a, t in pairs if a.id != t.id]
+        if not plans:
+            return
+        geometry.prefetch_traces(geo.walls, [p.request for p in plans])
+        source = np.array([p.inner_source for p in plans], dtype=np.float64)
+        target = np.array([p.inner_target for p in plans], dtype=np.float64)
+        elev = np.array([p.elevations for p in plans], dtype=np.float64)
+        for sense in ("move", "sight"):
+            geometry.prefetch_centre_lines(
+                geo.walls, source, target, sense, elevations=elev, wall_mask=geo.tall_walls
+            )
+
     def _low_obstacles(
         self,
         geo: SceneGeometry,
@@ -278,7 +355,7 @@ class Starfinder:
         target_box: tuple[float, float, float, float],
     ) -> tuple[np.ndarray | None, list[str]]:
         """Mask of walls to trace: low obstacles apply only as SF-COV-5 says."""
-        low = [i for i, w in enumerate(geo.scene.walls) if w.cover == "low"]
+        low = _low_walls(geo)
         if not low:
             return None, []
         grid = geo.scene.grid
