@@ -259,7 +259,7 @@ class WallList(fields.List):
             return super()._deserialize(value, attr, data, **kwargs)
         try:
             walls = msgspec.convert(value, _WALLS)
-        except msgspec.ValidationError:
+        except (msgspec.ValidationError, UnicodeError):  # UnicodeError: a lone surrogate
             return super()._deserialize(value, attr, data, **kwargs)
         if self.validators:
             self._validate(walls)
@@ -411,7 +411,7 @@ class SceneSchema(StrictSchema):
         if plain and _json_like(data):
             try:
                 return msgspec.convert(data, model.Scene)
-            except msgspec.ValidationError:
+            except (msgspec.ValidationError, UnicodeError):  # UnicodeError: a lone surrogate
                 pass
         return self.reference_load(data, many=many, partial=partial, unknown=unknown)
 

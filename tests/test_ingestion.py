@@ -452,3 +452,48 @@ def test_model_objects_in_the_data_are_refused_not_taken_unchecked(scene):
     """msgspec would take instances of its own types as they are: those go to marshmallow."""
     with pytest.raises(ValidationError, match="Invalid input type"):
         SceneSchema().load(scene)
+
+
+def _string_positions(value: Any, path: tuple[Any, ...] = ()):
+    """Paths to every string value and every key (as ("key", path)) in a JSON value."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield ("key", (*path, key))
+            yield from _string_positions(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _string_positions(item, (*path, i))
+    elif isinstance(value, str):
+        yield ("value", path)
+
+
+def _replaced(value: Any, where: tuple[str, tuple[Any, ...]], new: str) -> Any:
+    kind, path = where
+    out = json.loads(json.dumps(value))
+    node = out
+    for key in path[:-1]:
+        node = node[key]
+    if kind == "key":
+        node[new] = node.pop(path[-1])
+    else:
+        node[path[-1]] = new
+    return out
+
+
+def test_a_lone_surrogate_anywhere_never_fails_the_server():
+    """In every string and every key of a scene: 200 or a 422 naming the place, never 500.
+
+    msgspec refuses text that UTF-8 cannot hold; the scene then goes the marshmallow way.
+    """
+    scene = rich_scene()
+    scene["walls"] = scene["walls"][:8]
+    client = create_app({"TESTING": True}).test_client()
+    positions = list(_string_positions(scene))
+    assert len(positions) > 100
+    for where in positions:
+        bad = _replaced(scene, where, "\ud800")
+        for path, extra in (("/v1/scenes", {}), ("/v1/cover", {"ruleset": "dnd5e"})):
+            body = {"scene": bad, "attacker": "t2", "targets": ["t3"], **extra}
+            res = client.post(path, data=json.dumps(body), content_type="application/json")
+            assert res.status_code in (200, 404, 422), (where, path, res.get_data()[:300])
+            assert res.is_json
