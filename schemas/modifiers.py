@@ -28,7 +28,7 @@ from marshmallow import (
     validates_schema,
 )
 
-from schemas.scene import MAX_UNITS, Number, StrictSchema
+from schemas.scene import MAX_UNITS, Flag, Number, StrictSchema
 from service import environment, rules
 
 #: Largest gravity X accepted (as the scene schema's ``environment.gravity``).
@@ -42,17 +42,6 @@ MAX_DAMAGE = 10**9
 # --------------------------------------------------------------------------------------
 # Fields
 # --------------------------------------------------------------------------------------
-
-
-class Flag(fields.Boolean):
-    """A JSON boolean: ``true``/``false`` only (not ``1``, ``"yes"``)."""
-
-    default_error_messages = {"invalid": "Not a valid boolean (true or false)."}
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
-        if not isinstance(value, bool):
-            raise self.make_error("invalid")
-        return value
 
 
 class TidyNumber(fields.Float):

@@ -7,7 +7,7 @@ from typing import Any
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from schemas.common import Number, point_field
-from schemas.scene import MAX_UNITS, SceneSchema, StrictSchema
+from schemas.scene import MAX_UNITS, Flag, SceneSchema, StrictSchema
 
 SCENE_DOC = "Canonical scene (shared/DESIGN.md); give either `scene` or `scene_id`."
 
@@ -54,7 +54,7 @@ class CoverOptionsSchema(StrictSchema):
     measure_from = fields.String(
         load_default=None, allow_none=True, validate=validate.OneOf(["center", "best-corner"])
     )
-    ignore_small_terrain = fields.Boolean(load_default=None, allow_none=True)
+    ignore_small_terrain = Flag(load_default=None, allow_none=True)
     advantage_levels = fields.Dict(
         keys=fields.String(validate=validate.OneOf(["lesser", "standard", "greater"])),
         values=fields.Integer(strict=True, validate=validate.Range(min=0, max=10)),

@@ -3,9 +3,9 @@
 ``SceneSchema().load(data)`` validates a scene dict (JSON values: dicts, lists, strings,
 numbers, booleans, null) and returns a ``service.model.Scene``; it also takes the scene that
 ``decode_json_body`` decoded from a request's bytes. Unknown fields are rejected with their
-path; NaN and infinities are rejected everywhere; grid size and distance must be positive;
-ids must be unique per kind. Every other field has the default documented on
-``service.model``.
+path; NaN and infinities are rejected everywhere; booleans are ``true``/``false`` only; grid
+size is 1 px or more and distance positive; ids must be unique per kind. Every other field
+has the default documented on ``service.model``.
 """
 
 from __future__ import annotations
@@ -42,6 +42,17 @@ class Number(fields.Float):
         return super()._validated(value)
 
 
+class Flag(fields.Boolean):
+    """A JSON boolean: ``true``/``false`` only (not ``1``, ``"yes"``)."""
+
+    default_error_messages = {"invalid": "Not a valid boolean (true or false)."}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
 def _num(**kw: Any) -> Number:
     """A finite number field (NaN, infinities and numbers in strings rejected)."""
     return Number(allow_nan=False, **kw)
@@ -69,7 +80,7 @@ class StrictSchema(Schema):
 
 
 class GridSchema(StrictSchema):
-    size = _num(required=True, validate=validate.Range(min=0, max=1e5, min_inclusive=False))
+    size = _num(required=True, validate=validate.Range(min=1, max=1e5))
     distance = _num(
         load_default=5.0, validate=validate.Range(min=0, max=MAX_UNITS, min_inclusive=False)
     )
@@ -90,7 +101,7 @@ class GridSchema(StrictSchema):
 class EnvironmentSchema(StrictSchema):
     light = fields.String(load_default="bright", validate=validate.OneOf(model.LIGHT_LEVELS))
     gravity = _num(load_default=1.0, validate=validate.Range(min=0, max=1000))
-    underwater = fields.Boolean(load_default=False)
+    underwater = Flag(load_default=False)
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Environment:
@@ -273,7 +284,7 @@ class SensesSchema(StrictSchema):
     blindsight = _units(load_default=0.0)
     tremorsense = _units(load_default=0.0)
     xray = _units(load_default=0.0)
-    low_light_vision = fields.Boolean(load_default=False)
+    low_light_vision = Flag(load_default=False)
     see_invisibility = _units(load_default=0.0)
     hearing = _units(load_default=None, allow_none=True)
 
@@ -316,7 +327,7 @@ class TokenSchema(StrictSchema):
     swim_speed = _units(load_default=0.0)
     abilities = fields.Nested(AbilitiesSchema, load_default=model.Abilities)
     light = fields.Nested(CarriedLightSchema, load_default=model.CarriedLight)
-    hidden = fields.Boolean(load_default=False)
+    hidden = Flag(load_default=False)
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Token:
@@ -332,8 +343,8 @@ class LightSchema(StrictSchema):
     dim = _units(load_default=0.0)
     angle = _num(load_default=360.0, validate=validate.Range(min=0, max=360))
     rotation = _num(load_default=0.0, validate=validate.Range(-36000, 36000))
-    darkness = fields.Boolean(load_default=False)
-    walls = fields.Boolean(load_default=True)
+    darkness = Flag(load_default=False)
+    walls = Flag(load_default=True)
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Light:
@@ -375,9 +386,9 @@ class RegionSchema(StrictSchema):
     obscurement = fields.String(
         load_default=None, allow_none=True, validate=validate.OneOf(["light", "heavy"])
     )
-    concealment = fields.Boolean(load_default=False)
-    magical_darkness = fields.Boolean(load_default=False)
-    water = fields.Boolean(load_default=False)
+    concealment = Flag(load_default=False)
+    magical_darkness = Flag(load_default=False)
+    water = Flag(load_default=False)
     gravity = _num(load_default=None, allow_none=True, validate=validate.Range(min=0, max=1000))
     elevation = fields.Nested(SpanSchema, load_default=None, allow_none=True)
 

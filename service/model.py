@@ -86,9 +86,9 @@ class Value(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
 
 
 class Grid(Value, frozen=True):
-    """Grid of a scene: ``size`` px per square, ``distance`` grid units per square."""
+    """Grid of a scene: ``size`` px per square (1 to 1e5), ``distance`` grid units per square."""
 
-    size: Annotated[float, Meta(gt=0, le=1e5)]
+    size: Annotated[float, Meta(ge=1, le=1e5)]
     distance: Annotated[float, Meta(gt=0, le=MAX_UNITS)] = 5.0
     units: Literal["ft", "m"] = "ft"
     type: GridType = "square"
