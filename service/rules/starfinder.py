@@ -83,24 +83,54 @@ def _rank(degree: str) -> int:
     return LINE_RANK[degree]
 
 
+#: Most corners of an attacker's squares tried (SF-COV-1); more are cut to the nearest.
+MAX_SOURCE_CORNERS = 256
+
+
 def square_corners(
-    box: tuple[float, float, float, float], size_px: float, inset: float
-) -> np.ndarray:
-    """Corners of every square of a space (SF-COV-1 multi-square attackers), shape (k, 2)."""
+    box: tuple[float, float, float, float],
+    size_px: float,
+    inset: float,
+    toward: tuple[float, float] | None = None,
+) -> tuple[np.ndarray, int]:
+    """Corners of every square of a space (SF-COV-1 multi-square attackers).
+
+    Each square's corners are inset by ``inset`` px (GEO-6). A space with more than
+    ``MAX_SOURCE_CORNERS`` distinct corners (larger than 8 by 8 squares) keeps the ones
+    nearest to the point ``toward`` (the target's centre): the cost stays bounded however
+    large the creature, and the nearest corners are the ones with the shortest lines.
+
+    Returns
+    -------
+    corners : ndarray of shape (k, 2)
+        px, sorted by x then y.
+    total : int
+        Distinct corners of the space before any cut.
+    """
     x0, y0, x1, y1 = box
-    nx = max(1, math.ceil((x1 - x0) / size_px - 1e-9))
-    ny = max(1, math.ceil((y1 - y0) / size_px - 1e-9))
-    pts = []
-    for i in range(nx):
-        for j in range(ny):
-            sq = (
-                x0 + i * size_px,
-                y0 + j * size_px,
-                min(x1, x0 + (i + 1) * size_px),
-                min(y1, y0 + (j + 1) * size_px),
-            )
-            pts.append(geometry.inset_corners(sq, inset))
-    return np.unique(np.vstack(pts), axis=0)
+    xs = _square_edges(x0, x1, size_px, inset)
+    ys = _square_edges(y0, y1, size_px, inset)
+    total = len(xs) * len(ys)
+    if total > MAX_SOURCE_CORNERS and toward is not None:
+        # The k nearest points of a grid use only the k nearest values on each axis.
+        xs = xs[np.argsort(np.abs(xs - toward[0]), kind="stable")[:MAX_SOURCE_CORNERS]]
+        ys = ys[np.argsort(np.abs(ys - toward[1]), kind="stable")[:MAX_SOURCE_CORNERS]]
+    grid = np.array(np.meshgrid(xs, ys, indexing="ij"), dtype=np.float64).reshape(2, -1).T
+    if len(grid) > MAX_SOURCE_CORNERS and toward is not None:
+        d2 = (grid[:, 0] - toward[0]) ** 2 + (grid[:, 1] - toward[1]) ** 2
+        grid = grid[np.lexsort((grid[:, 1], grid[:, 0], d2))[:MAX_SOURCE_CORNERS]]
+    return np.unique(grid, axis=0), total
+
+
+def _square_edges(lo: float, hi: float, size_px: float, inset: float) -> np.ndarray:
+    """Distinct inset corner coordinates along one axis of the squares of ``[lo, hi]``."""
+    n = max(1, math.ceil((hi - lo) / size_px - 1e-9))
+    out = set()
+    for i in range(n):
+        a, b = lo + i * size_px, min(hi, lo + (i + 1) * size_px)
+        d = min(inset, (b - a) / 2)
+        out.update((a + d, b - d))
+    return np.array(sorted(out), dtype=np.float64)
 
 
 def adjacent(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
@@ -291,19 +321,27 @@ class Starfinder:
         inset = float(options.get("corner_inset") or 0.0)
         target_box = geo.token_boxes[target.id]
         target_corners = geometry.inset_corners(target_box, inset)
+        notes: list[str] = []
         if attack.kind == "area" and attack.origin is not None:
             source_box = (*attack.origin, *attack.origin)
             sources = np.array([attack.origin], dtype=np.float64)
             source_elev = attacker.elevation if attacker else target.elevation
         elif attacker is not None:
             source_box = geo.token_boxes[attacker.id]
-            sources = square_corners(source_box, geo.scene.grid.size, inset)
+            toward = geometry.box_centre(target_box)
+            sources, total = square_corners(source_box, geo.scene.grid.size, inset, toward)
+            if total > len(sources):
+                notes.append(
+                    f"SF-COV-1: the attacker's space has {total} square corners; the "
+                    f"{len(sources)} nearest the target were tried."
+                )
             source_elev = attacker.elevation
         else:
             raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
         others = [t.id for t in obstacle_tokens(geo, attacker, target, source_box)[0]]
         boxes = np.array([geo.token_boxes[t] for t in others], dtype=np.float64).reshape(-1, 4)
         wall_mask, low_notes = self._low_obstacles(geo, source_box, target_box)
+        notes += low_notes
         segs = np.array([[*s, *t] for s in sources for t in target_corners], dtype=np.float64)
         elev = np.tile([source_elev, target.elevation], (len(segs), 1)).astype(np.float64)
         request = geometry.TraceRequest(
@@ -322,7 +360,7 @@ class Starfinder:
             sources=sources,
             target_corners=target_corners,
             request=request,
-            notes=low_notes,
+            notes=notes,
             elevations=(source_elev, target.elevation),
             inner_source=inner_source,
             inner_target=geometry.inset_box(target_box, inner),
@@ -592,7 +630,8 @@ def vision(
         found.append("total")
         rules.append("SF-CON-5")
     source_box = geo.token_boxes[observer.id]
-    corners = square_corners(source_box, geo.scene.grid.size, 0.0)
+    toward = geometry.box_centre(geo.token_boxes[target.id])
+    corners, _ = square_corners(source_box, geo.scene.grid.size, 0.0, toward)
     target_corners = geometry.inset_corners(geo.token_boxes[target.id], 0.0)
     found.append(
         RULESET._concealment(

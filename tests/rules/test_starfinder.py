@@ -136,6 +136,25 @@ def test_multi_square_attacker_picks_among_all_its_squares():
     assert res.cover == "none"
 
 
+@pytest.mark.parametrize(
+    ("squares", "corners", "cut"),
+    [(2, 9, False), (8, 81, False), (16, 289, True), (300, 301 * 301, True)],
+)
+def test_huge_attackers_try_the_corners_nearest_the_target(squares, corners, cut):
+    """SF-COV-1 for a huge space: at most MAX_SOURCE_CORNERS corners, the nearest; said so.
+
+    A 300-square attacker used to trace 90,601 corners x 4 lines (a worker timed out).
+    """
+    big = tok("A", 0, 0, squares)
+    target = tok("T", squares * 100 + 400, 0)
+    post = wall("post", squares * 100 + 200, -100, squares * 100 + 200, 40)
+    res = sf([post], [big, target])
+    note = f"SF-COV-1: the attacker's space has {corners} square corners; the 256 nearest"
+    assert any(n.startswith(note) for n in res.notes) is cut
+    assert res.cover == "none"  # the corners low on the near edge see under the post
+    assert len(res.lines) == 4 and not any(line.blocked for line in res.lines)
+
+
 def test_soft_cover_is_ranged_only():
     """SF-COV-6: creatures give no cover against melee."""
     res = sf([], [A, T_EAST, tok("C", 200, 0)], attack=Attack("melee"))
