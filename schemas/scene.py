@@ -11,6 +11,7 @@ has the default documented on ``service.model``.
 from __future__ import annotations
 
 import json
+import sys
 from itertools import chain
 from typing import Any
 
@@ -135,6 +136,10 @@ class SpanSchema(StrictSchema):
         return model.Span(**data)
 
 
+#: Wall fields holding one of a few strings (``Literal`` in ``model.Wall``).
+_WALL_ENUMS = ("move", "sight", "light", "sound", "direction", "door", "door_state", "cover")
+
+
 class WallSchema(StrictSchema):
     id = fields.String(required=True, validate=validate.Length(min=1))
     c = fields.List(_coord(), required=True, validate=validate.Length(equal=4))
@@ -164,6 +169,8 @@ class WallSchema(StrictSchema):
     @post_load
     def make(self, data: dict, **_: Any) -> model.Wall:
         data["c"] = tuple(data["c"])
+        for key in _WALL_ENUMS:  # the model's own string objects, as msgspec decodes them
+            data[key] = sys.intern(data[key])
         return model.Wall(**data)
 
 

@@ -1,9 +1,9 @@
 """Content-hash LRU of built scenes (``shared/DESIGN.md``, "Scene cache").
 
-A scene's id is ``"sha256:" + hex`` of its canonical JSON (the validated scene with every
-default filled in, fields in declaration order), so the same scene always gets the same id
-in every worker and replica; a miss costs the client one resend. Per process, no shared
-state.
+A scene's id is ``"sha256:" + hex`` of its canonical JSON (the validated scene, fields in
+declaration order, defaults written out except a wall's), so the same scene always gets the
+same id in every worker and replica; a miss costs the client one resend. Per process, no
+shared state.
 """
 
 from __future__ import annotations
@@ -19,19 +19,19 @@ from service.errors import SceneNotFound, shown
 from service.model import Scene
 from service.rules.base import SceneGeometry, build_geometry
 
-#: Canonical JSON: Struct and dataclass fields in declaration order, defaults written out
-#: (the model holds no dicts, so no key order to fix; msgspec encodes in C).
+#: Canonical JSON: Struct fields in declaration order (the model holds no dicts, so no key
+#: order to fix), walls without their defaults (``service.model``); msgspec encodes in C.
 _CANONICAL = msgspec.json.Encoder()
 
 
 def scene_id(scene: Scene) -> str:
     """Content hash of ``scene``: ``"sha256:<64 hex>"``.
 
-    Hashes the canonical JSON of the validated scene, every default filled in, so explicit
-    defaults and key order do not change the id. Depends only on the scene's values, never on
-    how it was decoded (``msgspec`` fast path or marshmallow).
+    Hashes the canonical JSON of the validated scene (``_CANONICAL``), so explicit defaults
+    and key order do not change the id. Depends only on the scene's values, never on how it
+    was decoded (``msgspec`` fast path or marshmallow).
     """
-    value = ["sightline-scene", 2, scene]
+    value = ["sightline-scene", 3, scene]
     try:
         canonical = _CANONICAL.encode(value)
     except UnicodeEncodeError:  # a lone surrogate ("\ud800"), which JSON text may escape

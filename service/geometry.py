@@ -127,17 +127,16 @@ def index_walls(walls: Sequence[Wall], px_per_unit: float) -> WallIndex:
     n = len(walls)
     coords = np.fromiter(chain.from_iterable(map(_C, walls)), dtype=np.float64, count=4 * n)
     coords = coords.reshape(n, 4)
-    is_open = (_column(walls, "door", DOOR_CODE) != 0) & (
-        _column(walls, "door_state", DOOR_STATE_CODE) == DOOR_STATE_CODE["open"]
-    )
+    is_open = np.fromiter(map(_is_open, walls), dtype=bool, count=n) if _any_door(walls) else None
     restriction = {}
     for sense in SENSES:
         codes = _column(walls, sense, RESTRICTION_CODE)
-        codes[is_open] = 0  # GEO-2: an open door restricts nothing
+        if is_open is not None:
+            codes[is_open] = 0  # GEO-2: an open door restricts nothing
         restriction[sense] = codes
     threshold = {sense: np.full(n, math.nan) for sense in ("sight", "light", "sound")}
     bottom, top = np.full(n, -math.inf), np.full(n, math.inf)
-    if set(map(_THRESHOLD, walls)) != {None} or set(map(_HEIGHT, walls)) != {None}:
+    if any(map(_THRESHOLD, walls)) or any(map(_HEIGHT, walls)):  # Structs are truthy
         for i, w in enumerate(walls):
             if w.threshold is not None:
                 for sense in threshold:
@@ -163,6 +162,18 @@ def index_walls(walls: Sequence[Wall], px_per_unit: float) -> WallIndex:
 
 _C = operator.attrgetter("c")
 _ID = operator.attrgetter("id")
+_DOOR = operator.attrgetter("door")
+
+
+def _any_door(walls: tuple[Wall, ...]) -> bool:
+    return set(map(_DOOR, walls)) != {"none"}
+
+
+def _is_open(wall: Wall) -> bool:
+    """An open door (GEO-2)."""
+    return wall.door != "none" and wall.door_state == "open"
+
+
 _THRESHOLD = operator.attrgetter("threshold")
 _HEIGHT = operator.attrgetter("height")
 

@@ -12,13 +12,20 @@ them, checking in C every type, every ``Annotated`` bound and every ``__post_ini
 below (issue 7: a 5,000-wall scene decodes in less time than ``json.loads`` takes). The
 bounds are the same as ``SceneSchema``'s, which remains the reference for error messages:
 whatever msgspec refuses is loaded field by field there. ``__post_init__`` checks raise
-``ValueError``. (Not ``omit_defaults``: it compares values with the defaults by identity, so
-the encoded form, which ``scene_id`` hashes, would depend on how a scene was loaded.)
+``ValueError``.
+
+``Wall``, ``Threshold`` and ``Span`` encode without their defaults (``omit_defaults``), which
+makes the canonical JSON that ``scene_id`` hashes five times smaller. msgspec omits a field
+whose value *is* the default object: their defaults are ``None`` and ``Literal`` strings,
+which msgspec decodes to the very objects declared here, and ``schemas.scene.WallSchema``
+interns its strings to the same. The other types encode every field (a float equal to its
+default is not the same object, so omitting would make the encoding depend on the path).
 """
 
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 from typing import Annotated, Literal
 
 from msgspec import Meta, Struct, field
@@ -108,7 +115,7 @@ class Environment(Value, frozen=True):
     underwater: bool = False
 
 
-class Threshold(Value, frozen=True):
+class Threshold(Value, frozen=True, omit_defaults=True):
     """Proximity/distance thresholds of a wall, in grid units (``None`` = no threshold)."""
 
     sight: Units | None = None
@@ -116,7 +123,7 @@ class Threshold(Value, frozen=True):
     sound: Units | None = None
 
 
-class Span(Value, frozen=True):
+class Span(Value, frozen=True, omit_defaults=True):
     """A vertical extent in grid units; ``None`` bounds are unbounded (GEO-5).
 
     Raises ``ValueError`` when ``bottom`` is above ``top``.
@@ -140,7 +147,7 @@ class Span(Value, frozen=True):
         return math.inf if self.top is None else self.top
 
 
-class Wall(Value, frozen=True):
+class Wall(Value, frozen=True, omit_defaults=True):
     """A wall segment ``c = (x0, y0, x1, y1)`` in px with its restrictions (GEO-1..5).
 
     ``direction`` is relative to the directed segment (x0, y0) → (x1, y1) (GEO-3).
@@ -319,7 +326,7 @@ class Scene(Value, frozen=True):
     def __post_init__(self) -> None:
         for kind in ("walls", "tokens", "lights", "regions"):
             items = getattr(self, kind)
-            if len({item.id for item in items}) != len(items):
+            if len(set(map(_ID, items))) != len(items):
                 raise ValueError(f"Two {kind} share an id.")
 
     def token(self, token_id: str) -> Token | None:
@@ -328,3 +335,6 @@ class Scene(Value, frozen=True):
             if tok.id == token_id:
                 return tok
         return None
+
+
+_ID = attrgetter("id")

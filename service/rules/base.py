@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -238,8 +239,9 @@ def build_geometry(scene: Scene) -> SceneGeometry:
 
     boxes = {t.id: t.box(scene.grid.size) for t in scene.tokens}
     tall = None
-    if any(w.cover == "low" for w in scene.walls):
-        tall = np.array([w.cover != "low" for w in scene.walls], dtype=bool)
+    covers = list(map(attrgetter("cover"), scene.walls))
+    if "low" in covers:
+        tall = np.array([cover != "low" for cover in covers], dtype=bool)
     shapes = {r.id: region_geometry(r.shape) for r in scene.regions}
     walls = build_wall_index(scene)
     sight = None

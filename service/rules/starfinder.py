@@ -125,7 +125,7 @@ def square_corners(
 def _square_edges(lo: float, hi: float, size_px: float, inset: float) -> np.ndarray:
     """Distinct inset corner coordinates along one axis of the squares of ``[lo, hi]``."""
     n = max(1, math.ceil((hi - lo) / size_px - 1e-9))
-    out = set()
+    out: set[float] = set()
     for i in range(n):
         a, b = lo + i * size_px, min(hi, lo + (i + 1) * size_px)
         d = min(inset, (b - a) / 2)
