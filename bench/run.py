@@ -153,87 +153,115 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="also write the results to this file")
     ap.add_argument("--quick", action="store_true", help="smaller scaling grid")
+    ap.add_argument(
+        "--only",
+        action="append",
+        choices=MEASURES,
+        help="run only this measure (repeatable); default all",
+    )
     args = ap.parse_args()
+    want = set(args.only or MEASURES)
     out: dict = {"cores": os.cpu_count()}
-    # Memory first, on a fresh worker: 20 cached 5,000-wall scenes.
+    if "memory" in want:  # first, on a fresh worker: 20 cached 5,000-wall scenes
+        proc, url = start_server()
+        try:
+            before = rss_mb(proc.pid)
+            for k in range(20):
+                upload(url, dungeon(5000, 50, seed=1000 + k))
+            out["memory"] = {"rss_mb_fresh_worker": before, "rss_mb_20_scenes": rss_mb(proc.pid)}
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
     proc, url = start_server()
     try:
-        before = rss_mb(proc.pid)
-        for k in range(20):
-            upload(url, dungeon(5000, 50, seed=1000 + k))
-        out["memory"] = {"rss_mb_fresh_worker": before, "rss_mb_20_scenes": rss_mb(proc.pid)}
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-    proc, url = start_server()
-    try:
-        # Matrix ratio.
-        scene = dungeon(2000, 50, seed=1)
-        t_matrix = matrix_time(url, scene)
-        t_floor = raw_floor(scene)
-        out["matrix"] = {
-            "seconds": t_matrix,
-            "floor_seconds": t_floor,
-            "ratio": t_matrix / t_floor,
-            "segments": len(corner_segments(scene)),
-        }
-
-        # Ingest ratio.
-        big = dungeon(5000, 50, seed=2)
-        body = json.dumps({"scene": big})
-        t_json = timed(lambda: json.loads(body), 9)
-        fresh = [json.dumps({"scene": dungeon(5000, 50, seed=100 + k)}) for k in range(5)]
-        first = statistics.median(timed(lambda b=b: post(url, "/v1/scenes", b), 1) for b in fresh)
-        again = timed(lambda: post(url, "/v1/scenes", body), 9)
-        out["ingest"] = {
-            "json_loads_seconds": t_json,
-            "first_post_seconds": first,
-            "repeat_post_seconds": again,
-            "ratio_first": first / t_json,
-            "ratio_repeat": again / t_json,
-            "body_bytes": len(body),
-        }
-
-        # Cached ratio.
-        sid = upload(url, big)
-        ids = [t["id"] for t in big["tokens"]]
-        cover = {"ruleset": "dnd5e", "scene_id": sid, "attacker": ids[0], "targets": [ids[1]]}
-        cover_times, health_times = [], []
-        for k in range(60):
-            cover["targets"] = [ids[1 + k % (len(ids) - 1)]]
-            t = time.perf_counter()
-            post(url, "/v1/cover", cover)
-            cover_times.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            requests.get(url + "/healthz", timeout=10)
-            health_times.append(time.perf_counter() - t)
-        out["cached"] = {
-            "cover_median_seconds": statistics.median(cover_times),
-            "healthz_median_seconds": statistics.median(health_times),
-            "ratio": statistics.median(cover_times) / statistics.median(health_times),
-        }
-
-        # Scaling.
-        tokens = [25, 50, 100] if args.quick else [25, 50, 100, 200]
-        walls = [1000, 5000] if args.quick else [1000, 5000, 20000]
-        grid = {}
-        for w in walls:
-            for n in tokens:
-                grid[f"{n}x{w}"] = matrix_time(url, dungeon(w, n, seed=7), repeat=1)
-        by_tokens = [grid[f"{n}x{walls[1]}"] for n in tokens]
-        by_walls = [grid[f"{tokens[1]}x{w}"] for w in walls]
-        out["scaling"] = {
-            "seconds": grid,
-            "exponent_tokens": fit_exponent(tokens, by_tokens),
-            "exponent_walls": fit_exponent(walls, by_walls),
-        }
-        out["memory"]["rss_mb_after_scaling"] = rss_mb(proc.pid)
+        if "matrix" in want:
+            measure_matrix(url, out)
+        if "ingest" in want:
+            measure_ingest(url, out)
+        if "cached" in want:
+            measure_cached(url, out)
+        if "scaling" in want:
+            measure_scaling(url, out, args.quick)
+            out.setdefault("memory", {})["rss_mb_after_scaling"] = rss_mb(proc.pid)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
     print(json.dumps(out, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2))
+
+
+MEASURES = ("memory", "matrix", "ingest", "cached", "scaling")
+
+
+def measure_matrix(url: str, out: dict) -> None:
+    """Matrix ratio: dnd5e, 50 tokens, 2,000 walls, against the raw STRtree floor."""
+    scene = dungeon(2000, 50, seed=1)
+    t_matrix = matrix_time(url, scene)
+    t_floor = raw_floor(scene)
+    out["matrix"] = {
+        "seconds": t_matrix,
+        "floor_seconds": t_floor,
+        "ratio": t_matrix / t_floor,
+        "segments": len(corner_segments(scene)),
+    }
+
+
+def measure_ingest(url: str, out: dict) -> None:
+    """Ingest ratio: POST /v1/scenes of 5,000 walls (new, then again) against json.loads."""
+    big = dungeon(5000, 50, seed=2)
+    body = json.dumps({"scene": big})
+    t_json = timed(lambda: json.loads(body), 15)
+    fresh = [json.dumps({"scene": dungeon(5000, 50, seed=100 + k)}) for k in range(11)]
+    first = statistics.median(timed(lambda b=b: post(url, "/v1/scenes", b), 1) for b in fresh)
+    again = timed(lambda: post(url, "/v1/scenes", body), 9)
+    out["ingest"] = {
+        "json_loads_seconds": t_json,
+        "first_post_seconds": first,
+        "repeat_post_seconds": again,
+        "ratio_first": first / t_json,
+        "ratio_repeat": again / t_json,
+        "body_bytes": len(body),
+    }
+
+
+def measure_cached(url: str, out: dict) -> None:
+    """Cached ratio: median POST /v1/cover by scene_id against median GET /healthz."""
+    big = dungeon(5000, 50, seed=2)
+    sid = upload(url, big)
+    ids = [t["id"] for t in big["tokens"]]
+    cover = {"ruleset": "dnd5e", "scene_id": sid, "attacker": ids[0], "targets": [ids[1]]}
+    cover_times, health_times = [], []
+    for k in range(60):
+        cover["targets"] = [ids[1 + k % (len(ids) - 1)]]
+        t = time.perf_counter()
+        post(url, "/v1/cover", cover)
+        cover_times.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        requests.get(url + "/healthz", timeout=10)
+        health_times.append(time.perf_counter() - t)
+    out["cached"] = {
+        "cover_median_seconds": statistics.median(cover_times),
+        "healthz_median_seconds": statistics.median(health_times),
+        "ratio": statistics.median(cover_times) / statistics.median(health_times),
+    }
+
+
+def measure_scaling(url: str, out: dict, quick: bool) -> None:
+    """Matrix seconds over tokens x walls, with the fitted exponents."""
+    tokens = [25, 50, 100] if quick else [25, 50, 100, 200]
+    walls = [1000, 5000] if quick else [1000, 5000, 20000]
+    grid = {}
+    for w in walls:
+        for n in tokens:
+            grid[f"{n}x{w}"] = matrix_time(url, dungeon(w, n, seed=7), repeat=1)
+    by_tokens = [grid[f"{n}x{walls[1]}"] for n in tokens]
+    by_walls = [grid[f"{tokens[1]}x{w}"] for w in walls]
+    out["scaling"] = {
+        "seconds": grid,
+        "exponent_tokens": fit_exponent(tokens, by_tokens),
+        "exponent_walls": fit_exponent(walls, by_walls),
+    }
 
 
 if __name__ == "__main__":
