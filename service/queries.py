@@ -83,9 +83,14 @@ def cover(geo: SceneGeometry, args: dict[str, Any]) -> dict[str, Any]:
     attack = Attack(args["attack"]["kind"], tuple(origin) if origin else None)  # type: ignore[arg-type]
     options = ruleset_options(system, args["options"])
     _token_options(geo.scene, options, ("take_cover", "partial_cover"))
-    results = [
-        _flag_hidden(geo.scene, system.cover(geo, attacker, t, attack, options)) for t in targets
-    ]
+    with geometry.batch():
+        prefetch = getattr(system, "prefetch_cover", None)
+        if prefetch is not None and len(targets) > 1:
+            prefetch(geo, [(attacker, t) for t in targets], options, attack)
+        results = [
+            _flag_hidden(geo.scene, system.cover(geo, attacker, t, attack, options))
+            for t in targets
+        ]
     return {"ruleset": system.id, "attacker": args.get("attacker"), "results": results}
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from bench.dungeon import dungeon
 from schemas.scene import SceneSchema
-from service import geometry, rules
+from service import geometry, queries, rules
 from service.app import sample_scene
 from service.errors import RulesError, UnknownToken
 from service.geometry import index_walls
@@ -232,3 +232,28 @@ def test_traces_done_ahead_equal_each_trace_alone(requests):
         assert got.creature_blocked.tolist() == want.creature_blocked.tolist()
         assert got.wall_blockers == want.wall_blockers
         assert got.creature_blockers == want.creature_blockers
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        {"kind": "ranged", "origin": None},
+        {"kind": "melee", "origin": None},
+        {"kind": "area", "origin": [150.0, 250.0]},
+    ],
+    ids=["ranged", "melee", "area"],
+)
+@pytest.mark.parametrize("ruleset", ["dnd5e", "starfinder", "pf2e-variant"])
+@pytest.mark.parametrize("name", list(VISION_SCENES))
+def test_many_targets_answer_as_one_target_each(name, ruleset, attack):
+    """/v1/cover with many targets traces them ahead together; each answer is unchanged."""
+    geo = build_geometry(VISION_SCENES[name]())
+    toks = [t.id for t in geo.scene.tokens]
+    attacker = None if attack["kind"] == "area" else toks[0]
+    targets = toks if attacker is None else toks[1:]
+
+    def ask(ids):
+        args = {"ruleset": ruleset, "attacker": attacker, "targets": ids, "attack": attack}
+        return queries.cover(geo, {**args, "options": {}})["results"]
+
+    assert ask(targets) == [r for t in targets for r in ask([t])]

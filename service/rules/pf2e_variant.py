@@ -246,14 +246,27 @@ class Pf2eVariant:
         )
 
     def prefetch_cover(
-        self, geo: SceneGeometry, pairs: list[tuple[Token, Token]], options: dict[str, Any]
+        self,
+        geo: SceneGeometry,
+        pairs: list[tuple[Token | None, Token]],
+        options: dict[str, Any],
+        attack: Attack | None = None,
     ) -> None:
-        """Trace ahead what ranged ``cover`` traces for each ``(attacker, target)`` pair.
+        """Trace ahead what ``cover`` traces for each ``(attacker, target)`` pair.
 
-        Inside ``geometry.batch()``, one vectorised call per kind for all pairs (issue 7,
-        matrices); ``cover`` then answers the same from them.
+        Inside ``geometry.batch()``, one vectorised call per kind for all pairs (issue 7:
+        matrices, many targets); ``cover`` with the same ``attack`` (default ranged) then
+        answers the same from them. A question ``cover`` refuses is left to it.
         """
-        plans = [self._plan(geo, a, t, Attack(), options) for a, t in pairs if a.id != t.id]
+        attack = attack or Attack()
+        try:
+            plans = [
+                self._plan(geo, a, t, attack, options)
+                for a, t in pairs
+                if a is None or a.id != t.id
+            ]
+        except RulesError:
+            return
         if not plans:
             return
         geometry.prefetch_traces(geo.walls, [p.request for p in plans])
