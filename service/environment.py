@@ -35,6 +35,8 @@ Rounding = Literal["up", "down"]
 
 def _snap(value: float) -> float:
     """``value``, or the nearest integer when within ``SNAP_EPS`` (relative) of it."""
+    if not math.isfinite(value):
+        return value
     nearest = round(value)
     if abs(value - nearest) <= SNAP_EPS * max(1.0, abs(value)):
         return float(nearest)
@@ -1015,7 +1017,10 @@ def range_increment_penalty(distance_ft: float, increment_ft: float) -> tuple[in
         raise RulesError(
             f"range_increment must be above 0 ft, not {increment_ft:g}.", ("range_increment",)
         )
-    started = max(1, math.ceil(_snap(distance_ft / increment_ft)))
+    ratio = _snap(distance_ft / increment_ft)  # inf for a tiny increment: impossible
+    if ratio > MAX_RANGE_LEVELS + 1:
+        return None, False
+    started = max(1, math.ceil(ratio))
     levels = started - 1
     if levels > MAX_RANGE_LEVELS:
         return None, False

@@ -611,6 +611,9 @@ def test_light_crossbow_range_table(distance, levels, possible):
         pytest.param(0.6, 0.1, (5, True), id="6 increments of 0.1 despite float error"),
         pytest.param(1.1, 0.1, (None, False), id="11 increments of 0.1"),
         pytest.param(0.3, 0.1, (2, True), id="3 increments of 0.1"),
+        pytest.param(2.1, 0.35, (5, True), id="6 increments of 0.35 (6.000000000000001)"),
+        pytest.param(1e6, 1e-300, (None, False), id="a tiny increment overflows: impossible"),
+        pytest.param(0, 1e-300, (0, True), id="no distance, tiny increment"),
     ],
 )
 def test_range_increment_snaps_float_error(distance, increment, expected):
