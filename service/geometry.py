@@ -49,6 +49,11 @@ CHUNK_CELLS = 2_000_000
 #: Longest piece (px) in which a traced segment is looked up in the wall tree.
 QUERY_PIECE_PX = 256.0
 
+#: Most pieces one segment is cut into (65,536 px at full resolution): a line across a
+#: 20,000,000-px map stays 256 lookups (longer pieces, more candidates for the exact
+#: tests), not 110,000, which took seconds and gigabytes per request.
+MAX_QUERY_PIECES = 256
+
 #: Default inset of traced corner points toward the square's centre, in px (GEO-6).
 DEFAULT_CORNER_INSET_PX = 0.5
 
@@ -333,12 +338,14 @@ def _candidate_pairs(
 
     Candidates within a hair of each segment: the tolerant tests of ``_trace_walls`` decide,
     so a wall end point lying on the segment up to float error is never missed (GEO-6
-    junctions). Long segments are looked up in pieces of at most ``QUERY_PIECE_PX`` so
+    junctions). Long segments are looked up in pieces of ``QUERY_PIECE_PX`` (at most
+    ``MAX_QUERY_PIECES`` of them) so
     that a diagonal across a large map does not make every wall a candidate.
     """
     m = len(seg)
     d = seg[:, 2:4] - seg[:, 0:2]
-    pieces = np.maximum(1, np.ceil(np.hypot(d[:, 0], d[:, 1]) / QUERY_PIECE_PX)).astype(np.intp)
+    pieces = np.ceil(np.hypot(d[:, 0], d[:, 1]) / QUERY_PIECE_PX)
+    pieces = np.clip(pieces, 1, MAX_QUERY_PIECES).astype(np.intp)
     owner = np.repeat(np.arange(m), pieces)
     first = np.cumsum(pieces) - pieces
     q = np.arange(len(owner)) - np.repeat(first, pieces)
