@@ -25,6 +25,8 @@ from adapters.detect import sniff
 MAX_COORD_PX = 1e7
 #: Largest radius or range kept, in grid units (mirrors ``schemas.scene.MAX_UNITS``).
 MAX_UNITS = 1e6
+#: Smallest grid distance (units per square) kept (mirrors ``service.model.MIN_GRID_DISTANCE``).
+MIN_GRID_DISTANCE = 1e-3
 
 #: Grid unit spellings (lower case) -> canonical unit.
 UNITS = {

@@ -53,6 +53,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters._common import (
+    MAX_UNITS,
+    MIN_GRID_DISTANCE,
     diagonal_rule,
     entries,
     finite_number,
@@ -407,8 +409,8 @@ def _grid(doc: Mapping, ctx: _Ctx) -> dict:
     if size_px is None:
         raise ctx.error(f"grid size must be a positive number of pixels, got {size!r}", *size_path)
     distance_units = _positive_number(distance)
-    if distance_units is None:
-        ctx.warn(f"{paths['distance']}: {distance!r} is not a positive number, 5 used")
+    if distance_units is None or not MIN_GRID_DISTANCE <= distance_units <= MAX_UNITS:
+        ctx.warn(f"{paths['distance']}: {distance!r} is not a usable distance, 5 used")
         distance_units = 5
     units_out = grid_units(units, paths["units"], ctx.warn)
 

@@ -98,6 +98,7 @@ from adapters._common import (
     BLOCKS_ALL,
     MAX_COORD_PX,
     MAX_UNITS,
+    MIN_GRID_DISTANCE,
     canonical_wall,
     clean,
     diagonal_rule,
@@ -418,8 +419,8 @@ def _grid(attrs: Mapping, page: _Page, ctx: _Ctx) -> dict:
     distance = _read_number(attrs.get("scale_number"), at("scale_number"), ctx)
     if distance is None:
         distance = 5
-    elif not 0 < distance <= MAX_UNITS:
-        ctx.warn(f"{at('scale_number')}: {distance!r} is not a positive distance, 5 used")
+    elif not MIN_GRID_DISTANCE <= distance <= MAX_UNITS:
+        ctx.warn(f"{at('scale_number')}: {distance!r} is not a usable distance, 5 used")
         distance = 5
 
     units_raw = attrs.get("scale_units")

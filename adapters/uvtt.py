@@ -57,6 +57,7 @@ from typing import Any
 from adapters._common import (
     MAX_COORD_PX,
     MAX_UNITS,
+    MIN_GRID_DISTANCE,
     canonical_wall,
     clean,
     entries,
@@ -145,9 +146,10 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
     shared/FORMATS.md (c); shared/DESIGN.md "Canonical scene", "Frames".
     """
     distance = finite_number(grid_distance)
-    if distance is None or not 0 < distance <= MAX_UNITS:
+    if distance is None or not MIN_GRID_DISTANCE <= distance <= MAX_UNITS:
         raise AdapterError(
-            f"grid_distance must be a positive number of units per square, got {grid_distance!r}",
+            "grid_distance must be a number of units per square from 0.001 to 1000000, got "
+            f"{grid_distance!r}",
             (),
         )
     if grid_units not in ("ft", "m"):

@@ -4,7 +4,7 @@
 numbers, booleans, null) and returns a ``service.model.Scene``; it also takes the scene that
 ``decode_json_body`` decoded from a request's bytes. Unknown fields are rejected with their
 path; NaN and infinities are rejected everywhere; booleans are ``true``/``false`` only; grid
-size is 1 px or more and distance positive; ids must be unique per kind. Every other field
+size is 1 px or more and distance 0.001 or more; ids must be unique per kind. Every other field
 has the default documented on ``service.model``.
 """
 
@@ -83,7 +83,7 @@ class StrictSchema(Schema):
 class GridSchema(StrictSchema):
     size = _num(required=True, validate=validate.Range(min=1, max=1e5))
     distance = _num(
-        load_default=5.0, validate=validate.Range(min=0, max=MAX_UNITS, min_inclusive=False)
+        load_default=5.0, validate=validate.Range(min=model.MIN_GRID_DISTANCE, max=MAX_UNITS)
     )
     units = fields.String(load_default="ft", validate=validate.OneOf(["ft", "m"]))
     type = fields.String(

@@ -52,6 +52,9 @@ MAX_COORD_PX = 1e7
 #: Largest distance, radius, range, elevation or height accepted, in grid units.
 MAX_UNITS = 1e6
 
+#: Smallest grid distance (units per square): below it px per unit overflows to infinity.
+MIN_GRID_DISTANCE = 1e-3
+
 #: A coordinate in px, |value| <= MAX_COORD_PX.
 Coord = Annotated[float, Meta(ge=-MAX_COORD_PX, le=MAX_COORD_PX)]
 #: A non-negative distance in grid units, <= MAX_UNITS.
@@ -93,10 +96,10 @@ class Value(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
 
 
 class Grid(Value, frozen=True):
-    """Grid of a scene: ``size`` px per square (1 to 1e5), ``distance`` grid units per square."""
+    """Grid: ``size`` px per square (1 to 1e5), ``distance`` grid units per square (>= 0.001)."""
 
     size: Annotated[float, Meta(ge=1, le=1e5)]
-    distance: Annotated[float, Meta(gt=0, le=MAX_UNITS)] = 5.0
+    distance: Annotated[float, Meta(ge=MIN_GRID_DISTANCE, le=MAX_UNITS)] = 5.0
     units: Literal["ft", "m"] = "ft"
     type: GridType = "square"
     diagonals: Diagonals = "equidistant"

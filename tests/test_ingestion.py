@@ -197,6 +197,7 @@ BAD = [
     pytest.param((*R, "elevation"), {"bottom": 1, "top": 0}, id="region span upside down"),
     pytest.param(("grid", "size"), 0, id="grid size 0"),
     pytest.param(("grid", "size"), 1e-300, id="grid under a pixel (distances overflow)"),
+    pytest.param(("grid", "distance"), 1e-310, id="grid distance tiny (px per unit overflows)"),
     pytest.param(("grid", "units"), "km", id="unknown units"),
     pytest.param(("grid",), None, id="null grid"),
     pytest.param(("environment",), {"light": "gloomy"}, id="unknown light level"),

@@ -460,3 +460,24 @@ def test_delian_tomb_cover_picture():
     assert caption.startswith(
         "dnd5e cover of Goblin (bNmhsTCeyRtXVwRs) from Goblin (vTb2FbAEQ4QQcZAA): none"
     )
+
+
+@pytest.mark.parametrize(
+    "grid",
+    [{"size": 1e5, "distance": 0.001}, {"size": 1, "distance": 1e6}, {"size": 50, "distance": 5}],
+    ids=["most px per unit", "fewest px per unit", "ordinary"],
+)
+def test_extreme_valid_scenes_draw_finite_numbers(grid):
+    """The smallest grid distance and the largest radii still draw finite numbers: no ``inf``
+    or ``nan`` in the SVG (a tiny grid distance used to draw ``r="inf"``)."""
+    scene = load(
+        {
+            "grid": grid,
+            "walls": [{"id": "w", "c": [-1e7, 0, 1e7, 0]}],
+            "tokens": [{"id": "a", "x": 0, "y": 0, "light": {"bright": 1e6, "dim": 1e6}}],
+            "lights": [{"id": "l", "x": 0, "y": 0, "dim": 1e6, "angle": 90}],
+        }
+    )
+    svg = render_svg(scene)
+    parse(svg)
+    assert not re.search(r"\b(inf|nan)\b", svg, re.IGNORECASE)

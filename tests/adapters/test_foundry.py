@@ -1011,7 +1011,7 @@ def test_flat_v9_grid_fields():
 def test_bad_grid_distance_defaults_to_5():
     result = to_scene(v07_doc(gridDistance=0))
     assert result["scene"]["grid"]["distance"] == 5
-    assert result["warnings"] == ["gridDistance: 0 is not a positive number, 5 used"]
+    assert result["warnings"] == ["gridDistance: 0 is not a usable distance, 5 used"]
 
 
 BAD_GRID_SIZES = [

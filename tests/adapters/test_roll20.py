@@ -884,7 +884,7 @@ GRIDS = [
     pytest.param(
         {"scale_number": -5},
         (70, 5, "ft", "square", "equidistant"),
-        ["maps[0].attributes.scale_number: -5 is not a positive distance, 5 used"],
+        ["maps[0].attributes.scale_number: -5 is not a usable distance, 5 used"],
         id="scale-negative",
     ),
     pytest.param({"scale_units": "m"}, (70, 5, "m", "square", "equidistant"), [], id="metres"),

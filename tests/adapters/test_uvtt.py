@@ -661,9 +661,10 @@ def test_broken_files_raise_adapter_error_with_path(export, path_, message):
 
 
 OPTION_ERRORS = [
-    pytest.param({"grid_distance": 0}, "grid_distance must be a positive number", id="zero"),
-    pytest.param({"grid_distance": "5"}, "grid_distance must be a positive number", id="str"),
-    pytest.param({"grid_distance": math.nan}, "grid_distance must be a positive number", id="nan"),
+    pytest.param({"grid_distance": 0}, "grid_distance must be a number of units", id="zero"),
+    pytest.param({"grid_distance": 1e-310}, "grid_distance must be a number of units", id="tiny"),
+    pytest.param({"grid_distance": "5"}, "grid_distance must be a number of units", id="str"),
+    pytest.param({"grid_distance": math.nan}, "grid_distance must be a number of units", id="nan"),
     pytest.param({"grid_units": "yd"}, "grid_units must be 'ft' or 'm'", id="yards"),
 ]
 
