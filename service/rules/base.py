@@ -7,6 +7,7 @@ what); a rule system maps those measurements to a degree, bonuses and the rule i
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Literal, Protocol
@@ -15,7 +16,8 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from service.geometry import TraceResult, WallIndex
+from service.errors import RulesError
+from service.geometry import TraceRequest, TraceResult, WallIndex
 from service.model import Scene, Token
 
 AttackKind = Literal["melee", "ranged", "area", "spell"]
@@ -438,3 +440,61 @@ def obstacle_tokens(
         else:
             obstacles.append(tok)
     return obstacles, shared
+
+
+class CoverPlan(Protocol):
+    """What a ruleset's ``_plan`` gives for one cover question (``prefetch_planned_cover``)."""
+
+    @property
+    def request(self) -> TraceRequest:
+        """The corner lines ``cover`` traces."""
+        ...
+
+    @property
+    def elevations(self) -> tuple[float, float]:
+        """Elevation of source and target, grid units."""
+        ...
+
+    @property
+    def inner_source(self) -> tuple[float, ...]:
+        """Source space inset for line of effect, px."""
+        ...
+
+    @property
+    def inner_target(self) -> tuple[float, ...]:
+        """Target space inset for line of effect, px."""
+        ...
+
+
+def prefetch_planned_cover(
+    geo: SceneGeometry,
+    plan: Callable[[SceneGeometry, Token | None, Token, Attack, dict[str, Any]], CoverPlan],
+    pairs: list[tuple[Token | None, Token]],
+    options: dict[str, Any],
+    attack: Attack | None,
+    senses: tuple[str, ...],
+) -> None:
+    """Trace ahead what ``cover`` traces for each ``(attacker, target)`` pair (issue 7).
+
+    Inside ``geometry.batch()``: every pair's planned lines in one vectorised call per kind,
+    then the centre lines between the inner spaces for each of ``senses`` (line of effect,
+    and line of sight for Starfinder). ``cover`` with the same ``attack`` (default ranged)
+    then answers the same from them. A question ``plan`` refuses is left to ``cover``.
+    """
+    from service import geometry
+
+    attack = attack or Attack()
+    try:
+        plans = [plan(geo, a, t, attack, options) for a, t in pairs if a is None or a.id != t.id]
+    except RulesError:
+        return
+    if not plans:
+        return
+    geometry.prefetch_traces(geo.walls, [p.request for p in plans])
+    source = np.array([p.inner_source for p in plans], dtype=np.float64)
+    target = np.array([p.inner_target for p in plans], dtype=np.float64)
+    elevations = np.array([p.elevations for p in plans], dtype=np.float64)
+    for sense in senses:
+        geometry.prefetch_centre_lines(
+            geo.walls, source, target, sense, elevations=elevations, wall_mask=geo.tall_walls
+        )

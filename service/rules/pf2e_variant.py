@@ -25,6 +25,7 @@ from service.rules.base import (
     corner_inset,
     lines_from_trace,
     obstacle_tokens,
+    prefetch_planned_cover,
 )
 
 DEGREES = ("none", "lesser", "standard", "greater", "total")
@@ -252,32 +253,8 @@ class Pf2eVariant:
         options: dict[str, Any],
         attack: Attack | None = None,
     ) -> None:
-        """Trace ahead what ``cover`` traces for each ``(attacker, target)`` pair.
-
-        Inside ``geometry.batch()``, one vectorised call per kind for all pairs (issue 7:
-        matrices, many targets); ``cover`` with the same ``attack`` (default ranged) then
-        answers the same from them. A question ``cover`` refuses is left to it.
-        """
-        attack = attack or Attack()
-        try:
-            plans = [
-                self._plan(geo, a, t, attack, options)
-                for a, t in pairs
-                if a is None or a.id != t.id
-            ]
-        except RulesError:
-            return
-        if not plans:
-            return
-        geometry.prefetch_traces(geo.walls, [p.request for p in plans])
-        geometry.prefetch_centre_lines(
-            geo.walls,
-            np.array([p.inner_source for p in plans], dtype=np.float64),
-            np.array([p.inner_target for p in plans], dtype=np.float64),
-            "move",
-            elevations=np.array([p.elevations for p in plans], dtype=np.float64),
-            wall_mask=geo.tall_walls,
-        )
+        """See ``service.rules.base.prefetch_planned_cover``."""
+        prefetch_planned_cover(geo, self._plan, pairs, options, attack, ("move",))
 
     def vision(
         self, geo: SceneGeometry, observer: Token, target: Token, options: dict[str, Any]

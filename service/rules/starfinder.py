@@ -35,6 +35,7 @@ from service.rules.base import (
     VisionResult,
     lines_from_trace,
     obstacle_tokens,
+    prefetch_planned_cover,
     space_distance,
 )
 
@@ -373,31 +374,8 @@ class Starfinder:
         options: dict[str, Any],
         attack: Attack | None = None,
     ) -> None:
-        """Trace ahead what ``cover`` traces for each ``(attacker, target)`` pair.
-
-        Inside ``geometry.batch()``, one vectorised call per kind for all pairs (issue 7:
-        matrices, many targets); ``cover`` with the same ``attack`` (default ranged) then
-        answers the same from them. A question ``cover`` refuses is left to it.
-        """
-        attack = attack or Attack()
-        try:
-            plans = [
-                self._plan(geo, a, t, attack, options)
-                for a, t in pairs
-                if a is None or a.id != t.id
-            ]
-        except RulesError:
-            return
-        if not plans:
-            return
-        geometry.prefetch_traces(geo.walls, [p.request for p in plans])
-        source = np.array([p.inner_source for p in plans], dtype=np.float64)
-        target = np.array([p.inner_target for p in plans], dtype=np.float64)
-        elev = np.array([p.elevations for p in plans], dtype=np.float64)
-        for sense in ("move", "sight"):
-            geometry.prefetch_centre_lines(
-                geo.walls, source, target, sense, elevations=elev, wall_mask=geo.tall_walls
-            )
+        """See ``service.rules.base.prefetch_planned_cover``."""
+        prefetch_planned_cover(geo, self._plan, pairs, options, attack, ("move", "sight"))
 
     def _low_obstacles(
         self,
