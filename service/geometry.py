@@ -59,8 +59,6 @@ DEFAULT_CORNER_INSET_PX = 0.5
 
 RESTRICTION_CODE = {"none": 0, "limited": 1, "normal": 2, "proximity": 3, "distance": 4}
 DIRECTION_CODE = {"both": 0, "left": 1, "right": 2}
-DOOR_CODE = {"none": 0, "door": 1, "secret": 2}
-DOOR_STATE_CODE = {"closed": 0, "open": 1, "locked": 2}
 SENSES = ("move", "sight", "light", "sound")
 
 FloatArray = NDArray[np.float64]

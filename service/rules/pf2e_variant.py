@@ -73,14 +73,6 @@ class _CoverPlan:
     inner_target: tuple[float, ...]
 
 
-def _not_low(geo: SceneGeometry) -> np.ndarray:
-    """Mask of the walls that are not low obstacles (PV-COV-8), once per scene."""
-    key = ("pf2e-variant", "not-low")
-    if key not in geo.walls.memo:
-        geo.walls.memo[key] = np.array([w.cover != "low" for w in geo.scene.walls], dtype=bool)
-    return geo.walls.memo[key]  # type: ignore[no-any-return]
-
-
 class Pf2eVariant:
     """The ``pf2e-variant`` rule system."""
 
@@ -224,7 +216,7 @@ class Pf2eVariant:
         boxes = np.array([geo.token_boxes[t.id] for t in others], dtype=np.float64).reshape(-1, 4)
         wall_mask = None
         if options.get("ignore_small_terrain") and SIZES.index(target.size) >= LARGE_ENOUGH:
-            wall_mask = _not_low(geo)
+            wall_mask = geo.tall_walls  # low obstacles set aside (None: there are none)
             rules.append("PV-COV-8")
         segs = np.array([[*s, *target_centre] for s in sources], dtype=np.float64)
         source_elev = attacker.elevation if attacker else target.elevation

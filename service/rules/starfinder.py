@@ -155,22 +155,19 @@ class _CoverPlan:
     inner_target: tuple[float, ...]
 
 
-def _walls_where(geo: SceneGeometry, name: str, covers: tuple[str, ...]) -> list[int]:
-    """Indices of the walls whose ``cover`` is one of ``covers`` (once per scene)."""
-    key = ("starfinder", name)
+def _improved_walls(geo: SceneGeometry) -> frozenset[int]:
+    """Walls giving improved cover (SF-COV-8), found once per scene."""
+    key = ("starfinder", "improved")
     if key not in geo.walls.memo:
-        geo.walls.memo[key] = [i for i, w in enumerate(geo.scene.walls) if w.cover in covers]
+        geo.walls.memo[key] = frozenset(
+            i for i, w in enumerate(geo.scene.walls) if w.cover in ("improved", "extreme")
+        )
     return geo.walls.memo[key]  # type: ignore[no-any-return]
 
 
-def _improved_walls(geo: SceneGeometry) -> set[int]:
-    """Walls giving improved cover (SF-COV-8)."""
-    return set(_walls_where(geo, "improved", ("improved", "extreme")))
-
-
 def _low_walls(geo: SceneGeometry) -> list[int]:
-    """Low obstacles (SF-COV-5)."""
-    return _walls_where(geo, "low", ("low",))
+    """Low obstacles (SF-COV-5): the walls ``geo.tall_walls`` sets aside."""
+    return [] if geo.tall_walls is None else np.flatnonzero(~geo.tall_walls).tolist()
 
 
 class Starfinder:
