@@ -416,6 +416,34 @@ def scene_modifiers(
     return tuple(out)
 
 
+def attack_source(
+    geo: SceneGeometry, attacker: Token | None, target: Token, attack: Attack
+) -> tuple[tuple[float, float, float, float], float, bool]:
+    """Where an attack comes from, for the three rulesets' cover.
+
+    Returns
+    -------
+    box : (x0, y0, x1, y1) px
+        An area's point of origin as a box of no size when it has one, else the attacker's
+        space.
+    elevation : float
+        Grid units: the attacker's, else the target's.
+    from_origin : bool
+        Whether ``box`` is the area's point of origin.
+
+    Raises
+    ------
+    RulesError
+        An area attack without ``attack.origin`` and without an attacker (path ``attack``).
+    """
+    elevation = attacker.elevation if attacker is not None else target.elevation
+    if attack.kind == "area" and attack.origin is not None:
+        return (*attack.origin, *attack.origin), elevation, True
+    if attacker is not None:
+        return geo.token_boxes[attacker.id], elevation, False
+    raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
+
+
 def obstacle_tokens(
     geo: SceneGeometry,
     attacker: Token | None,

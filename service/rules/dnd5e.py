@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 
 from service import geometry
-from service.errors import RulesError
 from service.model import Token
 from service.rules.base import (
     Attack,
@@ -20,6 +19,7 @@ from service.rules.base import (
     OptionSpec,
     SceneGeometry,
     VisionResult,
+    attack_source,
     corner_inset,
     lines_from_trace,
     obstacle_tokens,
@@ -114,18 +114,13 @@ class Dnd5e:
         method = options.get("cover_method") or "paired-corners"
         target_box = geo.token_boxes[target.id]
         target_corners = geometry.inset_corners(target_box, inset)
-        if attack.kind == "area" and attack.origin is not None:
-            source_box = (*attack.origin, *attack.origin)
-            source_points = np.array([attack.origin] * 4, dtype=np.float64)
-            source_elev = attacker.elevation if attacker else target.elevation
+        source_box, source_elev, from_origin = attack_source(geo, attacker, target, attack)
+        if from_origin:
+            source_points = np.array([source_box[:2]] * 4, dtype=np.float64)
             method_used = "paired-corners"
-        elif attacker is not None:
-            source_box = geo.token_boxes[attacker.id]
-            source_points = geometry.inset_corners(source_box, inset)
-            source_elev = attacker.elevation
-            method_used = method
         else:
-            raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
+            source_points = geometry.inset_corners(source_box, inset)
+            method_used = method
 
         # GEO-7 / 5E-COV-1: other creatures are solid obstacles; 5E-COV-7: a creature sharing
         # the attacker's or the target's space gives no cover.

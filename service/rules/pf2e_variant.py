@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from service import geometry
-from service.errors import RulesError
 from service.model import SIZES, Token
 from service.rules.base import (
     Attack,
@@ -22,6 +21,7 @@ from service.rules.base import (
     OptionSpec,
     SceneGeometry,
     VisionResult,
+    attack_source,
     corner_inset,
     lines_from_trace,
     obstacle_tokens,
@@ -198,20 +198,17 @@ class Pf2eVariant:
         target_box = geo.token_boxes[target.id]
         target_centre = geometry.box_centre(target_box)
         rules = []
-        if attack.kind == "area" and attack.origin is not None:
-            source_box = (*attack.origin, *attack.origin)
-            sources = [tuple(attack.origin)]
+        source_box, source_elev, from_origin = attack_source(geo, attacker, target, attack)
+        if from_origin:
+            sources = [source_box[:2]]
             rules.append("PV-COV-7")
-        elif attacker is not None:
-            source_box = geo.token_boxes[attacker.id]
+        else:
             if options.get("measure_from") == "best-corner":
                 inset = corner_inset(options)
                 sources = [tuple(p) for p in geometry.inset_corners(source_box, inset)]
                 rules.append("PV-COV-8")
             else:
                 sources = [geometry.box_centre(source_box)]
-        else:
-            raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
         others = obstacle_tokens(geo, attacker, target, source_box)[0]
         boxes = np.array([geo.token_boxes[t.id] for t in others], dtype=np.float64).reshape(-1, 4)
         wall_mask = None
@@ -219,7 +216,6 @@ class Pf2eVariant:
             wall_mask = geo.tall_walls  # low obstacles set aside (None: there are none)
             rules.append("PV-COV-8")
         segs = np.array([[*s, *target_centre] for s in sources], dtype=np.float64)
-        source_elev = attacker.elevation if attacker else target.elevation
         elev = np.tile([source_elev, target.elevation], (len(segs), 1)).astype(np.float64)
         request = geometry.TraceRequest(
             segs, "move", elev, boxes, tuple(t.id for t in others), wall_mask

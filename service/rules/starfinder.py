@@ -24,7 +24,6 @@ import numpy as np
 import shapely
 
 from service import geometry
-from service.errors import RulesError
 from service.model import Token
 from service.rules.base import (
     Attack,
@@ -33,6 +32,7 @@ from service.rules.base import (
     OptionSpec,
     SceneGeometry,
     VisionResult,
+    attack_source,
     lines_from_trace,
     obstacle_tokens,
     prefetch_planned_cover,
@@ -320,12 +320,10 @@ class Starfinder:
         target_box = geo.token_boxes[target.id]
         target_corners = geometry.inset_corners(target_box, inset)
         notes: list[str] = []
-        if attack.kind == "area" and attack.origin is not None:
-            source_box = (*attack.origin, *attack.origin)
-            sources = np.array([attack.origin], dtype=np.float64)
-            source_elev = attacker.elevation if attacker else target.elevation
-        elif attacker is not None:
-            source_box = geo.token_boxes[attacker.id]
+        source_box, source_elev, from_origin = attack_source(geo, attacker, target, attack)
+        if from_origin:
+            sources = np.array([source_box[:2]], dtype=np.float64)
+        else:
             toward = geometry.box_centre(target_box)
             sources, total = square_corners(source_box, geo.scene.grid.size, inset, toward)
             if total > len(sources):
@@ -333,9 +331,6 @@ class Starfinder:
                     f"SF-COV-1: the attacker's space has {total} square corners; the "
                     f"{len(sources)} nearest the target were tried."
                 )
-            source_elev = attacker.elevation
-        else:
-            raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
         others = [t.id for t in obstacle_tokens(geo, attacker, target, source_box)[0]]
         boxes = np.array([geo.token_boxes[t] for t in others], dtype=np.float64).reshape(-1, 4)
         wall_mask, low_notes = self._low_obstacles(geo, source_box, target_box)
