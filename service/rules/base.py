@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 import shapely
@@ -494,6 +494,9 @@ class CoverPlan(Protocol):
         ...
 
 
+PlanT = TypeVar("PlanT", bound=CoverPlan)
+
+
 def prefetch_planned_cover(
     geo: SceneGeometry,
     plan: Callable[[SceneGeometry, Token | None, Token, Attack, dict[str, Any]], CoverPlan],
@@ -513,7 +516,9 @@ def prefetch_planned_cover(
 
     attack = attack or Attack()
     try:
-        plans = [plan(geo, a, t, attack, options) for a, t in pairs if a is None or a.id != t.id]
+        plans = [
+            planned(plan, geo, a, t, attack, options) for a, t in pairs if a is None or a.id != t.id
+        ]
     except RulesError:
         return
     if not plans:
@@ -526,3 +531,35 @@ def prefetch_planned_cover(
         geometry.prefetch_centre_lines(
             geo.walls, source, target, sense, elevations=elevations, wall_mask=geo.tall_walls
         )
+
+
+def planned(
+    plan: Callable[[SceneGeometry, Token | None, Token, Attack, dict[str, Any]], PlanT],
+    geo: SceneGeometry,
+    attacker: Token | None,
+    target: Token,
+    attack: Attack,
+    options: dict[str, Any],
+) -> PlanT:
+    """``plan(geo, attacker, target, attack, options)``, made once per pair in a batch.
+
+    Inside ``geometry.batch()`` the plan that ``prefetch_planned_cover`` made is reused, so a
+    matrix plans each pair once, not twice; elsewhere this just calls ``plan``.
+    """
+    from service import geometry
+
+    memo = geometry.batch_memo()
+    if memo is None:
+        return plan(geo, attacker, target, attack, options)
+    key = (
+        "plan",
+        getattr(plan, "__qualname__", id(plan)),
+        id(geo),
+        None if attacker is None else attacker.id,
+        target.id,
+        attack,
+        id(options),
+    )
+    if key not in memo:
+        memo[key] = plan(geo, attacker, target, attack, options)
+    return memo[key]  # type: ignore[no-any-return]

@@ -25,6 +25,7 @@ from service.rules.base import (
     corner_inset,
     lines_from_trace,
     obstacle_tokens,
+    planned,
     prefetch_planned_cover,
 )
 
@@ -116,7 +117,7 @@ class Pf2eVariant:
             An area effect without ``origin`` and without an attacker.
         """
         scene = geo.scene
-        plan = self._plan(geo, attacker, target, attack, options)
+        plan = planned(self._plan, geo, attacker, target, attack, options)
         rules = ["PV-COV-2", *plan.rules]
         segs, others = plan.request.segments, plan.others
         traced = plan.request.run(geo.walls)

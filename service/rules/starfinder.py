@@ -35,6 +35,7 @@ from service.rules.base import (
     attack_source,
     lines_from_trace,
     obstacle_tokens,
+    planned,
     prefetch_planned_cover,
     space_distance,
 )
@@ -213,7 +214,7 @@ class Starfinder:
         RulesError
             An area effect without ``origin`` and without an attacker.
         """
-        plan = self._plan(geo, attacker, target, attack, options)
+        plan = planned(self._plan, geo, attacker, target, attack, options)
         source_box, sources, target_corners = plan.source_box, plan.sources, plan.target_corners
         low_notes = plan.notes
         segs = plan.request.segments
