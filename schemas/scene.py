@@ -201,6 +201,8 @@ def decode_json_body(data: bytes) -> Any:
         has no ``scene`` object, or msgspec refuses the JSON or the scene: the caller then
         parses the body the ordinary way, and ``SceneSchema`` reports the exact errors.
     """
+    if b'"scene"' not in data:  # most bodies (scene_id, exports): no second parse
+        return None
     try:
         top = _RAW_OBJECT.decode(data)
         raw = top.get("scene")
