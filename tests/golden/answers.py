@@ -110,24 +110,35 @@ def real_files(shared: Path) -> list[Path]:
     return sorted(p for p in real.glob("*/*") if p.suffix in (".json", ".dd2vtt", ".uvtt"))
 
 
-def compute(shared: Path) -> Iterator[tuple[str, Any]]:
-    """``(key, answer)`` for every recorded question, in a stable order."""
-    from adapters import detect
+def _client() -> Any:
     from service.app import create_app
 
-    app = create_app({"TESTING": False})
-    client = app.test_client()
+    return create_app({"TESTING": False}).test_client()
+
+
+def compute(shared: Path, only: str | None = None) -> Iterator[tuple[str, Any]]:
+    """``(key, answer)`` for every recorded question (or the one keyed ``only``), in order.
+
+    Keys: ``case/<file>/<id>``, ``real/<file>/own``, ``real/<file>/probes``.
+    """
+    from adapters import detect
+
+    client = _client()
     for case_file in sorted((shared / "cases").glob("*.json")):
         for case in json.loads(case_file.read_text(encoding="utf-8")):
             key = f"case/{case_file.name}/{case['id']}"
-            yield key, _post(client, case["endpoint"], case["request"])
+            if only in (None, key):
+                yield key, _post(client, case["endpoint"], case["request"])
     for path in real_files(shared):
+        keys = (f"real/{path.name}/own", f"real/{path.name}/probes")
+        if only is not None and only not in keys:
+            continue
         scene = detect.to_scene(json.loads(path.read_text(encoding="utf-8")))["scene"]
         own = dict(scene, tokens=scene["tokens"][:MAX_TOKENS])
-        if own["tokens"]:
-            yield f"real/{path.name}/own", _scene_answers(client, own)
-        probes = dict(scene, tokens=_probes(scene))
-        yield f"real/{path.name}/probes", _scene_answers(client, probes)
+        if own["tokens"] and only in (None, keys[0]):
+            yield keys[0], _scene_answers(client, own)
+        if only in (None, keys[1]):
+            yield keys[1], _scene_answers(client, dict(scene, tokens=_probes(scene)))
 
 
 def load() -> dict[str, Any]:
