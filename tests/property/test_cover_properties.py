@@ -6,7 +6,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from service.rules.base import Attack, build_geometry
-from service.rules.dnd5e import PAIRED_CORNERS, RULESET
+from service.rules.dnd5e import RULESET
+from service.rules.dnd5e.cover import PAIRED_CORNERS
 from tests.property.test_geometry_properties import general_position, proper_cross, walls_st
 from tests.scenes import load, tok, wall
 
