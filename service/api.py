@@ -20,11 +20,11 @@ from schemas import responses as rs
 from schemas.scene import SceneSchema
 from service import __version__, queries, rules
 from service.cache import SceneCache
+from service.engine.scene import BuiltScene
 from service.errors import RulesError
 from service.http_errors import Blueprint
 from service.model import Scene
 from service.render import render_query, render_svg
-from service.rules.base import SceneGeometry
 
 blp = Blueprint("v1", __name__, description="Sightline rules API, contract v1 (shared/API.md).")
 health = Blueprint("health", __name__, description="Liveness.")
@@ -125,7 +125,7 @@ def check_limits(scene: Scene, path: str = "scene") -> None:
             )
 
 
-def resolve_scene(args: dict[str, Any]) -> SceneGeometry:
+def resolve_scene(args: dict[str, Any]) -> BuiltScene:
     """The scene geometry of a request carrying ``scene`` (loaded) or ``scene_id``."""
     cache = _cache()
     if args.get("scene_id") is not None:

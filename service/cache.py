@@ -15,9 +15,9 @@ from collections import OrderedDict
 
 import msgspec
 
+from service.engine.scene import BuiltScene, build_scene
 from service.errors import SceneNotFound, shown
 from service.model import Scene
-from service.rules.base import SceneGeometry, build_geometry
 
 #: Canonical JSON: Struct fields in declaration order (the model holds no dicts, so no key
 #: order to fix), walls without their defaults (``service.model``); msgspec encodes in C.
@@ -44,14 +44,14 @@ BYTES_PER_WALL = 1200
 BYTES_PER_TOKEN = 3000
 
 
-def approx_bytes(geo: SceneGeometry) -> int:
+def approx_bytes(geo: BuiltScene) -> int:
     """Estimated memory of one cached scene (for the cache's memory bound)."""
     scene = geo.scene
     return 20_000 + BYTES_PER_WALL * len(scene.walls) + BYTES_PER_TOKEN * len(scene.tokens)
 
 
 class SceneCache:
-    """Thread-safe LRU of ``SceneGeometry`` by scene id, with named aliases.
+    """Thread-safe LRU of ``BuiltScene`` by scene id, with named aliases.
 
     Parameters
     ----------
@@ -65,12 +65,12 @@ class SceneCache:
         self.max_scenes = max(1, int(max_scenes))
         self.max_bytes = max(1, int(max_bytes))
         self._bytes: dict[str, int] = {}
-        self._items: OrderedDict[str, SceneGeometry] = OrderedDict()
+        self._items: OrderedDict[str, BuiltScene] = OrderedDict()
         self._aliases: dict[str, str] = {}
         self._pinned: set[str] = set()
         self._lock = threading.Lock()
 
-    def put(self, scene: Scene, *, alias: str | None = None) -> tuple[str, SceneGeometry]:
+    def put(self, scene: Scene, *, alias: str | None = None) -> tuple[str, BuiltScene]:
         """Build (or reuse) the geometry of ``scene``; return its id and geometry."""
         sid = scene_id(scene)
         with self._lock:
@@ -78,7 +78,7 @@ class SceneCache:
             if geo is not None:
                 self._items.move_to_end(sid)
         if geo is None:
-            geo = build_geometry(scene)
+            geo = build_scene(scene)
         with self._lock:
             self._items[sid] = geo
             self._bytes[sid] = approx_bytes(geo)
@@ -96,7 +96,7 @@ class SceneCache:
                 del self._bytes[oldest]
         return sid, geo
 
-    def get(self, sid: str) -> SceneGeometry:
+    def get(self, sid: str) -> BuiltScene:
         """The geometry cached under id or alias ``sid``.
 
         Raises

@@ -3,7 +3,7 @@
 Every query command reads a scene file -- a canonical scene JSON, the output of ``sightline
 import``, or any supported export (Foundry VTT, Roll20, Universal VTT; imported first) --
 and answers either **locally** (the scene is validated with ``schemas.scene.SceneSchema``,
-built with ``service.rules.base.build_geometry`` and the core is called in-process) or, with
+built with ``service.engine.scene.build_scene`` and the core is called in-process) or, with
 ``--url``, **through a server** with :class:`service.client.SightlineClient`. The answer is
 a human-readable table, or with ``--json`` the same JSON as the HTTP API
 (``shared/API.md``).
@@ -278,7 +278,7 @@ def server_errors(client: Any) -> Iterator[None]:
 
 
 class Local:
-    """Answers in-process: schema validation, ``build_geometry`` and the core.
+    """Answers in-process: schema validation, ``build_scene`` and the core.
 
     Every method takes the HTTP request body (``shared/API.md``) and returns the HTTP
     answer's JSON, validated and dumped with the same schemas as the API.
@@ -288,14 +288,14 @@ class Local:
         from marshmallow import ValidationError
 
         from schemas.scene import SceneSchema
-        from service.rules.base import build_geometry
+        from service.engine.scene import build_scene
 
         self.where = where
         try:
             self.scene = SceneSchema().load(scene)
         except ValidationError as err:
             raise CliError(f"{where}: invalid scene: {error_text(err.messages)}") from None
-        self.geo = build_geometry(self.scene)
+        self.geo = build_scene(self.scene)
 
     def _load(self, schema: Any, body: Mapping[str, Any]) -> dict[str, Any]:
         # The scene is already loaded: a placeholder id satisfies "scene or scene_id".

@@ -22,9 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
-from service import geometry
+from service.engine.scene import BuiltScene
+from service.engine.spaces import inset_box
+from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.geometry.trace import trace
 from service.model import LIGHT_LEVELS, Light, LightLevel, Token
-from service.rules.base import SceneGeometry
 
 RANK = {level: k for k, level in enumerate(LIGHT_LEVELS)}  # dark 0, dim 1, bright 2
 
@@ -45,7 +47,7 @@ class LightSample:
     rules: tuple[str, ...]
 
 
-def _sources(geo: SceneGeometry) -> list[Light]:
+def _sources(geo: BuiltScene) -> list[Light]:
     """Scene lights plus token-carried lights (centred on the token, wall-constrained)."""
     out = list(geo.scene.lights)
     for tok in geo.scene.tokens:
@@ -74,12 +76,12 @@ def _in_cone(light: Light, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
     return cos >= math.cos(math.radians(light.angle) / 2) - 1e-12
 
 
-def light_at_points(geo: SceneGeometry, points: np.ndarray) -> list[LightSample]:
+def light_at_points(geo: BuiltScene, points: np.ndarray) -> list[LightSample]:
     """Light level at each point.
 
     Parameters
     ----------
-    geo : SceneGeometry
+    geo : BuiltScene
     points : ndarray of shape (k, 2)
         Scene px.
 
@@ -123,7 +125,7 @@ def light_at_points(geo: SceneGeometry, points: np.ndarray) -> list[LightSample]
             origins.append((light.x, light.y))
     if reach_pairs:
         seg_arr = np.array(segs, dtype=np.float64)
-        blocked = geometry.trace(
+        blocked = trace(
             geo.walls, seg_arr, "light", origins=np.array(origins, dtype=np.float64)
         ).wall_blocked
         for (li, pi, lvl), is_blocked in zip(reach_pairs, blocked, strict=True):
@@ -151,14 +153,14 @@ def light_at_points(geo: SceneGeometry, points: np.ndarray) -> list[LightSample]
     return out
 
 
-def token_sample_points(geo: SceneGeometry, token: Token) -> np.ndarray:
+def token_sample_points(geo: BuiltScene, token: Token) -> np.ndarray:
     """Points sampling a token's space, shape (n, 2).
 
     A lattice of 2w+1 by 2h+1 points over the space (inset 0.5 px) plus, for each light, the
     point of the space nearest to it, so that a light whose edge just touches the space is
     found.
     """
-    x0, y0, x1, y1 = geometry.inset_box(geo.token_boxes[token.id], geometry.DEFAULT_CORNER_INSET_PX)
+    x0, y0, x1, y1 = inset_box(geo.token_boxes[token.id], DEFAULT_CORNER_INSET_PX)
     # Two samples per square, at most MAX_LATTICE per side (a 1000-square token must not
     # cost millions of points: the per-light nearest points find the lit edges anyway).
     nx = min(MAX_LATTICE, max(1, math.ceil(token.width)) * 2 + 1)
@@ -170,7 +172,7 @@ def token_sample_points(geo: SceneGeometry, token: Token) -> np.ndarray:
     return np.vstack(pts)
 
 
-def light_over_token(geo: SceneGeometry, token: Token) -> LightSample:
+def light_over_token(geo: BuiltScene, token: Token) -> LightSample:
     """The brightest level over a token's space (API.md "Lighting").
 
     Magical darkness is reported when it covers every sampled point of the space.

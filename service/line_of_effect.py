@@ -12,9 +12,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from service import geometry
+from service.engine.scene import BuiltScene
+from service.engine.spaces import box_centre, inset_box
+from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.geometry.exact import line_of_effect_between
+from service.geometry.measure import Blocker, wall_blocker
+from service.geometry.trace import crossing_order, trace
 from service.model import Token
-from service.rules.base import Blocker, SceneGeometry, wall_blocker
 
 
 @dataclass(frozen=True)
@@ -59,9 +63,9 @@ class LineAnswer:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-def _box(geo: SceneGeometry, end: Endpoint, inset: float) -> tuple[float, float, float, float]:
+def _box(geo: BuiltScene, end: Endpoint, inset: float) -> tuple[float, float, float, float]:
     if end.token is not None:
-        return geometry.inset_box(geo.token_boxes[end.token.id], inset)
+        return inset_box(geo.token_boxes[end.token.id], inset)
     assert end.point is not None
     return (end.point[0], end.point[1], end.point[0], end.point[1])
 
@@ -71,19 +75,19 @@ def _elevation(end: Endpoint) -> float:
 
 
 def line_between(
-    geo: SceneGeometry,
+    geo: BuiltScene,
     source: Endpoint,
     target: Endpoint,
     sense: str = "move",
     *,
     damage: int | None = None,
-    corner_inset: float = geometry.DEFAULT_CORNER_INSET_PX,
+    corner_inset: float = DEFAULT_CORNER_INSET_PX,
 ) -> LineAnswer:
     """Whether an effect (``sense="move"``) or sight (``"sight"``) gets from source to target.
 
     Parameters
     ----------
-    geo : SceneGeometry
+    geo : BuiltScene
     source, target : Endpoint
         Tokens (their spaces, inset by ``corner_inset`` px) or points (px). The source
         decides one-way walls (GEO-3).
@@ -109,13 +113,13 @@ def line_between(
         rules.append("5E-LOE-2")
     # Line of sight also stops at the outline of heavy obscurement (5E-VIS-2).
     index = geo.sight if sense == "sight" else geo.walls
-    result = geometry.line_of_effect_between(
+    result = line_of_effect_between(
         index, box_s, box_t, sense, elevations=elevations, wall_mask=geo.tall_mask(index)
     )
-    centre_line = (*geometry.box_centre(box_s), *geometry.box_centre(box_t))
+    centre_line = (*box_centre(box_s), *box_centre(box_t))
     blocking: list[int] = []
     if not result.clear:
-        traced = geometry.trace(
+        traced = trace(
             index,
             np.array([centre_line]),
             sense,
@@ -123,7 +127,7 @@ def line_between(
             wall_mask=geo.tall_mask(index),
         )
         blocking = traced.wall_blockers[0]
-    ordered = geometry.crossing_order(index, centre_line, blocking)
+    ordered = crossing_order(index, centre_line, blocking)
     blockers = tuple(dict.fromkeys(wall_blocker(index.ids[w]) for w, _ in ordered))
     witness = None
     if result.witness is not None:
@@ -136,7 +140,7 @@ def line_between(
     return LineAnswer(result.clear, witness, blockers, tuple(rules), breakthrough)
 
 
-def _breakthrough(geo: SceneGeometry, walls: list[int], damage: int, clear: bool) -> Breakthrough:
+def _breakthrough(geo: BuiltScene, walls: list[int], damage: int, clear: bool) -> Breakthrough:
     """Consume ``damage`` through the walls in order (5E-LOE-4/5)."""
     if clear or not walls:
         return Breakthrough(damage, (), None)

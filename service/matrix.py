@@ -1,12 +1,10 @@
 """All-pairs cover or vision between the tokens of a scene (``POST /v1/matrix``, pure).
 
-A ruleset that provides ``cover_matrix`` (dnd5e) answers cover for all ordered pairs in one
-vectorised trace; one that provides ``prefetch_cover`` (starfinder, pf2e-variant) traces
-what every pair needs in one vectorised call per kind, then each pair is asked and answers
-from those traces (``geometry.batch``). Vision traces the centre lines of
-all pairs (line of sight, line of effect, sound) in one vectorised call each, then asks each
-pair, which answers from them (``geometry.batch``). Row = attacker (or observer),
+Every ruleset's matrix runs the code of a single question (``service.rules.ask``): all
+pairs are measured in one call, then each pair is ruled on. Row = attacker (or observer),
 column = target; the diagonal is ``None``.
+
+Cost: O(tokens^2) pairs, each O(lines x walls near them) in the vectorised measurement.
 """
 
 from __future__ import annotations
@@ -14,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from service.engine.scene import BuiltScene
 from service.errors import RulesError, shown
-from service.geometry import batch
 from service.model import Token
-from service.rules.base import Attack, RuleSystem, SceneGeometry
-from service.senses import prefetch_perception
+from service.rules.ask import cover_all, vision_all
+from service.rules.base import Attack, RuleSystem
 
 
 def matrix(
-    geo: SceneGeometry,
+    geo: BuiltScene,
     system: RuleSystem,
     token_ids: Sequence[str] | None,
     kind: str,
@@ -34,7 +32,7 @@ def matrix(
 
     Parameters
     ----------
-    geo : SceneGeometry
+    geo : BuiltScene
     system : RuleSystem
     token_ids : sequence of str or None
         Tokens to include, in this order; ``None`` for every token of the scene.
@@ -57,33 +55,24 @@ def matrix(
     """
     tokens = _tokens(geo, token_ids)
     n = len(tokens)
+    pairs = [(a, t) for a in tokens for t in tokens if a.id != t.id]
     if kind == "cover":
-        fast = getattr(system, "cover_matrix", None)
-        if fast is not None:
-            grid = fast(geo, tokens, options)
-            if progress:
-                progress(n)
-        else:
-            with batch():  # what each pair traces, traced for all pairs at once where it can
-                prefetch = getattr(system, "prefetch_cover", None)
-                if prefetch is not None:
-                    prefetch(geo, [(a, t) for a in tokens for t in tokens], options)
-                grid = _pairwise(
-                    tokens, lambda a, t: system.cover(geo, a, t, Attack(), options).cover, progress
-                )
+        covers = cover_all(system, geo, pairs, Attack(), options, detail=False)
+        grid = _grid(tokens, [r.cover for r in covers])
+        if progress:
+            progress(n)
         return {"tokens": [t.id for t in tokens], "cover": grid}
-    with batch():  # the centre lines of all pairs in one vectorised trace per sense
-        pairs = [(o, t) for o in tokens for t in tokens]
-        prefetch_perception(geo, pairs, inset=system.vision_inset(options))
-        results = _pairwise(tokens, lambda o, t: system.vision(geo, o, t, options), progress)
+    results = vision_all(system, geo, pairs, options)
+    if progress:
+        progress(n)
     return {
         "tokens": [t.id for t in tokens],
-        "vision": [[r.sense if r else None for r in row] for row in results],
-        "can_see": [[r.can_see if r else None for r in row] for row in results],
+        "vision": _grid(tokens, [r.sense for r in results]),
+        "can_see": _grid(tokens, [r.can_see for r in results]),
     }
 
 
-def _tokens(geo: SceneGeometry, token_ids: Sequence[str] | None) -> list[Token]:
+def _tokens(geo: BuiltScene, token_ids: Sequence[str] | None) -> list[Token]:
     if token_ids is None:
         return list(geo.scene.tokens)
     from service.queries import find_token
@@ -99,12 +88,7 @@ def _tokens(geo: SceneGeometry, token_ids: Sequence[str] | None) -> list[Token]:
     return out
 
 
-def _pairwise(
-    tokens: list[Token], ask: Callable[[Token, Token], Any], progress: Callable[[int], None] | None
-) -> list[list[Any]]:
-    grid: list[list[Any]] = []
-    for i, a in enumerate(tokens):
-        grid.append([None if a.id == t.id else ask(a, t) for t in tokens])
-        if progress:
-            progress(i + 1)
-    return grid
+def _grid(tokens: list[Token], values: list[Any]) -> list[list[Any]]:
+    """Row-major ``values`` of the off-diagonal pairs as a square grid, ``None`` on the diagonal."""
+    it = iter(values)
+    return [[None if a.id == t.id else next(it) for t in tokens] for a in tokens]

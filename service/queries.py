@@ -1,7 +1,7 @@
 """The request → core → answer step of each query, shared by the HTTP API and the CLI.
 
 Each function takes a request body already loaded by its ``schemas.requests`` schema and
-the scene's ``SceneGeometry``, checks what the schema cannot (token ids, options that the
+the scene's ``BuiltScene``, checks what the schema cannot (token ids, options that the
 ruleset does not use), calls the core, and returns the answer before dumping. No Flask:
 ``service.api`` adds only the service's configured limits, ``service.cli`` runs these
 in-process.
@@ -14,13 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from service import geometry, rules
+from service import rules
+from service.engine.scene import BuiltScene
 from service.errors import RulesError, UnknownToken, shown
 from service.lighting import light_at_points, light_over_token
 from service.line_of_effect import Endpoint, LineAnswer, line_between
 from service.model import Scene, Token
-from service.rules.base import Attack, SceneGeometry
-from service.senses import prefetch_perception
+from service.rules.ask import cover_all, vision_all
+from service.rules.base import Attack
 
 
 def find_token(scene: Scene, token_id: str, path: tuple[str | int, ...]) -> Token:
@@ -72,7 +73,7 @@ def _targets(scene: Scene, ids: list[str], source: Token | None) -> list[Token]:
     return targets
 
 
-def cover(geo: SceneGeometry, args: dict[str, Any]) -> dict[str, Any]:
+def cover(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
     """``POST /v1/cover``: each target's cover against the attacker or area origin."""
     system = rules.get(args["ruleset"])
     attacker = None
@@ -83,14 +84,8 @@ def cover(geo: SceneGeometry, args: dict[str, Any]) -> dict[str, Any]:
     attack = Attack(args["attack"]["kind"], tuple(origin) if origin else None)  # type: ignore[arg-type]
     options = ruleset_options(system, args["options"])
     _token_options(geo.scene, options, ("take_cover", "partial_cover"))
-    with geometry.batch():
-        prefetch = getattr(system, "prefetch_cover", None)
-        if prefetch is not None and len(targets) > 1:
-            prefetch(geo, [(attacker, t) for t in targets], options, attack)
-        results = [
-            _flag_hidden(geo.scene, system.cover(geo, attacker, t, attack, options))
-            for t in targets
-        ]
+    answers = cover_all(system, geo, [(attacker, t) for t in targets], attack, options)
+    results = [_flag_hidden(geo.scene, r) for r in answers]
     return {"ruleset": system.id, "attacker": args.get("attacker"), "results": results}
 
 
@@ -110,21 +105,18 @@ def _flag_hidden(scene: Scene, result: Any) -> Any:
     return dataclasses.replace(result, notes=(*result.notes, note))
 
 
-def vision(geo: SceneGeometry, args: dict[str, Any]) -> dict[str, Any]:
+def vision(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
     """``POST /v1/vision``: what one observer perceives of each target."""
     system = rules.get(args["ruleset"])
     observer = find_token(geo.scene, args["observer"], ("observer",))
     targets = _targets(geo.scene, args["targets"], observer)
     options = ruleset_options(system, args["options"])
     _token_options(geo.scene, options, ("unnoticed", "was_observing"))
-    with geometry.batch():
-        pairs = [(observer, t) for t in targets]
-        prefetch_perception(geo, pairs, inset=system.vision_inset(options))
-        results = [system.vision(geo, observer, t, options) for t in targets]
+    results = vision_all(system, geo, [(observer, t) for t in targets], options)
     return {"ruleset": system.id, "observer": observer.id, "results": results}
 
 
-def lighting(geo: SceneGeometry, args: dict[str, Any]) -> dict[str, Any]:
+def lighting(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
     """``POST /v1/lighting``: light at points, then over tokens' spaces."""
     tokens = [find_token(geo.scene, t, ("tokens", i)) for i, t in enumerate(args["tokens"])]
     out: list[dict[str, Any]] = []
@@ -145,7 +137,7 @@ def endpoint(scene: Scene, ref: dict[str, Any], field: str) -> Endpoint:
     return Endpoint(point=(ref["point"][0], ref["point"][1]), elevation=ref["elevation"])
 
 
-def line(geo: SceneGeometry, args: dict[str, Any], sense: str) -> LineAnswer:
+def line(geo: BuiltScene, args: dict[str, Any], sense: str) -> LineAnswer:
     """``POST /v1/line-of-effect`` (``sense="move"``) or ``/v1/line-of-sight``."""
     source = endpoint(geo.scene, args["source"], "from")
     target = endpoint(geo.scene, args["target"], "to")
@@ -158,7 +150,7 @@ def line(geo: SceneGeometry, args: dict[str, Any], sense: str) -> LineAnswer:
 
 
 def matrix(
-    geo: SceneGeometry,
+    geo: BuiltScene,
     ruleset: str,
     token_ids: list[str] | None,
     kind: str,

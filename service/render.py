@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from service.model import Light, Region, Scene, Token, Wall
+from service.rules.ask import cover_one, vision_one
 
 if TYPE_CHECKING:
-    from service.rules.base import SceneGeometry
+    from service.engine.scene import BuiltScene
 
 __all__ = ["render_query", "render_svg", "wall_kind"]
 
@@ -589,7 +590,7 @@ def render_svg(
     scene : service.model.Scene
         Positions in px (y down), radii in grid units.
     lines : iterable
-        Traced lines to draw: ``service.rules.base.TracedLine`` objects (``start``,
+        Traced lines to draw: ``service.geometry.measure.TracedLine`` objects (``start``,
         ``end``, ``blocked``, ``blockers``) or the API's line dicts (``from``, ``to``,
         ``blocked``, ``blockers``); blocked ones red, clear ones green.
     caption : str, optional
@@ -663,12 +664,12 @@ def render_svg(
     return ET.tostring(root, encoding="unicode")
 
 
-def render_query(geo: SceneGeometry, query: Mapping[str, Any]) -> str:
+def render_query(geo: BuiltScene, query: Mapping[str, Any]) -> str:
     """Answer a query with the core and draw the scene with its traced lines.
 
     Parameters
     ----------
-    geo : service.rules.base.SceneGeometry
+    geo : service.engine.scene.BuiltScene
         The built scene.
     query : mapping
         One of
@@ -726,7 +727,7 @@ def _required(query: Mapping[str, Any], field: str) -> Any:
     return value
 
 
-def _token(geo: SceneGeometry, query: Mapping[str, Any], field: str) -> Token:
+def _token(geo: BuiltScene, query: Mapping[str, Any], field: str) -> Token:
     from service.errors import UnknownToken
 
     token_id = _required(query, field)
@@ -743,7 +744,7 @@ def _distinct(a: Token, b: Token, field: str) -> None:
         raise RulesError("A token cannot be its own target.", ("query", field))
 
 
-def _label(geo: SceneGeometry, tok: Token) -> str:
+def _label(geo: BuiltScene, tok: Token) -> str:
     """A token's name for a caption, with its id when another token has the same name."""
     name = _name(tok)
     if sum(1 for t in geo.scene.tokens if _name(t) == name) > 1:
@@ -756,7 +757,7 @@ def _rules_text(rule_ids: Iterable[str]) -> str:
     return f" — {', '.join(ids)}" if ids else ""
 
 
-def _cover_query(geo: SceneGeometry, query: Mapping[str, Any]) -> Drawn:
+def _cover_query(geo: BuiltScene, query: Mapping[str, Any]) -> Drawn:
     from service import rules
     from service.rules.base import Attack
 
@@ -770,7 +771,7 @@ def _cover_query(geo: SceneGeometry, query: Mapping[str, Any]) -> Drawn:
     if kind != "area" or query.get("attacker") is not None:
         attacker = _token(geo, query, "attacker")
         _distinct(attacker, target, "target")
-    result = system.cover(geo, attacker, target, attack, dict(query.get("options") or {}))
+    result = cover_one(system, geo, attacker, target, attack, dict(query.get("options") or {}))
     if result.ac_bonus is None:
         bonus = " (cannot be targeted)"
     elif result.ac_bonus:
@@ -797,13 +798,13 @@ def _cover_query(geo: SceneGeometry, query: Mapping[str, Any]) -> Drawn:
     return result.lines, caption, highlight
 
 
-def _centre(geo: SceneGeometry, tok: Token) -> tuple[float, float]:
-    from service.geometry import box_centre
+def _centre(geo: BuiltScene, tok: Token) -> tuple[float, float]:
+    from service.engine.spaces import box_centre
 
     return box_centre(geo.token_boxes[tok.id])
 
 
-def _vision_query(geo: SceneGeometry, query: Mapping[str, Any]) -> Drawn:
+def _vision_query(geo: BuiltScene, query: Mapping[str, Any]) -> Drawn:
     from service import rules
     from service.rules.base import TracedLine
 
@@ -811,7 +812,7 @@ def _vision_query(geo: SceneGeometry, query: Mapping[str, Any]) -> Drawn:
     observer = _token(geo, query, "observer")
     target = _token(geo, query, "target")
     _distinct(observer, target, "target")
-    result = system.vision(geo, observer, target, dict(query.get("options") or {}))
+    result = vision_one(system, geo, observer, target, dict(query.get("options") or {}))
     line = TracedLine(
         _centre(geo, observer), _centre(geo, target), not result.can_see, result.blockers
     )
@@ -840,7 +841,7 @@ def _vision_query(geo: SceneGeometry, query: Mapping[str, Any]) -> Drawn:
     return (line,), caption, (observer.id, target.id)
 
 
-def _line_query(geo: SceneGeometry, query: Mapping[str, Any], kind: str) -> Drawn:
+def _line_query(geo: BuiltScene, query: Mapping[str, Any], kind: str) -> Drawn:
     from service.errors import RulesError, UnknownToken
     from service.line_of_effect import Endpoint, line_between
     from service.rules.base import TracedLine

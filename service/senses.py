@@ -38,10 +38,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import shapely
 
-from service import geometry
+from service.engine.scene import BuiltScene
+from service.engine.spaces import inset_box, space_distance
+from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.geometry.exact import LineOfEffect, lines_of_effect
+from service.geometry.measure import Blocker, wall_blocker
 from service.lighting import LightSample, light_over_token
 from service.model import Token
-from service.rules.base import Blocker, SceneGeometry, space_distance, wall_blocker
 
 #: Precise senses in the order API.md names them (the first that reaches is ``sense``).
 PRECISE = ("sight", "darkvision", "devils_sight", "truesight", "blindsight", "tremorsense", "xray")
@@ -86,16 +89,16 @@ class SenseReport:
         return next((s for s in PRECISE if self.reaches.get(s)), None)
 
 
-def distance_units(geo: SceneGeometry, a: Token, b: Token, diagonals: str) -> float:
+def distance_units(built: BuiltScene, a: Token, b: Token, diagonals: str) -> float:
     """Distance between two tokens' spaces in grid units, with elevation (GEO-8).
 
     The horizontal distance counts squares between the nearest squares; the elevation
     difference is a third axis combined with the same diagonal rule (equidistant: the
     larger; alternating: every second diagonal step doubled; euclidean: Pythagoras).
     """
-    grid = geo.scene.grid
+    grid = built.scene.grid
     flat = space_distance(
-        geo.token_boxes[a.id], geo.token_boxes[b.id], grid.size, grid.distance, diagonals
+        built.token_boxes[a.id], built.token_boxes[b.id], grid.size, grid.distance, diagonals
     )
     dz = abs(a.elevation - b.elevation)
     if dz == 0:
@@ -108,25 +111,25 @@ def distance_units(geo: SceneGeometry, a: Token, b: Token, diagonals: str) -> fl
     return hi
 
 
-def _wholly_inside(geo: SceneGeometry, box: tuple[float, ...], obscurement: str) -> bool:
+def _wholly_inside(built: BuiltScene, box: tuple[float, ...], obscurement: str) -> bool:
     space = shapely.box(*box)
     return any(
-        shapely.covers(geo.region_shapes[r.id], space)
-        for r in geo.scene.regions
+        shapely.covers(built.region_shapes[r.id], space)
+        for r in built.scene.regions
         if r.obscurement == obscurement
     )
 
 
-def obscurement_at(geo: SceneGeometry, token: Token) -> str:
+def obscurement_at(built: BuiltScene, token: Token) -> str:
     """Obscurement of a token's space from regions (5E-VIS-1).
 
     ``heavy`` if a heavily obscured region overlaps the space, else ``light`` for a lightly
     obscured one, else ``none``.
     """
-    space = shapely.box(*geometry.inset_box(geo.token_boxes[token.id], 0.5))
+    space = shapely.box(*inset_box(built.token_boxes[token.id], 0.5))
     worst = "none"
-    for r in geo.scene.regions:
-        if r.obscurement and shapely.intersects(geo.region_shapes[r.id], space):
+    for r in built.scene.regions:
+        if r.obscurement and shapely.intersects(built.region_shapes[r.id], space):
             if r.obscurement == "heavy":
                 return "heavy"
             worst = "light"
@@ -134,19 +137,34 @@ def obscurement_at(geo: SceneGeometry, token: Token) -> str:
 
 
 def perceive(
-    geo: SceneGeometry,
+    built: BuiltScene,
     observer: Token,
     target: Token,
     *,
     diagonals: str = "equidistant",
-    inset: float = geometry.DEFAULT_CORNER_INSET_PX,
+    inset: float = DEFAULT_CORNER_INSET_PX,
 ) -> SenseReport:
-    """Which of ``observer``'s senses locate ``target`` (see the module docstring).
+    """Which of ``observer``'s senses locate ``target``: ``perceive_all`` for one pair."""
+    return perceive_all(built, [(observer, target)], diagonals=diagonals, inset=inset)[0]
+
+
+def perceive_all(
+    built: BuiltScene,
+    pairs: Sequence[tuple[Token, Token]],
+    *,
+    diagonals: str = "equidistant",
+    inset: float = DEFAULT_CORNER_INSET_PX,
+) -> list[SenseReport]:
+    """Which of each observer's senses locate each target (see the module docstring).
+
+    The exact lines of all pairs (sight, effect, sound) are measured together, cheap centre
+    lines first (``service.geometry.exact.lines_of_effect``); each target's light is sampled
+    once.
 
     Parameters
     ----------
-    geo : SceneGeometry
-    observer, target : Token
+    built : BuiltScene
+    pairs : sequence of (observer, target) Token pairs
     diagonals : str
         The ruleset's diagonal rule for ranges (GEO-8).
     inset : float
@@ -154,34 +172,53 @@ def perceive(
 
     Returns
     -------
-    SenseReport
+    list of SenseReport, one per pair in order.
+
+    Cost: O(pairs x walls near their centre lines), plus the exact search for pairs whose
+    centre line is blocked, plus one light sample per distinct target.
     """
+    if not pairs:
+        return []
+    box_o = np.array([inset_box(built.token_boxes[o.id], inset) for o, _ in pairs])
+    box_t = np.array([inset_box(built.token_boxes[t.id], inset) for _, t in pairs])
+    elev = np.array([(o.elevation, t.elevation) for o, t in pairs], dtype=np.float64)
+    sight_index = built.sight
+    los_all = lines_of_effect(
+        sight_index, box_o, box_t, "sight", elevations=elev, wall_mask=built.tall_mask(sight_index)
+    )
+    loe_all = lines_of_effect(
+        built.walls, box_o, box_t, "move", elevations=elev, wall_mask=built.tall_walls
+    )
+    sound_all = lines_of_effect(built.walls, box_o, box_t, "sound", elevations=elev)
+    lights: dict[str, LightSample] = {}
+    out = []
+    for (observer, target), los, loe, sound in zip(pairs, los_all, loe_all, sound_all, strict=True):
+        if target.id not in lights:
+            lights[target.id] = light_over_token(built, target)
+        out.append(_report(built, observer, target, diagonals, lights[target.id], los, loe, sound))
+    return out
+
+
+def _report(
+    built: BuiltScene,
+    observer: Token,
+    target: Token,
+    diagonals: str,
+    light: LightSample,
+    los: LineOfEffect,
+    loe: LineOfEffect,
+    sound: LineOfEffect,
+) -> SenseReport:
+    """One pair's ``SenseReport`` from its measured lines and the target's light."""
     senses = observer.senses
-    dist = distance_units(geo, observer, target, diagonals)
-    memo = geometry.batch_memo()
-    key = ("light", id(geo), target.id)
-    if memo is not None and key in memo:  # one sample of the target's light per batch
-        light: LightSample = memo[key]
-    else:
-        light = light_over_token(geo, target)
-        if memo is not None:
-            memo[key] = light
-    obsc = obscurement_at(geo, target)
-    box_o = geometry.inset_box(geo.token_boxes[observer.id], inset)
-    box_t = geometry.inset_box(geo.token_boxes[target.id], inset)
-    elev = (observer.elevation, target.elevation)
-    sight_index = geo.sight
-    los = geometry.line_of_effect_between(
-        sight_index, box_o, box_t, "sight", elevations=elev, wall_mask=geo.tall_mask(sight_index)
-    )
-    loe = geometry.line_of_effect_between(
-        geo.walls, box_o, box_t, "move", elevations=elev, wall_mask=geo.tall_walls
-    )
+    dist = distance_units(built, observer, target, diagonals)
+    obsc = obscurement_at(built, target)
+    sight_index = built.sight
     blockers: tuple[Blocker, ...] = ()
     if not los.clear:
         blockers = tuple(dict.fromkeys(wall_blocker(sight_index.ids[w]) for w in los.blockers))
-    hidden_in_fog = _wholly_inside(geo, geo.token_boxes[target.id], "heavy") or _wholly_inside(
-        geo, geo.token_boxes[observer.id], "heavy"
+    hidden_in_fog = _wholly_inside(built, built.token_boxes[target.id], "heavy") or _wholly_inside(
+        built, built.token_boxes[observer.id], "heavy"
     )
     conditions = set(target.conditions)
     observer_conditions = set(observer.conditions)
@@ -210,7 +247,6 @@ def perceive(
         and (lit or within(senses.darkvision) and not magical or within(senses.devils_sight)),
     }
     hearing_range = senses.hearing
-    sound = geometry.line_of_effect_between(geo.walls, box_o, box_t, "sound", elevations=elev)
     reaches["hearing"] = (
         "deafened" not in observer_conditions
         and (hearing_range is None or dist <= hearing_range)
@@ -226,32 +262,6 @@ def perceive(
         blockers=blockers,
         invisible=invisible,
     )
-
-
-def prefetch_perception(
-    geo: SceneGeometry,
-    pairs: Sequence[tuple[Token, Token]],
-    *,
-    inset: float = geometry.DEFAULT_CORNER_INSET_PX,
-) -> None:
-    """Trace, for all ``(observer, target)`` pairs at once, the lines ``perceive`` traces first.
-
-    Inside ``geometry.batch()``: the centre lines for line of sight, line of effect and
-    sound, one vectorised call each (issue 7, vision matrices). ``perceive`` with the same
-    ``inset`` then answers the same, faster.
-    """
-    pairs = [(o, t) for o, t in pairs if o.id != t.id]
-    if geometry.batch_memo() is None or not pairs:
-        return
-    box_o = np.array([geometry.inset_box(geo.token_boxes[o.id], inset) for o, _ in pairs])
-    box_t = np.array([geometry.inset_box(geo.token_boxes[t.id], inset) for _, t in pairs])
-    elev = np.array([(o.elevation, t.elevation) for o, t in pairs], dtype=np.float64)
-    for index, sense, mask in (
-        (geo.sight, "sight", geo.tall_mask(geo.sight)),
-        (geo.walls, "move", geo.tall_walls),
-        (geo.walls, "sound", None),
-    ):
-        geometry.prefetch_centre_lines(index, box_o, box_t, sense, elevations=elev, wall_mask=mask)
 
 
 def _on_ground(observer: Token, target: Token) -> bool:

@@ -14,16 +14,10 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from service.geometry import (
-    LineOfEffect,
-    WallIndex,
-    build_wall_index,
-    index_walls,
-    inset_corners,
-    line_of_effect_between,
-    segments_cross_boxes,
-    trace,
-)
+from service.engine.spaces import inset_corners
+from service.engine.walls import WallIndex, build_wall_index, index_walls
+from service.geometry.exact import LineOfEffect, line_of_effect_between
+from service.geometry.trace import segments_cross_boxes, trace
 from service.model import Wall
 from tests.scenes import load, wall
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from service.engine.scene import build_scene
 from service.lighting import light_at_points, light_over_token
-from service.rules.base import build_geometry
 from tests.scenes import load, tok, wall
 
 TORCH = {"id": "torch", "x": 50, "y": 50, "bright": 20, "dim": 40}  # 20 ft = 400 px
@@ -20,7 +20,7 @@ def levels(points, lights=(TORCH,), walls=(), regions=(), env="dark", tokens=())
         regions=list(regions),
         environment={"light": env},
     )
-    return light_at_points(build_geometry(scene), np.array(points, dtype=float))
+    return light_at_points(build_scene(scene), np.array(points, dtype=float))
 
 
 @pytest.mark.parametrize(
@@ -79,10 +79,10 @@ def test_magical_darkness_region_and_darkness_light():
 def test_token_level_is_the_brightest_over_its_space():
     """API.md: a token with a 10-px sliver in the torch's dim light is in dim light."""
     scene = load([], [tok("T", 840, 0, 1)], lights=[TORCH], environment={"light": "dark"})
-    geo = build_geometry(scene)
+    geo = build_scene(scene)
     assert light_over_token(geo, scene.token("T")).level == "dim"
     far = load([], [tok("T", 860, 0, 1)], lights=[TORCH], environment={"light": "dark"})
-    assert light_over_token(build_geometry(far), far.token("T")).level == "dark"
+    assert light_over_token(build_scene(far), far.token("T")).level == "dark"
 
 
 def test_carried_light():
@@ -90,5 +90,5 @@ def test_carried_light():
     scene = load(
         [], [tok("T", 0, 0, light={"bright": 0, "dim": 10})], environment={"light": "dark"}
     )
-    sample = light_over_token(build_geometry(scene), scene.token("T"))
+    sample = light_over_token(build_scene(scene), scene.token("T"))
     assert (sample.level, sample.lights) == ("dim", ("T",))

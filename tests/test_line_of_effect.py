@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from service.engine.scene import build_scene
 from service.line_of_effect import Endpoint, line_between
-from service.rules.base import build_geometry
 from tests.scenes import T_EAST, A, load, wall
 
 
 def ask(walls, sense="move", damage=None, source=None, target=None):
     scene = load(walls, [A, T_EAST])
-    geo = build_geometry(scene)
+    geo = build_scene(scene)
     src = source or Endpoint(token=scene.token("A"))
     dst = target or Endpoint(token=scene.token("T"))
     return line_between(geo, src, dst, sense, damage=damage)
@@ -73,7 +73,7 @@ def test_line_of_sight(walls, clear):
 
 def test_points():
     scene = load([wall("w1", 250, -1000, 250, 1000)], [A, T_EAST])
-    geo = build_geometry(scene)
+    geo = build_scene(scene)
     res = line_between(geo, Endpoint(point=(50, 50)), Endpoint(point=(200, 50)))
     assert res.clear and res.witness == ((50, 50), (200, 50))
     res = line_between(geo, Endpoint(point=(50, 50)), Endpoint(point=(450, 50)))
@@ -183,13 +183,13 @@ def _room(prefix, x0, y0, x1, y1, door_state=None):
     ],
 )
 def test_closed_rooms_are_sealed_apart(door_state, sealed, clear):
-    from service.geometry import sealed_apart
+    from service.geometry.rooms import sealed_apart
 
     walls = _room("a", -50, -50, 150, 150, door_state)
     if door_state != "open":
         walls += _room("b", 300, -50, 600, 150)
     scene = load(walls, [A, T_EAST])
-    geo = build_geometry(scene)
+    geo = build_scene(scene)
     boxes = (geo.token_boxes["A"], geo.token_boxes["T"])
     assert sealed_apart(geo.walls, *boxes) is sealed
     res = line_between(geo, Endpoint(token=scene.token("A")), Endpoint(token=scene.token("T")))

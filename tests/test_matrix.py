@@ -1,4 +1,4 @@
-"""All-pairs matrix (issue 7): the vectorised dnd5e path answers exactly like /v1/cover."""
+"""All-pairs matrices and many-pair measurement (issues 7, 13): every pair answers as alone."""
 
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ from hypothesis import strategies as st
 
 from bench.dungeon import dungeon
 from schemas.scene import SceneSchema
-from service import geometry, queries, rules
+from service import queries, rules
 from service.app import sample_scene
+from service.engine.scene import build_scene
 from service.errors import RulesError, UnknownToken
-from service.geometry import index_walls
+from service.geometry import exact
+from service.geometry.measure import Measure, Question, measure
 from service.matrix import matrix
-from service.model import Span, Wall
-from service.rules.base import Attack, build_geometry
-from service.senses import prefetch_perception
+from service.rules.ask import cover_all, cover_one, vision_all, vision_one
+from service.rules.base import Attack
 from tests.scenes import load, tok, wall
 
 
@@ -24,11 +25,15 @@ def pairwise(geo, system, kind, options):
     toks = list(geo.scene.tokens)
     if kind == "cover":
         return [
-            [None if a is t else system.cover(geo, a, t, Attack(), options).cover for t in toks]
+            [
+                None if a is t else cover_one(system, geo, a, t, Attack(), options).cover
+                for t in toks
+            ]
             for a in toks
         ]
     return [
-        [None if a is t else system.vision(geo, a, t, options).sense for t in toks] for a in toks
+        [None if a is t else vision_one(system, geo, a, t, options).sense for t in toks]
+        for a in toks
     ]
 
 
@@ -57,7 +62,7 @@ SCENES = {
 @pytest.mark.parametrize("method", ["paired-corners", "dmg-corner"])
 @pytest.mark.parametrize("name", list(SCENES))
 def test_dnd5e_cover_matrix_equals_each_cover_answer(name, method):
-    geo = build_geometry(SCENES[name]())
+    geo = build_scene(SCENES[name]())
     system = rules.get("dnd5e")
     options = {"cover_method": method}
     got = matrix(geo, system, None, "cover", options)
@@ -72,27 +77,28 @@ def test_dnd5e_cover_matrix_equals_each_cover_answer(name, method):
 @pytest.mark.parametrize("ruleset", ["starfinder", "pf2e-variant"])
 @pytest.mark.parametrize("name", list(SCENES))
 def test_other_rulesets_cover_matrix_answers_exactly_as_each_pair(name, ruleset, options):
-    """Issue 7: traced ahead for all pairs at once, every cover answer is unchanged."""
-    geo = build_geometry(SCENES[name]())
+    """Issue 13: all pairs measured at once, every cover answer is the pair's own."""
+    geo = build_scene(SCENES[name]())
     system = rules.get(ruleset)
     options = {k: v for k, v in options.items() if k in system.options}
     toks = list(geo.scene.tokens)
 
     def answers():
         return [
-            [system.cover(geo, a, t, Attack(), options) for t in toks if t is not a] for a in toks
+            [cover_one(system, geo, a, t, Attack(), options) for t in toks if t is not a]
+            for a in toks
         ]
 
     alone = answers()
-    with geometry.batch():
-        system.prefetch_cover(geo, [(a, t) for a in toks for t in toks], options)
-        assert answers() == alone
+    pairs = [(a, t) for a in toks for t in toks if t is not a]
+    together = cover_all(system, geo, pairs, Attack(), options)
+    assert together == [r for row in alone for r in row]
     got = matrix(geo, system, None, "cover", options)
     assert got["cover"] == pairwise(geo, system, "cover", options)
 
 
 def test_vision_matrix():
-    geo = build_geometry(SCENES["sample"]())
+    geo = build_scene(SCENES["sample"]())
     system = rules.get("dnd5e")
     got = matrix(geo, system, None, "vision", {})
     assert got["vision"] == pairwise(geo, system, "vision", {})
@@ -135,37 +141,22 @@ VISION_SCENES = {
 @pytest.mark.parametrize("ruleset", ["dnd5e", "starfinder", "pf2e-variant"])
 @pytest.mark.parametrize("name", list(VISION_SCENES))
 def test_batched_vision_answers_exactly_as_each_pair(name, ruleset, options):
-    """Issue 7: the centre lines traced ahead for all pairs change no answer, not a field."""
-    geo = build_geometry(VISION_SCENES[name]())
+    """Issue 13: all pairs perceived at once change no answer, not a field."""
+    geo = build_scene(VISION_SCENES[name]())
     system = rules.get(ruleset)
     toks = list(geo.scene.tokens)
-    alone = [[system.vision(geo, a, t, options) for t in toks if t is not a] for a in toks]
-    with geometry.batch():
-        prefetch_perception(
-            geo, [(a, t) for a in toks for t in toks], inset=system.vision_inset(options)
-        )
-        batched = [[system.vision(geo, a, t, options) for t in toks if t is not a] for a in toks]
-    assert batched == alone
+    alone = [[vision_one(system, geo, a, t, options) for t in toks if t is not a] for a in toks]
+    pairs = [(a, t) for a in toks for t in toks if t is not a]
+    assert vision_all(system, geo, pairs, options) == [r for row in alone for r in row]
     got = matrix(geo, system, None, "vision", options)
     assert got["vision"] == [
-        [None if a is t else system.vision(geo, a, t, options).sense for t in toks] for a in toks
+        [None if a is t else vision_one(system, geo, a, t, options).sense for t in toks]
+        for a in toks
     ]
 
 
-def test_batch_memo_is_dropped_after_the_batch():
-    geo = build_geometry(SCENES["dungeon"]())
-    toks = list(geo.scene.tokens)
-    assert geometry.batch_memo() is None
-    with geometry.batch() as memo:
-        prefetch_perception(geo, [(toks[0], toks[1])])
-        assert memo and geometry.batch_memo() is memo
-    assert geometry.batch_memo() is None
-    prefetch_perception(geo, [(toks[0], toks[1])])  # outside a batch: does nothing
-    assert geometry.batch_memo() is None
-
-
 def test_token_subset_order_and_errors():
-    geo = build_geometry(SCENES["sample"]())
+    geo = build_scene(SCENES["sample"]())
     system = rules.get("dnd5e")
     got = matrix(geo, system, ["goblin", "archer"], "cover", {})
     assert got == {"tokens": ["goblin", "archer"], "cover": [[None, "half"], ["half", None]]}
@@ -177,61 +168,71 @@ def test_token_subset_order_and_errors():
 
 def test_batched_vision_traces_once_per_sense(monkeypatch):
     """The pairs' centre lines are traced in three vectorised calls, not three per pair."""
-    geo = build_geometry(SCENES["dungeon"]())
+    geo = build_scene(SCENES["dungeon"]())
     system = rules.get("dnd5e")
     calls = []
-    real = geometry.trace
-    monkeypatch.setattr(geometry, "trace", lambda *a, **k: calls.append(len(a[1])) or real(*a, **k))
+    real = exact.trace
+    monkeypatch.setattr(exact, "trace", lambda *a, **k: calls.append(len(a[1])) or real(*a, **k))
     matrix(geo, system, None, "vision", {})
     n = len(geo.scene.tokens)
-    assert calls[:3] == [n * (n - 1)] * 3
-    assert len(calls) - 3 < n * (n - 1)  # most pairs answer from the lines traced ahead
+    assert calls.count(n * (n - 1)) == 3  # all pairs' centre lines, one call per sense
+    assert len(calls) - 3 < n * (n - 1)  # most pairs answer from their centre lines
 
 
-CREATURES = {f"c{i}": (100.0 * i, 50.0, 100.0 * i + 80, 130.0) for i in range(6)}
-small_segment = st.tuples(*[st.integers(0, 700)] * 4).filter(lambda s: s[:2] != s[2:])
-request_st = st.builds(
-    lambda segs, ids, elev, mask, edge: geometry.TraceRequest(
-        np.array(segs, dtype=np.float64),
-        "move",
-        None if elev is None else np.tile(np.array(elev, dtype=np.float64), (len(segs), 1)),
-        np.array([CREATURES[c] for c in ids], dtype=np.float64).reshape(-1, 4),
-        tuple(ids),
+CREATURES = {f"c{i}": (100 * i, 50) for i in range(6)}
+MEASURE_SCENE = load(
+    [
+        wall("a", 0, 100, 700, 100, height={"bottom": 0, "top": 10}),
+        wall("b", 300, 0, 300, 700, direction="left"),
+        wall("c", 0, 0, 700, 700, cover="low"),
+        wall("d", 500, 0, 500, 300, door="door", door_state="open"),
+        wall("e", 100, 300, 600, 300),
+    ],
+    [tok(c, x, y) for c, (x, y) in CREATURES.items()],
+)
+point = st.tuples(st.integers(0, 700), st.integers(0, 700))
+question_st = st.builds(
+    lambda src, dst, paired, excluded, elev, mask: Question(
+        np.array(src if not paired else src[: min(len(src), len(dst))], dtype=np.float64),
+        np.array(dst if not paired else dst[: min(len(src), len(dst))], dtype=np.float64),
+        "paired" if paired else "every",
+        elev,
+        (float(src[0][0]), float(src[0][1]), float(src[0][0]) + 1, float(src[0][1]) + 1),
+        (float(dst[0][0]), float(dst[0][1]), float(dst[0][0]) + 1, float(dst[0][1]) + 1),
+        frozenset(excluded),
         None if mask is None else np.array(mask, dtype=bool),
-        edge,
     ),
-    st.lists(small_segment, min_size=1, max_size=5),
-    st.lists(st.sampled_from(sorted(CREATURES)), unique=True, max_size=4),
-    st.one_of(st.none(), st.tuples(st.integers(0, 20), st.integers(0, 20))),
-    st.one_of(st.none(), st.lists(st.booleans(), min_size=5, max_size=5)),
+    st.lists(point, min_size=1, max_size=4),
+    st.lists(point, min_size=1, max_size=4),
     st.booleans(),
+    st.lists(st.sampled_from(sorted(CREATURES)), unique=True, max_size=4),
+    st.tuples(st.integers(0, 20).map(float), st.integers(0, 20).map(float)),
+    st.one_of(st.none(), st.lists(st.booleans(), min_size=5, max_size=5)),
 )
 
 
-@given(st.lists(request_st, min_size=1, max_size=6))
-def test_traces_done_ahead_equal_each_trace_alone(requests):
-    """geometry.prefetch_traces: each request's part equals its own trace, blockers in order."""
-    index = index_walls(
-        [
-            Wall("a", (0.0, 100.0, 700.0, 100.0), height=Span(0.0, 10.0)),
-            Wall("b", (300.0, 0.0, 300.0, 700.0), direction="left"),
-            Wall("c", (0.0, 0.0, 700.0, 700.0), cover="low"),
-            Wall("d", (500.0, 0.0, 500.0, 300.0), door="door", door_state="open"),
-            Wall("e", (100.0, 300.0, 600.0, 300.0)),
-        ],
-        20.0,
-    )
-    alone = [r.run(index) for r in requests]
-    with geometry.batch():
-        geometry.prefetch_traces(index, requests)
-        ahead = [r.run(index) for r in requests]
-        assert all(r.run(index) is a for r, a in zip(requests, ahead, strict=True))  # memo hits
-    for got, want in zip(ahead, alone, strict=True):
+@given(
+    st.lists(question_st, min_size=1, max_size=6),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([(), ("move",), ("move", "sight")]),
+)
+def test_measuring_many_pairs_equals_each_pair_alone(questions, edge, full, exact_senses):
+    """Issue 13: one call for many pairs gives each pair what measuring it alone gives."""
+    built = build_scene(MEASURE_SCENE)
+    spec = Measure("move", edge_blocks=edge, full_walls=full, exact=exact_senses)
+    together = measure(built, spec, questions)
+    for q, got in zip(questions, together, strict=True):
+        (want,) = measure(built, spec, [q])
         assert got.segments.tolist() == want.segments.tolist()
         assert got.wall_blocked.tolist() == want.wall_blocked.tolist()
+        assert got.full_blocked.tolist() == want.full_blocked.tolist()
         assert got.creature_blocked.tolist() == want.creature_blocked.tolist()
         assert got.wall_blockers == want.wall_blockers
         assert got.creature_blockers == want.creature_blockers
+        assert got.exact == want.exact
+        for c in got.creature_blockers:
+            assert not set(c) & q.excluded
 
 
 @pytest.mark.parametrize(
@@ -247,7 +248,7 @@ def test_traces_done_ahead_equal_each_trace_alone(requests):
 @pytest.mark.parametrize("name", list(VISION_SCENES))
 def test_many_targets_answer_as_one_target_each(name, ruleset, attack):
     """/v1/cover with many targets traces them ahead together; each answer is unchanged."""
-    geo = build_geometry(VISION_SCENES[name]())
+    geo = build_scene(VISION_SCENES[name]())
     toks = [t.id for t in geo.scene.tokens]
     attacker = None if attack["kind"] == "area" else toks[0]
     targets = toks if attacker is None else toks[1:]

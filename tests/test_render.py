@@ -11,6 +11,7 @@ import pytest
 from adapters import foundry
 from schemas.scene import SceneSchema
 from service.app import sample_scene
+from service.engine.scene import build_scene
 from service.errors import RulesError, UnknownToken
 from service.render import (
     BLOCKED_COLOUR,
@@ -19,7 +20,6 @@ from service.render import (
     render_svg,
     wall_kind,
 )
-from service.rules.base import build_geometry
 from tests.conftest import real_file
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
@@ -57,7 +57,7 @@ def mini() -> dict:
 
 @pytest.fixture(scope="module")
 def sample_geo():
-    return build_geometry(load(sample_scene()))
+    return build_scene(load(sample_scene()))
 
 
 # --------------------------------------------------------------------------- the scene
@@ -435,7 +435,7 @@ def test_query_errors_name_the_field(sample_geo, query, error, path):
 def test_delian_tomb_cover_picture():
     export = json.loads(real_file("foundry", "foundry-v10-delian-tomb.json").read_text("utf-8"))
     raw = foundry.to_scene(export)["scene"]
-    geo = build_geometry(load(raw))
+    geo = build_scene(load(raw))
     query = {
         "type": "cover",
         "ruleset": "dnd5e",

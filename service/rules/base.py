@@ -6,24 +6,18 @@ what); a rule system maps those measurements to a degree, bonuses and the rule i
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from operator import attrgetter
-from typing import Any, Literal, Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
-import numpy as np
-import shapely
-from numpy.typing import NDArray
-
+from service.engine.scene import BuiltScene, in_water, local_gravity
+from service.engine.spaces import boxes_overlap
+from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.errors import RulesError
-from service.geometry import TraceRequest, TraceResult, WallIndex
-from service.model import Scene, Token
+from service.geometry.measure import Blocker, Measure, Measured, Question, TracedLine
+from service.model import Token
+from service.senses import SenseReport
 
 AttackKind = Literal["melee", "ranged", "area", "spell"]
-
-#: Id prefix of the pseudo-walls outlining heavily obscured regions (sight only, 5E-VIS-2).
-REGION_PREFIX = "\x00region:"
 
 
 @dataclass(frozen=True)
@@ -35,24 +29,6 @@ class Attack:
 
     kind: AttackKind = "ranged"
     origin: tuple[float, float] | None = None
-
-
-@dataclass(frozen=True)
-class Blocker:
-    """What blocked a traced line: ``kind`` ``"wall"``, ``"token"`` or ``"region"`` and its id."""
-
-    kind: Literal["wall", "token", "region"]
-    id: str
-
-
-@dataclass(frozen=True)
-class TracedLine:
-    """One traced segment of an answer, in px, with what blocked it."""
-
-    start: tuple[float, float]
-    end: tuple[float, float]
-    blocked: bool
-    blockers: tuple[Blocker, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -138,83 +114,46 @@ class OptionSpec:
     choices: tuple[str, ...] | None = None
 
 
-@dataclass(frozen=True)
-class SceneGeometry:
-    """A scene with its built wall index; what the rule systems work on.
-
-    ``tall_walls`` is the mask of walls that can block line of effect or sight: every wall
-    but low obstacles (``cover: "low"``, about half a creature's height), which give cover
-    but can be shot and seen over; ``None`` when the scene has no low wall.
-    """
-
-    scene: Scene
-    walls: WallIndex
-    token_boxes: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
-    tall_walls: NDArray[np.bool_] | None = None
-    sight_walls: WallIndex | None = None
-    region_shapes: dict[str, Any] = field(default_factory=dict)
+class CoverAsk(Protocol):
+    """What a ruleset plans for one cover question: the pair to measure, and its own notes."""
 
     @property
-    def sight(self) -> WallIndex:
-        """Walls for sight: the scene's walls plus the outlines of heavily obscured regions.
-
-        A line crossing into or out of heavy obscurement (fog, ink) loses sight (5E-VIS-2).
-        """
-        return self.sight_walls if self.sight_walls is not None else self.walls
-
-    def tall_mask(self, index: WallIndex) -> NDArray[np.bool_] | None:
-        """``tall_walls`` for ``index`` (``walls`` or ``sight``); pseudo-walls are tall."""
-        if self.tall_walls is None:
-            return None
-        extra = index.size - len(self.tall_walls)
-        return np.concatenate([self.tall_walls, np.ones(extra, dtype=bool)])
-
-
-def wall_blocker(wall_id: str) -> Blocker:
-    """The blocker for a wall id; heavy-fog outlines (pseudo-walls) name their region."""
-    if wall_id.startswith(REGION_PREFIX):
-        return Blocker("region", wall_id[len(REGION_PREFIX) :].rsplit(":", 1)[0])
-    return Blocker("wall", wall_id)
-
-
-def lines_from_trace(
-    trace: TraceResult, walls: WallIndex, rows: slice = slice(None)
-) -> tuple[TracedLine, ...]:
-    """Turn the ``rows`` of a ``TraceResult`` into answer lines naming what blocks them."""
-    out = []
-    for k in range(len(trace.segments))[rows]:
-        seg = trace.segments[k]
-        blockers = tuple(wall_blocker(walls.ids[w]) for w in trace.wall_blockers[k])
-        blockers += tuple(Blocker("token", t) for t in trace.creature_blockers[k])
-        out.append(
-            TracedLine(
-                (float(seg[0]), float(seg[1])),
-                (float(seg[2]), float(seg[3])),
-                bool(trace.wall_blocked[k] or trace.creature_blocked[k]),
-                blockers,
-            )
-        )
-    return tuple(out)
+    def question(self) -> Question:
+        """The pair's sample points, excluded creatures and wall mask."""
+        ...
 
 
 class RuleSystem(Protocol):
-    """A rule system: an id, its cover degrees and options, and the cover rule."""
+    """A rule system: an id, its cover degrees, options and capabilities, and its rules.
+
+    Cover is asked in three steps so that one pair and a 200-token matrix run the same code
+    (``service.rules.ask``): ``cover_measure`` names what to measure, ``cover_ask`` plans
+    each pair, ``service.geometry.measure`` measures all pairs at once, and ``cover`` maps
+    one pair's measurement to the answer. Vision gets a ``SenseReport`` from
+    ``service.senses.perceive_all`` the same way.
+    """
 
     id: str
     title: str
     cover_degrees: tuple[str, ...]
     options: dict[str, OptionSpec]
     diagonals: str
+    #: Endpoints beyond cover, vision, lighting and lines (e.g. ``modifiers/flanking``).
+    extra_capabilities: tuple[str, ...]
 
-    def cover(
+    def cover_measure(self, attack: Attack, options: dict[str, Any], detail: bool) -> Measure:
+        """What to measure for every pair (``detail``: the answer lists blockers)."""
+        ...
+
+    def cover_ask(
         self,
-        geo: SceneGeometry,
+        built: BuiltScene,
         attacker: Token | None,
         target: Token,
         attack: Attack,
         options: dict[str, Any],
-    ) -> CoverResult:
-        """Cover of ``target`` against ``attacker`` (or ``attack.origin`` for areas).
+    ) -> CoverAsk:
+        """Plan one pair: sample points, creatures that do not count, wall mask.
 
         Raises
         ------
@@ -223,148 +162,44 @@ class RuleSystem(Protocol):
         """
         ...
 
+    def cover(
+        self,
+        built: BuiltScene,
+        ask: Any,
+        measured: Measured,
+        attacker: Token | None,
+        target: Token,
+        attack: Attack,
+        options: dict[str, Any],
+        detail: bool,
+    ) -> CoverResult:
+        """Cover of ``target`` from one pair's measurement (``detail``: lines and notes)."""
+        ...
+
     def vision(
-        self, geo: SceneGeometry, observer: Token, target: Token, options: dict[str, Any]
+        self,
+        built: BuiltScene,
+        observer: Token,
+        target: Token,
+        report: SenseReport,
+        options: dict[str, Any],
     ) -> VisionResult:
         """What ``observer`` perceives of ``target`` (API.md "Vision and detection")."""
         ...
 
     def vision_inset(self, options: dict[str, Any]) -> float:
-        """Inset in px by which both spaces shrink before ``vision`` traces lines (GEO-6)."""
+        """Inset in px by which both spaces shrink before vision traces lines (GEO-6)."""
         ...
-
-
-def build_geometry(scene: Scene) -> SceneGeometry:
-    """Build the ``SceneGeometry`` of ``scene`` (wall arrays + STRtree, token spaces in px)."""
-    from service.geometry import build_wall_index, index_walls, region_edges, region_geometry
-    from service.model import Span, Wall
-
-    boxes = {t.id: t.box(scene.grid.size) for t in scene.tokens}
-    tall = None
-    covers = list(map(attrgetter("cover"), scene.walls))
-    if "low" in covers:
-        tall = np.array([cover != "low" for cover in covers], dtype=bool)
-    shapes = {r.id: region_geometry(r.shape) for r in scene.regions}
-    walls = build_wall_index(scene)
-    sight = None
-    fog = [r for r in scene.regions if r.obscurement == "heavy"]
-    if fog:
-        pseudo = list(scene.walls)
-        for r in fog:
-            height = Span(r.elevation.bottom, r.elevation.top) if r.elevation else None
-            for k, c in enumerate(region_edges(r.id, shapes[r.id])):
-                pseudo.append(
-                    Wall(
-                        f"{REGION_PREFIX}{r.id}:{k}",
-                        c,
-                        move="none",
-                        sight="normal",
-                        light="none",
-                        sound="none",
-                        height=height,
-                    )
-                )
-        sight = index_walls(pseudo, scene.grid.px_per_unit)
-    return SceneGeometry(scene, walls, boxes, tall, sight, shapes)
 
 
 def corner_inset(options: dict[str, Any]) -> float:
     """The ``corner_inset`` option in px (GEO-6), default 0.5."""
-    from service.geometry import DEFAULT_CORNER_INSET_PX
-
     value = options.get("corner_inset")
     return DEFAULT_CORNER_INSET_PX if value is None else float(value)
 
 
-def space_distance(
-    box_a: tuple[float, float, float, float],
-    box_b: tuple[float, float, float, float],
-    grid_size_px: float,
-    grid_distance: float,
-    diagonals: str,
-) -> float:
-    """Distance in grid units between two spaces (GEO-8).
-
-    Counted between the nearest squares of the two spaces, as a move would count them:
-    adjacent spaces are one square (e.g. 5 ft) apart, overlapping spaces 0. Diagonals:
-    ``equidistant`` (5-5-5), ``alternating`` (5-10-5: every second diagonal costs two
-    squares) or ``euclidean``.
-
-    Parameters
-    ----------
-    box_a, box_b : (x0, y0, x1, y1) px
-    grid_size_px : float
-        Pixels per square.
-    grid_distance : float
-        Grid units per square.
-    diagonals : str
-    """
-
-    def squares(lo_a: float, hi_a: float, lo_b: float, hi_b: float) -> float:
-        gap = max(lo_b - hi_a, lo_a - hi_b)
-        if gap < 0:
-            return 0.0
-        return math.ceil(gap / grid_size_px - 1e-9) + 1.0
-
-    dx = squares(box_a[0], box_a[2], box_b[0], box_b[2])
-    dy = squares(box_a[1], box_a[3], box_b[1], box_b[3])
-    if diagonals == "euclidean":
-        return math.hypot(dx, dy) * grid_distance
-    diag, straight = min(dx, dy), abs(dx - dy)
-    if diagonals == "alternating":
-        return (straight + diag + math.floor(diag / 2)) * grid_distance
-    return (straight + diag) * grid_distance
-
-
-def boxes_overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-    """Whether two boxes ``x0, y0, x1, y1`` (px) share interior area (5E-COV-7, GEO-7).
-
-    A degenerate box (an area effect's point of origin) overlaps a space that holds it,
-    edges included: the creature at the origin gives no cover from its own effect.
-    """
-    if a[0] == a[2] or a[1] == a[3] or b[0] == b[2] or b[1] == b[3]:
-        return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def _centre_point(geo: SceneGeometry, token: Token) -> tuple[float, float]:
-    from service.geometry import box_centre
-
-    return box_centre(geo.token_boxes[token.id])
-
-
-def local_gravity(geo: SceneGeometry, token: Token) -> float:
-    """Gravity X at a token's centre (5E-GRV-1..6 from the scene).
-
-    The last region with ``gravity`` holding the centre, else ``environment.gravity``.
-    """
-    x, y = _centre_point(geo, token)
-    gravity = geo.scene.environment.gravity
-    for region in geo.scene.regions:
-        if region.gravity is not None and shapely.intersects_xy(geo.region_shapes[region.id], x, y):
-            gravity = region.gravity
-    return gravity
-
-
-def in_water(geo: SceneGeometry, token: Token) -> bool:
-    """Whether a token's centre is under water (5E-UW-1..9 from the scene).
-
-    ``environment.underwater``, or a ``water`` region holding the centre (within the region's
-    elevation range when it has one).
-    """
-    if geo.scene.environment.underwater:
-        return True
-    x, y = _centre_point(geo, token)
-    for region in geo.scene.regions:
-        if region.water and shapely.intersects_xy(geo.region_shapes[region.id], x, y):
-            span = region.elevation
-            if span is None or span.low <= token.elevation <= span.high:
-                return True
-    return False
-
-
 def scene_modifiers(
-    geo: SceneGeometry, attacker: Token | None, target: Token, attack: Attack
+    built: BuiltScene, attacker: Token | None, target: Token, attack: Attack
 ) -> tuple[Modifier, ...]:
     """Modifiers the scene's environment gives an attack (dnd5e seed, issue 5).
 
@@ -377,7 +212,7 @@ def scene_modifiers(
 
     out: list[Modifier] = []
     if attacker is not None and attack.kind in ("melee", "ranged"):
-        x = local_gravity(geo, attacker)
+        x = local_gravity(built, attacker)
         if x >= 2:
             levels = disadvantage_levels(x, attacker.abilities.str)
             if levels:
@@ -389,7 +224,7 @@ def scene_modifiers(
                         f"attacker in gravity {x:g}, Str {attacker.abilities.str:+d}",
                     )
                 )
-    x_t = local_gravity(geo, target)
+    x_t = local_gravity(built, target)
     if x_t >= 2:
         levels = disadvantage_levels(x_t, target.abilities.dex)
         if levels:
@@ -402,7 +237,7 @@ def scene_modifiers(
                 )
             )
     if attacker is not None and attack.kind in ("ranged", "spell"):
-        if in_water(geo, attacker) != in_water(geo, target):
+        if in_water(built, attacker) != in_water(built, target):
             senses = attacker.senses
             if not (senses.blindsight > 0 or senses.truesight > 0):
                 out.append(
@@ -417,7 +252,7 @@ def scene_modifiers(
 
 
 def attack_source(
-    geo: SceneGeometry, attacker: Token | None, target: Token, attack: Attack
+    built: BuiltScene, attacker: Token | None, target: Token, attack: Attack
 ) -> tuple[tuple[float, float, float, float], float, bool]:
     """Where an attack comes from, for the three rulesets' cover.
 
@@ -440,12 +275,12 @@ def attack_source(
     if attack.kind == "area" and attack.origin is not None:
         return (*attack.origin, *attack.origin), elevation, True
     if attacker is not None:
-        return geo.token_boxes[attacker.id], elevation, False
+        return built.token_boxes[attacker.id], elevation, False
     raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
 
 
 def obstacle_tokens(
-    geo: SceneGeometry,
+    built: BuiltScene,
     attacker: Token | None,
     target: Token,
     source_box: tuple[float, ...],
@@ -456,110 +291,15 @@ def obstacle_tokens(
     space (or holding an area's point of origin) gives no cover (5E-COV-7) and is listed
     apart by id.
     """
-    target_box = geo.token_boxes[target.id]
+    target_box = built.token_boxes[target.id]
     obstacles: list[Token] = []
     shared: list[str] = []
-    for tok in geo.scene.tokens:
+    for tok in built.scene.tokens:
         if tok.id == target.id or (attacker is not None and tok.id == attacker.id):
             continue
-        box = geo.token_boxes[tok.id]
+        box = built.token_boxes[tok.id]
         if boxes_overlap(box, target_box) or boxes_overlap(box, source_box):
             shared.append(tok.id)
         else:
             obstacles.append(tok)
     return obstacles, shared
-
-
-class CoverPlan(Protocol):
-    """What a ruleset's ``_plan`` gives for one cover question (``prefetch_planned_cover``)."""
-
-    @property
-    def request(self) -> TraceRequest:
-        """The corner lines ``cover`` traces."""
-        ...
-
-    @property
-    def elevations(self) -> tuple[float, float]:
-        """Elevation of source and target, grid units."""
-        ...
-
-    @property
-    def inner_source(self) -> tuple[float, ...]:
-        """Source space inset for line of effect, px."""
-        ...
-
-    @property
-    def inner_target(self) -> tuple[float, ...]:
-        """Target space inset for line of effect, px."""
-        ...
-
-
-PlanT = TypeVar("PlanT", bound=CoverPlan)
-
-
-def prefetch_planned_cover(
-    geo: SceneGeometry,
-    plan: Callable[[SceneGeometry, Token | None, Token, Attack, dict[str, Any]], CoverPlan],
-    pairs: list[tuple[Token | None, Token]],
-    options: dict[str, Any],
-    attack: Attack | None,
-    senses: tuple[str, ...],
-) -> None:
-    """Trace ahead what ``cover`` traces for each ``(attacker, target)`` pair (issue 7).
-
-    Inside ``geometry.batch()``: every pair's planned lines in one vectorised call per kind,
-    then the centre lines between the inner spaces for each of ``senses`` (line of effect,
-    and line of sight for Starfinder). ``cover`` with the same ``attack`` (default ranged)
-    then answers the same from them. A question ``plan`` refuses is left to ``cover``.
-    """
-    from service import geometry
-
-    attack = attack or Attack()
-    try:
-        plans = [
-            planned(plan, geo, a, t, attack, options) for a, t in pairs if a is None or a.id != t.id
-        ]
-    except RulesError:
-        return
-    if not plans:
-        return
-    geometry.prefetch_traces(geo.walls, [p.request for p in plans])
-    source = np.array([p.inner_source for p in plans], dtype=np.float64)
-    target = np.array([p.inner_target for p in plans], dtype=np.float64)
-    elevations = np.array([p.elevations for p in plans], dtype=np.float64)
-    for sense in senses:
-        geometry.prefetch_centre_lines(
-            geo.walls, source, target, sense, elevations=elevations, wall_mask=geo.tall_walls
-        )
-
-
-def planned(
-    plan: Callable[[SceneGeometry, Token | None, Token, Attack, dict[str, Any]], PlanT],
-    geo: SceneGeometry,
-    attacker: Token | None,
-    target: Token,
-    attack: Attack,
-    options: dict[str, Any],
-) -> PlanT:
-    """``plan(geo, attacker, target, attack, options)``, made once per pair in a batch.
-
-    Inside ``geometry.batch()`` the plan that ``prefetch_planned_cover`` made is reused, so a
-    matrix plans each pair once, not twice; elsewhere this just calls ``plan``.
-    """
-    from service import geometry
-
-    memo = geometry.batch_memo()
-    if memo is None:
-        return plan(geo, attacker, target, attack, options)
-    key = (
-        "plan",
-        getattr(plan, "__qualname__", id(plan)),
-        id(geo),
-        None if attacker is None else attacker.id,
-        target.id,
-        attack,
-        id(options),
-    )
-    if key not in memo:
-        memo[key] = plan(geo, attacker, target, attack, options)
-    return memo[key]  # type: ignore[no-any-return]

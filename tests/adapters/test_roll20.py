@@ -16,7 +16,9 @@ import pytest
 from adapters.errors import AdapterError
 from adapters.roll20 import CURVE_SEGMENTS, to_scene
 from schemas.scene import SceneSchema
-from service.rules.base import Attack, build_geometry
+from service.engine.scene import build_scene
+from service.rules.ask import cover_one
+from service.rules.base import Attack
 from service.rules.dnd5e import RULESET
 from tests.adapters.common import (
     assert_adapter_error,
@@ -384,7 +386,7 @@ def test_real_scene_answers_a_cover_query(name):
     result = to_scene(real(name))
     scene = SceneSchema().load(result["scene"])
     assert len(scene.tokens) >= 2
-    answer = RULESET.cover(build_geometry(scene), scene.tokens[0], scene.tokens[1], Attack(), {})
+    answer = cover_one(RULESET, build_scene(scene), scene.tokens[0], scene.tokens[1], Attack(), {})
     assert answer.cover in RULESET.cover_degrees
     assert answer.target == scene.tokens[1].id
 
@@ -1295,7 +1297,7 @@ def test_hand_made_scene_answers_a_cover_query():
         [graphic(id="a", left=105, top=315), graphic(id="b", left=595, top=315)],
     )
     scene = SceneSchema().load(convert(doc)["scene"])
-    answer = RULESET.cover(build_geometry(scene), scene.tokens[0], scene.tokens[1], Attack(), {})
+    answer = cover_one(RULESET, build_scene(scene), scene.tokens[0], scene.tokens[1], Attack(), {})
     assert answer.cover == "total"
 
 

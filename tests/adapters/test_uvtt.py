@@ -14,7 +14,9 @@ import pytest
 from adapters.errors import AdapterError
 from adapters.uvtt import to_scene
 from schemas.scene import SceneSchema
-from service.rules.base import Attack, build_geometry
+from service.engine.scene import build_scene
+from service.rules.ask import cover_one
+from service.rules.base import Attack
 from service.rules.dnd5e import RULESET
 from tests.adapters.common import (
     assert_adapter_error,
@@ -263,7 +265,7 @@ def test_real_scene_answers_a_cover_query(name):
     scene = SceneSchema().load(
         with_two_tokens(result["scene"], (1, 1), (size["x"] - 2, size["y"] - 2))
     )
-    answer = RULESET.cover(build_geometry(scene), scene.tokens[0], scene.tokens[1], Attack(), {})
+    answer = cover_one(RULESET, build_scene(scene), scene.tokens[0], scene.tokens[1], Attack(), {})
     assert answer.cover in RULESET.cover_degrees
     assert answer.target == "target"
 
@@ -271,7 +273,7 @@ def test_real_scene_answers_a_cover_query(name):
 def test_real_litch_wall_gives_total_cover():
     # line_of_sight[0] runs along y = 9 from x = 30 to 39 (cells): one token above, one below
     scene = SceneSchema().load(with_two_tokens(convert(real(LITCH))["scene"], (34, 7), (34, 10)))
-    answer = RULESET.cover(build_geometry(scene), scene.tokens[0], scene.tokens[1], Attack(), {})
+    answer = cover_one(RULESET, build_scene(scene), scene.tokens[0], scene.tokens[1], Attack(), {})
     assert answer.cover == "total"
 
 

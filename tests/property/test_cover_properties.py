@@ -5,7 +5,9 @@ from __future__ import annotations
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from service.rules.base import Attack, build_geometry
+from service.engine.scene import build_scene
+from service.rules.ask import cover_one
+from service.rules.base import Attack
 from service.rules.dnd5e import RULESET
 from service.rules.dnd5e.cover import PAIRED_CORNERS
 from tests.property.test_geometry_properties import general_position, proper_cross, walls_st
@@ -23,7 +25,7 @@ def cover(walls, a, t, dx=0, dy=0):
         ],
         [tok("A", a[0] * 100 + dx, a[1] * 100 + dy), tok("T", t[0] * 100 + dx, t[1] * 100 + dy)],
     )
-    return RULESET.cover(build_geometry(scene), scene.token("A"), scene.token("T"), Attack(), {})
+    return cover_one(RULESET, build_scene(scene), scene.token("A"), scene.token("T"), Attack(), {})
 
 
 @given(walls=walls_st, a=cell, t=cell)

@@ -14,13 +14,10 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from schemas.scene import SceneSchema
-from service.geometry import (
-    WallIndex,
-    build_wall_index,
-    inset_corners,
-    line_of_effect_between,
-    trace,
-)
+from service.engine.spaces import inset_corners
+from service.engine.walls import WallIndex, build_wall_index
+from service.geometry.exact import line_of_effect_between
+from service.geometry.trace import trace
 
 Seg = tuple[int, int, int, int]
 Seq = Sequence[float]

@@ -8,8 +8,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from service.engine.scene import build_scene
 from service.lighting import light_at_points
-from service.rules.base import build_geometry
 from tests.property.test_geometry_properties import proper_cross, walls_st
 from tests.scenes import load, wall
 
@@ -49,7 +49,7 @@ def reference(walls, lights, point) -> str:
 
 
 def levels(walls, lights, points):
-    geo = build_geometry(scene_of(walls, lights))
+    geo = build_scene(scene_of(walls, lights))
     return [s.level for s in light_at_points(geo, np.array(points, dtype=float))]
 
 

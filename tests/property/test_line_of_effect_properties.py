@@ -9,7 +9,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.geometry import line_of_effect_between, trace
+from service.geometry.exact import line_of_effect_between
+from service.geometry.trace import trace
 from tests.property.test_geometry_properties import index_of, two_spaces, walls_st
 
 SAMPLES = 9  # points per box side: 81 points per box, 6561 sampled segments per case

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from service.rules.base import Attack, build_geometry
+from service.engine.scene import build_scene
+from service.rules.ask import cover_one
+from service.rules.base import Attack
 from service.rules.dnd5e import RULESET
 from tests.scenes import T_EAST, T_SOUTHEAST, A, load, tok, wall
 
 
 def cover(walls, tokens, attacker="A", target="T", attack=None, **options):
     scene = load(walls, tokens)
-    geo = build_geometry(scene)
+    geo = build_scene(scene)
     att = scene.token(attacker) if attacker else None
-    return RULESET.cover(geo, att, scene.token(target), attack or Attack(), options)
+    return cover_one(RULESET, geo, att, scene.token(target), attack or Attack(), options)
 
 
 PAIRED = [
@@ -190,7 +192,7 @@ def test_liquids_and_gases_give_no_cover():
         }
     ]
     scene = load([], [A, T_EAST], regions=scene_regions)
-    res = RULESET.cover(build_geometry(scene), scene.token("A"), scene.token("T"), Attack(), {})
+    res = cover_one(RULESET, build_scene(scene), scene.token("A"), scene.token("T"), Attack(), {})
     assert res.cover == "none"
 
 
@@ -319,9 +321,14 @@ def test_sealed_room_is_total_cover_whatever_the_method(method, target):
     from service.app import sample_scene
 
     scene = SceneSchema().load(sample_scene())
-    geo = build_geometry(scene)
-    res = RULESET.cover(
-        geo, scene.token("fighter"), scene.token(target), Attack(), {"cover_method": method}
+    geo = build_scene(scene)
+    res = cover_one(
+        RULESET,
+        geo,
+        scene.token("fighter"),
+        scene.token(target),
+        Attack(),
+        {"cover_method": method},
     )
     assert (res.cover, res.line_of_effect, res.can_target) == ("total", False, False)
     assert not res.notes
@@ -329,8 +336,8 @@ def test_sealed_room_is_total_cover_whatever_the_method(method, target):
 
 def _geo_cover(scene_kw, tokens, attack=None):
     scene = load([], tokens, **scene_kw)
-    return RULESET.cover(
-        build_geometry(scene), scene.token("A"), scene.token("T"), attack or Attack(), {}
+    return cover_one(
+        RULESET, build_scene(scene), scene.token("A"), scene.token("T"), attack or Attack(), {}
     )
 
 

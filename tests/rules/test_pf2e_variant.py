@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from service.rules.base import Attack, build_geometry
+from service.engine.scene import build_scene
+from service.rules.ask import cover_one
+from service.rules.base import Attack
 from service.rules.pf2e_variant import RULESET
 from tests.scenes import T_EAST, A, load, tok, wall
 
@@ -12,8 +14,8 @@ from tests.scenes import T_EAST, A, load, tok, wall
 def pv(walls, tokens, attacker="A", target="T", attack=None, **options):
     scene = load(walls, tokens)
     att = scene.token(attacker) if attacker else None
-    return RULESET.cover(
-        build_geometry(scene), att, scene.token(target), attack or Attack(), options
+    return cover_one(
+        RULESET, build_scene(scene), att, scene.token(target), attack or Attack(), options
     )
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from service.rules.base import Attack, build_geometry
+from service.engine.scene import build_scene
+from service.rules.ask import cover_one
+from service.rules.base import Attack
 from service.rules.starfinder import RULESET
 from tests.scenes import T_EAST, A, load, tok, wall
 
@@ -15,8 +17,8 @@ HALF = wall("w", 250, -100, 250, 60)
 def sf(walls, tokens, attacker="A", target="T", attack=None, regions=(), **options):
     scene = load(walls, tokens, regions=list(regions))
     att = scene.token(attacker) if attacker else None
-    return RULESET.cover(
-        build_geometry(scene), att, scene.token(target), attack or Attack(), options
+    return cover_one(
+        RULESET, build_scene(scene), att, scene.token(target), attack or Attack(), options
     )
 
 
@@ -296,15 +298,15 @@ def test_prone_attacker_melee_penalty():
 def test_prone_in_zero_gravity_is_weightless():
     """SF-PRN-2."""
     scene = load([], [A, tok("T", 100, 0, conditions=["prone"])], environment={"gravity": 0})
-    res = RULESET.cover(
-        build_geometry(scene), scene.token("A"), scene.token("T"), Attack("melee"), {}
+    res = cover_one(
+        RULESET, build_scene(scene), scene.token("A"), scene.token("T"), Attack("melee"), {}
     )
     assert [m.rule for m in res.modifiers] == ["SF-PRN-2"]
 
 
 def flank(tokens, attacker="A", ally="B", target="T"):
     scene = load([], tokens)
-    geo = build_geometry(scene)
+    geo = build_scene(scene)
     return RULESET.flanking(geo, scene.token(attacker), scene.token(ally), scene.token(target))[0]
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from service import rules
-from service.rules.base import build_geometry
+from service.engine.scene import build_scene
+from service.rules.ask import vision_one
 from tests.scenes import load, tok, wall
 
 O_AT = (0, 0)
@@ -37,7 +38,7 @@ def see(
         environment={"light": env},
     )
     system = rules.get(ruleset)
-    return system.vision(build_geometry(scene), scene.token("O"), scene.token("T"), options)
+    return vision_one(system, build_scene(scene), scene.token("O"), scene.token("T"), options)
 
 
 FOG = {
@@ -326,7 +327,7 @@ def test_candle_across_a_dark_field():
     observer = tok("O", 0, 0)
     target = tok("T", 6000, 0, light={"bright": 0, "dim": 10})
     scene = load([], [observer, target], environment={"light": "dark"})
-    res = rules.get("dnd5e").vision(build_geometry(scene), scene.token("O"), scene.token("T"), {})
+    res = vision_one(rules.get("dnd5e"), build_scene(scene), scene.token("O"), scene.token("T"), {})
     assert (res.can_see, res.sense, res.light) == (True, "sight", "dim")
     assert res.distance == 300
 

@@ -1,0 +1,147 @@
+"""The built scene: a canonical scene with its wall index, token spaces and region shapes.
+
+What every geometry user works on; built once per scene and cached (``service.cache``).
+Frames: scene pixels, y down; elevations in grid units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from service.engine.regions import region_edges, region_geometry
+from service.engine.spaces import box_centre
+from service.engine.walls import WallIndex, build_wall_index, index_walls
+from service.model import Scene, Span, Token, Wall
+
+#: Id prefix of the pseudo-walls outlining heavily obscured regions (sight only, 5E-VIS-2).
+REGION_PREFIX = "\x00region:"
+
+
+@dataclass(frozen=True)
+class BuiltScene:
+    """A scene with its built wall index; what the geometry and the rule systems work on.
+
+    Attributes
+    ----------
+    scene : Scene
+    walls : WallIndex
+        Every wall, in scene order.
+    token_boxes : dict of str to (x0, y0, x1, y1)
+        Each token's space in px.
+    tall_walls : ndarray of shape (n,), bool, or None
+        Walls that can block line of effect or sight: every wall but low obstacles
+        (``cover: "low"``, about half a creature's height), which give cover but can be shot
+        and seen over; ``None`` when the scene has no low wall.
+    sight_walls : WallIndex or None
+        The walls plus the outlines of heavily obscured regions (``None``: no such region).
+    region_shapes : dict of str to shapely geometry
+    improved_walls, extreme_walls : frozenset of int
+        Indices of the walls marked ``cover: "improved"`` or ``"extreme"`` (SF-COV-8 reads
+        both as improved; PV-COV-2 gives greater cover behind ``extreme``).
+    """
+
+    scene: Scene
+    walls: WallIndex
+    token_boxes: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+    tall_walls: NDArray[np.bool_] | None = None
+    sight_walls: WallIndex | None = None
+    region_shapes: dict[str, Any] = field(default_factory=dict)
+    improved_walls: frozenset[int] = frozenset()
+    extreme_walls: frozenset[int] = frozenset()
+
+    @property
+    def sight(self) -> WallIndex:
+        """Walls for sight: the scene's walls plus the outlines of heavily obscured regions.
+
+        A line crossing into or out of heavy obscurement (fog, ink) loses sight (5E-VIS-2).
+        """
+        return self.sight_walls if self.sight_walls is not None else self.walls
+
+    def tall_mask(self, index: WallIndex) -> NDArray[np.bool_] | None:
+        """``tall_walls`` for ``index`` (``walls`` or ``sight``); pseudo-walls are tall."""
+        if self.tall_walls is None:
+            return None
+        extra = index.size - len(self.tall_walls)
+        return np.concatenate([self.tall_walls, np.ones(extra, dtype=bool)])
+
+    def centre(self, token: Token) -> tuple[float, float]:
+        """Centre of a token's space, px."""
+        return box_centre(self.token_boxes[token.id])
+
+
+def build_scene(scene: Scene) -> BuiltScene:
+    """Build the ``BuiltScene`` of ``scene`` (wall arrays + STRtree, token spaces in px).
+
+    Cost: O(walls log walls) for the tree, plus the outlines of heavily obscured regions.
+    """
+    boxes = {t.id: t.box(scene.grid.size) for t in scene.tokens}
+    tall = None
+    covers = list(map(attrgetter("cover"), scene.walls))
+    kinds = set(covers)
+    if "low" in kinds:
+        tall = np.array([cover != "low" for cover in covers], dtype=bool)
+    shapes = {r.id: region_geometry(r.shape) for r in scene.regions}
+    walls = build_wall_index(scene)
+    sight = None
+    fog = [r for r in scene.regions if r.obscurement == "heavy"]
+    if fog:
+        pseudo = list(scene.walls)
+        for r in fog:
+            height = Span(r.elevation.bottom, r.elevation.top) if r.elevation else None
+            for k, c in enumerate(region_edges(r.id, shapes[r.id])):
+                pseudo.append(
+                    Wall(
+                        f"{REGION_PREFIX}{r.id}:{k}",
+                        c,
+                        move="none",
+                        sight="normal",
+                        light="none",
+                        sound="none",
+                        height=height,
+                    )
+                )
+        sight = index_walls(pseudo, scene.grid.px_per_unit)
+    improved = extreme = frozenset[int]()
+    if "improved" in kinds:
+        improved = frozenset(i for i, c in enumerate(covers) if c == "improved")
+    if "extreme" in kinds:
+        extreme = frozenset(i for i, c in enumerate(covers) if c == "extreme")
+    return BuiltScene(scene, walls, boxes, tall, sight, shapes, improved, extreme)
+
+
+def local_gravity(built: BuiltScene, token: Token) -> float:
+    """Gravity X at a token's centre (5E-GRV-1..6 from the scene).
+
+    The last region with ``gravity`` holding the centre, else ``environment.gravity``.
+    """
+    x, y = built.centre(token)
+    gravity = built.scene.environment.gravity
+    for region in built.scene.regions:
+        if region.gravity is not None and shapely.intersects_xy(
+            built.region_shapes[region.id], x, y
+        ):
+            gravity = region.gravity
+    return gravity
+
+
+def in_water(built: BuiltScene, token: Token) -> bool:
+    """Whether a token's centre is under water (5E-UW-1..9 from the scene).
+
+    ``environment.underwater``, or a ``water`` region holding the centre (within the region's
+    elevation range when it has one).
+    """
+    if built.scene.environment.underwater:
+        return True
+    x, y = built.centre(token)
+    for region in built.scene.regions:
+        if region.water and shapely.intersects_xy(built.region_shapes[region.id], x, y):
+            span = region.elevation
+            if span is None or span.low <= token.elevation <= span.high:
+                return True
+    return False

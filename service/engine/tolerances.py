@@ -1,0 +1,24 @@
+"""Named tolerances of the geometry, in the unit each says (px or grid units)."""
+
+from __future__ import annotations
+
+#: Distance in px under which a point counts as lying on a line (float noise only; scene
+#: coordinates are normally whole or half pixels, for which the arithmetic is exact).
+ON_LINE_TOL_PX = 1e-7
+
+#: Search radius in px around a traced segment for candidate walls (above ON_LINE_TOL_PX).
+QUERY_TOL_PX = 1e-6
+
+#: Default inset of traced corner points toward the square's centre, in px (GEO-6).
+DEFAULT_CORNER_INSET_PX = 0.5
+
+#: Squares counted between two spaces: a gap this much (in squares) over a whole number is
+#: float noise, not one more square (GEO-8).
+SQUARE_COUNT_TOL = 1e-9
+
+#: Slack on the chord parameters of the exact line-of-effect search (dimensionless).
+CHORD_TOL = 1e-9
+
+#: Relative slack of a cross product (to the product of the two lengths) under which two
+#: directions count as collinear at a wall vertex (exact line-of-effect search).
+SIDE_TOL_REL = 1e-9

@@ -1,0 +1,331 @@
+"""Exact line of effect (or sight) between two spaces (5E-LOE-2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
+from service.engine.walls import FloatArray, WallIndex
+from service.geometry.rooms import firm_rooms, room_of
+from service.geometry.trace import trace
+
+# ---------------------------------------------------------------------------------------
+# Exact line of effect between two spaces (5E-LOE-2)
+
+
+@dataclass(frozen=True)
+class LineOfEffect:
+    """Exact answer for two spaces.
+
+    Attributes
+    ----------
+    clear : bool
+        Some segment from a point of the first space to a point of the second is not blocked.
+    witness : tuple of 4 floats or None
+        One such segment ``x0, y0, x1, y1`` in px when clear.
+    blockers : list of int
+        When not clear: walls blocking the centre-to-centre segment (for explanation).
+    candidates : int
+        Number of candidate segments traced.
+    """
+
+    clear: bool
+    witness: tuple[float, float, float, float] | None
+    blockers: list[int]
+    candidates: int
+
+
+def _line_chord(
+    p: FloatArray, u: FloatArray, box: Sequence[float] | FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Parameter interval of the lines ``p + t u`` (n, 2) inside a closed box.
+
+    Returns ``(t_lo, t_hi)``, each shape (n,); empty where ``t_lo > t_hi``.
+    """
+    t_lo = np.full(len(p), -np.inf)
+    t_hi = np.full(len(p), np.inf)
+    for axis, (lo, hi) in enumerate(((box[0], box[2]), (box[1], box[3]))):
+        up = u[:, axis]
+        pp = p[:, axis]
+        moving = np.abs(up) > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1 = (lo - pp) / up
+            t2 = (hi - pp) / up
+        inside = (pp >= lo - ON_LINE_TOL_PX) & (pp <= hi + ON_LINE_TOL_PX)
+        t_lo = np.where(
+            moving, np.maximum(t_lo, np.minimum(t1, t2)), np.where(inside, t_lo, np.inf)
+        )
+        t_hi = np.where(
+            moving, np.minimum(t_hi, np.maximum(t1, t2)), np.where(inside, t_hi, -np.inf)
+        )
+    return t_lo, t_hi
+
+
+def _incident_rays(
+    index: WallIndex, near: NDArray[np.intp], points: FloatArray, sense: str
+) -> FloatArray:
+    """Directions of the unconditional walls leaving each point, shape (k, r, 2), 0-padded.
+
+    Only two-way, normal, full-height walls count: they block whatever the source.
+    """
+    firm = (
+        (index.restriction[sense][near] == 2)
+        & (index.direction[near] == 0)
+        & np.isinf(index.bottom[near])
+        & np.isinf(index.top[near])
+    )
+    coords = index.coords[near[firm]]
+    starts = np.vstack([coords[:, 0:2], coords[:, 2:4]])
+    others = np.vstack([coords[:, 2:4], coords[:, 0:2]])
+    lookup = {(float(x), float(y)): k for k, (x, y) in enumerate(points)}
+    per_point: list[list[FloatArray]] = [[] for _ in range(len(points))]
+    for start, other in zip(starts, others, strict=True):
+        k = lookup.get((float(start[0]), float(start[1])))
+        if k is not None:
+            per_point[k].append(other - start)
+    width = max((len(r) for r in per_point), default=0)
+    out = np.zeros((len(points), width, 2))
+    for k, r in enumerate(per_point):
+        if r:
+            out[k, : len(r)] = r
+    return out
+
+
+def _separates(
+    rays: FloatArray, idx: NDArray[np.intp], u: FloatArray, n_ray: int
+) -> NDArray[np.bool_]:
+    """Whether the walls at vertex ``idx`` (if a wall vertex) lie on both sides of ``u``."""
+    out = np.zeros(len(idx), dtype=bool)
+    sel = idx < n_ray
+    if not np.any(sel) or rays.shape[1] == 0:
+        return out
+    r = rays[idx[sel]]  # (m, w, 2)
+    d = u[sel][:, None, :]
+    norm = np.hypot(d[..., 0], d[..., 1]) * np.hypot(r[..., 0], r[..., 1])
+    cross = d[..., 0] * r[..., 1] - d[..., 1] * r[..., 0]
+    tol = SIDE_TOL_REL * norm
+    out[sel] = np.any(cross > tol, axis=1) & np.any(cross < -tol, axis=1)
+    return out
+
+
+def _centre_lines(boxes_from: FloatArray, boxes_to: FloatArray) -> FloatArray:
+    """Centre-to-centre segments, shape (p, 4), of boxes of shape (p, 4) px."""
+    return np.column_stack(
+        [
+            (boxes_from[:, 0] + boxes_from[:, 2]) * 0.5,
+            (boxes_from[:, 1] + boxes_from[:, 3]) * 0.5,
+            (boxes_to[:, 0] + boxes_to[:, 2]) * 0.5,
+            (boxes_to[:, 1] + boxes_to[:, 3]) * 0.5,
+        ]
+    )
+
+
+def line_of_effect_between(
+    index: WallIndex,
+    box_from: Sequence[float],
+    box_to: Sequence[float],
+    sense: str = "move",
+    *,
+    elevations: tuple[float, float] | None = None,
+    wall_mask: NDArray[np.bool_] | None = None,
+) -> LineOfEffect:
+    """Exact line of effect between two axis-aligned spaces (5E-LOE-2).
+
+    Clear when **some** segment from any point of ``box_from`` to any point of ``box_to``
+    is not blocked by walls restricting ``sense`` (GEO-1..6); creatures do not block line
+    of effect. If such a segment exists, one can be moved, keeping it clear, until its line
+    passes through two vertices among the wall end points and box corners inside the hull
+    of both boxes and the points where walls cross the boxes' edges; so the lines through
+    every such pair are the complete candidate set, traced in one vectorised call.
+
+    Parameters
+    ----------
+    index : WallIndex
+    box_from, box_to : sequence of 4 floats
+        ``x0, y0, x1, y1`` in px; the first is the source for one-way walls (GEO-3).
+    sense : str
+        Wall restriction to use: ``move`` (line of effect) or ``sight`` (line of sight).
+    elevations : (float, float), optional
+        Elevation in grid units of the two spaces (GEO-5).
+    wall_mask : ndarray of shape (n,), bool, optional
+        Walls to consider (default all): low obstacles never block line of effect.
+
+    Returns
+    -------
+    LineOfEffect
+    """
+    return lines_of_effect(
+        index,
+        np.asarray([box_from], dtype=np.float64),
+        np.asarray([box_to], dtype=np.float64),
+        sense,
+        elevations=None if elevations is None else np.asarray([elevations], dtype=np.float64),
+        wall_mask=wall_mask,
+    )[0]
+
+
+def lines_of_effect(
+    index: WallIndex,
+    boxes_from: FloatArray,
+    boxes_to: FloatArray,
+    sense: str = "move",
+    *,
+    elevations: FloatArray | None = None,
+    wall_mask: NDArray[np.bool_] | None = None,
+) -> list[LineOfEffect]:
+    """Exact line of effect for p pairs of spaces (5E-LOE-2), cheap lines first.
+
+    Spaces that overlap are joined at once. The centre lines of the other pairs are traced
+    in one vectorised call: a clear one is the witness. A pair whose centre line is blocked
+    and whose spaces lie in different closed rooms is sealed apart (no search). Only the
+    rest run the exact search of ``line_of_effect_between``.
+
+    Parameters
+    ----------
+    index : WallIndex
+    boxes_from, boxes_to : ndarray of shape (p, 4)
+        ``x0, y0, x1, y1`` px of each pair's spaces (the first is the source, GEO-3).
+    sense : str
+    elevations : ndarray of shape (p, 2), optional
+        Grid units of each pair's two spaces (GEO-5).
+    wall_mask : ndarray of shape (n,), bool, optional
+
+    Returns
+    -------
+    list of LineOfEffect, length p
+        ``candidates`` is the number of segments traced for that pair.
+    """
+    bf_all = np.asarray(boxes_from, dtype=np.float64).reshape(-1, 4)
+    bt_all = np.asarray(boxes_to, dtype=np.float64).reshape(-1, 4)
+    elev_all = None if elevations is None else np.asarray(elevations, dtype=np.float64)
+    out: list[LineOfEffect | None] = [None] * len(bf_all)
+    overlap = (
+        (bf_all[:, 0] <= bt_all[:, 2])
+        & (bt_all[:, 0] <= bf_all[:, 2])
+        & (bf_all[:, 1] <= bt_all[:, 3])
+        & (bt_all[:, 1] <= bf_all[:, 3])
+    )
+    for p in np.flatnonzero(overlap):
+        point = (max(bf_all[p, 0], bt_all[p, 0]), max(bf_all[p, 1], bt_all[p, 1]))
+        out[p] = LineOfEffect(True, (*point, *point), [], 0)
+    rest = np.flatnonzero(~overlap)
+    if len(rest):
+        centres = _centre_lines(bf_all[rest], bt_all[rest])
+        centre = trace(
+            index,
+            centres,
+            sense,
+            elevations=None if elev_all is None else elev_all[rest],
+            wall_mask=wall_mask,
+        )
+        rooms = firm_rooms(index, sense, wall_mask)
+        room: dict[tuple[float, ...], int | None] = {}
+
+        def room_at(box: FloatArray) -> int | None:
+            assert rooms is not None
+            key = tuple(box.tolist())
+            if key not in room:
+                room[key] = room_of(rooms, box)
+            return room[key]
+
+        for k, p in enumerate(rest):
+            if not centre.wall_blocked[k]:
+                out[p] = LineOfEffect(True, tuple(centres[k].tolist()), [], 1)  # type: ignore[arg-type]
+                continue
+            if rooms is not None:
+                a, b = room_at(bf_all[p]), room_at(bt_all[p])
+                if a is not None and b is not None and a != b:
+                    out[p] = LineOfEffect(False, None, centre.wall_blockers[k], 1)
+                    continue
+            out[p] = _search(
+                index,
+                bf_all[p],
+                bt_all[p],
+                sense,
+                None if elev_all is None else (float(elev_all[p, 0]), float(elev_all[p, 1])),
+                wall_mask,
+            )
+    return out  # type: ignore[return-value]
+
+
+def _search(
+    index: WallIndex,
+    bf: FloatArray,
+    bt: FloatArray,
+    sense: str,
+    elevations: tuple[float, float] | None,
+    wall_mask: NDArray[np.bool_] | None,
+) -> LineOfEffect:
+    """The exact search between two disjoint spaces (see ``line_of_effect_between``)."""
+    corners_f = np.array([[bf[0], bf[1]], [bf[2], bf[1]], [bf[2], bf[3]], [bf[0], bf[3]]])
+    corners_t = np.array([[bt[0], bt[1]], [bt[2], bt[1]], [bt[2], bt[3]], [bt[0], bt[3]]])
+    centre_line = _centre_lines(bf[None, :], bt[None, :])[0]
+    first = [centre_line]
+    first += [np.concatenate([cf, ct]) for cf in corners_f for ct in corners_t]
+    segs = [np.array(first)]
+
+    hull = shapely.convex_hull(shapely.multipoints(np.vstack([corners_f, corners_t])))
+    verts = [corners_f, corners_t]
+    ray_verts: FloatArray = np.empty((0, 2))
+    rays: FloatArray = np.empty((0, 0, 2))
+    if index.size:
+        near = index.tree.query(hull, predicate="intersects")
+        near = near[index.restriction[sense][near] > 0]
+        if wall_mask is not None:
+            near = near[wall_mask[near]]
+        if len(near):
+            ends = index.coords[near].reshape(-1, 2)
+            grown = shapely.buffer(hull, QUERY_TOL_PX)
+            ends = ends[shapely.contains_xy(grown, ends[:, 0], ends[:, 1])]
+            # Where walls cross the boxes' edges are vertices of the free space too.
+            edges = shapely.union(shapely.box(*bf).boundary, shapely.box(*bt).boundary)
+            cuts = shapely.get_coordinates(
+                shapely.intersection(
+                    shapely.linestrings(index.coords[near].reshape(-1, 2, 2)), edges
+                )
+            )
+            ray_verts = np.unique(ends, axis=0)
+            rays = _incident_rays(index, near, ray_verts, sense)
+            verts = [ray_verts, corners_f, corners_t, cuts]
+    pts = np.vstack(verts)
+    n_ray = len(ray_verts)
+    i, j = np.triu_indices(len(pts), k=1)
+    # A clear segment can be moved until its line rests on two vertices lying on it, where
+    # the walls stay on one side; at a vertex whose unconditional walls lie on both sides of
+    # the line (a straight wall split there, a T) every such line is blocked: skip those.
+    u = pts[j] - pts[i]
+    keep = np.hypot(u[:, 0], u[:, 1]) > ON_LINE_TOL_PX
+    if n_ray:
+        keep &= ~_separates(rays, i, u, n_ray) & ~_separates(rays, j, u, n_ray)
+    i, j, u = i[keep], j[keep], u[keep]
+    p = pts[i]
+    lo_f, hi_f = _line_chord(p, u, bf)
+    lo_t, hi_t = _line_chord(p, u, bt)
+    ok = (lo_f <= hi_f) & (lo_t <= hi_t)
+    p, u, lo_f, hi_f, lo_t, hi_t = p[ok], u[ok], lo_f[ok], hi_f[ok], lo_t[ok], hi_t[ok]
+    # The boxes are disjoint, so on a line their chords are disjoint intervals: join the
+    # facing ends (any clear segment between the chords contains this one).
+    forward = hi_f <= lo_t
+    t0 = np.where(forward, hi_f, lo_f)
+    t1 = np.where(forward, lo_t, hi_t)
+    # Both vertices (parameters 0 and 1 on the line) must lie on that segment.
+    lo, hi = np.minimum(t0, t1) - CHORD_TOL, np.maximum(t0, t1) + CHORD_TOL
+    on = (lo <= 0) & (0 <= hi) & (lo <= 1) & (1 <= hi)
+    p, u, t0, t1 = p[on], u[on], t0[on], t1[on]
+    segs.append(np.hstack([p + u * t0[:, None], p + u * t1[:, None]]))
+    all_segs = np.vstack(segs)
+    elev = None
+    if elevations is not None:
+        elev = np.tile(np.asarray(elevations, dtype=np.float64), (len(all_segs), 1))
+    result = trace(index, all_segs, sense, elevations=elev, wall_mask=wall_mask)
+    clear = np.nonzero(~result.wall_blocked)[0]
+    if len(clear):
+        k = int(clear[0])
+        w = tuple(float(v) for v in all_segs[k])
+        return LineOfEffect(True, w, [], len(all_segs))  # type: ignore[arg-type]
+    return LineOfEffect(False, None, result.wall_blockers[0], len(all_segs))

@@ -1,0 +1,313 @@
+"""One measurement for every ruleset: what blocks each traced line of many pairs (issue 13).
+
+A ruleset names what to measure (``Measure``: the sense, whether creatures count, whether
+low obstacles are also set aside, which exact lines it needs) and, per pair, the sample
+points to join (``Question``: sample points from ``service.geometry.sampling``, the
+creatures that do not count, an optional per-pair wall mask). ``measure`` answers every
+question of a request (one pair, a multi-target query, a 200-token matrix) with the same
+code: all lines of all pairs in one vectorised trace per wall mask, exact line of effect
+only where the ruleset needs it, cheap lines first. The ruleset then maps each pair's
+``Measured`` to a degree (``service.rules``).
+
+Cost: O(L log W + L K) for L traced lines, W walls near them and K creatures, plus the
+exact search (``service.geometry.exact``) for the pairs whose every traced line is blocked
+and whose spaces are not sealed apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from service.engine.scene import REGION_PREFIX, BuiltScene
+from service.engine.walls import FloatArray, WallIndex
+from service.geometry.exact import LineOfEffect, lines_of_effect
+from service.geometry.trace import TraceResult, trace
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """What blocked a traced line: ``kind`` ``"wall"``, ``"token"`` or ``"region"`` and its id."""
+
+    kind: Literal["wall", "token", "region"]
+    id: str
+
+
+@dataclass(frozen=True)
+class TracedLine:
+    """One traced segment of an answer, in px, with what blocked it."""
+
+    start: tuple[float, float]
+    end: tuple[float, float]
+    blocked: bool
+    blockers: tuple[Blocker, ...] = ()
+
+
+def wall_blocker(wall_id: str) -> Blocker:
+    """The blocker for a wall id; heavy-fog outlines (pseudo-walls) name their region."""
+    if wall_id.startswith(REGION_PREFIX):
+        return Blocker("region", wall_id[len(REGION_PREFIX) :].rsplit(":", 1)[0])
+    return Blocker("wall", wall_id)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """What a ruleset measures for every pair of a request.
+
+    Attributes
+    ----------
+    sense : str
+        Wall restriction of the traced lines (GEO-1): ``move`` for cover.
+    creatures : bool
+        Creatures' spaces block lines (GEO-7).
+    edge_blocks : bool
+        A line running along a wall is blocked by it (Starfinder's SF-COV-1 exception).
+    full_walls : bool
+        Also trace every line with low obstacles set aside (``Measured.full_blocked``).
+    exact : tuple of str
+        Senses (``move``, ``sight``) for which the exact line between the pair's inner
+        spaces is wanted, through the scene's walls with low obstacles set aside
+        (5E-LOE-2, SF-CON-4); fog outlines are the vision measurement's (``service.senses``).
+    exact_when : {"always", "all-blocked"}
+        ``all-blocked``: only for pairs whose every traced line is blocked by walls (by
+        full walls when ``full_walls``); any clear traced line joins the spaces.
+    blockers : bool
+        List what blocks each line (``False`` for bulk degrees: only the booleans).
+    """
+
+    sense: str = "move"
+    creatures: bool = True
+    edge_blocks: bool = False
+    full_walls: bool = False
+    exact: tuple[str, ...] = ()
+    exact_when: Literal["always", "all-blocked"] = "all-blocked"
+    blockers: bool = True
+
+
+@dataclass(frozen=True)
+class Question:
+    """One pair to measure.
+
+    Attributes
+    ----------
+    sources, targets : ndarray of shape (s, 2) and (t, 2)
+        Sample points in px (``service.geometry.sampling``).
+    pairing : {"paired", "every"}
+        ``paired``: line k joins ``sources[k]`` and ``targets[k]`` (s == t); ``every``:
+        every source to every target, source-major (s * t lines).
+    elevations : (float, float)
+        Grid units of the source and the target (GEO-5).
+    inner_source, inner_target : (x0, y0, x1, y1)
+        Spaces in px between which the exact line is searched.
+    excluded : frozenset of str
+        Creatures that do not block this pair's lines (the pair itself, those sharing a
+        space, 5E-COV-7).
+    wall_mask : ndarray of shape (n,), bool, or None
+        Walls this pair's lines consider (default all), e.g. SF-COV-5's low obstacles.
+    """
+
+    sources: FloatArray
+    targets: FloatArray
+    pairing: Literal["paired", "every"]
+    elevations: tuple[float, float]
+    inner_source: Box
+    inner_target: Box
+    excluded: frozenset[str] = frozenset()
+    wall_mask: NDArray[np.bool_] | None = None
+
+    def segments(self) -> FloatArray:
+        """The traced lines ``x0, y0, x1, y1`` px, shape (m, 4)."""
+        s = np.asarray(self.sources, dtype=np.float64).reshape(-1, 2)
+        t = np.asarray(self.targets, dtype=np.float64).reshape(-1, 2)
+        if self.pairing == "paired":
+            return np.hstack([s, t])
+        return np.hstack([np.repeat(s, len(t), axis=0), np.tile(t, (len(s), 1))])
+
+
+@dataclass
+class Measured:
+    """What blocks each of one pair's m traced lines.
+
+    Attributes
+    ----------
+    segments : ndarray of shape (m, 4)
+        px.
+    wall_blocked, creature_blocked : ndarray of shape (m,), bool
+    full_blocked : ndarray of shape (m,), bool
+        Blocked with low obstacles set aside (``wall_blocked`` when ``Measure.full_walls``
+        is off or the scene has no low obstacle).
+    wall_blockers : list of list of int
+        Per line, indices into ``BuiltScene.walls`` (empty without ``Measure.blockers``).
+    creature_blockers : list of list of str
+        Per line, token ids in scene order.
+    exact : dict of str to LineOfEffect or None
+        Per sense of ``Measure.exact``; ``None`` when not needed (a traced line is clear).
+    """
+
+    segments: FloatArray
+    wall_blocked: NDArray[np.bool_]
+    full_blocked: NDArray[np.bool_]
+    creature_blocked: NDArray[np.bool_]
+    wall_blockers: list[list[int]]
+    creature_blockers: list[list[str]]
+    exact: dict[str, LineOfEffect | None] = field(default_factory=dict)
+
+    @property
+    def blocked(self) -> NDArray[np.bool_]:
+        """Blocked by anything, shape (m,)."""
+        return self.wall_blocked | self.creature_blocked
+
+    def clear(self, sense: str) -> bool:
+        """Line of effect (or sight) between the spaces for ``sense``.
+
+        True when the exact line was not needed (a traced line is clear of full walls).
+        """
+        found = self.exact.get(sense)
+        return True if found is None else found.clear
+
+    def lines(self, walls: WallIndex, rows: slice = slice(None)) -> tuple[TracedLine, ...]:
+        """The ``rows`` of this pair as answer lines naming what blocks them."""
+        out = []
+        for k in range(len(self.segments))[rows]:
+            seg = self.segments[k]
+            blockers = tuple(wall_blocker(walls.ids[w]) for w in self.wall_blockers[k])
+            blockers += tuple(Blocker("token", t) for t in self.creature_blockers[k])
+            out.append(
+                TracedLine(
+                    (float(seg[0]), float(seg[1])),
+                    (float(seg[2]), float(seg[3])),
+                    bool(self.wall_blocked[k] or self.creature_blocked[k]),
+                    blockers,
+                )
+            )
+        return tuple(out)
+
+
+def _mask_key(mask: NDArray[np.bool_] | None) -> bytes | None:
+    return None if mask is None else mask.tobytes()
+
+
+def _and(a: NDArray[np.bool_] | None, b: NDArray[np.bool_] | None) -> NDArray[np.bool_] | None:
+    if a is None:
+        return b
+    return a if b is None else a & b
+
+
+def measure(built: BuiltScene, spec: Measure, questions: Sequence[Question]) -> list[Measured]:
+    """Measure every question in one vectorised trace per wall mask (see module docstring).
+
+    Parameters
+    ----------
+    built : BuiltScene
+    spec : Measure
+    questions : sequence of Question
+
+    Returns
+    -------
+    list of Measured
+        One per question, in order.
+    """
+    segs = [q.segments() for q in questions]
+    rows = np.cumsum([0] + [len(s) for s in segs])
+    n = int(rows[-1])
+    all_segs = np.vstack(segs) if n else np.empty((0, 4))
+    elev = np.repeat(
+        np.array([q.elevations for q in questions], dtype=np.float64).reshape(-1, 2),
+        np.diff(rows),
+        axis=0,
+    )
+    tokens = built.scene.tokens
+    boxes = None
+    ids: list[str] = []
+    cmask = None
+    if spec.creatures and tokens:
+        ids = [t.id for t in tokens]
+        boxes = np.array([built.token_boxes[t] for t in ids], dtype=np.float64)
+        cmask = np.ones((n, len(ids)), dtype=bool)
+        col = {tid: k for k, tid in enumerate(ids)}
+        for r, q in enumerate(questions):
+            cols = [col[t] for t in q.excluded if t in col]
+            if cols:
+                cmask[rows[r] : rows[r + 1], cols] = False
+    wall_blocked = np.zeros(n, dtype=bool)
+    creature_blocked = np.zeros(n, dtype=bool)
+    full_blocked = np.zeros(n, dtype=bool)
+    wall_blockers: list[list[int]] = [[] for _ in range(n)]
+    creature_blockers: list[list[str]] = [[] for _ in range(n)]
+    tall = built.tall_walls if spec.full_walls else None
+    groups: dict[bytes | None, list[int]] = {}
+    for r, q in enumerate(questions):
+        groups.setdefault(_mask_key(q.wall_mask), []).append(r)
+    for members in groups.values():
+        sel = np.concatenate([np.arange(rows[r], rows[r + 1]) for r in members])
+        if not len(sel):
+            continue
+        mask = questions[members[0]].wall_mask
+        traced: TraceResult = trace(
+            built.walls,
+            all_segs[sel],
+            spec.sense,
+            elevations=elev[sel],
+            creature_boxes=boxes,
+            creature_ids=ids,
+            creature_mask=None if cmask is None else cmask[sel],
+            wall_mask=mask,
+            edge_blocks=spec.edge_blocks,
+            with_blockers=spec.blockers,
+        )
+        wall_blocked[sel] = traced.wall_blocked
+        creature_blocked[sel] = traced.creature_blocked
+        if spec.blockers:
+            for k, i in enumerate(sel):
+                wall_blockers[i] = traced.wall_blockers[k]
+                creature_blockers[i] = traced.creature_blockers[k]
+        if tall is not None:
+            full_blocked[sel] = trace(
+                built.walls,
+                all_segs[sel],
+                spec.sense,
+                elevations=elev[sel],
+                wall_mask=_and(mask, tall),
+                edge_blocks=spec.edge_blocks,
+                with_blockers=False,
+            ).wall_blocked
+        else:
+            full_blocked[sel] = traced.wall_blocked
+    out = [
+        Measured(
+            segs[r],
+            wall_blocked[rows[r] : rows[r + 1]],
+            full_blocked[rows[r] : rows[r + 1]],
+            creature_blocked[rows[r] : rows[r + 1]],
+            wall_blockers[rows[r] : rows[r + 1]],
+            creature_blockers[rows[r] : rows[r + 1]],
+        )
+        for r in range(len(questions))
+    ]
+    for sense in spec.exact:
+        need = [
+            r
+            for r, m in enumerate(out)
+            if spec.exact_when == "always" or bool(m.full_blocked.all())
+        ]
+        for r in range(len(out)):
+            out[r].exact[sense] = None
+        if not need:
+            continue
+        found = lines_of_effect(
+            built.walls,
+            np.array([questions[r].inner_source for r in need], dtype=np.float64),
+            np.array([questions[r].inner_target for r in need], dtype=np.float64),
+            sense,
+            elevations=np.array([questions[r].elevations for r in need], dtype=np.float64),
+            wall_mask=built.tall_walls,
+        )
+        for r, loe in zip(need, found, strict=True):
+            out[r].exact[sense] = loe
+    return out

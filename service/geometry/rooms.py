@@ -1,0 +1,75 @@
+"""Closed rooms: spaces no straight line can leave without crossing a firm wall."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from service.engine.walls import FloatArray, WallIndex
+
+
+def firm_rooms(
+    index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None
+) -> tuple[shapely.STRtree, NDArray[np.object_]] | None:
+    """The closed rooms formed by walls that block ``sense`` unconditionally (memoised).
+
+    Two-way, normal, full-height walls (closed doors included) are noded and polygonized:
+    the faces are regions no straight line can leave without crossing such a wall, since a
+    line leaving a face crosses its boundary ring, at an interior point or at a vertex whose
+    two ring edges lie on either side of it (blocked by GEO-6 either way).
+    """
+    key = ("rooms", sense, None if wall_mask is None else wall_mask.tobytes())
+    if key in index.memo:
+        return index.memo[key]  # type: ignore[no-any-return]
+    firm = (
+        (index.restriction[sense] == 2)
+        & (index.direction == 0)
+        & np.isinf(index.bottom)
+        & np.isinf(index.top)
+    )
+    if wall_mask is not None:
+        firm &= wall_mask
+    rooms = None
+    if firm.sum() >= 3:
+        lines = shapely.linestrings(index.coords[firm].reshape(-1, 2, 2))
+        noded = shapely.node(shapely.union_all(lines))
+        faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
+        if len(faces):
+            rooms = (shapely.STRtree(faces), faces)
+    index.memo[key] = rooms
+    return rooms
+
+
+def room_of(rooms: tuple[shapely.STRtree, NDArray[np.object_]], box: FloatArray) -> int | None:
+    """Index of the room wholly holding ``box``; -1 outside every room; None if unsure."""
+    tree, faces = rooms
+    geom = (
+        shapely.box(*box) if box[2] > box[0] and box[3] > box[1] else shapely.Point(box[0], box[1])
+    )
+    touching = tree.query(geom, predicate="intersects")
+    if not len(touching):
+        return -1
+    holding = [int(f) for f in touching if shapely.contains_properly(faces[f], geom)]
+    return holding[0] if len(holding) == 1 and len(touching) == 1 else None
+
+
+def sealed_apart(
+    index: WallIndex,
+    box_from: Sequence[float] | FloatArray,
+    box_to: Sequence[float] | FloatArray,
+    sense: str = "move",
+    wall_mask: NDArray[np.bool_] | None = None,
+) -> bool:
+    """Whether two spaces lie in different closed rooms (a quick, certain "no line").
+
+    ``False`` means "not known to be sealed", never "clear".
+    """
+    rooms = firm_rooms(index, sense, wall_mask)
+    if rooms is None:
+        return False
+    a = room_of(rooms, np.asarray(box_from, dtype=np.float64))
+    b = room_of(rooms, np.asarray(box_to, dtype=np.float64))
+    return a is not None and b is not None and a != b

@@ -1,0 +1,100 @@
+"""Ask a ruleset about many pairs at once: one pair and a 200-token matrix run this code.
+
+``cover_all`` plans every pair with the ruleset (``cover_ask``), measures all of them in one
+call (``service.geometry.measure``), then lets the ruleset map each pair's measurement to its
+answer. ``vision_all`` does the same with ``service.senses.perceive_all``.
+
+Cost: see ``service.geometry.measure`` (cover) and ``service.senses.perceive_all`` (vision);
+the per-pair rule is O(lines of the pair).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from service.engine.scene import BuiltScene
+from service.geometry.measure import measure
+from service.model import Token
+from service.rules.base import Attack, CoverResult, RuleSystem, VisionResult
+from service.senses import perceive_all
+
+
+def cover_all(
+    system: RuleSystem,
+    built: BuiltScene,
+    pairs: Sequence[tuple[Token | None, Token]],
+    attack: Attack,
+    options: dict[str, Any],
+    *,
+    detail: bool = True,
+) -> list[CoverResult]:
+    """Cover of every ``(attacker, target)`` pair (attacker ``None``: an area's origin).
+
+    Parameters
+    ----------
+    system : RuleSystem
+    built : BuiltScene
+    pairs : sequence of (Token or None, Token)
+    attack : Attack
+    options : dict
+        The ruleset's options, checked.
+    detail : bool
+        Answers carry lines with their blockers and notes; ``False`` for degrees only
+        (matrices).
+
+    Returns
+    -------
+    list of CoverResult, one per pair in order.
+
+    Raises
+    ------
+    RulesError
+        A pair the ruleset cannot answer (e.g. an area without origin or attacker).
+    """
+    asks = [system.cover_ask(built, a, t, attack, options) for a, t in pairs]
+    spec = system.cover_measure(attack, options, detail)
+    measured = measure(built, spec, [ask.question for ask in asks])
+    return [
+        system.cover(built, ask, m, a, t, attack, options, detail)
+        for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
+    ]
+
+
+def vision_all(
+    system: RuleSystem,
+    built: BuiltScene,
+    pairs: Sequence[tuple[Token, Token]],
+    options: dict[str, Any],
+) -> list[VisionResult]:
+    """What each observer perceives of each target, for every ``(observer, target)`` pair."""
+    reports = perceive_all(
+        built, pairs, diagonals=system.diagonals, inset=system.vision_inset(options)
+    )
+    return [
+        system.vision(built, o, t, report, options)
+        for (o, t), report in zip(pairs, reports, strict=True)
+    ]
+
+
+def cover_one(
+    system: RuleSystem,
+    built: BuiltScene,
+    attacker: Token | None,
+    target: Token,
+    attack: Attack,
+    options: dict[str, Any],
+) -> CoverResult:
+    """``cover_all`` for one pair, with lines and notes."""
+    return cover_all(system, built, [(attacker, target)], attack, options)[0]
+
+
+def vision_one(
+    system: RuleSystem,
+    built: BuiltScene,
+    observer: Token,
+    target: Token,
+    options: dict[str, Any],
+) -> VisionResult:
+    """``vision_all`` for one pair."""
+    return vision_all(system, built, [(observer, target)], options)[0]

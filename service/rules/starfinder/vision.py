@@ -1,0 +1,93 @@
+"""Starfinder vision: concealment from light, lines and conditions (SF-CON-1..6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.engine.scene import BuiltScene
+from service.engine.spaces import box_centre, inset_corners
+from service.geometry.sampling import square_corners
+from service.model import Token
+from service.rules.base import Attack, VisionResult
+from service.rules.starfinder.concealment import CONCEALMENT_RANK, MISS_CHANCE, concealment
+from service.senses import SenseReport
+
+
+def vision(
+    built: BuiltScene,
+    observer: Token,
+    target: Token,
+    report: SenseReport,
+    options: dict[str, Any],
+) -> VisionResult:
+    """What ``observer`` perceives of ``target`` under starfinder (SF-CON-1..6).
+
+    Concealment comes from light (SF-CON-6: dim light 20 %, darkness total 50 %, none
+    against darkvision within range; low-light vision treats dim light as normal), from
+    line of effect without line of sight (SF-CON-4), from concealing regions along the corner
+    lines (SF-CON-1, as for a ranged attack) and target conditions (SF-CON-5); several do not
+    stack (SF-CON-3). Decision: an invisible target has total concealment unless the
+    observer sees invisible (see invisibility, truesight or blindsight in range).
+
+    Returns
+    -------
+    VisionResult
+        ``concealment`` ``none|concealment|total`` and ``miss_chance`` 0/20/50.
+    """
+    senses = observer.senses
+    sense = report.first_precise()
+    rules: list[str] = []
+    found = ["none"]
+    dist = report.distance
+    darkvision = senses.darkvision > 0 and dist <= senses.darkvision
+    level = report.light.level
+    if sense not in ("blindsight", "tremorsense", "truesight"):
+        if level == "dim" and not (darkvision or senses.low_light_vision):
+            found.append("concealment")
+            rules.append("SF-CON-6")
+        elif level == "dark" and not (darkvision and not report.light.magical_darkness):
+            if not (senses.devils_sight > 0 and dist <= senses.devils_sight):
+                found.append("total")
+                rules.append("SF-CON-6")
+        elif level in ("dim", "dark"):
+            rules.append("SF-CON-6")
+    if not report.line_of_sight:
+        found.append("total")
+        rules.append("SF-CON-4" if report.line_of_effect else "SF-COV-9")
+    if report.invisible and sense is None:
+        found.append("total")
+        rules.append("SF-CON-5")
+    source_box = built.token_boxes[observer.id]
+    toward = box_centre(built.token_boxes[target.id])
+    corners, _ = square_corners(source_box, built.scene.grid.size, 0.0, toward)
+    target_corners = inset_corners(built.token_boxes[target.id], 0.0)
+    found.append(
+        concealment(
+            built,
+            observer,
+            target,
+            Attack("ranged"),
+            source_box,
+            corners,
+            target_corners,
+            options,
+            rules,
+        )
+    )
+    degree = max(found, key=lambda c: CONCEALMENT_RANK[c])
+    if degree != "none":
+        rules.append("SF-CON-3")
+    heard = sense is None and report.reaches["hearing"]
+    return VisionResult(
+        target=target.id,
+        can_see=sense is not None,
+        sense=sense if sense is not None else ("hearing" if heard else None),
+        light=level,
+        magical_darkness=report.light.magical_darkness,
+        distance=dist,
+        line_of_sight=report.line_of_sight,
+        rules=tuple(dict.fromkeys(rules)),
+        concealment=degree,
+        miss_chance=MISS_CHANCE[degree],
+        blockers=report.blockers,
+    )
