@@ -53,8 +53,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters._common import (
-    MAX_UNITS,
-    MIN_GRID_DISTANCE,
     diagonal_rule,
     entries,
     finite_number,
@@ -68,6 +66,7 @@ from adapters._common import (
     unique_ids,
 )
 from adapters.errors import AdapterError
+from service.model import MAX_UNITS, MIN_GRID_DISTANCE
 
 __all__ = ["UNLIMITED_RANGE", "parse_nedb", "to_scene"]
 
