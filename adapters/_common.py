@@ -10,7 +10,8 @@ list's ``append``) and never raises :class:`~adapters.errors.AdapterError` itsel
 
 References
 ----------
-shared/DESIGN.md "Canonical scene"; ``schemas.scene`` (the limits mirrored here).
+shared/DESIGN.md "Canonical scene"; ``service.model``, which declares the limits kept here
+(the one module outside the adapters that they import: it needs only msgspec).
 """
 
 from __future__ import annotations
@@ -20,13 +21,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from adapters.detect import sniff
+from service.model import MAX_COORD_PX, size_from_width
 
-#: Largest coordinate magnitude kept, in px (mirrors ``schemas.scene.MAX_COORD_PX``).
-MAX_COORD_PX = 1e7
-#: Largest radius or range kept, in grid units (mirrors ``schemas.scene.MAX_UNITS``).
-MAX_UNITS = 1e6
-#: Smallest grid distance (units per square) kept (mirrors ``service.model.MIN_GRID_DISTANCE``).
-MIN_GRID_DISTANCE = 1e-3
+#: Decimals ``clean`` keeps: 1e-6 px (or squares) is float noise, far below any visible size.
+CLEAN_DECIMALS = 6
 
 #: Grid unit spellings (lower case) -> canonical unit.
 UNITS = {
@@ -306,11 +304,12 @@ def clean(value: float) -> float:
     Returns
     -------
     float
-        ``value`` rounded to 6 decimals, an int when integral; non-finite values unchanged.
+        ``value`` rounded to ``CLEAN_DECIMALS`` decimals, an int when integral; non-finite
+        values unchanged.
     """
     if not math.isfinite(value):
         return value
-    rounded = round(value, 6)
+    rounded = round(value, CLEAN_DECIMALS)
     if rounded == int(rounded) and abs(rounded) < 2**53:
         return int(rounded)
     return rounded
@@ -421,7 +420,7 @@ def no_senses() -> dict[str, Any]:
 
 
 def size_category(width: float) -> str:
-    """Size category from the token width in squares (DESIGN.md defaults).
+    """Size category from the token width in squares: ``service.model.size_from_width``.
 
     Parameters
     ----------
@@ -434,17 +433,7 @@ def size_category(width: float) -> str:
         ``"tiny"`` (<= 0.5), ``"small"`` (< 1), ``"medium"`` (< 2), ``"large"`` (< 3),
         ``"huge"`` (< 4) or ``"gargantuan"``.
     """
-    if width <= 0.5:
-        return "tiny"
-    if width < 1:
-        return "small"
-    if width < 2:
-        return "medium"
-    if width < 3:
-        return "large"
-    if width < 4:
-        return "huge"
-    return "gargantuan"
+    return size_from_width(width)
 
 
 def unique_ids(

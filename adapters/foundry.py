@@ -53,8 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters._common import (
-    MAX_UNITS,
-    MIN_GRID_DISTANCE,
+    CLEAN_DECIMALS,
     diagonal_rule,
     entries,
     finite_number,
@@ -68,6 +67,7 @@ from adapters._common import (
     unique_ids,
 )
 from adapters.errors import AdapterError
+from service.model import MAX_UNITS, MIN_GRID_DISTANCE
 
 __all__ = ["UNLIMITED_RANGE", "parse_nedb", "to_scene"]
 
@@ -973,7 +973,10 @@ def _rotated(
     theta = math.radians(degrees)
     cos, sin = math.cos(theta), math.sin(theta)
     return [
-        [round(cx + dx * cos - dy * sin, 6), round(cy + dx * sin + dy * cos, 6)]
+        [
+            round(cx + dx * cos - dy * sin, CLEAN_DECIMALS),
+            round(cy + dx * sin + dy * cos, CLEAN_DECIMALS),
+        ]
         for dx, dy in offsets
     ]
 

@@ -96,9 +96,6 @@ from typing import Any
 
 from adapters._common import (
     BLOCKS_ALL,
-    MAX_COORD_PX,
-    MAX_UNITS,
-    MIN_GRID_DISTANCE,
     canonical_wall,
     clean,
     diagonal_rule,
@@ -116,6 +113,16 @@ from adapters._common import (
     unique_ids,
 )
 from adapters.errors import AdapterError
+from service.model import (
+    MAX_COORD_PX,
+    MAX_EXTENT_PX,
+    MAX_GRID_SIZE_PX,
+    MAX_SQUARES,
+    MAX_UNITS,
+    MIN_GRID_DISTANCE,
+    MIN_GRID_SIZE_PX,
+    MIN_SQUARES,
+)
 
 __all__ = ["CURVE_SEGMENTS", "MAX_COORD_PX", "MAX_UNITS", "UNIT_PX", "to_scene"]
 
@@ -123,6 +130,9 @@ __all__ = ["CURVE_SEGMENTS", "MAX_COORD_PX", "MAX_UNITS", "UNIT_PX", "to_scene"]
 UNIT_PX = 70
 #: Straight segments used for each quadratic or cubic curve of a path.
 CURVE_SEGMENTS = 4
+#: Tolerance, in degrees, for a graphic's rotation to count as a whole quarter turn (float noise
+#: of rotations written as decimals).
+RIGHT_ANGLE_TOL_DEG = 1e-6
 
 _TOKEN_LAYERS = ("objects", "gmlayer")
 _LAYER_LABELS = {
@@ -408,7 +418,7 @@ def _grid(attrs: Mapping, page: _Page, ctx: _Ctx) -> dict:
     snapping = _read_number(attrs.get("snapping_increment"), at("snapping_increment"), ctx)
     if snapping is None:
         snapping = 1
-    elif not 1 <= snapping * UNIT_PX <= 1e5:
+    elif not MIN_GRID_SIZE_PX <= snapping * UNIT_PX <= MAX_GRID_SIZE_PX:
         ctx.warn(
             f"{at('snapping_increment')}: {snapping!r} gives no usable cell size "
             "(0 = snapping off), 1 used (70 px squares)"
@@ -462,7 +472,7 @@ def _page_size(attrs: Mapping, page: _Page, ctx: _Ctx) -> dict:
     for key in ("width", "height"):
         where = ctx.where(*page.attr_prefix, key)
         value, _ = _parse_number(attrs.get(key))
-        if value is None or not 0 < value * UNIT_PX <= 2 * MAX_COORD_PX:
+        if value is None or not 0 < value * UNIT_PX <= MAX_EXTENT_PX:
             ctx.warn(f"{where}: {attrs.get(key)!r} is not a page size, size unknown (null)")
             out[key] = None
         else:
@@ -931,7 +941,7 @@ def _box(raw: Mapping, where: str, ctx: _Ctx) -> tuple[float, float, float, floa
     size = []
     for key in ("width", "height"):
         value, _ = _parse_number(raw.get(key))
-        if value is None or not 0.01 <= value / ctx.grid_size <= 1000:
+        if value is None or not MIN_SQUARES <= value / ctx.grid_size <= MAX_SQUARES:
             ctx.warn(
                 f"{where}.{key}: {raw.get(key)!r} is not a size in px, one square "
                 f"({clean(ctx.grid_size)} px) used"
@@ -940,9 +950,9 @@ def _box(raw: Mapping, where: str, ctx: _Ctx) -> tuple[float, float, float, floa
         size.append(value)
     rotation = _read_number(raw.get("rotation"), f"{where}.rotation", ctx) or 0
     turn = rotation % 180
-    if abs(turn - 90) < 1e-6:
+    if abs(turn - 90) < RIGHT_ANGLE_TOL_DEG:
         size.reverse()
-    elif min(turn, 180 - turn) > 1e-6 and size[0] != size[1]:
+    elif min(turn, 180 - turn) > RIGHT_ANGLE_TOL_DEG and size[0] != size[1]:
         ctx.warn(f"{where}.rotation: {rotation} deg, footprint kept axis-aligned")
     if not in_range(left - size[0] / 2, top - size[1] / 2, left + size[0], top + size[1]):
         ctx.warn(f"{where}: beyond +-{MAX_COORD_PX:g} px, graphic skipped")

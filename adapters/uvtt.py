@@ -55,9 +55,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters._common import (
-    MAX_COORD_PX,
-    MAX_UNITS,
-    MIN_GRID_DISTANCE,
     canonical_wall,
     clean,
     entries,
@@ -69,6 +66,14 @@ from adapters._common import (
     short_list,
 )
 from adapters.errors import AdapterError
+from service.model import (
+    MAX_COORD_PX,
+    MAX_EXTENT_PX,
+    MAX_GRID_SIZE_PX,
+    MAX_UNITS,
+    MIN_GRID_DISTANCE,
+    MIN_GRID_SIZE_PX,
+)
 
 __all__ = ["KNOWN_FORMATS", "MAX_COORD_PX", "to_scene"]
 
@@ -148,8 +153,8 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
     distance = finite_number(grid_distance)
     if distance is None or not MIN_GRID_DISTANCE <= distance <= MAX_UNITS:
         raise AdapterError(
-            "grid_distance must be a number of units per square from 0.001 to 1000000, got "
-            f"{grid_distance!r}",
+            "grid_distance must be a number of units per square from "
+            f"{MIN_GRID_DISTANCE:g} to {MAX_UNITS:.0f}, got {grid_distance!r}",
             (),
         )
     if grid_units not in ("ft", "m"):
@@ -189,7 +194,7 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
     }
     if ctx.size is not None:
         width, height = clean(ctx.size[0] * ctx.ppg), clean(ctx.size[1] * ctx.ppg)
-        if 0 < width <= 2 * MAX_COORD_PX and 0 < height <= 2 * MAX_COORD_PX:
+        if 0 < width <= MAX_EXTENT_PX and 0 < height <= MAX_EXTENT_PX:
             canonical["width"], canonical["height"] = width, height
         else:
             ctx.warn("resolution.map_size: picture size beyond the schema's limits, unknown")
@@ -250,9 +255,10 @@ def _frame(resolution: object, distance: float, warnings: list[str]) -> _Ctx:
             ("resolution",),
         )
     ppg = finite_number(resolution.get("pixels_per_grid"))
-    if ppg is None or not 1 <= ppg <= 1e5:
+    if ppg is None or not MIN_GRID_SIZE_PX <= ppg <= MAX_GRID_SIZE_PX:
         raise AdapterError(
-            "resolution.pixels_per_grid must be a number of pixels from 1 to 100000, got "
+            "resolution.pixels_per_grid must be a number of pixels from "
+            f"{MIN_GRID_SIZE_PX:g} to {MAX_GRID_SIZE_PX:.0f}, got "
             f"{resolution.get('pixels_per_grid')!r}",
             ("resolution", "pixels_per_grid"),
         )

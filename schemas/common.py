@@ -1,28 +1,26 @@
-"""Small shared fields and the error-body schema (``shared/DESIGN.md`` "Errors")."""
+"""Small fields and limits shared by the request and response schemas."""
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from marshmallow import fields
 
-from schemas.scene import MAX_COORD_PX, Number, StrictSchema
+from schemas.bounds import item_range, length
+from schemas.scene import Number, StrictSchema
+from service import model
+
+#: Largest damage accepted in a request (breakthrough, underwater effects).
+MAX_DAMAGE = 10**9
+#: Largest corner inset accepted in options, in px.
+MAX_CORNER_INSET = 1e4
 
 
 def point_field(**kw: object) -> fields.List:
-    """An ``[x, y]`` point in scene px (finite numbers, |value| <= MAX_COORD_PX)."""
+    """An ``[x, y]`` point in scene px: ``service.model.Point``'s bounds."""
     return fields.List(
-        Number(allow_nan=False, validate=validate.Range(-MAX_COORD_PX, MAX_COORD_PX)),
-        validate=validate.Length(equal=2),
+        Number(allow_nan=False, validate=item_range(model.Point)),
+        validate=length(model.Point),
         **kw,  # type: ignore[arg-type]
     )
 
 
-class ErrorSchema(Schema):
-    """Every non-2xx answer."""
-
-    code = fields.Integer(required=True, metadata={"example": 422})
-    status = fields.String(required=True, metadata={"example": "Unprocessable Entity"})
-    message = fields.String(metadata={"example": "Request body is invalid."})
-    errors = fields.Dict(metadata={"description": "Offending field paths -> messages."})
-
-
-__all__ = ["ErrorSchema", "Number", "StrictSchema", "point_field"]
+__all__ = ["MAX_CORNER_INSET", "MAX_DAMAGE", "Number", "StrictSchema", "point_field"]

@@ -28,15 +28,13 @@ from marshmallow import (
     validates_schema,
 )
 
-from schemas.scene import MAX_UNITS, Flag, Number, StrictSchema
-from service import environment, rules
+from schemas.bounds import number_range
+from schemas.common import MAX_DAMAGE
+from schemas.scene import Flag, Number, StrictSchema
+from service import model
 
-#: Largest gravity X accepted (as the scene schema's ``environment.gravity``).
-MAX_GRAVITY = 1000.0
-#: Bounds of an ability modifier (as the scene schema's ``abilities``).
-MOD_RANGE = validate.Range(-100, 100)
-#: Largest damage accepted in an effect.
-MAX_DAMAGE = 10**9
+#: Largest number of seconds accepted in an effect (``elapsed_seconds``).
+MAX_SECONDS = 1e9
 
 
 # --------------------------------------------------------------------------------------
@@ -55,8 +53,8 @@ class TidyNumber(fields.Float):
 
 
 def _ft(**kw: Any) -> Number:
-    """A non-negative distance in ft, <= MAX_UNITS."""
-    return Number(allow_nan=False, validate=validate.Range(0, MAX_UNITS), **kw)
+    """A non-negative distance in ft: ``service.model.Units``' bounds."""
+    return Number(allow_nan=False, validate=number_range(model.Units), **kw)
 
 
 def _opt_ft(description: str) -> Number:
@@ -65,7 +63,10 @@ def _opt_ft(description: str) -> Number:
 
 def _mod(description: str, **kw: Any) -> fields.Integer:
     return fields.Integer(
-        strict=True, validate=MOD_RANGE, metadata={"description": description}, **kw
+        strict=True,
+        validate=number_range(model.Ability),
+        metadata={"description": description},
+        **kw,
     )
 
 
@@ -82,8 +83,8 @@ def ruleset_for(answering: str, what: str, rule_ids: str) -> Callable[[str], Non
     """A validator of ``ruleset``: a known id, and the one whose seed defines ``what``."""
 
     def check(value: str) -> None:
-        if value not in rules.REGISTRY:
-            known = ", ".join(sorted(rules.REGISTRY))
+        if value not in model.RULESET_IDS:
+            known = ", ".join(sorted(model.RULESET_IDS))
             raise ValidationError(f"Unknown ruleset {value!r}; known: {known}.")
         if value != answering:
             raise ValidationError(
@@ -145,7 +146,7 @@ class GravityRequestSchema(StrictSchema):
     gravity = Number(
         required=True,
         allow_nan=False,
-        validate=validate.Range(0, MAX_GRAVITY),
+        validate=number_range(model.Gravity),
         metadata={"description": "X = local gravity / 10 m/s^2 (1 = standard, 0 = weightless)."},
     )
     creature = fields.Nested(GravityCreatureSchema, required=True)
@@ -217,9 +218,9 @@ class GravityResponseSchema(Schema):
 
 
 def _damage_type(value: str) -> None:
-    if value.lower() not in environment.DAMAGE_TYPES:
+    if value.lower() not in model.DAMAGE_TYPES:
         raise ValidationError(
-            f"Unknown damage type {value!r}; known: {', '.join(environment.DAMAGE_TYPES)}."
+            f"Unknown damage type {value!r}; known: {', '.join(model.DAMAGE_TYPES)}."
         )
 
 
@@ -251,7 +252,7 @@ class UnderwaterAttackSchema(StrictSchema):
         load_default=list,
         metadata={
             "description": "5e damage types, case-insensitive; radiant lifts 5E-UW-9: "
-            + ", ".join(environment.DAMAGE_TYPES)
+            + ", ".join(model.DAMAGE_TYPES)
         },
     )
     crosses_surface = Flag(
@@ -320,7 +321,7 @@ class UnderwaterEffectSchema(StrictSchema):
     con = _mod("breath: Constitution modifier.")
     elapsed_seconds = Number(
         allow_nan=False,
-        validate=validate.Range(0, 1e9),
+        validate=validate.Range(0, MAX_SECONDS),
         metadata={"description": "breath: seconds without air so far."},
     )
     water_breathing = Flag(metadata={"description": "breath: breathes water or needs no air."})
@@ -420,7 +421,7 @@ class RangeRequestSchema(StrictSchema):
         load_default=None,
         allow_none=True,
         allow_nan=False,
-        validate=validate.Range(0, MAX_UNITS, min_inclusive=False),
+        validate=validate.Range(0, model.MAX_UNITS, min_inclusive=False),
         metadata={"description": "Weapon range increment in ft (> 0); omit for band only."},
     )
     engaged = Flag(load_default=False, metadata={"description": "Adjacent or in melee."})

@@ -6,8 +6,10 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
-from schemas.common import Number, point_field
-from schemas.scene import MAX_UNITS, Flag, SceneSchema, StrictSchema
+from schemas.bounds import number_range
+from schemas.common import MAX_CORNER_INSET, MAX_DAMAGE, Number, point_field
+from schemas.scene import Flag, SceneSchema, StrictSchema
+from service import model
 
 SCENE_DOC = "Canonical scene (shared/DESIGN.md); give either `scene` or `scene_id`."
 
@@ -40,7 +42,9 @@ class AttackSchema(StrictSchema):
 class CoverOptionsSchema(StrictSchema):
     """Options of ``POST /v1/cover``; a ruleset ignores those it does not use."""
 
-    corner_inset = Number(load_default=None, allow_none=True, validate=validate.Range(0, 1e4))
+    corner_inset = Number(
+        load_default=None, allow_none=True, validate=validate.Range(0, MAX_CORNER_INSET)
+    )
     cover_method = fields.String(
         load_default=None,
         allow_none=True,
@@ -123,7 +127,7 @@ class ImportQuerySchema(StrictSchema):
     grid_distance = fields.Float(  # a query string: numbers arrive as text
         allow_nan=False,
         load_default=None,
-        validate=validate.Range(min=0, max=MAX_UNITS, min_inclusive=False),
+        validate=validate.Range(min=0, max=model.MAX_UNITS, min_inclusive=False),
         metadata={"description": "Universal VTT: grid units per square (default 5)."},
     )
 
@@ -141,7 +145,7 @@ class EndpointField(fields.Field):
 
 class PointRefSchema(StrictSchema):
     point = point_field(required=True)
-    elevation = Number(load_default=0.0, validate=validate.Range(-MAX_UNITS, MAX_UNITS))
+    elevation = Number(load_default=0.0, validate=number_range(model.Elevation))
 
 
 class EffectSchema(StrictSchema):
@@ -149,13 +153,15 @@ class EffectSchema(StrictSchema):
         strict=True,
         load_default=None,
         allow_none=True,
-        validate=validate.Range(min=0, max=10**9),
+        validate=validate.Range(min=0, max=MAX_DAMAGE),
         metadata={"description": "Damage for breakthrough (5E-LOE-4); 0 = non-damaging."},
     )
 
 
 class LineOptionsSchema(StrictSchema):
-    corner_inset = Number(load_default=None, allow_none=True, validate=validate.Range(0, 1e4))
+    corner_inset = Number(
+        load_default=None, allow_none=True, validate=validate.Range(0, MAX_CORNER_INSET)
+    )
 
 
 ENDPOINT_DOC = {
@@ -197,7 +203,9 @@ class FlankingRequestSchema(SceneRefSchema):
 class VisionOptionsSchema(StrictSchema):
     """Options of ``POST /v1/vision``; an option the ruleset does not use is a 422."""
 
-    corner_inset = Number(load_default=None, allow_none=True, validate=validate.Range(0, 1e4))
+    corner_inset = Number(
+        load_default=None, allow_none=True, validate=validate.Range(0, MAX_CORNER_INSET)
+    )
     concealment_corner = fields.String(
         load_default=None, allow_none=True, validate=validate.OneOf(["defender", "attacker"])
     )

@@ -51,14 +51,6 @@ class CoverResponseSchema(Schema):
     results = fields.List(fields.Nested(CoverResultSchema))
 
 
-class StatsSchema(Schema):
-    walls = fields.Integer()
-    doors = fields.Integer()
-    tokens = fields.Integer()
-    lights = fields.Integer()
-    regions = fields.Integer()
-
-
 class SceneUploadResponseSchema(Schema):
     scene_id = fields.String(metadata={"example": "sha256:9f2c..."})
     stats = fields.Dict()

@@ -4,8 +4,9 @@
 numbers, booleans, null) and returns a ``service.model.Scene``; it also takes the scene that
 ``decode_json_body`` decoded from a request's bytes. Unknown fields are rejected with their
 path; NaN and infinities are rejected everywhere; booleans are ``true``/``false`` only; grid
-size is 1 px or more and distance 0.001 or more; ids must be unique per kind. Every other field
-has the default documented on ``service.model``.
+ids must be unique per kind. Every bound (ranges, lengths, choices) is read from the
+annotations of ``service.model`` (``schemas.bounds``), which declares them once; every other
+field has the default documented on ``service.model``.
 """
 
 from __future__ import annotations
@@ -22,14 +23,11 @@ from marshmallow import (
     ValidationError,
     fields,
     post_load,
-    validate,
     validates_schema,
 )
 
+from schemas.bounds import choices, item_range, length, number_range
 from service import model
-
-MAX_COORD_PX = model.MAX_COORD_PX
-MAX_UNITS = model.MAX_UNITS
 
 
 class Number(fields.Float):
@@ -59,18 +57,27 @@ def _num(**kw: Any) -> Number:
     return Number(allow_nan=False, **kw)
 
 
-def _coord(**kw: Any) -> Number:
-    """A coordinate in px, |value| <= MAX_COORD_PX."""
-    return _num(validate=validate.Range(min=-MAX_COORD_PX, max=MAX_COORD_PX), **kw)
+def _bounded(owner: Any, name: str, **kw: Any) -> Number:
+    """A finite number field with the range of field ``name`` of the model Struct ``owner``."""
+    return _num(validate=number_range(owner, name), **kw)
 
 
-def _units(**kw: Any) -> Number:
-    """A non-negative distance in grid units, <= MAX_UNITS."""
-    return _num(validate=validate.Range(min=0, max=MAX_UNITS), **kw)
+def _int(owner: Any, name: str, **kw: Any) -> fields.Integer:
+    """A JSON integer field with the range of field ``name`` of the model Struct ``owner``."""
+    return fields.Integer(strict=True, validate=number_range(owner, name), **kw)
+
+
+def _choice(owner: Any, name: str, **kw: Any) -> fields.String:
+    """A string field holding one of the ``Literal`` values of the model field."""
+    return fields.String(validate=choices(owner, name), **kw)
+
+
+def _id() -> fields.String:
+    return fields.String(required=True, validate=length(model.Wall, "id"))
 
 
 def _restriction() -> fields.String:
-    return fields.String(load_default="normal", validate=validate.OneOf(model.RESTRICTIONS))
+    return fields.String(load_default="normal", validate=choices(model.Restriction))
 
 
 class StrictSchema(Schema):
@@ -81,18 +88,11 @@ class StrictSchema(Schema):
 
 
 class GridSchema(StrictSchema):
-    size = _num(required=True, validate=validate.Range(min=1, max=1e5))
-    distance = _num(
-        load_default=5.0, validate=validate.Range(min=model.MIN_GRID_DISTANCE, max=MAX_UNITS)
-    )
-    units = fields.String(load_default="ft", validate=validate.OneOf(["ft", "m"]))
-    type = fields.String(
-        load_default="square", validate=validate.OneOf(["square", "gridless", "hex-row", "hex-col"])
-    )
-    diagonals = fields.String(
-        load_default="equidistant",
-        validate=validate.OneOf(["equidistant", "alternating", "euclidean"]),
-    )
+    size = _bounded(model.Grid, "size", required=True)
+    distance = _bounded(model.Grid, "distance", load_default=5.0)
+    units = _choice(model.Grid, "units", load_default="ft")
+    type = _choice(model.Grid, "type", load_default="square")
+    diagonals = _choice(model.Grid, "diagonals", load_default="equidistant")
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Grid:
@@ -100,8 +100,8 @@ class GridSchema(StrictSchema):
 
 
 class EnvironmentSchema(StrictSchema):
-    light = fields.String(load_default="bright", validate=validate.OneOf(model.LIGHT_LEVELS))
-    gravity = _num(load_default=1.0, validate=validate.Range(min=0, max=1000))
+    light = _choice(model.Environment, "light", load_default="bright")
+    gravity = _bounded(model.Environment, "gravity", load_default=1.0)
     underwater = Flag(load_default=False)
 
     @post_load
@@ -110,9 +110,9 @@ class EnvironmentSchema(StrictSchema):
 
 
 class ThresholdSchema(StrictSchema):
-    sight = _units(load_default=None, allow_none=True)
-    light = _units(load_default=None, allow_none=True)
-    sound = _units(load_default=None, allow_none=True)
+    sight = _bounded(model.Threshold, "sight", load_default=None, allow_none=True)
+    light = _bounded(model.Threshold, "light", load_default=None, allow_none=True)
+    sound = _bounded(model.Threshold, "sound", load_default=None, allow_none=True)
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Threshold:
@@ -120,10 +120,8 @@ class ThresholdSchema(StrictSchema):
 
 
 class SpanSchema(StrictSchema):
-    bottom = _num(
-        load_default=None, allow_none=True, validate=validate.Range(-MAX_UNITS, MAX_UNITS)
-    )
-    top = _num(load_default=None, allow_none=True, validate=validate.Range(-MAX_UNITS, MAX_UNITS))
+    bottom = _bounded(model.Span, "bottom", load_default=None, allow_none=True)
+    top = _bounded(model.Span, "top", load_default=None, allow_none=True)
 
     @validates_schema
     def ordered(self, data: dict, **_: Any) -> None:
@@ -141,30 +139,24 @@ _WALL_ENUMS = ("move", "sight", "light", "sound", "direction", "door", "door_sta
 
 
 class WallSchema(StrictSchema):
-    id = fields.String(required=True, validate=validate.Length(min=1))
-    c = fields.List(_coord(), required=True, validate=validate.Length(equal=4))
+    id = _id()
+    c = fields.List(
+        _num(validate=item_range(model.Wall, "c")),
+        required=True,
+        validate=length(model.Wall, "c"),
+    )
     move = _restriction()
     sight = _restriction()
     light = _restriction()
     sound = _restriction()
     threshold = fields.Nested(ThresholdSchema, load_default=None, allow_none=True)
-    direction = fields.String(
-        load_default="both", validate=validate.OneOf(["both", "left", "right"])
-    )
-    door = fields.String(load_default="none", validate=validate.OneOf(["none", "door", "secret"]))
-    door_state = fields.String(
-        load_default="closed", validate=validate.OneOf(["closed", "open", "locked"])
-    )
+    direction = _choice(model.Wall, "direction", load_default="both")
+    door = _choice(model.Wall, "door", load_default="none")
+    door_state = _choice(model.Wall, "door_state", load_default="closed")
     height = fields.Nested(SpanSchema, load_default=None, allow_none=True)
-    cover = fields.String(
-        load_default="normal", validate=validate.OneOf(["normal", "low", "improved", "extreme"])
-    )
-    hp = fields.Integer(
-        strict=True, load_default=None, allow_none=True, validate=validate.Range(0, 10**9)
-    )
-    ac = fields.Integer(
-        strict=True, load_default=None, allow_none=True, validate=validate.Range(-1000, 1000)
-    )
+    cover = _choice(model.Wall, "cover", load_default="normal")
+    hp = _int(model.Wall, "hp", load_default=None, allow_none=True)
+    ac = _int(model.Wall, "ac", load_default=None, allow_none=True)
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Wall:
@@ -287,15 +279,15 @@ class WallList(fields.List):
 
 
 class SensesSchema(StrictSchema):
-    darkvision = _units(load_default=0.0)
-    devils_sight = _units(load_default=0.0)
-    truesight = _units(load_default=0.0)
-    blindsight = _units(load_default=0.0)
-    tremorsense = _units(load_default=0.0)
-    xray = _units(load_default=0.0)
+    darkvision = _bounded(model.Senses, "darkvision", load_default=0.0)
+    devils_sight = _bounded(model.Senses, "devils_sight", load_default=0.0)
+    truesight = _bounded(model.Senses, "truesight", load_default=0.0)
+    blindsight = _bounded(model.Senses, "blindsight", load_default=0.0)
+    tremorsense = _bounded(model.Senses, "tremorsense", load_default=0.0)
+    xray = _bounded(model.Senses, "xray", load_default=0.0)
     low_light_vision = Flag(load_default=False)
-    see_invisibility = _units(load_default=0.0)
-    hearing = _units(load_default=None, allow_none=True)
+    see_invisibility = _bounded(model.Senses, "see_invisibility", load_default=0.0)
+    hearing = _bounded(model.Senses, "hearing", load_default=None, allow_none=True)
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Senses:
@@ -303,9 +295,9 @@ class SensesSchema(StrictSchema):
 
 
 class AbilitiesSchema(StrictSchema):
-    str = fields.Integer(strict=True, load_default=0, validate=validate.Range(-100, 100))
-    dex = fields.Integer(strict=True, load_default=0, validate=validate.Range(-100, 100))
-    con = fields.Integer(strict=True, load_default=0, validate=validate.Range(-100, 100))
+    str = _int(model.Abilities, "str", load_default=0)
+    dex = _int(model.Abilities, "dex", load_default=0)
+    con = _int(model.Abilities, "con", load_default=0)
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Abilities:
@@ -313,8 +305,8 @@ class AbilitiesSchema(StrictSchema):
 
 
 class CarriedLightSchema(StrictSchema):
-    bright = _units(load_default=0.0)
-    dim = _units(load_default=0.0)
+    bright = _bounded(model.CarriedLight, "bright", load_default=0.0)
+    dim = _bounded(model.CarriedLight, "dim", load_default=0.0)
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.CarriedLight:
@@ -322,18 +314,18 @@ class CarriedLightSchema(StrictSchema):
 
 
 class TokenSchema(StrictSchema):
-    id = fields.String(required=True, validate=validate.Length(min=1))
+    id = _id()
     name = fields.String(load_default=None, allow_none=True)
-    x = _coord(required=True)
-    y = _coord(required=True)
-    width = _num(load_default=1.0, validate=validate.Range(min=0.01, max=1000))
-    height = _num(load_default=1.0, validate=validate.Range(min=0.01, max=1000))
-    elevation = _num(load_default=0.0, validate=validate.Range(-MAX_UNITS, MAX_UNITS))
-    size = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(model.SIZES))
-    reach = _units(load_default=5.0)
+    x = _bounded(model.Token, "x", required=True)
+    y = _bounded(model.Token, "y", required=True)
+    width = _bounded(model.Token, "width", load_default=1.0)
+    height = _bounded(model.Token, "height", load_default=1.0)
+    elevation = _bounded(model.Token, "elevation", load_default=0.0)
+    size = _choice(model.Token, "size", load_default=None, allow_none=True)
+    reach = _bounded(model.Token, "reach", load_default=5.0)
     senses = fields.Nested(SensesSchema, load_default=model.Senses)
     conditions = fields.List(fields.String(), load_default=list)
-    swim_speed = _units(load_default=0.0)
+    swim_speed = _bounded(model.Token, "swim_speed", load_default=0.0)
     abilities = fields.Nested(AbilitiesSchema, load_default=model.Abilities)
     light = fields.Nested(CarriedLightSchema, load_default=model.CarriedLight)
     hidden = Flag(load_default=False)
@@ -345,13 +337,13 @@ class TokenSchema(StrictSchema):
 
 
 class LightSchema(StrictSchema):
-    id = fields.String(required=True, validate=validate.Length(min=1))
-    x = _coord(required=True)
-    y = _coord(required=True)
-    bright = _units(load_default=0.0)
-    dim = _units(load_default=0.0)
-    angle = _num(load_default=360.0, validate=validate.Range(min=0, max=360))
-    rotation = _num(load_default=0.0, validate=validate.Range(-36000, 36000))
+    id = _id()
+    x = _bounded(model.Light, "x", required=True)
+    y = _bounded(model.Light, "y", required=True)
+    bright = _bounded(model.Light, "bright", load_default=0.0)
+    dim = _bounded(model.Light, "dim", load_default=0.0)
+    angle = _bounded(model.Light, "angle", load_default=360.0)
+    rotation = _bounded(model.Light, "rotation", load_default=0.0)
     darkness = Flag(load_default=False)
     walls = Flag(load_default=True)
 
@@ -361,17 +353,17 @@ class LightSchema(StrictSchema):
 
 
 class ShapeSchema(StrictSchema):
-    type = fields.String(required=True, validate=validate.OneOf(["polygon", "rect", "circle"]))
+    type = _choice(model.Shape, "type", required=True)
     points = fields.List(
-        fields.List(_coord(), validate=validate.Length(equal=2)),
+        fields.List(_num(validate=item_range(model.Point)), validate=length(model.Point)),
         load_default=list,
-        validate=validate.Length(max=10000),
+        validate=length(model.Shape, "points"),
     )
-    x = _coord(load_default=0.0)
-    y = _coord(load_default=0.0)
-    width = _num(load_default=0.0, validate=validate.Range(min=0, max=2 * MAX_COORD_PX))
-    height = _num(load_default=0.0, validate=validate.Range(min=0, max=2 * MAX_COORD_PX))
-    radius = _num(load_default=0.0, validate=validate.Range(min=0, max=2 * MAX_COORD_PX))
+    x = _bounded(model.Shape, "x", load_default=0.0)
+    y = _bounded(model.Shape, "y", load_default=0.0)
+    width = _bounded(model.Shape, "width", load_default=0.0)
+    height = _bounded(model.Shape, "height", load_default=0.0)
+    radius = _bounded(model.Shape, "radius", load_default=0.0)
 
     @validates_schema
     def complete(self, data: dict, **_: Any) -> None:
@@ -390,15 +382,13 @@ class ShapeSchema(StrictSchema):
 
 
 class RegionSchema(StrictSchema):
-    id = fields.String(required=True, validate=validate.Length(min=1))
+    id = _id()
     shape = fields.Nested(ShapeSchema, required=True)
-    obscurement = fields.String(
-        load_default=None, allow_none=True, validate=validate.OneOf(["light", "heavy"])
-    )
+    obscurement = _choice(model.Region, "obscurement", load_default=None, allow_none=True)
     concealment = Flag(load_default=False)
     magical_darkness = Flag(load_default=False)
     water = Flag(load_default=False)
-    gravity = _num(load_default=None, allow_none=True, validate=validate.Range(min=0, max=1000))
+    gravity = _bounded(model.Region, "gravity", load_default=None, allow_none=True)
     elevation = fields.Nested(SpanSchema, load_default=None, allow_none=True)
 
     @post_load
@@ -416,8 +406,8 @@ class SceneSchema(StrictSchema):
     """
 
     grid = fields.Nested(GridSchema, required=True)
-    width = _num(load_default=None, allow_none=True, validate=validate.Range(0, 2 * MAX_COORD_PX))
-    height = _num(load_default=None, allow_none=True, validate=validate.Range(0, 2 * MAX_COORD_PX))
+    width = _bounded(model.Scene, "width", load_default=None, allow_none=True)
+    height = _bounded(model.Scene, "height", load_default=None, allow_none=True)
     environment = fields.Nested(EnvironmentSchema, load_default=model.Environment)
     walls = WallList(fields.Nested(WallSchema), load_default=list)
     tokens = fields.List(fields.Nested(TokenSchema), load_default=list)

@@ -13,11 +13,12 @@ from typing import Any
 
 from flask import Flask, request, send_from_directory
 from flask_cors import CORS
-from flask_smorest import Api, abort
+from flask_smorest import abort
 
 from schemas.scene import SceneSchema
-from service import __version__, http_errors
+from service import __version__
 from service.cache import SceneCache
+from service.http_errors import Api
 
 #: Origins a Foundry VTT client typically runs on (any port of localhost / 127.0.0.1).
 DEFAULT_CORS_ORIGINS = [r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$"]
@@ -78,8 +79,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.update(test_config)
 
     CORS(app, origins=app.config["CORS_ORIGINS"], methods=["GET", "POST", "OPTIONS"])
-    api = Api(app)
-    http_errors.register(app)
+    api = Api(app)  # flask-smorest's, with the one error handler (service.http_errors)
 
     from service import api as views  # Flask-only modules, imported here
     from service import api_modifiers

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from service.errors import RulesError
+from service.model import DAMAGE_TYPES
 
 # --------------------------------------------------------------------------------------
 # Shared helpers
@@ -445,23 +446,6 @@ WEAPONS: dict[str, Weapon] = {
 
 #: 5E-UW-1: melee weapons without the underwater disadvantage.
 MELEE_EXCEPTIONS = frozenset({"dagger", "javelin", "shortsword", "spear", "trident"})
-
-#: 5e damage types (for ``damage_types``; 5E-UW-9 looks for radiant).
-DAMAGE_TYPES = (
-    "acid",
-    "bludgeoning",
-    "cold",
-    "fire",
-    "force",
-    "lightning",
-    "necrotic",
-    "piercing",
-    "poison",
-    "psychic",
-    "radiant",
-    "slashing",
-    "thunder",
-)
 
 
 def weapon_key(name: str) -> str:

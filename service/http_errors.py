@@ -1,87 +1,138 @@
-"""Error handlers: every error family answers JSON in the shape of ``shared/DESIGN.md``.
+"""The web layer's flask-smorest pieces: the ``Api`` (with the one error handler) and ``Blueprint``.
 
-``{"code": 422, "status": "Unprocessable Entity", "message": "...", "errors": {"json": {...}}}``.
-HTTP errors (400, 404, 405, 413, 415 ...) keep their codes through flask-smorest's handler;
-an unexpected exception answers a fixed 500 message with no traceback or exception text.
+Every error answers flask-smorest's JSON error shape (``shared/DESIGN.md`` "Errors")::
+
+    {"code": 422, "status": "Unprocessable Entity", "message": "...", "errors": {"json": {...}}}
+
+``Api.handle_http_exception`` is flask-smorest's own handler, completed: every answer has a
+``message`` and an ``errors`` object; ``RulesError`` (and its 404 subclasses) and JSON nested
+too deeply become HTTP errors and go through the same handler; an unexpected exception
+answers a fixed 500 message, logged server-side with its traceback and never sent.
 """
 
 from __future__ import annotations
 
 import json
-from http import HTTPStatus
 from typing import Any
 
 import flask_smorest as smorest
-from flask import Flask, Request, current_app, jsonify
+from flask import Request, current_app
 from flask_smorest import abort
 from webargs.flaskparser import FlaskParser, is_json_request
-from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.exceptions import HTTPException, InternalServerError, default_exceptions
 
 from schemas.scene import decode_json_body
 from service.errors import RulesError
 
+#: The message of every 500 answer (the cause is logged, never sent).
+INTERNAL_MESSAGE = "Internal error; it has been logged."
+#: The message of a 400 for JSON nested deeper than the parser's recursion limit.
+TOO_DEEP_MESSAGE = "JSON nested too deeply."
 
-def error_body(code: int, message: str, errors: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The JSON error body for ``code``; ``errors`` is ``{}`` when no field is to blame."""
-    return {
-        "code": code,
-        "status": HTTPStatus(code).phrase,
-        "message": message,
-        "errors": errors or {},
-    }
+
+def http_error(code: int, message: str, errors: dict[str, Any] | None = None) -> HTTPException:
+    """The werkzeug exception for ``code`` with ``message`` and ``errors``, as ``abort`` makes."""
+    error = default_exceptions[code]()
+    error.data = {"message": message, "errors": errors or {}}  # type: ignore[attr-defined]
+    return error
 
 
 def _path_errors(path: tuple[str | int, ...], message: str) -> dict[str, Any]:
+    """``{"json": {...path...: [message]}}``; ``_request`` when no field is to blame."""
     node: Any = [message]
     for key in reversed(path or ("_request",)):
         node = {str(key): node}
     return {"json": node}
 
 
-def handle_rules_error(err: RulesError) -> Any:
-    """``RulesError`` and subclasses: 422, or 404 for unknown tokens and scene ids."""
-    body = error_body(err.status, err.message, _path_errors(err.path, err.message))
-    return jsonify(body), err.status
-
-
-def handle_http_exception(err: HTTPException) -> Any:
-    """HTTP errors keep their code; flask-smorest/webargs details become ``errors``."""
-    code = err.code or 500
-    if code >= 500:
-        return handle_internal_error(InternalServerError(original_exception=err))
-    data = getattr(err, "data", None) or {}
-    errors = data.get("errors") or data.get("messages")
-    message = data.get("message")
-    if message is None and code == 422 and errors:
-        where = "Query string" if "query" in errors else "Request body"
-        message = f"{where} is invalid."
-    if message is None and isinstance(errors, dict) and isinstance(errors.get("json"), list):
-        message = " ".join(str(m) for m in errors["json"])  # e.g. "Invalid JSON body."
-    if message is None and code == 413:
+def _default_message(error: HTTPException, errors: Any) -> str:
+    """The ``message`` of an error raised without one (by webargs, werkzeug or Flask)."""
+    code = error.code or 500
+    if code == 422 and errors:
+        return "Query string is invalid." if "query" in errors else "Request body is invalid."
+    if isinstance(errors, dict) and isinstance(errors.get("json"), list):
+        return " ".join(str(m) for m in errors["json"])  # e.g. "Invalid JSON body."
+    if code == 413:
         limit = current_app.config.get("MAX_CONTENT_LENGTH")
-        message = f"Request body is over the limit of {limit} bytes (SIGHTLINE_MAX_CONTENT_LENGTH)."
-    if message is None:
-        message = err.description or HTTPStatus(code).phrase
-    response = jsonify(error_body(code, message, errors))
-    for name, value in (data.get("headers") or {}).items():
-        response.headers[name] = value
-    if code == 405 and hasattr(err, "valid_methods") and err.valid_methods:
-        response.headers["Allow"] = ", ".join(err.valid_methods)
-    return response, code
+        return f"Request body is over the limit of {limit} bytes (SIGHTLINE_MAX_CONTENT_LENGTH)."
+    return error.description or error.name
 
 
-def handle_internal_error(err: InternalServerError) -> Any:
-    """A bug: fixed message, logged server-side with its traceback, never sent."""
-    original = getattr(err, "original_exception", None)
-    if original is not None:
-        current_app.logger.error("Unhandled error", exc_info=original)
-    return jsonify(error_body(500, "Internal error; it has been logged.")), 500
+def exclusive_range(self: Any, field: Any, ret: dict, **_: Any) -> dict:
+    """Document an exclusive ``Range`` bound as exclusive (an apispec attribute function).
+
+    apispec writes ``minimum``/``maximum`` of every ``Range`` whether or not it includes
+    them; a ``Range(0, ..., min_inclusive=False)`` (the server refusing 0) gets
+    ``exclusiveMinimum`` too: ``true`` next to ``minimum`` in OpenAPI 3.0, the number itself
+    in 3.1.
+    """
+    out: dict[str, Any] = {}
+    for validator in field.validators:
+        for bound, inclusive, key in (
+            ("min", "min_inclusive", "minimum"),
+            ("max", "max_inclusive", "maximum"),
+        ):
+            if getattr(validator, bound, None) is None or getattr(validator, inclusive, True):
+                continue
+            if key not in ret:  # not a number (x-minimum ...): left as apispec wrote it
+                continue
+            exclusive = "exclusive" + key[0].upper() + key[1:]
+            if self.openapi_version.major >= 3 and self.openapi_version.minor >= 1:
+                out[exclusive] = ret.pop(key)
+            else:
+                out[exclusive] = True
+    return out
 
 
-def handle_recursion_error(err: RecursionError) -> Any:
-    """A body nested too deeply for the JSON parser: 400, not a crash."""
-    message = "JSON nested too deeply."
-    return jsonify(error_body(400, message, {"json": [message]})), 400
+class Api(smorest.Api):
+    """flask-smorest's ``Api`` with Sightline's error answers.
+
+    One error handler, flask-smorest's ``handle_http_exception``: registered for every
+    ``HTTPException`` (Flask hands it unexpected exceptions as ``InternalServerError``), and
+    reached by ``RulesError`` and ``RecursionError`` through ``http_error``.
+    """
+
+    def _init_spec(self, **kwargs: Any) -> None:
+        super()._init_spec(**kwargs)
+        self.ma_plugin.converter.add_attribute_function(exclusive_range)
+
+    def _register_error_handlers(self) -> None:
+        super()._register_error_handlers()
+        self._app.register_error_handler(RulesError, self.handle_rules_error)
+        self._app.register_error_handler(RecursionError, self.handle_recursion_error)
+
+    def _register_pagination_header(self) -> None:
+        """No endpoint paginates: no ``PAGINATION`` header nor ``PaginationMetadata`` schema."""
+
+    def handle_http_exception(self, error: HTTPException) -> Any:
+        """flask-smorest's JSON error, always with a ``message`` and an ``errors`` object.
+
+        A 5xx answers ``INTERNAL_MESSAGE`` and logs the exception behind it; a 405 keeps
+        its ``Allow`` header.
+        """
+        if (error.code or 500) >= 500:
+            original = getattr(error, "original_exception", None) or error
+            current_app.logger.error("Unhandled error", exc_info=original)
+            error = InternalServerError()
+            error.data = {"message": INTERNAL_MESSAGE}  # type: ignore[attr-defined]
+        payload, code, headers = super().handle_http_exception(error)
+        payload["errors"] = payload.get("errors") or {}
+        if "message" not in payload:
+            payload["message"] = _default_message(error, payload["errors"])
+        if code == 405 and getattr(error, "valid_methods", None):
+            headers = {**headers, "Allow": ", ".join(error.valid_methods)}  # type: ignore[attr-defined]
+        return payload, code, headers
+
+    def handle_rules_error(self, error: RulesError) -> Any:
+        """``RulesError``: its status (422, 404), message and field path."""
+        errors = _path_errors(error.path, error.message)
+        return self.handle_http_exception(http_error(error.status, error.message, errors))
+
+    def handle_recursion_error(self, error: RecursionError) -> Any:
+        """A body nested too deeply for the JSON parser: 400, not a crash."""
+        return self.handle_http_exception(
+            http_error(400, TOO_DEEP_MESSAGE, {"json": [TOO_DEEP_MESSAGE]})
+        )
 
 
 class JSONBodyParser(FlaskParser):
@@ -104,9 +155,9 @@ class JSONBodyParser(FlaskParser):
             if isinstance(err, json.JSONDecodeError | UnicodeDecodeError):
                 raise
             message = (
-                "JSON nested too deeply."
+                TOO_DEEP_MESSAGE
                 if isinstance(err, RecursionError)
-                else ("Invalid JSON body: a number is too long.")
+                else "Invalid JSON body: a number is too long."
             )
             abort(400, message=message, errors={"json": [message]})
 
@@ -115,11 +166,3 @@ class Blueprint(smorest.Blueprint):
     """flask-smorest Blueprint whose arguments use ``JSONBodyParser``."""
 
     ARGUMENTS_PARSER = JSONBodyParser()
-
-
-def register(app: Flask) -> None:
-    """Register the handlers on ``app`` (after flask-smorest's HTTPException handler)."""
-    app.register_error_handler(HTTPException, handle_http_exception)
-    app.register_error_handler(RulesError, handle_rules_error)
-    app.register_error_handler(RecursionError, handle_recursion_error)
-    app.register_error_handler(InternalServerError, handle_internal_error)

@@ -9,10 +9,13 @@ and validated by ``schemas.scene.SceneSchema`` (by msgspec in bulk, or field by 
 
 The types are frozen ``msgspec`` Structs: msgspec decodes a scene's JSON straight into
 them, checking in C every type, every ``Annotated`` bound and every ``__post_init__`` check
-below (issue 7: a 5,000-wall scene decodes in less time than ``json.loads`` takes). The
-bounds are the same as ``SceneSchema``'s, which remains the reference for error messages:
-whatever msgspec refuses is loaded field by field there. ``__post_init__`` checks raise
-``ValueError``.
+below (issue 7: a 5,000-wall scene decodes in less time than ``json.loads`` takes).
+``__post_init__`` checks raise ``ValueError``.
+
+**The bounds are declared here only.** ``SceneSchema`` (the reference for error messages:
+whatever msgspec refuses is loaded field by field there) reads each field's range, length
+and choices from these annotations (``schemas.bounds``), and the adapters import the
+module constants below; ``tests/test_bounds.py`` checks that every bounded field agrees.
 
 ``Wall``, ``Threshold`` and ``Span`` encode without their defaults (``omit_defaults``), which
 makes the canonical JSON that ``scene_id`` hashes five times smaller. msgspec omits a field
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import math
 from operator import attrgetter
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from msgspec import Meta, Struct, field
 from msgspec.structs import force_setattr
@@ -38,22 +41,62 @@ DoorState = Literal["closed", "open", "locked"]
 WallCover = Literal["normal", "low", "improved", "extreme"]
 GridType = Literal["square", "gridless", "hex-row", "hex-col"]
 Diagonals = Literal["equidistant", "alternating", "euclidean"]
-LightLevel = Literal["bright", "dim", "dark"]
+LightLevel = Literal["dark", "dim", "bright"]  # darkest first
 Size = Literal["tiny", "small", "medium", "large", "huge", "gargantuan"]
 Obscurement = Literal["light", "heavy"]
 
-RESTRICTIONS: tuple[Restriction, ...] = ("none", "limited", "normal", "proximity", "distance")
+RESTRICTIONS: tuple[Restriction, ...] = get_args(Restriction)
 SENSE_TYPES: tuple[str, ...] = ("move", "sight", "light", "sound")
-SIZES: tuple[Size, ...] = ("tiny", "small", "medium", "large", "huge", "gargantuan")
-LIGHT_LEVELS: tuple[LightLevel, ...] = ("dark", "dim", "bright")
+SIZES: tuple[Size, ...] = get_args(Size)  # smallest first
+LIGHT_LEVELS: tuple[LightLevel, ...] = get_args(LightLevel)  # darkest first
+
+#: Ids of the rule systems a request may name (``service.rules.REGISTRY``, which
+#: ``tests/test_layering.py`` checks against this list).
+RULESET_IDS: tuple[str, ...] = ("dnd5e", "pf2e-variant", "starfinder")
+#: 5e damage types, as requests name them (``damage_types``; 5E-UW-9 looks for radiant).
+DAMAGE_TYPES: tuple[str, ...] = (
+    "acid",
+    "bludgeoning",
+    "cold",
+    "fire",
+    "force",
+    "lightning",
+    "necrotic",
+    "piercing",
+    "poison",
+    "psychic",
+    "radiant",
+    "slashing",
+    "thunder",
+)
 
 #: Largest coordinate magnitude accepted, in px: beyond it float geometry loses meaning.
 MAX_COORD_PX = 1e7
+#: Largest length (width, height, radius) accepted, in px: a span of coordinates.
+MAX_EXTENT_PX = 2 * MAX_COORD_PX
 #: Largest distance, radius, range, elevation or height accepted, in grid units.
 MAX_UNITS = 1e6
 
 #: Smallest grid distance (units per square): below it px per unit overflows to infinity.
 MIN_GRID_DISTANCE = 1e-3
+#: Grid square size bounds, in px per square.
+MIN_GRID_SIZE_PX = 1
+MAX_GRID_SIZE_PX = 1e5
+#: Token width/height bounds, in squares.
+MIN_SQUARES = 0.01
+MAX_SQUARES = 1000
+#: Largest gravity multiplier X (1 = standard).
+MAX_GRAVITY = 1000
+#: Bounds of an ability modifier.
+MIN_ABILITY = -100
+MAX_ABILITY = 100
+#: Largest wall hit points.
+MAX_HP = 10**9
+#: Bounds of a wall's armour class.
+MIN_AC = -1000
+MAX_AC = 1000
+#: Most points of a polygon outline.
+MAX_POLYGON_POINTS = 10000
 
 #: A coordinate in px, |value| <= MAX_COORD_PX.
 Coord = Annotated[float, Meta(ge=-MAX_COORD_PX, le=MAX_COORD_PX)]
@@ -61,10 +104,12 @@ Coord = Annotated[float, Meta(ge=-MAX_COORD_PX, le=MAX_COORD_PX)]
 Units = Annotated[float, Meta(ge=0, le=MAX_UNITS)]
 #: An elevation in grid units, |value| <= MAX_UNITS.
 Elevation = Annotated[float, Meta(ge=-MAX_UNITS, le=MAX_UNITS)]
-#: A length in px, 0 <= value <= 2 * MAX_COORD_PX.
-Extent = Annotated[float, Meta(ge=0, le=2 * MAX_COORD_PX)]
+#: A point ``(x, y)`` in px.
+Point = tuple[Coord, Coord]
+#: A length in px, 0 <= value <= MAX_EXTENT_PX.
+Extent = Annotated[float, Meta(ge=0, le=MAX_EXTENT_PX)]
 #: A gravity multiplier X (1 = standard).
-Gravity = Annotated[float, Meta(ge=0, le=1000)]
+Gravity = Annotated[float, Meta(ge=0, le=MAX_GRAVITY)]
 #: A non-empty id.
 Id = Annotated[str, Meta(min_length=1)]
 
@@ -98,7 +143,7 @@ class Value(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
 class Grid(Value, frozen=True):
     """Grid: ``size`` px per square (1 to 1e5), ``distance`` grid units per square (>= 0.001)."""
 
-    size: Annotated[float, Meta(ge=1, le=1e5)]
+    size: Annotated[float, Meta(ge=MIN_GRID_SIZE_PX, le=MAX_GRID_SIZE_PX)]
     distance: Annotated[float, Meta(ge=MIN_GRID_DISTANCE, le=MAX_UNITS)] = 5.0
     units: Literal["ft", "m"] = "ft"
     type: GridType = "square"
@@ -169,12 +214,8 @@ class Wall(Value, frozen=True, omit_defaults=True):
     door_state: DoorState = "closed"
     height: Span | None = None
     cover: WallCover = "normal"
-    hp: Annotated[int, Meta(ge=0, le=10**9)] | None = None
-    ac: Annotated[int, Meta(ge=-1000, le=1000)] | None = None
-
-    def restriction(self, sense: str) -> Restriction:
-        """Restriction of this wall for ``sense`` (one of ``SENSE_TYPES``)."""
-        return getattr(self, sense)  # type: ignore[no-any-return]
+    hp: Annotated[int, Meta(ge=0, le=MAX_HP)] | None = None
+    ac: Annotated[int, Meta(ge=MIN_AC, le=MAX_AC)] | None = None
 
 
 class Senses(Value, frozen=True):
@@ -195,7 +236,7 @@ class Senses(Value, frozen=True):
 
 
 #: An ability modifier.
-Ability = Annotated[int, Meta(ge=-100, le=100)]
+Ability = Annotated[int, Meta(ge=MIN_ABILITY, le=MAX_ABILITY)]
 
 
 class Abilities(Value, frozen=True):
@@ -214,7 +255,7 @@ class CarriedLight(Value, frozen=True):
 
 
 #: A token's width or height in squares.
-Squares = Annotated[float, Meta(ge=0.01, le=1000)]
+Squares = Annotated[float, Meta(ge=MIN_SQUARES, le=MAX_SQUARES)]
 
 
 class Token(Value, frozen=True):
@@ -282,7 +323,7 @@ class Shape(Value, frozen=True):
     """
 
     type: Literal["polygon", "rect", "circle"]
-    points: Annotated[tuple[tuple[Coord, Coord], ...], Meta(max_length=10000)] = ()
+    points: Annotated[tuple[Point, ...], Meta(max_length=MAX_POLYGON_POINTS)] = ()
     x: Coord = 0.0
     y: Coord = 0.0
     width: Extent = 0.0

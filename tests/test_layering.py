@@ -1,7 +1,9 @@
 """DESIGN.md "Dependency direction": the pure core never imports Flask; adapters are stdlib.
 
 One departure from DESIGN.md: ``service.model`` imports msgspec (and nothing else outside
-the standard library), whose Structs let a scene be decoded in C (issue 7).
+the standard library), whose Structs let a scene be decoded in C (issue 7). The adapters
+import ``service.model`` for the scene's bounds (declared there only), and nothing else of
+the service; the schemas import ``service.model`` and no rules, geometry, numpy or shapely.
 """
 
 from __future__ import annotations
@@ -22,19 +24,30 @@ PURE = [
 ]
 STDLIB_ONLY = [
     "service.errors",
-    "adapters",
-    "adapters.foundry",
     "adapters.errors",
-    "adapters.roll20",
-    "adapters.uvtt",
     "adapters.detect",
+]
+#: Standard library and ``service.model`` (msgspec) only.
+ADAPTERS = ["adapters", "adapters.foundry", "adapters.roll20", "adapters.uvtt", "adapters._common"]
+SCHEMAS = [
+    "schemas.scene",
+    "schemas.bounds",
+    "schemas.common",
+    "schemas.requests",
+    "schemas.responses",
+    "schemas.modifiers",
 ]
 
 
-def imported_modules(module: str) -> set[str]:
+def loaded_modules(module: str) -> set[str]:
+    """Every module (full dotted name) that importing ``module`` in a fresh interpreter loads."""
     code = f"import sys, {module}; print('\\n'.join(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return {name.split(".")[0] for name in out.stdout.split()}
+    return set(out.stdout.split())
+
+
+def imported_modules(module: str) -> set[str]:
+    return {name.split(".")[0] for name in loaded_modules(module)}
 
 
 @pytest.mark.parametrize("module", PURE)
@@ -58,3 +71,24 @@ def test_stdlib_only(module):
 def test_model_needs_only_msgspec():
     # typing_extensions: msgspec's own import where it is installed
     assert third_party("service.model") - {"typing_extensions"} == {"msgspec"}
+
+
+@pytest.mark.parametrize("module", ADAPTERS)
+def test_adapters_need_only_the_model(module):
+    assert third_party(module) - {"typing_extensions"} <= {"msgspec"}
+    ours = {name for name in loaded_modules(module) if name.split(".")[0] in ("service", "schemas")}
+    assert ours <= {"service", "service.model"}
+
+
+@pytest.mark.parametrize("module", SCHEMAS)
+def test_schemas_import_no_rules_geometry_numpy_or_shapely(module):
+    loaded = loaded_modules(module)
+    assert not {"numpy", "shapely"} & {name.split(".")[0] for name in loaded}
+    service = {name for name in loaded if name.split(".")[0] == "service"}
+    assert service <= {"service", "service.model"}, service  # no rules, geometry, environment
+
+
+def test_model_lists_the_registered_rulesets():
+    from service import model, rules
+
+    assert sorted(model.RULESET_IDS) == sorted(rules.REGISTRY)

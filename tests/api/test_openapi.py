@@ -129,3 +129,25 @@ def test_render(client, query, code, path):
         node = resp.get_json()["errors"]["json"]
         for key in path:
             node = node[key]
+
+
+def test_only_our_schemas_and_the_error_shape_are_documented(spec):
+    """No schema the API does not use (flask-smorest's pagination metadata) shows in /docs."""
+    components = spec["components"]["schemas"]
+    assert "PaginationMetadata" not in components
+    assert set(components["Error"]["properties"]) == {"code", "status", "message", "errors"}
+    assert "PAGINATION" not in spec["components"].get("headers", {})
+
+
+def test_exclusive_bounds_are_documented_exclusive(spec):
+    """The server refuses range_increment 0 and grid_distance 0: OpenAPI says > 0."""
+    props = spec["components"]["schemas"]["RangeRequest"]["properties"]
+    assert props["range_increment"]["minimum"] == 0
+    assert props["range_increment"]["exclusiveMinimum"] is True
+    assert "exclusiveMinimum" not in props["distance"]  # distance 0 is accepted
+    (param,) = (
+        p
+        for p in spec["paths"]["/v1/import/{fmt}"]["post"]["parameters"]
+        if p["name"] == "grid_distance"
+    )
+    assert param["schema"]["minimum"] == 0 and param["schema"]["exclusiveMinimum"] is True

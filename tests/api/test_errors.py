@@ -1,0 +1,205 @@
+"""Every error family answers flask-smorest's error shape, exactly (shared/DESIGN.md "Errors").
+
+One handler answers them all: ``service.http_errors.Api.handle_http_exception``, the
+flask-smorest ``Api``'s own hook. The bodies below are pinned whole.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from werkzeug.exceptions import HTTPException
+
+from service import http_errors
+from service.app import create_app
+
+SCENE = {
+    "grid": {"size": 100},
+    "tokens": [{"id": "A", "x": 0, "y": 0}, {"id": "B", "x": 400, "y": 0}],
+}
+LIMIT = 64 * 1024
+
+
+def cover(**kw):
+    return {"ruleset": "dnd5e", "attacker": "A", "targets": ["B"], "scene": SCENE, **kw}
+
+
+def body(code, status, message, errors=None):
+    return {"code": code, "status": status, "message": message, "errors": errors or {}}
+
+
+@pytest.fixture(scope="module")
+def app():
+    return create_app({"TESTING": False, "MAX_CONTENT_LENGTH": LIMIT})
+
+
+@pytest.fixture(scope="module")
+def client(app):
+    return app.test_client()
+
+
+NOT_FOUND = (
+    "The requested URL was not found on the server. If you entered the URL manually please "
+    "check your spelling and try again."
+)
+TOO_LARGE = f"Request body is over the limit of {LIMIT} bytes (SIGHTLINE_MAX_CONTENT_LENGTH)."
+RANGE = "Must be greater than or equal to 1 and less than or equal to 100000.0."
+
+CASES = [
+    pytest.param(
+        "post",
+        "/v1/cover",
+        {"data": "{not json", "content_type": "application/json"},
+        body(400, "Bad Request", "Invalid JSON body.", {"json": ["Invalid JSON body."]}),
+        id="400 malformed JSON",
+    ),
+    pytest.param(
+        "post",
+        "/v1/cover",
+        {"data": "[" * 3000 + "]" * 3000, "content_type": "application/json"},
+        body(400, "Bad Request", "JSON nested too deeply.", {"json": ["JSON nested too deeply."]}),
+        id="400 nested too deeply",
+    ),
+    pytest.param(
+        "post",
+        "/v1/cover",
+        {"data": "hello", "content_type": "text/plain"},
+        body(
+            415,
+            "Unsupported Media Type",
+            "Send the body as JSON (Content-Type: application/json).",
+        ),
+        id="415",
+    ),
+    pytest.param(
+        "post",
+        "/v1/cover",
+        {"json": cover(scene={**SCENE, "walls": [{"id": "w", "c": [0, 0, 0, 1]}] * 3000})},
+        body(413, "Request Entity Too Large", TOO_LARGE),
+        id="413",
+    ),
+    pytest.param("get", "/nowhere", {}, body(404, "Not Found", NOT_FOUND), id="404 route"),
+    pytest.param(
+        "get",
+        "/v1/cover",
+        {},
+        body(405, "Method Not Allowed", "The method is not allowed for the requested URL."),
+        id="405",
+    ),
+    pytest.param(
+        "post",
+        "/v1/cover",
+        {"json": cover(bogus=1)},
+        body(
+            422,
+            "Unprocessable Entity",
+            "Request body is invalid.",
+            {"json": {"bogus": ["Unknown field."]}},
+        ),
+        id="422 body",
+    ),
+    pytest.param(
+        "post",
+        "/v1/cover",
+        {"json": cover(scene={"grid": {"size": 0}})},
+        body(
+            422,
+            "Unprocessable Entity",
+            "Request body is invalid.",
+            {"json": {"scene": {"grid": {"size": [RANGE]}}}},
+        ),
+        id="422 scene path",
+    ),
+    pytest.param(
+        "post",
+        "/v1/import/uvtt?grid_distance=0",
+        {"json": {}},
+        body(
+            422,
+            "Unprocessable Entity",
+            "Query string is invalid.",
+            {
+                "query": {
+                    "grid_distance": ["Must be greater than 0 and less than or equal to 1000000.0."]
+                }
+            },
+        ),
+        id="422 query",
+    ),
+    pytest.param(
+        "post",
+        "/v1/cover",
+        {"json": cover(ruleset="gurps")},
+        body(
+            422,
+            "Unprocessable Entity",
+            "Unknown ruleset 'gurps'; known: dnd5e, pf2e-variant, starfinder.",
+            {
+                "json": {
+                    "ruleset": ["Unknown ruleset 'gurps'; known: dnd5e, pf2e-variant, starfinder."]
+                }
+            },
+        ),
+        id="422 RulesError",
+    ),
+    pytest.param(
+        "post",
+        "/v1/cover",
+        {"json": cover(targets=["nope"])},
+        body(
+            404,
+            "Not Found",
+            "No token with id 'nope' in the scene.",
+            {"json": {"targets": {"0": ["No token with id 'nope' in the scene."]}}},
+        ),
+        id="404 RulesError",
+    ),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "kwargs", "expected"), CASES)
+def test_error_bodies(client, method, path, kwargs, expected):
+    resp = getattr(client, method)(path, **kwargs)
+    assert resp.status_code == expected["code"]
+    assert resp.mimetype == "application/json"
+    assert resp.get_json() == expected
+
+
+def test_405_keeps_its_allow_header(client):
+    assert client.get("/v1/cover").headers["Allow"] == "OPTIONS, POST"
+
+
+def test_401_keeps_its_challenge():
+    resp = create_app({"API_KEYS": "k"}).test_client().post("/v1/cover", json={})
+    assert resp.get_json() == body(
+        401, "Unauthorized", "A valid API key is required: send 'Authorization: Bearer <key>'."
+    )
+    assert resp.headers["WWW-Authenticate"] == 'Bearer realm="sightline"'
+
+
+def test_500_is_fixed_and_logged(monkeypatch, caplog):
+    from service.rules import dnd5e
+
+    def boom(*a, **k):
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(dnd5e.Dnd5e, "cover", boom)
+    app = create_app({"TESTING": False})
+    with caplog.at_level(logging.ERROR):
+        resp = app.test_client().post("/v1/cover", json=cover())
+    assert resp.status_code == 500
+    assert resp.get_json() == body(500, "Internal Server Error", http_errors.INTERNAL_MESSAGE)
+    assert "secret" not in resp.get_data(as_text=True)
+    logged = [r for r in caplog.records if r.exc_info and r.exc_info[0] is RuntimeError]
+    assert logged and "secret internals" in str(logged[0].exc_info[1])
+
+
+def test_one_handler_the_apis_own(app):
+    """HTTP errors are handled by the flask-smorest Api subclass's hook, nothing else."""
+    handlers = app.error_handler_spec[None][None]
+    handler = handlers[HTTPException]
+    assert handler.__func__ is http_errors.Api.handle_http_exception
+    assert isinstance(handler.__self__, http_errors.Api)
+    others = {cls for cls in handlers if issubclass(cls, HTTPException)} - {HTTPException}
+    assert not others
