@@ -2,8 +2,9 @@
 
 Contract: ``shared/API.md`` "Modifiers". Requests are strict: unknown fields, numbers in
 strings, booleans given as numbers, NaN and infinities are rejected with their field path.
-Each request's ``post_load`` returns the keyword arguments of the ``service.environment``
-function its view calls, so the views stay one line.
+Each request's ``post_load`` returns the keyword arguments of the rule function (in
+``service.rules.dnd5e`` or ``service.rules.pf2e_variant``) its view calls, so the views stay
+one line.
 
 - ``gravity`` and ``underwater`` answer for ruleset ``dnd5e`` (5E-GRV-1..6, 5E-UW-1..9),
   ``range`` for ``pf2e-variant`` (PV-RNG-1..2); another known ruleset answers 422 at
@@ -29,7 +30,8 @@ from marshmallow import (
 )
 
 from schemas.scene import MAX_UNITS, Flag, Number, StrictSchema
-from service import environment, rules
+from service import rules
+from service.rules.dnd5e.underwater import DAMAGE_TYPES
 
 #: Largest gravity X accepted (as the scene schema's ``environment.gravity``).
 MAX_GRAVITY = 1000.0
@@ -159,7 +161,7 @@ class GravityRequestSchema(StrictSchema):
 
     @post_load
     def kwargs(self, data: dict, **_: Any) -> dict[str, Any]:
-        """Keyword arguments of ``environment.gravity_modifiers``."""
+        """Keyword arguments of ``service.rules.dnd5e.gravity.gravity_modifiers``."""
         creature, weapon = data["creature"], data.get("weapon") or {}
         return {
             "x": data["gravity"],
@@ -217,10 +219,8 @@ class GravityResponseSchema(Schema):
 
 
 def _damage_type(value: str) -> None:
-    if value.lower() not in environment.DAMAGE_TYPES:
-        raise ValidationError(
-            f"Unknown damage type {value!r}; known: {', '.join(environment.DAMAGE_TYPES)}."
-        )
+    if value.lower() not in DAMAGE_TYPES:
+        raise ValidationError(f"Unknown damage type {value!r}; known: {', '.join(DAMAGE_TYPES)}.")
 
 
 class UnderwaterSensesSchema(StrictSchema):
@@ -251,7 +251,7 @@ class UnderwaterAttackSchema(StrictSchema):
         load_default=list,
         metadata={
             "description": "5e damage types, case-insensitive; radiant lifts 5E-UW-9: "
-            + ", ".join(environment.DAMAGE_TYPES)
+            + ", ".join(DAMAGE_TYPES)
         },
     )
     crosses_surface = Flag(
@@ -427,7 +427,7 @@ class RangeRequestSchema(StrictSchema):
 
     @post_load
     def kwargs(self, data: dict, **_: Any) -> dict[str, Any]:
-        """Keyword arguments of ``environment.range_modifiers``."""
+        """Keyword arguments of ``service.rules.pf2e_variant.range.range_modifiers``."""
         return {
             "distance_ft": data["distance"],
             "range_increment_ft": data["range_increment"],

@@ -373,7 +373,7 @@ def scene_modifiers(
     - 5E-UW-9: a ranged attack across a water surface (one in water, the other not) has
       disadvantage unless the attacker has blindsight or truesight.
     """
-    from service.environment import disadvantage_levels
+    from service.rules.dnd5e.gravity import disadvantage_levels
 
     out: list[Modifier] = []
     if attacker is not None and attack.kind in ("melee", "ranged"):
