@@ -224,3 +224,14 @@ def test_gravity_errors(kw, path):
     with pytest.raises(RulesError) as err:
         grv.gravity_modifiers(**args)
     assert err.value.path == path
+
+
+def test_rule_thresholds_are_the_rule_texts():
+    # 5E-GRV-1 any X; 5E-GRV-2..4 from X = 2; 5E-GRV-5 from X = 10.
+    assert dict(grv.GRAVITY_RULES) == {
+        "5E-GRV-1": 0,
+        "5E-GRV-2": 2,
+        "5E-GRV-3": 2,
+        "5E-GRV-4": 2,
+        "5E-GRV-5": 10,
+    }

@@ -336,3 +336,35 @@ def test_underwater_effect_errors(params, path):
     with pytest.raises(RulesError) as err:
         uwr.underwater_effect(**params)
     assert err.value.path == path
+
+
+# --------------------------------------------------------------------------------------
+# The weapon table against the rule texts
+# --------------------------------------------------------------------------------------
+
+
+def test_weapon_table_exceptions_are_the_rules_lists():
+    melee = {w.name for w in uwr.WEAPON_LIST if w.melee_exempt}
+    ranged = {w.name: w.ranged_exempt for w in uwr.WEAPON_LIST if w.ranged_exempt}
+    # 5E-UW-1: dagger, javelin, shortsword, spear or trident.
+    assert melee == {"dagger", "javelin", "shortsword", "spear", "trident"}
+    # 5E-UW-2: a crossbow, a net, or a thrown weapon like the javelin (spear, trident, dart).
+    assert ranged == {
+        "javelin": "thrown",
+        "spear": "thrown",
+        "trident": "thrown",
+        "dart": "thrown",
+        "light crossbow": "crossbow",
+        "hand crossbow": "crossbow",
+        "heavy crossbow": "crossbow",
+        "net": "net",
+    }
+
+
+def test_weapon_table_keys_and_ranges():
+    assert len(uwr.WEAPONS) == len(uwr.WEAPON_LIST)
+    for weapon in uwr.WEAPON_LIST:
+        assert uwr.find_weapon(weapon.name.upper()) is weapon
+        assert (weapon.normal_range is None) == (weapon.long_range is None), weapon.name
+        if weapon.normal_range is not None:
+            assert 0 < weapon.normal_range < weapon.long_range, weapon.name

@@ -105,3 +105,10 @@ def test_range_errors(distance, increment, path):
     with pytest.raises(RulesError) as err:
         rng.range_modifiers(distance, increment)
     assert err.value.path == path
+
+
+def test_tables_are_the_rule_texts():
+    # PV-RNG-1: close <= 30, near <= 60, far <= 120, distant beyond.
+    assert rng.BANDS == (("close", 30), ("near", 60), ("far", 120), ("distant", math.inf))
+    # PV-RNG-2: none up to one increment, one level per further increment, five at most.
+    assert rng.INCREMENT_LEVELS == tuple((n, n - 1) for n in range(1, 7))
