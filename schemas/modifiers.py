@@ -2,8 +2,9 @@
 
 Contract: ``shared/API.md`` "Modifiers". Requests are strict: unknown fields, numbers in
 strings, booleans given as numbers, NaN and infinities are rejected with their field path.
-Each request's ``post_load`` returns the keyword arguments of the ``service.environment``
-function its view calls, so the views stay one line.
+Each request's ``post_load`` returns the keyword arguments of the rule function (in
+``service.rules.dnd5e`` or ``service.rules.pf2e_variant``) its view calls, so the views stay
+one line.
 
 - ``gravity`` and ``underwater`` answer for ruleset ``dnd5e`` (5E-GRV-1..6, 5E-UW-1..9),
   ``range`` for ``pf2e-variant`` (PV-RNG-1..2); another known ruleset answers 422 at
@@ -160,7 +161,7 @@ class GravityRequestSchema(StrictSchema):
 
     @post_load
     def kwargs(self, data: dict, **_: Any) -> dict[str, Any]:
-        """Keyword arguments of ``environment.gravity_modifiers``."""
+        """Keyword arguments of ``service.rules.dnd5e.gravity.gravity_modifiers``."""
         creature, weapon = data["creature"], data.get("weapon") or {}
         return {
             "x": data["gravity"],
@@ -428,7 +429,7 @@ class RangeRequestSchema(StrictSchema):
 
     @post_load
     def kwargs(self, data: dict, **_: Any) -> dict[str, Any]:
-        """Keyword arguments of ``environment.range_modifiers``."""
+        """Keyword arguments of ``service.rules.pf2e_variant.range_increments.range_modifiers``."""
         return {
             "distance_ft": data["distance"],
             "range_increment_ft": data["range_increment"],

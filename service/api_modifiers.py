@@ -1,8 +1,9 @@
 """HTTP endpoints of the environment modifiers: ``/v1/modifiers/{gravity,underwater,range}``.
 
 Thin views: the request schema (``schemas.modifiers``) validates and returns the keyword
-arguments of one ``service.environment`` function; the view calls it and the response schema
-dumps the frozen result. Contract: ``shared/API.md`` "Modifiers". Registered by the app
+arguments of one rule function of the ruleset owning the rules (``rules.dnd5e.gravity``,
+``rules.dnd5e.underwater``, ``rules.pf2e_variant.range``); the view calls it and the response
+schema dumps the frozen result. Contract: ``shared/API.md`` "Modifiers". Registered by the app
 factory with ``api.register_blueprint(api_modifiers.blp)``.
 """
 
@@ -11,8 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from schemas import modifiers as sm
-from service import environment
 from service.http_errors import Blueprint
+from service.rules.dnd5e import gravity as dnd5e_gravity
+from service.rules.dnd5e import underwater as dnd5e_underwater
+from service.rules.pf2e_variant import range_increments as pf2e_range
 
 blp = Blueprint(
     "modifiers",
@@ -37,9 +40,9 @@ ERROR_422 = "Invalid request (field path in errors.json), or a ruleset without t
 )
 @blp.response(200, sm.GravityResponseSchema)
 @blp.alt_response(422, description=ERROR_422)
-def gravity(args: dict[str, Any]) -> environment.GravityResult:
+def gravity(args: dict[str, Any]) -> dnd5e_gravity.GravityResult:
     """Abnormal gravity X for one creature and optionally one ranged weapon (5E-GRV-1..6)."""
-    return environment.gravity_modifiers(**args)
+    return dnd5e_gravity.gravity_modifiers(**args)
 
 
 @blp.route("/underwater", methods=["POST"])
@@ -62,8 +65,8 @@ def gravity(args: dict[str, Any]) -> environment.GravityResult:
 def underwater(args: dict[str, Any]) -> Any:
     """A weapon attack underwater (5E-UW-1/2/9) or an underwater effect (5E-UW-3..8)."""
     if "effect" in args:
-        return environment.underwater_effect(**args["effect"])
-    return environment.underwater_attack(**args["attack"])
+        return dnd5e_underwater.underwater_effect(**args["effect"])
+    return dnd5e_underwater.underwater_attack(**args["attack"])
 
 
 @blp.route("/range", methods=["POST"])
@@ -73,6 +76,6 @@ def underwater(args: dict[str, Any]) -> Any:
 )
 @blp.response(200, sm.RangeResponseSchema)
 @blp.alt_response(422, description=ERROR_422)
-def range_modifiers(args: dict[str, Any]) -> environment.RangeResult:
+def range_modifiers(args: dict[str, Any]) -> pf2e_range.RangeResult:
     """Range band (PV-RNG-1) and range-increment Disadvantage (PV-RNG-2)."""
-    return environment.range_modifiers(**args)
+    return pf2e_range.range_modifiers(**args)

@@ -25,8 +25,8 @@ from service.rules.base import (
     attack_source,
     corner_inset,
     obstacle_tokens,
-    scene_modifiers,
 )
+from service.rules.dnd5e.modifiers import scene_modifiers
 from service.rules.dnd5e.vision import vision
 from service.senses import SenseReport
 

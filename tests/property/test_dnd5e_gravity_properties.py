@@ -1,9 +1,7 @@
-"""Hypothesis properties of ``service.environment`` (5E-GRV-1..6, 5E-UW-1/2/9, PV-RNG-1..2).
+"""Hypothesis properties of ``service.rules.dnd5e.gravity`` (5E-GRV-1..6).
 
-Gravity: every multiplier is monotonic in X (weight and fall up, jump and range down), every
-cap of 5E-GRV-1/2 holds for any X in [0, 1000], levels are never negative and grow with X.
-Range: the penalty grows with distance, is invariant under scaling distance and increment
-together (integers, so exact), and is possible exactly up to six increments.
+Every multiplier is monotonic in X (weight and fall up, jump and range down), every cap of
+5E-GRV-1/2 holds for any X in [0, 1000], levels are never negative and grow with X.
 """
 
 from __future__ import annotations
@@ -11,7 +9,7 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from service import environment as env
+from service.rules.dnd5e import gravity as grv
 
 gravity = st.floats(min_value=0, max_value=1000, allow_nan=False, allow_infinity=False)
 modifier = st.integers(-10, 30)
@@ -29,7 +27,7 @@ def dice(cap: str) -> int:
 
 
 def result(x, mods=(1, 2, 4), speed_ft=30.0, weapon=(150.0, 600.0), rounding="up"):
-    return env.gravity_modifiers(
+    return grv.gravity_modifiers(
         x,
         str_mod=mods[0],
         dex_mod=mods[1],
@@ -103,78 +101,8 @@ def test_gravity_caps_hold(x, mods, speed_ft, weapon):
 @example(2.5, 2)
 @example(3.0, 1)
 def test_levels_readings_differ_by_at_most_one(x, mod):
-    up = env.disadvantage_levels(x, mod, "up")
-    down = env.disadvantage_levels(x, mod, "down")
+    up = grv.disadvantage_levels(x, mod, "up")
+    down = grv.disadvantage_levels(x, mod, "down")
     assert 0 <= down <= up <= down + 1
     if x >= 2 and float(x).is_integer():
         assert up == down == max(0, int(x) - mod)
-
-
-@given(st.integers(0, 2000), st.integers(0, 2000), st.integers(1, 200))
-@example(30, 31, 30)
-@example(180, 181, 30)
-def test_range_penalty_monotonic(d1, d2, inc):
-    lo, hi = sorted((d1, d2))
-    (la, pa), (lb, pb) = (env.range_increment_penalty(d, inc) for d in (lo, hi))
-    assert pa >= pb
-    if pb:
-        assert 0 <= la <= lb <= 5
-
-
-@given(st.integers(0, 2000), st.integers(1, 200), st.integers(1, 20))
-@example(45, 30, 2)
-def test_range_penalty_scale_invariant_and_six_increments(d, inc, k):
-    levels, possible = env.range_increment_penalty(d, inc)
-    assert env.range_increment_penalty(d * k, inc * k) == (levels, possible)
-    assert possible == (d <= 6 * inc)
-    if possible:
-        # One level per increment started beyond the first.
-        assert levels == max(0, -(-d // inc) - 1)
-    else:
-        assert levels is None
-
-
-BAND_ORDER = ("close", "near", "far", "distant")
-
-
-@given(
-    st.floats(min_value=0, max_value=1e4, allow_nan=False),
-    st.floats(min_value=0, max_value=1e4, allow_nan=False),
-)
-@example(30.0, 30.5)
-@example(120.0, 120.5)
-def test_range_band_monotonic(d1, d2):
-    lo, hi = sorted((d1, d2))
-    assert BAND_ORDER.index(env.range_band(lo)) <= BAND_ORDER.index(env.range_band(hi))
-    assert env.range_band(lo, engaged=True) == "engaged"
-
-
-WEAPON_NAMES = sorted(w.name for w in env.WEAPONS.values())
-
-
-@given(
-    st.sampled_from(["melee", "ranged"]),
-    st.sampled_from(WEAPON_NAMES),
-    st.floats(min_value=0, max_value=100, allow_nan=False),
-    st.floats(min_value=0, max_value=700, allow_nan=False),
-    st.floats(min_value=0, max_value=60, allow_nan=False),
-    st.booleans(),
-)
-@example("ranged", "light crossbow", 0.0, 40.0, 0.0, True)
-def test_underwater_attack_properties(kind, weapon, swim, distance, sight, radiant):
-    kw = {"distance": distance, "normal_range": 150, "long_range": 600}
-    kw["damage_types"] = ["radiant"] if radiant else ["piercing"]
-    dry = env.underwater_attack(kind, weapon, swim_speed=swim, **kw)
-    wet = env.underwater_attack(kind, weapon, swim_speed=swim, crosses_surface=True, **kw)
-    # 5E-UW-9 never removes a disadvantage; senses and radiant never add one.
-    assert wet.auto_miss == dry.auto_miss
-    assert wet.disadvantage >= dry.disadvantage
-    seeing = env.underwater_attack(
-        kind, weapon, swim_speed=swim, crosses_surface=True, senses_truesight=sight + 1, **kw
-    )
-    assert seeing.disadvantage == dry.disadvantage
-    # No roll after an automatic miss; a swimming speed never adds a disadvantage.
-    assert not (dry.auto_miss and dry.disadvantage)
-    assert dry.auto_miss == (kind == "ranged" and distance > 150)
-    no_swim = env.underwater_attack(kind, weapon, swim_speed=0, **kw)
-    assert dry.disadvantage <= no_swim.disadvantage
