@@ -2,9 +2,9 @@
 
 Thin views: the request schema (``schemas.modifiers``) validates and returns the keyword
 arguments of one rule function of the ruleset owning the rules (``rules.dnd5e.gravity``,
-``rules.dnd5e.underwater``, ``rules.pf2e_variant.range``); the view calls it and the response
-schema dumps the frozen result. Contract: ``shared/API.md`` "Modifiers". Registered by the app
-factory with ``api.register_blueprint(api_modifiers.blp)``.
+``rules.dnd5e.underwater``, ``rules.pf2e_variant.range_increments``); the view calls it and
+the response schema dumps the frozen result. Contract: ``shared/API.md`` "Modifiers".
+Registered by the app factory with ``api.register_blueprint(api_modifiers.blp)``.
 """
 
 from __future__ import annotations

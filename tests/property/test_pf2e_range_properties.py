@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from service.rules.pf2e_variant import range as rng
+from service.rules.pf2e_variant import range_increments as rng
 
 
 @given(st.integers(0, 2000), st.integers(0, 2000), st.integers(1, 200))

@@ -1,4 +1,6 @@
-"""Range band and range increment tables: PV-RNG-1..2 (``service.rules.pf2e_variant.range_increments``).
+"""Range band and range increment tables: PV-RNG-1..2.
+
+Module: ``service.rules.pf2e_variant.range_increments``.
 
 Expected values are worked by hand from shared/RULES.md and the seed (pf2e-variant-en_003
 "Range Bands" / "Ranged Attacks"), not from the code. Rows marked "decision" pin a reading
@@ -12,7 +14,7 @@ import math
 import pytest
 
 from service.errors import RulesError
-from service.rules.pf2e_variant import range as rng
+from service.rules.pf2e_variant import range_increments as rng
 
 
 @pytest.mark.parametrize(
