@@ -24,9 +24,12 @@ run: install
 test: install
 	$(BIN)/python -m pytest
 
+## Lint: ruff, mypy and the import-linter layer contracts of pyproject.toml (docs/architecture.md).
 lint: install
-	$(BIN)/ruff check service adapters schemas tests
+	$(BIN)/ruff check service adapters schemas tests bench
+	$(BIN)/ruff format --check service adapters schemas tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) .venv.lock .pytest_cache .hypothesis *.egg-info

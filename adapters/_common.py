@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from adapters.detect import sniff
+from adapters.sniff import sniff
 from service.model import MAX_COORD_PX, size_from_width
 
 #: Decimals ``clean`` keeps: 1e-6 px (or squares) is float noise, far below any visible size.

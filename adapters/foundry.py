@@ -67,6 +67,7 @@ from adapters._common import (
     unique_ids,
 )
 from adapters.errors import AdapterError
+from adapters.sniff import sniff
 from service.model import MAX_UNITS, MIN_GRID_DISTANCE
 
 __all__ = ["UNLIMITED_RANGE", "parse_nedb", "to_scene"]
@@ -255,8 +256,6 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
     if not isinstance(doc.get("walls"), list | None):
         raise ctx.error(f"'walls' must be a list, got {type(doc['walls']).__name__}", "walls")
     if "walls" not in doc and not _has_grid_info(doc):
-        from adapters.detect import sniff  # here: detect imports this module
-
         other = sniff(export)
         hint = f"; this looks like a {other} export: use format {other!r}" if other else ""
         raise ctx.error("not a Foundry scene: neither 'walls' nor grid information" + hint)

@@ -25,10 +25,17 @@ PURE = [
 STDLIB_ONLY = [
     "service.errors",
     "adapters.errors",
-    "adapters.detect",
+    "adapters.sniff",
 ]
 #: Standard library and ``service.model`` (msgspec) only.
-ADAPTERS = ["adapters", "adapters.foundry", "adapters.roll20", "adapters.uvtt", "adapters._common"]
+ADAPTERS = [
+    "adapters",
+    "adapters.detect",
+    "adapters.foundry",
+    "adapters.roll20",
+    "adapters.uvtt",
+    "adapters._common",
+]
 SCHEMAS = [
     "schemas.scene",
     "schemas.bounds",
