@@ -1,18 +1,23 @@
 """HTTP endpoints of the environment modifiers: ``/v1/modifiers/{gravity,underwater,range}``.
 
-Thin views: the request schema (``schemas.modifiers``) validates and returns the keyword
-arguments of one ``service.environment`` function; the view calls it and the response schema
-dumps the frozen result. Contract: ``shared/API.md`` "Modifiers". Registered by the app
-factory with ``api.register_blueprint(api_modifiers.blp)``.
+Thin views: flask-smorest loads the request schema of the operation
+(``service.operations.OPERATIONS``, ``schemas.modifiers``), which returns the keyword
+arguments of one ``service.environment`` function; the view calls the operation and its
+response schema dumps the frozen result. Contract: ``shared/API.md`` "Modifiers".
+Registered by the app factory with ``api.register_blueprint(api_modifiers.blp)``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from schemas import modifiers as sm
 from service import environment
 from service.http_errors import Blueprint
+from service.operations import OPERATIONS
+
+GRAVITY = OPERATIONS["modifiers/gravity"]
+UNDERWATER = OPERATIONS["modifiers/underwater"]
+RANGE = OPERATIONS["modifiers/range"]
 
 blp = Blueprint(
     "modifiers",
@@ -27,7 +32,7 @@ ERROR_422 = "Invalid request (field path in errors.json), or a ruleset without t
 
 @blp.route("/gravity", methods=["POST"])
 @blp.arguments(
-    sm.GravityRequestSchema,
+    GRAVITY.request,
     example={
         "ruleset": "dnd5e",
         "gravity": 3,
@@ -35,16 +40,16 @@ ERROR_422 = "Invalid request (field path in errors.json), or a ruleset without t
         "weapon": {"normal_range": 150, "long_range": 600},
     },
 )
-@blp.response(200, sm.GravityResponseSchema)
+@blp.response(200, GRAVITY.response)
 @blp.alt_response(422, description=ERROR_422)
 def gravity(args: dict[str, Any]) -> environment.GravityResult:
     """Abnormal gravity X for one creature and optionally one ranged weapon (5E-GRV-1..6)."""
-    return environment.gravity_modifiers(**args)
+    return GRAVITY.answer(None, args)  # type: ignore[no-any-return]
 
 
 @blp.route("/underwater", methods=["POST"])
 @blp.arguments(
-    sm.UnderwaterRequestSchema,
+    UNDERWATER.request,
     example={
         "ruleset": "dnd5e",
         "attacker": {"swim_speed": 0},
@@ -57,22 +62,20 @@ def gravity(args: dict[str, Any]) -> environment.GravityResult:
         },
     },
 )
-@blp.response(200, sm.UnderwaterResponseSchema)
+@blp.response(200, UNDERWATER.response)
 @blp.alt_response(422, description=ERROR_422)
 def underwater(args: dict[str, Any]) -> Any:
     """A weapon attack underwater (5E-UW-1/2/9) or an underwater effect (5E-UW-3..8)."""
-    if "effect" in args:
-        return environment.underwater_effect(**args["effect"])
-    return environment.underwater_attack(**args["attack"])
+    return UNDERWATER.answer(None, args)
 
 
 @blp.route("/range", methods=["POST"])
 @blp.arguments(
-    sm.RangeRequestSchema,
+    RANGE.request,
     example={"ruleset": "pf2e-variant", "distance": 45, "range_increment": 30},
 )
-@blp.response(200, sm.RangeResponseSchema)
+@blp.response(200, RANGE.response)
 @blp.alt_response(422, description=ERROR_422)
 def range_modifiers(args: dict[str, Any]) -> environment.RangeResult:
     """Range band (PV-RNG-1) and range-increment Disadvantage (PV-RNG-2)."""
-    return environment.range_modifiers(**args)
+    return RANGE.answer(None, args)  # type: ignore[no-any-return]
