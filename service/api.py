@@ -1,12 +1,16 @@
-"""HTTP endpoints (flask-smorest): load the request schema, call the core, dump the answer.
+"""HTTP endpoints (flask-smorest): load the request schema, answer with the operation table.
 
-No geometry or rule here: each view resolves the scene, looks up tokens, and calls one core
-function. Contract: ``shared/API.md``.
+Each query view is thin: flask-smorest loads the request schema of its operation
+(``service.operations.OPERATIONS``), the view applies the service's configured limits
+(``SIGHTLINE_MAX_*``), resolves the scene (inline, or ``scene_id`` from the cache) and calls
+the operation; flask-smorest dumps the answer with the operation's response schema. No
+geometry or rule here. Contract: ``shared/API.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from flask import Response, current_app, request
@@ -18,13 +22,12 @@ from adapters.errors import AdapterError
 from schemas import requests as rq
 from schemas import responses as rs
 from schemas.scene import SceneSchema
-from service import __version__, queries, rules
+from service import __version__, rules
 from service.cache import SceneCache
-from service.engine.scene import BuiltScene
 from service.errors import RulesError
 from service.http_errors import Blueprint
 from service.model import Scene
-from service.render import render_query, render_svg
+from service.operations import OPERATIONS, BuiltScene, Operation
 
 blp = Blueprint("v1", __name__, description="Sightline rules API, contract v1 (shared/API.md).")
 health = Blueprint("health", __name__, description="Liveness.")
@@ -169,6 +172,42 @@ def scene_stats(scene: Scene) -> dict[str, int]:
     }
 
 
+@contextmanager
+def nested_invalid() -> Iterator[None]:
+    """422 "Request body is invalid." for a part an operation loads itself (options)."""
+    try:
+        yield
+    except ValidationError as err:
+        abort(422, message="Request body is invalid.", errors={"json": err.messages})
+
+
+def prepared(op: Operation, args: dict[str, Any]) -> dict[str, Any]:
+    """``args`` after the operation's checks that need no scene (known ruleset, options)."""
+    with nested_invalid():
+        return op.prepare(args)
+
+
+def system_capabilities(system: rules.RuleSystem) -> list[str]:
+    """Endpoints a rule system answers."""
+    return [
+        "cover",
+        "vision",
+        "matrix",
+        "line-of-effect",
+        "lighting",
+        *system.extra_capabilities,
+    ]
+
+
+COVER, VISION, LIGHTING = OPERATIONS["cover"], OPERATIONS["vision"], OPERATIONS["lighting"]
+LINE, SIGHT = OPERATIONS["line-of-effect"], OPERATIONS["line-of-sight"]
+MATRIX, RENDER, FLANKING = (
+    OPERATIONS["matrix"],
+    OPERATIONS["render"],
+    OPERATIONS["modifiers/flanking"],
+)
+
+
 @health.route("/healthz")
 @health.response(200, rs.HealthSchema)
 def healthz() -> dict[str, str]:
@@ -278,32 +317,20 @@ def import_export(query: dict[str, Any], fmt: str) -> dict[str, Any]:
 
 
 @blp.route("/cover", methods=["POST"])
-@blp.arguments(rq.CoverRequestSchema, example=EXAMPLES["cover"])
-@blp.response(200, rs.CoverResponseSchema)
+@blp.arguments(COVER.request, example=EXAMPLES["cover"])
+@blp.response(200, COVER.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
 def cover(args: dict[str, Any]) -> dict[str, Any]:
     """Cover of each target against the attacker (or an area's point of origin)."""
-    rules.get(args["ruleset"])
+    args = prepared(COVER, args)
     check_targets(args["targets"])
-    return queries.cover(resolve_scene(args), args)
-
-
-def system_capabilities(system: rules.RuleSystem) -> list[str]:
-    """Endpoints a rule system answers."""
-    return [
-        "cover",
-        "vision",
-        "matrix",
-        "line-of-effect",
-        "lighting",
-        *getattr(system, "extra_capabilities", ()),
-    ]
+    return COVER.answer(resolve_scene(args), args)  # type: ignore[no-any-return]
 
 
 @blp.route("/line-of-effect", methods=["POST"])
-@blp.arguments(rq.LineRequestSchema, example=EXAMPLES["line"])
-@blp.response(200, rs.LineResponseSchema)
+@blp.arguments(LINE.request, example=EXAMPLES["line"])
+@blp.response(200, LINE.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
 def line_of_effect(args: dict[str, Any]) -> Any:
@@ -311,63 +338,56 @@ def line_of_effect(args: dict[str, Any]) -> Any:
 
     With ``effect.damage``, breakthrough: walls with hp absorb damage in order (5E-LOE-4/5).
     """
-    return queries.line(resolve_scene(args), args, "move")
+    return LINE.answer(resolve_scene(args), args)
 
 
 @blp.route("/line-of-sight", methods=["POST"])
-@blp.arguments(rq.LineRequestSchema, example=EXAMPLES["sight"])
-@blp.response(200, rs.LineResponseSchema)
+@blp.arguments(SIGHT.request, example=EXAMPLES["sight"])
+@blp.response(200, SIGHT.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
 def line_of_sight(args: dict[str, Any]) -> Any:
     """Line of sight between tokens or points: walls that restrict sight (GEO-1)."""
-    return queries.line(resolve_scene(args), args, "sight")
+    return SIGHT.answer(resolve_scene(args), args)
 
 
 @blp.route("/modifiers/flanking", methods=["POST"])
-@blp.arguments(rq.FlankingRequestSchema, example=EXAMPLES["flanking"])
-@blp.response(200, rs.FlankingResponseSchema)
+@blp.arguments(FLANKING.request, example=EXAMPLES["flanking"])
+@blp.response(200, FLANKING.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
 def flanking(args: dict[str, Any]) -> dict[str, Any]:
     """Whether attacker and ally flank the target (SF-FLK-1): +2 to melee attacks."""
-    system = rules.get(args["ruleset"])
-    if not hasattr(system, "flanking"):
-        raise RulesError(f"Ruleset {system.id!r} has no flanking rule.", ("ruleset",))
-    geo = resolve_scene(args)
-    toks = [queries.find_token(geo.scene, args[k], (k,)) for k in ("attacker", "ally", "target")]
-    if len({t.id for t in toks}) < 3:
-        raise RulesError("Attacker, ally and target must be three different tokens.", ("ally",))
-    ok, rule_ids, reason = system.flanking(geo, *toks)
-    return {"flanking": ok, "attack_bonus": 2 if ok else 0, "rules": rule_ids, "reason": reason}
+    args = prepared(FLANKING, args)
+    return FLANKING.answer(resolve_scene(args), args)  # type: ignore[no-any-return]
 
 
 @blp.route("/vision", methods=["POST"])
-@blp.arguments(rq.VisionRequestSchema, example=EXAMPLES["vision"])
-@blp.response(200, rs.VisionResponseSchema)
+@blp.arguments(VISION.request, example=EXAMPLES["vision"])
+@blp.response(200, VISION.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
 def vision(args: dict[str, Any]) -> dict[str, Any]:
     """What one observer perceives of each target: sense, light, obscurement, detection."""
-    rules.get(args["ruleset"])
+    args = prepared(VISION, args)
     check_targets(args["targets"])
-    return queries.vision(resolve_scene(args), args)
+    return VISION.answer(resolve_scene(args), args)  # type: ignore[no-any-return]
 
 
 @blp.route("/lighting", methods=["POST"])
-@blp.arguments(rq.LightingRequestSchema, example=EXAMPLES["lighting"])
-@blp.response(200, rs.LightingResponseSchema)
+@blp.arguments(LIGHTING.request, example=EXAMPLES["lighting"])
+@blp.response(200, LIGHTING.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
 def lighting(args: dict[str, Any]) -> dict[str, Any]:
     """Light level at points and over token spaces (bright/dim/dark, magical darkness)."""
     check_targets(args["tokens"], "tokens")
-    return queries.lighting(resolve_scene(args), args)
+    return LIGHTING.answer(resolve_scene(args), args)  # type: ignore[no-any-return]
 
 
 @blp.route("/matrix", methods=["POST"])
-@blp.arguments(rq.MatrixRequestSchema, example=EXAMPLES["matrix"])
-@blp.response(200, rs.MatrixResponseSchema)
+@blp.arguments(MATRIX.request, example=EXAMPLES["matrix"])
+@blp.response(200, MATRIX.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
 def matrix(args: dict[str, Any]) -> dict[str, Any]:
@@ -376,14 +396,9 @@ def matrix(args: dict[str, Any]) -> dict[str, Any]:
     The work is bounded: more tokens than ``SIGHTLINE_MATRIX_MAX_TOKENS`` (cover) or
     ``SIGHTLINE_MATRIX_MAX_VISION_TOKENS`` (vision) is a 422 telling the limit.
     """
-    rules.get(args["ruleset"])
-    kind = args["kind"]
-    schema = rq.CoverOptionsSchema if kind == "cover" else rq.VisionOptionsSchema
-    try:
-        options = schema().load(args["options"])
-    except ValidationError as err:
-        abort(422, message="Request body is invalid.", errors={"json": {"options": err.messages}})
+    args = prepared(MATRIX, args)
     geo = resolve_scene(args)
+    kind = args["kind"]
     count = len(args["tokens"]) if args["tokens"] is not None else len(geo.scene.tokens)
     key = "MATRIX_MAX_TOKENS" if kind == "cover" else "MATRIX_MAX_VISION_TOKENS"
     limit = int(current_app.config[key])
@@ -392,11 +407,11 @@ def matrix(args: dict[str, Any]) -> dict[str, Any]:
             f"A {kind} matrix takes at most {limit} tokens (SIGHTLINE_{key}); got {count}.",
             ("tokens",),
         )
-    return queries.matrix(geo, args["ruleset"], args["tokens"], kind, options)
+    return MATRIX.answer(geo, args)  # type: ignore[no-any-return]
 
 
 @blp.route("/render", methods=["POST"])
-@blp.arguments(rq.RenderRequestSchema, example=EXAMPLES["render"])
+@blp.arguments(RENDER.request, example=EXAMPLES["render"])
 @blp.response(
     200, {"type": "string"}, content_type="image/svg+xml", description="SVG picture of the scene"
 )
@@ -405,23 +420,6 @@ def matrix(args: dict[str, Any]) -> dict[str, Any]:
 def render(args: dict[str, Any]) -> Response:
     """SVG of the scene with the traced lines of a cover, vision or line query."""
     geo = resolve_scene(args)
-    query = args.get("query")
-    if query is None:
-        return Response(render_svg(geo.scene), mimetype="image/svg+xml")
-    if query["type"] in ("cover", "vision"):
-        try:
-            system = rules.get(query["ruleset"])
-        except RulesError as err:
-            raise RulesError(err.message, ("query", "ruleset")) from None
-        schema = rq.CoverOptionsSchema if query["type"] == "cover" else rq.VisionOptionsSchema
-        try:
-            loaded = schema().load(query["options"])
-        except ValidationError as err:
-            abort(
-                422,
-                message="Request body is invalid.",
-                errors={"json": {"query": {"options": err.messages}}},
-            )
-        options = queries.ruleset_options(system, loaded, ("query", "options"))
-        query = {**query, "options": options}
-    return Response(render_query(geo, query), mimetype="image/svg+xml")
+    with nested_invalid():
+        svg = RENDER.answer(geo, args)
+    return Response(svg, mimetype="image/svg+xml")

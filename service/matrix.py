@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from service.engine.scene import BuiltScene
+from service.engine.scene import BuiltScene, find_token
 from service.errors import RulesError, shown
 from service.model import Token
 from service.rules.ask import cover_all, vision_all
@@ -75,8 +75,6 @@ def matrix(
 def _tokens(geo: BuiltScene, token_ids: Sequence[str] | None) -> list[Token]:
     if token_ids is None:
         return list(geo.scene.tokens)
-    from service.queries import find_token
-
     out = []
     seen = set()
     for i, tid in enumerate(token_ids):

@@ -3,8 +3,9 @@
 :func:`render_svg` draws a canonical scene: walls by kind, tokens with their names, lights
 with their bright and dim radii, regions (fog, magical darkness, water), and optionally the
 traced lines of an answer coloured clear (green) or blocked (red), with a caption and a
-legend in a band above the scene. :func:`render_query` answers a cover, vision or line
-query with the core and draws its lines (``POST /v1/render``, ``sightline render``).
+legend in a band above the scene. :func:`render_answer` draws the answer of a cover, vision or
+line query that the operation table (``service.operations``) has asked, with its traced lines
+and a caption (``POST /v1/render``, ``sightline render``). Nothing here asks the core.
 
 Frame: the SVG user space is the scene's pixel frame (y down), so every coordinate of the
 scene and of the answers is drawn as is; radii in grid units become pixels by
@@ -27,17 +28,13 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from service.model import Light, Region, Scene, Token, Wall
-from service.rules.ask import cover_one, vision_one
 
-if TYPE_CHECKING:
-    from service.engine.scene import BuiltScene
-
-__all__ = ["render_query", "render_svg", "wall_kind"]
+__all__ = ["render_answer", "render_svg", "wall_kind"]
 
 SVG_NS = "http://www.w3.org/2000/svg"
 
@@ -590,7 +587,7 @@ def render_svg(
     scene : service.model.Scene
         Positions in px (y down), radii in grid units.
     lines : iterable
-        Traced lines to draw: ``service.geometry.measure.TracedLine`` objects (``start``,
+        Traced lines to draw: ``service.rules.base.TracedLine`` objects (``start``,
         ``end``, ``blocked``, ``blockers``) or the API's line dicts (``from``, ``to``,
         ``blocked``, ``blockers``); blocked ones red, clear ones green.
     caption : str, optional
@@ -664,25 +661,32 @@ def render_svg(
     return ET.tostring(root, encoding="unicode")
 
 
-def render_query(geo: BuiltScene, query: Mapping[str, Any]) -> str:
-    """Answer a query with the core and draw the scene with its traced lines.
+def render_answer(
+    scene: Scene,
+    query: Mapping[str, Any],
+    answer: Mapping[str, Any],
+    lines: Sequence[Mapping[str, Any]],
+) -> str:
+    """Draw the scene with the traced lines of one answered query, captioned with the answer.
+
+    The query was loaded by ``schemas.requests.RenderQuerySchema`` and answered by the
+    operation table (``service.operations.render``); nothing is parsed or asked here.
 
     Parameters
     ----------
-    geo : service.engine.scene.BuiltScene
-        The built scene.
+    scene : service.model.Scene
     query : mapping
-        One of
-
-        * ``{"type": "cover", "ruleset", "attacker", "target"}`` (optional ``"attack":
-          {"kind", "origin"}`` and ``"options"``): the ruleset's cover answer and its
-          traced lines;
-        * ``{"type": "vision", "ruleset", "observer", "target"}`` (optional
-          ``"options"``): the centre-to-centre line, green when the observer sees the
-          target, red when not;
-        * ``{"type": "line-of-effect" | "line-of-sight", "from", "to"}`` (token ids,
-          ``{"token": id}``, ``[x, y]`` or ``{"point": [x, y], "elevation": z}``): the
-          clear witness segment, or the blocked centre line.
+        The loaded render query: ``{"type": "cover", "ruleset", "attacker" (None for an
+        area), "target", "attack": {"kind", "origin"} or None}``, ``{"type": "vision",
+        "ruleset", "observer", "target"}``, or ``{"type": "line-of-effect" |
+        "line-of-sight", "from", "to"}`` with each end ``{"token": id}`` or ``{"point":
+        [x, y], "elevation": z}`` (px, grid units).
+    answer : mapping
+        The JSON answer of the operation asked (``POST /v1/cover`` or ``/v1/vision`` with
+        the one target, ``/v1/line-of-effect`` or ``/v1/line-of-sight``).
+    lines : sequence of mapping
+        The traced lines to draw, as the API's line dicts (``from``, ``to`` px,
+        ``blocked``, ``blockers``).
 
     Returns
     -------
@@ -692,62 +696,23 @@ def render_query(geo: BuiltScene, query: Mapping[str, Any]) -> str:
 
     Raises
     ------
-    service.errors.RulesError
-        For an unknown query type or ruleset or a missing field (path ``("query", ...)``);
-        ``UnknownToken`` (404) for a token id not in the scene; whatever the ruleset raises.
+    KeyError
+        For a query type other than the four above (the schema admits no other).
     """
-    from service.errors import RulesError
-
-    kind = query.get("type")
-    if kind == "cover":
-        lines, caption, highlight = _cover_query(geo, query)
-    elif kind == "vision":
-        lines, caption, highlight = _vision_query(geo, query)
-    elif kind in ("line-of-effect", "line-of-sight"):
-        lines, caption, highlight = _line_query(geo, query, str(kind))
-    else:
-        raise RulesError(
-            f"Unknown query type {kind!r}; known: cover, vision, line-of-effect, line-of-sight.",
-            ("query", "type"),
-        )
-    return render_svg(geo.scene, lines=lines, caption=caption, highlight=highlight)
+    caption, highlight = CAPTIONS[str(query["type"])](scene, query, answer)
+    return render_svg(scene, lines=lines, caption=caption, highlight=highlight)
 
 
 OBSCURED = {"light": "lightly obscured", "heavy": "heavily obscured"}
 
-Drawn = tuple[tuple[Any, ...], str, tuple[str, ...]]
 
-
-def _required(query: Mapping[str, Any], field: str) -> Any:
-    from service.errors import RulesError
-
-    value = query.get(field)
-    if value is None or value == "":
-        raise RulesError(f"Missing query field {field!r}.", ("query", field))
-    return value
-
-
-def _token(geo: BuiltScene, query: Mapping[str, Any], field: str) -> Token:
-    from service.errors import UnknownToken
-
-    token_id = _required(query, field)
-    tok: Token | None = geo.scene.token(str(token_id))
-    if tok is None:
-        raise UnknownToken(f"No token with id {token_id!r} in the scene.", ("query", field))
-    return tok
-
-
-def _distinct(a: Token, b: Token, field: str) -> None:
-    from service.errors import RulesError
-
-    if a.id == b.id:
-        raise RulesError("A token cannot be its own target.", ("query", field))
-
-
-def _label(geo: BuiltScene, tok: Token) -> str:
+def _label(scene: Scene, token_id: str) -> str:
     """A token's name for a caption, with its id when another token has the same name."""
+    tok = scene.token(token_id)
+    if tok is None:
+        return token_id
     name = _name(tok)
-    if sum(1 for t in geo.scene.tokens if _name(t) == name) > 1:
+    if sum(1 for t in scene.tokens if _name(t) == name) > 1:
         return f"{name} ({tok.id})"
     return name
 
@@ -757,133 +722,102 @@ def _rules_text(rule_ids: Iterable[str]) -> str:
     return f" — {', '.join(ids)}" if ids else ""
 
 
-def _cover_query(geo: BuiltScene, query: Mapping[str, Any]) -> Drawn:
-    from service import rules
-    from service.rules.base import Attack
-
-    system = rules.get(str(_required(query, "ruleset")))
-    attack_raw = query.get("attack") or {}
-    kind = str(attack_raw.get("kind") or query.get("kind") or "ranged")
-    origin = attack_raw.get("origin")
-    attack = Attack(kind, tuple(origin) if origin else None)  # type: ignore[arg-type]
-    target = _token(geo, query, "target")
-    attacker = None
-    if kind != "area" or query.get("attacker") is not None:
-        attacker = _token(geo, query, "attacker")
-        _distinct(attacker, target, "target")
-    result = cover_one(system, geo, attacker, target, attack, dict(query.get("options") or {}))
-    if result.ac_bonus is None:
+def _cover_caption(
+    scene: Scene, query: Mapping[str, Any], answer: Mapping[str, Any]
+) -> tuple[str, tuple[str, ...]]:
+    """Caption and highlighted tokens of a cover answer (its one result)."""
+    result = answer["results"][0]
+    if result["ac_bonus"] is None:
         bonus = " (cannot be targeted)"
-    elif result.ac_bonus:
-        bonus = f" ({result.ac_bonus:+d} AC)"
-    elif result.advantage_levels:
-        n = result.advantage_levels
+    elif result["ac_bonus"]:
+        bonus = f" ({result['ac_bonus']:+d} AC)"
+    elif result["advantage_levels"]:
+        n = result["advantage_levels"]
         bonus = f" ({n} level{'s' if n != 1 else ''} of Advantage on defense)"
     else:
         bonus = ""
     extra = ""
-    if result.concealment != "none":
-        extra = f", {result.concealment} concealment ({result.miss_chance}% miss)"
+    if result["concealment"] != "none":
+        extra = f", {result['concealment']} concealment ({result['miss_chance']}% miss)"
+    attacker = query.get("attacker")
+    origin = (query.get("attack") or {}).get("origin")
     if attacker is not None:
-        source = _label(geo, attacker)
+        source = _label(scene, attacker)
     elif origin:
         source = f"area origin ({float(origin[0]):g}, {float(origin[1]):g})"
     else:
         source = "an area"
+    target = query["target"]
     caption = (
-        f"{system.id} cover of {_label(geo, target)} from {source}: {result.cover}{bonus}{extra}"
-        f"{_rules_text(result.rules)}"
+        f"{answer['ruleset']} cover of {_label(scene, target)} from {source}: "
+        f"{result['cover']}{bonus}{extra}{_rules_text(result['rules'])}"
     )
-    highlight = (target.id,) if attacker is None else (attacker.id, target.id)
-    return result.lines, caption, highlight
+    return caption, (target,) if attacker is None else (attacker, target)
 
 
-def _centre(geo: BuiltScene, tok: Token) -> tuple[float, float]:
-    from service.engine.spaces import box_centre
-
-    return box_centre(geo.token_boxes[tok.id])
-
-
-def _vision_query(geo: BuiltScene, query: Mapping[str, Any]) -> Drawn:
-    from service import rules
-    from service.rules.base import TracedLine
-
-    system = rules.get(str(_required(query, "ruleset")))
-    observer = _token(geo, query, "observer")
-    target = _token(geo, query, "target")
-    _distinct(observer, target, "target")
-    result = vision_one(system, geo, observer, target, dict(query.get("options") or {}))
-    line = TracedLine(
-        _centre(geo, observer), _centre(geo, target), not result.can_see, result.blockers
-    )
-    if result.can_see:
-        answer = f"seen ({result.sense}, {result.light} light)"
-    elif result.sense:
-        answer = f"not seen (only {result.sense}; {result.light} light)"
+def _vision_caption(
+    scene: Scene, query: Mapping[str, Any], answer: Mapping[str, Any]
+) -> tuple[str, tuple[str, ...]]:
+    """Caption and highlighted tokens of a vision answer (its one result)."""
+    r = answer["results"][0]
+    if r["can_see"]:
+        said = f"seen ({r['sense']}, {r['light']} light)"
+    elif r["sense"]:
+        said = f"not seen (only {r['sense']}; {r['light']} light)"
     else:
-        answer = f"not seen ({result.light} light)"
+        said = f"not seen ({r['light']} light)"
     details = []
-    if not result.line_of_sight:
+    if not r["line_of_sight"]:
         details.append("no line of sight")
-    if result.obscurement != "none":
-        details.append(OBSCURED.get(result.obscurement, result.obscurement))
-    if result.detection != "observed":
-        details.append(result.detection)
-    if result.concealed:
-        details.append(f"concealed (DC {result.flat_check_dc})")
-    if result.concealment != "none":
-        details.append(f"{result.concealment} concealment ({result.miss_chance}% miss)")
+    if r["obscurement"] != "none":
+        details.append(OBSCURED.get(r["obscurement"], r["obscurement"]))
+    if r["detection"] != "observed":
+        details.append(r["detection"])
+    if r["concealed"]:
+        details.append(f"concealed (DC {r['flat_check_dc']})")
+    if r["concealment"] != "none":
+        details.append(f"{r['concealment']} concealment ({r['miss_chance']}% miss)")
     extra = f", {', '.join(details)}" if details else ""
+    observer, target = query["observer"], query["target"]
     caption = (
-        f"{system.id} vision of {_label(geo, target)} from {_label(geo, observer)}: {answer}{extra}"
-        f"{_rules_text(result.rules)}"
+        f"{answer['ruleset']} vision of {_label(scene, target)} from {_label(scene, observer)}: "
+        f"{said}{extra}{_rules_text(r['rules'])}"
     )
-    return (line,), caption, (observer.id, target.id)
+    return caption, (observer, target)
 
 
-def _line_query(geo: BuiltScene, query: Mapping[str, Any], kind: str) -> Drawn:
-    from service.errors import RulesError, UnknownToken
-    from service.line_of_effect import Endpoint, line_between
-    from service.rules.base import TracedLine
+def _end_label(scene: Scene, ref: Mapping[str, Any]) -> str:
+    if "token" in ref:
+        return _label(scene, ref["token"])
+    x, y = ref["point"]
+    return f"({float(x):g}, {float(y):g})"
 
-    ends: list[Endpoint] = []
-    labels: list[str] = []
-    for field in ("from", "to"):
-        ref = _required(query, field)
-        if isinstance(ref, Mapping) and "token" in ref:  # a loaded EndpointField
-            ref = ref["token"]
-        if isinstance(ref, str):
-            tok = geo.scene.token(ref)
-            if tok is None:
-                raise UnknownToken(f"No token with id {ref!r} in the scene.", ("query", field))
-            ends.append(Endpoint(token=tok))
-            labels.append(_label(geo, tok))
-            continue
-        point, elevation = ref, 0.0
-        if isinstance(ref, Mapping):
-            point, elevation = ref.get("point"), float(ref.get("elevation") or 0.0)
-        try:
-            x, y = (float(v) for v in point)
-        except (TypeError, ValueError):
-            raise RulesError(
-                'Must be a token id, [x, y] or {"point": [x, y]}.', ("query", field)
-            ) from None
-        ends.append(Endpoint(point=(x, y), elevation=elevation))
-        labels.append(f"({x:g}, {y:g})")
-    sense = "move" if kind == "line-of-effect" else "sight"
-    answer = line_between(geo, ends[0], ends[1], sense)
-    if answer.witness is not None:
-        line = TracedLine(answer.witness[0], answer.witness[1], False, ())
-    else:
-        centres = [_centre(geo, e.token) if e.token is not None else e.point for e in ends]
-        line = TracedLine(centres[0], centres[1], True, answer.blockers)  # type: ignore[arg-type]
-    what = "line of effect" if sense == "move" else "line of sight"
-    if answer.clear:
+
+def _line_caption(
+    scene: Scene, query: Mapping[str, Any], answer: Mapping[str, Any]
+) -> tuple[str, tuple[str, ...]]:
+    """Caption and highlighted tokens of a line-of-effect or line-of-sight answer."""
+    what = "line of effect" if query["type"] == "line-of-effect" else "line of sight"
+    if answer["clear"]:
         verdict = "clear"
-    elif answer.blockers:
-        verdict = "blocked by " + ", ".join(b.id for b in answer.blockers)
+    elif answer["blockers"]:
+        verdict = "blocked by " + ", ".join(b["id"] for b in answer["blockers"])
     else:
         verdict = "blocked"
-    caption = f"{what} from {labels[0]} to {labels[1]}: {verdict}{_rules_text(answer.rules)}"
-    highlight = tuple(e.token.id for e in ends if e.token is not None)
-    return (line,), caption, highlight
+    ends = (query["from"], query["to"])
+    caption = (
+        f"{what} from {_end_label(scene, ends[0])} to {_end_label(scene, ends[1])}: "
+        f"{verdict}{_rules_text(answer['rules'])}"
+    )
+    return caption, tuple(e["token"] for e in ends if "token" in e)
+
+
+Caption = Callable[[Scene, Mapping[str, Any], Mapping[str, Any]], tuple[str, tuple[str, ...]]]
+
+#: The caption (and highlighted tokens) of each query type's answer.
+CAPTIONS: dict[str, Caption] = {
+    "cover": _cover_caption,
+    "vision": _vision_caption,
+    "line-of-effect": _line_caption,
+    "line-of-sight": _line_caption,
+}

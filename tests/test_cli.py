@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from schemas.scene import SceneSchema
 from service import cli
 from service.app import create_app, sample_scene
+from service.cli import commands
 from tests.conftest import real_file
 
 DELIAN = ("foundry", "foundry-v10-delian-tomb.json")
@@ -64,6 +65,85 @@ def post(api, path: str, body: dict) -> dict:
     resp = api.post(path, json=body)
     assert resp.status_code == 200, resp.get_json()
     return resp.get_json()
+
+
+# --------------------------------------------------------------------------- one pipeline
+
+#: The same question to the command line (local mode) and to the HTTP API: the command's
+#: arguments after the scene file, and the API's path and body (without the scene).
+SAME_QUESTION = [
+    pytest.param(
+        ["cover", "-r", "starfinder", "-a", "archer", "-t", "goblin", "-t", "kobold"],
+        "/v1/cover",
+        {"ruleset": "starfinder", "attacker": "archer", "targets": ["goblin", "kobold"]},
+        id="cover",
+    ),
+    pytest.param(
+        ["cover", "-r", "dnd5e", "--kind", "area", "--origin", "150,150", "-t", "goblin"],
+        "/v1/cover",
+        {
+            "ruleset": "dnd5e",
+            "targets": ["goblin"],
+            "attack": {"kind": "area", "origin": [150, 150]},
+        },
+        id="cover-area",
+    ),
+    pytest.param(
+        ["vision", "-r", "pf2e-variant", "--observer", "goblin", "-t", "archer", "-t", "bat"],
+        "/v1/vision",
+        {"ruleset": "pf2e-variant", "observer": "goblin", "targets": ["archer", "bat"]},
+        id="vision",
+    ),
+    pytest.param(
+        ["lighting", "--point", "150,150", "--point", "900,700", "-t", "goblin"],
+        "/v1/lighting",
+        {"points": [[150, 150], [900, 700]], "tokens": ["goblin"]},
+        id="lighting",
+    ),
+    pytest.param(
+        ["matrix", "-r", "starfinder", "--kind", "vision"],
+        "/v1/matrix",
+        {"ruleset": "starfinder", "kind": "vision"},
+        id="matrix",
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "path", "body"), SAME_QUESTION)
+def test_local_mode_json_is_the_http_answer(sample, api, args, path, body):
+    """The command line's local mode and the HTTP API run one operation table: same JSON."""
+    got = as_json(args[0], sample, *args[1:])
+    assert got == post(api, path, {**body, "scene": sample_scene()})
+
+
+#: ``sightline render`` options and the ``POST /v1/render`` query they send.
+SAME_PICTURE = [
+    pytest.param([], None, id="bare-scene"),
+    pytest.param(
+        ["--cover", "archer:goblin", "-r", "dnd5e"],
+        {"type": "cover", "ruleset": "dnd5e", "attacker": "archer", "target": "goblin"},
+        id="cover",
+    ),
+    pytest.param(
+        ["--vision", "goblin:archer", "-r", "pf2e-variant"],
+        {"type": "vision", "ruleset": "pf2e-variant", "observer": "goblin", "target": "archer"},
+        id="vision",
+    ),
+    pytest.param(
+        ["--line-of-effect", "archer:kobold"],
+        {"type": "line-of-effect", "from": "archer", "to": "kobold"},
+        id="line-of-effect",
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "query"), SAME_PICTURE)
+def test_local_render_is_the_http_picture(sample, api, args, query):
+    svg = ok("render", sample, *args).stdout
+    body = {"scene": sample_scene()} if query is None else {"scene": sample_scene(), "query": query}
+    resp = api.post("/v1/render", json=body)
+    assert resp.status_code == 200
+    assert svg == resp.get_data(as_text=True) + "\n"
 
 
 # --------------------------------------------------------------------------- cover
@@ -490,7 +570,7 @@ def test_unexpected_exception_is_one_line_exit_1(sample, monkeypatch):
     def boom(*_args, **_kw):
         raise ZeroDivisionError("division by zero\nsecond line")
 
-    monkeypatch.setattr(cli, "cover_text", boom)
+    monkeypatch.setattr(commands, "cover_text", boom)
     line = one_line_error(run("cover", sample, "-r", "dnd5e", "-a", "archer", "-t", "goblin"), 1)
     assert line == "sightline: error: internal error: ZeroDivisionError: division by zero"
 
@@ -510,7 +590,7 @@ def test_stdin_scene():
 
 def test_serve_execs_gunicorn_with_the_config(monkeypatch):
     calls = []
-    monkeypatch.setattr(cli.os, "execv", lambda exe, args: calls.append((exe, args)))
+    monkeypatch.setattr(commands.os, "execv", lambda exe, args: calls.append((exe, args)))
     ok("serve", "--bind", "127.0.0.1:8123", "--workers", "3")
     ((exe, args),) = calls
     assert Path(exe).name == "gunicorn" and args[0] == exe
@@ -520,7 +600,7 @@ def test_serve_execs_gunicorn_with_the_config(monkeypatch):
 
 def test_serve_defaults_leave_bind_and_workers_to_the_config(monkeypatch):
     calls = []
-    monkeypatch.setattr(cli.os, "execv", lambda exe, args: calls.append(args))
+    monkeypatch.setattr(commands.os, "execv", lambda exe, args: calls.append(args))
     ok("serve")
     assert calls[0][3:] == ["service.app:create_app()"]
 

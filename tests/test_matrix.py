@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from bench.dungeon import dungeon
 from schemas.scene import SceneSchema
-from service import queries, rules
+from service import operations, rules
 from service.app import sample_scene
 from service.engine.scene import build_scene
 from service.errors import RulesError, UnknownToken
@@ -255,6 +255,6 @@ def test_many_targets_answer_as_one_target_each(name, ruleset, attack):
 
     def ask(ids):
         args = {"ruleset": ruleset, "attacker": attacker, "targets": ids, "attack": attack}
-        return queries.cover(geo, {**args, "options": {}})["results"]
+        return operations.cover(geo, {**args, "options": {}})["results"]
 
     assert ask(targets) == [r for t in targets for r in ask([t])]

@@ -7,16 +7,17 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from marshmallow import ValidationError
 
 from adapters import foundry
 from schemas.scene import SceneSchema
 from service.app import sample_scene
 from service.engine.scene import build_scene
 from service.errors import RulesError, UnknownToken
+from service.operations import OPERATIONS
 from service.render import (
     BLOCKED_COLOUR,
     CLEAR_COLOUR,
-    render_query,
     render_svg,
     wall_kind,
 )
@@ -48,6 +49,11 @@ def traced(root: ET.Element) -> list[ET.Element]:
 
 def view_box(root: ET.Element) -> tuple[float, ...]:
     return tuple(float(v) for v in root.get("viewBox", "").split())
+
+
+def render_query(geo, query: dict) -> str:
+    """``POST /v1/render``'s answer for ``query``, through the operation table."""
+    return OPERATIONS["render"].run(geo, {"query": query})
 
 
 def mini() -> dict:
@@ -371,12 +377,8 @@ def test_line_of_effect_query_witness_or_blocked(sample_geo):
     assert "blocked by inner-north" in blocked.find("svg:title", NS).text
 
 
-def test_line_query_between_points_and_loaded_endpoints(sample_geo):
-    query = {
-        "type": "line-of-sight",
-        "from": {"point": [150, 150], "elevation": 0},
-        "to": {"token": "goblin"},
-    }
+def test_line_query_between_a_point_and_a_token(sample_geo):
+    query = {"type": "line-of-sight", "from": {"point": [150, 150], "elevation": 0}, "to": "goblin"}
     root = parse(render_query(sample_geo, query))
     assert root.find("svg:title", NS).text.startswith("line of sight from (150, 150) to Goblin")
 
@@ -384,7 +386,7 @@ def test_line_query_between_points_and_loaded_endpoints(sample_geo):
 @pytest.mark.parametrize(
     ("query", "error", "path"),
     [
-        pytest.param({"type": "smell"}, RulesError, ("query", "type"), id="unknown-type"),
+        pytest.param({"type": "smell"}, ValidationError, ("query", "type"), id="unknown-type"),
         pytest.param(
             {"type": "cover", "ruleset": "dnd5e", "attacker": "nobody", "target": "goblin"},
             UnknownToken,
@@ -393,14 +395,14 @@ def test_line_query_between_points_and_loaded_endpoints(sample_geo):
         ),
         pytest.param(
             {"type": "cover", "attacker": "archer", "target": "goblin"},
-            RulesError,
+            ValidationError,
             ("query", "ruleset"),
             id="no-ruleset",
         ),
         pytest.param(
             {"type": "cover", "ruleset": "dnd6e", "attacker": "archer", "target": "goblin"},
             RulesError,
-            ("ruleset",),
+            ("query", "ruleset"),
             id="unknown-ruleset",
         ),
         pytest.param(
@@ -417,16 +419,47 @@ def test_line_query_between_points_and_loaded_endpoints(sample_geo):
         ),
         pytest.param(
             {"type": "line-of-effect", "from": [1], "to": "goblin"},
-            RulesError,
+            ValidationError,
             ("query", "from"),
             id="bad-point",
+        ),
+        pytest.param(
+            {
+                "type": "cover",
+                "ruleset": "dnd5e",
+                "attacker": "archer",
+                "target": "goblin",
+                "options": {"cover_method": "best"},
+            },
+            ValidationError,
+            ("query", "options", "cover_method"),
+            id="bad-option",
+        ),
+        pytest.param(
+            {
+                "type": "cover",
+                "ruleset": "dnd5e",
+                "attacker": "archer",
+                "target": "goblin",
+                "options": {"measure_from": "center"},
+            },
+            RulesError,
+            ("query", "options", "measure_from"),
+            id="option-of-another-ruleset",
         ),
     ],
 )
 def test_query_errors_name_the_field(sample_geo, query, error, path):
+    """Schema errors (the request's, or the options the operation loads) and the asked
+    operation's errors all name the field under ``query``, as ``POST /v1/render`` answers."""
     with pytest.raises(error) as info:
         render_query(sample_geo, query)
-    assert info.value.path == path
+    if error is ValidationError:
+        node = info.value.messages
+        for key in path:
+            node = node[key]
+    else:
+        assert info.value.path == path
 
 
 # --------------------------------------------------------------------------- a real map

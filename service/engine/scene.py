@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from service.engine.regions import region_edges, region_geometry
 from service.engine.spaces import box_centre
 from service.engine.walls import WallIndex, build_wall_index, index_walls
+from service.errors import UnknownToken, shown
 from service.model import Scene, Span, Token, Wall
 
 #: Id prefix of the pseudo-walls outlining heavily obscured regions (sight only, 5E-VIS-2).
@@ -145,3 +146,17 @@ def in_water(built: BuiltScene, token: Token) -> bool:
             if span is None or span.low <= token.elevation <= span.high:
                 return True
     return False
+
+
+def find_token(scene: Scene, token_id: str, path: tuple[str | int, ...]) -> Token:
+    """The token ``token_id`` of ``scene``.
+
+    Raises
+    ------
+    UnknownToken
+        Naming the request field ``path`` (HTTP 404).
+    """
+    tok = scene.token(token_id)
+    if tok is None:
+        raise UnknownToken(f"No token with id {shown(token_id)} in the scene.", path)
+    return tok

@@ -192,6 +192,16 @@ class RuleSystem(Protocol):
         ...
 
 
+class FlankingRule(Protocol):
+    """A ruleset whose ``extra_capabilities`` name ``modifiers/flanking`` (Starfinder)."""
+
+    def flanking(
+        self, built: BuiltScene, attacker: Token, ally: Token, target: Token
+    ) -> tuple[bool, list[str], str]:
+        """Whether ``attacker`` and ``ally`` flank ``target``: (flanking, rule ids, reason)."""
+        ...
+
+
 def corner_inset(options: dict[str, Any]) -> float:
     """The ``corner_inset`` option in px (GEO-6), default 0.5."""
     value = options.get("corner_inset")
