@@ -42,6 +42,11 @@ class BuiltScene:
     sight_walls : WallIndex or None
         The walls plus the outlines of heavily obscured regions (``None``: no such region).
     region_shapes : dict of str to shapely geometry
+    token_order : dict of str to int
+        Each token's index in ``scene.tokens``.
+    sharing : dict of str to tuple of str
+        For each token, the other tokens whose spaces overlap its own (share interior area,
+        5E-COV-7), in scene order.
     improved_walls, extreme_walls : frozenset of int
         Indices of the walls marked ``cover: "improved"`` or ``"extreme"`` (SF-COV-8 reads
         both as improved; PV-COV-2 gives greater cover behind ``extreme``).
@@ -55,6 +60,8 @@ class BuiltScene:
     region_shapes: dict[str, Any] = field(default_factory=dict)
     improved_walls: frozenset[int] = frozenset()
     extreme_walls: frozenset[int] = frozenset()
+    token_order: dict[str, int] = field(default_factory=dict)
+    sharing: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def sight(self) -> WallIndex:
@@ -113,7 +120,39 @@ def build_scene(scene: Scene) -> BuiltScene:
         improved = frozenset(i for i, c in enumerate(covers) if c == "improved")
     if "extreme" in kinds:
         extreme = frozenset(i for i, c in enumerate(covers) if c == "extreme")
-    return BuiltScene(scene, walls, boxes, tall, sight, shapes, improved, extreme)
+    order = {t.id: k for k, t in enumerate(scene.tokens)}
+    return BuiltScene(
+        scene, walls, boxes, tall, sight, shapes, improved, extreme, order, _sharing(boxes)
+    )
+
+
+def _sharing(
+    boxes: dict[str, tuple[float, float, float, float]],
+) -> dict[str, tuple[str, ...]]:
+    """For each token, the tokens whose spaces overlap its own, in scene order.
+
+    Cost: O(k log k + overlapping pairs) with a shapely tree over the k token spaces.
+    """
+    ids = list(boxes)
+    out: dict[str, tuple[str, ...]] = {tid: () for tid in ids}
+    if len(ids) < 2:
+        return out
+    b = np.array([boxes[t] for t in ids], dtype=np.float64)
+    tree = shapely.STRtree(shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3]))
+    i, j = tree.query(shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3]), predicate="intersects")
+    strict = (
+        (i != j)
+        & (b[i, 0] < b[j, 2])
+        & (b[j, 0] < b[i, 2])
+        & (b[i, 1] < b[j, 3])
+        & (b[j, 1] < b[i, 3])
+    )
+    found: dict[int, list[int]] = {}
+    for a, c in zip(i[strict].tolist(), j[strict].tolist(), strict=True):
+        found.setdefault(a, []).append(c)
+    for a, cs in found.items():
+        out[ids[a]] = tuple(ids[c] for c in sorted(cs))
+    return out
 
 
 def local_gravity(built: BuiltScene, token: Token) -> float:

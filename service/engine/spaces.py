@@ -39,8 +39,10 @@ def inset_corners(box: Sequence[float], inset_px: float) -> FloatArray:
 
 def inset_box(box: Sequence[float], inset_px: float) -> tuple[float, float, float, float]:
     """``box`` shrunk by ``inset_px`` on every side (never past its centre)."""
-    corners = inset_corners(box, inset_px)
-    return (corners[0, 0], corners[0, 1], corners[2, 0], corners[2, 1])
+    x0, y0, x1, y1 = box
+    ix = min(inset_px, (x1 - x0) / 2)
+    iy = min(inset_px, (y1 - y0) / 2)
+    return (x0 + ix, y0 + iy, x1 - ix, y1 - iy)
 
 
 def box_centre(box: Sequence[float]) -> tuple[float, float]:

@@ -236,27 +236,39 @@ def attack_source(
     raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
 
 
-def obstacle_tokens(
+def shared_space(
     built: BuiltScene,
     attacker: Token | None,
     target: Token,
     source_box: tuple[float, ...],
-) -> tuple[list[Token], list[str]]:
-    """Creatures that can block a cover line (GEO-7), and those sharing a space.
+    from_origin: bool,
+) -> tuple[str, ...]:
+    """Creatures sharing the target's or the source's space, in scene order (5E-COV-7).
 
-    Every token but the attacker and the target; one sharing the target's or the source's
-    space (or holding an area's point of origin) gives no cover (5E-COV-7) and is listed
-    apart by id.
+    Every creature but the attacker and the target can block a cover line (GEO-7); one whose
+    space overlaps the target's, the attacker's, or holds an area's point of origin
+    (``from_origin``, ``source_box`` a point) gives no cover.
+
+    Cost: O(overlapping tokens) from ``BuiltScene.sharing``; O(tokens) for a point of origin.
     """
-    target_box = built.token_boxes[target.id]
-    obstacles: list[Token] = []
-    shared: list[str] = []
-    for tok in built.scene.tokens:
-        if tok.id == target.id or (attacker is not None and tok.id == attacker.id):
-            continue
-        box = built.token_boxes[tok.id]
-        if boxes_overlap(box, target_box) or boxes_overlap(box, source_box):
-            shared.append(tok.id)
-        else:
-            obstacles.append(tok)
-    return obstacles, shared
+    found = set(built.sharing[target.id])
+    if from_origin:
+        found.update(
+            tid for tid, box in built.token_boxes.items() if boxes_overlap(box, source_box)
+        )
+    elif attacker is not None:
+        found.update(built.sharing[attacker.id])
+    found.discard(target.id)
+    if attacker is not None:
+        found.discard(attacker.id)
+    return tuple(sorted(found, key=built.token_order.__getitem__))
+
+
+def excluded_creatures(
+    attacker: Token | None, target: Token, shared: tuple[str, ...]
+) -> frozenset[str]:
+    """Creatures that do not block a pair's lines: the pair itself and those sharing a space."""
+    ids = {target.id, *shared}
+    if attacker is not None:
+        ids.add(attacker.id)
+    return frozenset(ids)

@@ -24,7 +24,8 @@ from service.rules.base import (
     VisionResult,
     attack_source,
     corner_inset,
-    obstacle_tokens,
+    excluded_creatures,
+    shared_space,
 )
 from service.rules.dnd5e.modifiers import scene_modifiers
 from service.rules.dnd5e.vision import vision
@@ -119,8 +120,16 @@ class Dnd5e:
     diagonals: str = "equidistant"
 
     def cover_measure(self, attack: Attack, options: dict[str, Any], detail: bool) -> Measure:
-        """Corner lines against walls and creatures, and again against full walls only."""
-        return Measure("move", full_walls=True, exact=("move",), blockers=detail)
+        """Corner lines against walls and creatures, and again against full walls only.
+
+        The exact line of effect decides the degree only for ``dmg-corner`` (total needs no
+        line at all); with paired corners it is measured for the answer's
+        ``line_of_effect`` only, so not for bare degrees (matrices).
+        """
+        method = METHODS[options.get("cover_method") or "paired-corners"]
+        needs_exact = detail or method.sealed_total
+        exact = ("move",) if needs_exact else ()
+        return Measure("move", full_walls=True, exact=exact, blockers=detail)
 
     def cover_ask(
         self,
@@ -148,8 +157,8 @@ class Dnd5e:
             sources = sampling.corners(source_box, inset)
         # GEO-7 / 5E-COV-1: other creatures are solid obstacles; 5E-COV-7: a creature sharing
         # the attacker's or the target's space gives no cover.
-        _, shared = obstacle_tokens(built, attacker, target, source_box)
-        excluded = {target.id, *shared} | ({attacker.id} if attacker is not None else set())
+        shared = shared_space(built, attacker, target, source_box, from_origin)
+        excluded = excluded_creatures(attacker, target, shared)
         question = Question(
             sources,
             sampling.corners(target_box, inset),
@@ -157,7 +166,7 @@ class Dnd5e:
             (source_elev, target.elevation),
             inset_box(source_box, inset) if attacker is not None else source_box,
             inset_box(target_box, inset),
-            frozenset(excluded),
+            excluded,
         )
         return _Ask(question, method, tuple(shared))
 
@@ -182,11 +191,11 @@ class Dnd5e:
         """
         method = ask.method
         loe_clear = measured.clear("move")
-        full = measured.full_blocked.reshape(-1, 4).sum(axis=1)
-        anything = measured.blocked.reshape(-1, 4).sum(axis=1)
+        full = measured.full_blocked.reshape(-1, 4).sum(axis=1).tolist()
+        anything = measured.blocked.reshape(-1, 4).sum(axis=1).tolist()
         best: tuple[str, bool, int] | None = None
         for group in range(len(full)):
-            n_wall, n_any = int(full[group]), int(anything[group])
+            n_wall, n_any = full[group], anything[group]
             wall_degree = method.table[n_wall]
             if method.sealed_total and n_wall == 4 and not loe_clear:
                 wall_degree = "total"

@@ -24,7 +24,8 @@ from service.rules.base import (
     VisionResult,
     attack_source,
     corner_inset,
-    obstacle_tokens,
+    excluded_creatures,
+    shared_space,
 )
 from service.rules.pf2e_variant.vision import vision
 from service.senses import SenseReport
@@ -83,7 +84,11 @@ class _Ask:
 
     question: Question
     rules: list[str]
-    sizes: dict[str, int]
+
+
+def _size(built: BuiltScene, token_id: str) -> int:
+    """Size category index (``SIZES``) of a token of the scene."""
+    return SIZES.index(built.scene.tokens[built.token_order[token_id]].size)
 
 
 class Pf2eVariant:
@@ -126,8 +131,8 @@ class Pf2eVariant:
             rules.append("PV-COV-8")
         else:
             sources = sampling.centre(source_box)
-        others, shared = obstacle_tokens(built, attacker, target, source_box)
-        excluded = {target.id, *shared} | ({attacker.id} if attacker is not None else set())
+        shared = shared_space(built, attacker, target, source_box, from_origin)
+        excluded = excluded_creatures(attacker, target, shared)
         wall_mask = None
         if options.get("ignore_small_terrain") and SIZES.index(target.size) >= LARGE_ENOUGH:
             wall_mask = built.tall_walls  # low obstacles set aside (None: there are none)
@@ -144,11 +149,10 @@ class Pf2eVariant:
             (source_elev, target.elevation),
             inner_source,
             inset_box(target_box, DEFAULT_CORNER_INSET_PX),
-            frozenset(excluded),
+            excluded,
             wall_mask,
         )
-        sizes = {t.id: SIZES.index(t.size) for t in others}
-        return _Ask(question, rules, sizes)
+        return _Ask(question, rules)
 
     def cover(
         self,
@@ -180,7 +184,7 @@ class Pf2eVariant:
                 extreme = any(w in built.extreme_walls for w in measured.wall_blockers[k])
                 degrees.append(LINE_DEGREE["extreme wall" if extreme else "wall"])
             elif measured.creature_blocked[k]:
-                big = any(ask.sizes[c] - largest >= 2 for c in measured.creature_blockers[k])
+                big = any(_size(built, c) - largest >= 2 for c in measured.creature_blockers[k])
                 degrees.append(LINE_DEGREE["much larger creature" if big else "creature"])
             else:
                 degrees.append(LINE_DEGREE["nothing"])

@@ -35,7 +35,8 @@ from service.rules.base import (
     OptionSpec,
     VisionResult,
     attack_source,
-    obstacle_tokens,
+    excluded_creatures,
+    shared_space,
 )
 from service.rules.starfinder.concealment import MISS_CHANCE, concealment
 from service.rules.starfinder.flanking import DIAGONALS, flanking
@@ -149,8 +150,8 @@ class Starfinder:
                     f"SF-COV-1: the attacker's space has {total} square corners; the "
                     f"{len(sources)} nearest the target were tried."
                 )
-        _, shared = obstacle_tokens(built, attacker, target, source_box)
-        excluded = {target.id, *shared} | ({attacker.id} if attacker is not None else set())
+        shared = shared_space(built, attacker, target, source_box, from_origin)
+        excluded = excluded_creatures(attacker, target, shared)
         wall_mask, low_notes = self._low_obstacles(built, source_box, target_box)
         notes += low_notes
         inner = max(inset, DEFAULT_CORNER_INSET_PX)
@@ -166,7 +167,7 @@ class Starfinder:
             (source_elev, target.elevation),
             inner_source,
             inset_box(target_box, inner),
-            frozenset(excluded),
+            excluded,
             wall_mask,
         )
         return _Ask(question, source_box, target_corners, notes)
