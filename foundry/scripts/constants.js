@@ -1,0 +1,45 @@
+/**
+ * Names shared by every part of the module.
+ *
+ * The module id, the setting keys, and the table that picks a Sightline ruleset from the
+ * game system. Nothing here touches Foundry globals, so tests import it as it is.
+ */
+
+/** Module id (module.json "id", settings namespace, flags namespace, template paths). */
+export const MODULE_ID = "sightline";
+
+/** Paths inside the installed module. */
+export const TEMPLATES = {
+  card: `modules/${MODULE_ID}/templates/chat-card.hbs`,
+  vision: `modules/${MODULE_ID}/templates/vision-card.hbs`,
+  rules: `modules/${MODULE_ID}/templates/rules-config.hbs`,
+};
+
+/** Game system id -> Sightline ruleset id (issue 19); other systems start on dnd5e. */
+export const SYSTEM_RULESETS = {
+  dnd5e: "dnd5e",
+  sfrpg: "starfinder",
+  pf2e: "pf2e-variant",
+};
+
+/** Ruleset used when the game system has no entry in SYSTEM_RULESETS. */
+export const FALLBACK_RULESET = "dnd5e";
+
+/** When the module asks the service for a chat card. */
+export const ASK_WHEN = ["targeting", "attack", "button"];
+
+/** Milliseconds of quiet after the last scene change before the scene is uploaded. */
+export const SYNC_DEBOUNCE_MS = 250;
+
+/** Type of the region behaviour this module adds (module.json documentTypes). */
+export const BEHAVIOR_TYPE = `${MODULE_ID}.environment`;
+
+/**
+ * Ruleset for a game system id.
+ *
+ * @param {string|undefined} systemId  `game.system.id`
+ * @returns {string} a ruleset id of `GET /v1/rulesets`
+ */
+export function rulesetForSystem(systemId) {
+  return SYSTEM_RULESETS[systemId] ?? FALLBACK_RULESET;
+}

@@ -1,0 +1,659 @@
+/**
+ * The canonical Sightline scene (shared/DESIGN.md "Canonical scene") from the live canvas.
+ *
+ * Pure functions over plain data: they read the Scene document and its embedded Wall, Token,
+ * AmbientLight and Region documents (Foundry v12/v13) plus `canvas.grid` and
+ * `canvas.dimensions`, and return a JSON-ready scene. Nothing here calls Foundry.
+ *
+ * The mapping follows the service's own importer (`POST /v1/import/foundry`,
+ * adapters/foundry.py) field by field, so that the scene this module uploads and the scene
+ * the service imports from the same export give the same answers (test/parity.test.mjs).
+ * Where the live game knows more than an export, the module uses it, and says so here:
+ *
+ * - grid diagonals: Foundry v12+ keeps them in the core setting `gridDiagonals`
+ *   (`canvas.grid.diagonals`), which exports do not carry;
+ * - ambient lights that are switched off (`hidden`) or inactive at the scene's current
+ *   darkness level are left out (the importer keeps them lit: the canonical light has no
+ *   on/off field);
+ * - a token's actor, when it has one, adds conditions (status effects), senses, size,
+ *   ability modifiers and swim speed (dnd5e, pf2e, sfrpg data paths);
+ * - a region's enabled "Sightline environment" behaviours set its obscurement, concealment,
+ *   magical darkness, water and gravity.
+ *
+ * Frames and units are Foundry's: canvas pixels with the padding, y down, token x/y at the
+ * top-left corner, sizes in squares, radii/ranges/elevations in grid units.
+ */
+
+import { BEHAVIOR_TYPE } from "./constants.js";
+
+/** Range standing for Foundry's unlimited (`null`) sight or detection range (grid units). */
+export const UNLIMITED_RANGE = 10000;
+
+/** Vertices of the polygon that stands for a non-circular ellipse region shape. */
+export const ELLIPSE_VERTICES = 32;
+
+/** Decimals kept on computed coordinates (1e-6 px is float noise). */
+const CLEAN_DECIMALS = 6;
+
+/** Smallest and largest grid distance the service accepts (service/model.py). */
+const MIN_GRID_DISTANCE = 0.01;
+const MAX_UNITS = 1_000_000;
+
+const SENSE_TYPES = { 0: "none", 10: "limited", 20: "normal", 30: "proximity", 40: "distance" };
+const DIRECTIONS = { 0: "both", 1: "left", 2: "right" };
+const DOOR_TYPES = { 0: "none", 1: "door", 2: "secret" };
+const DOOR_STATES = { 0: "closed", 1: "open", 2: "locked" };
+const GRID_TYPES = { 0: "gridless", 1: "square", 2: "hex-row", 3: "hex-row", 4: "hex-col", 5: "hex-col" };
+/** CONST.GRID_DIAGONALS -> canonical rule (RECTILINEAR and ILLEGAL have none: equidistant). */
+const DIAGONALS = {
+  0: "equidistant",
+  1: "euclidean",
+  2: "euclidean",
+  3: "equidistant",
+  4: "alternating",
+  5: "alternating",
+  6: "equidistant",
+};
+const UNITS = {
+  ft: "ft", "ft.": "ft", feet: "ft", foot: "ft",
+  m: "m", "m.": "m", meter: "m", meters: "m", metre: "m", metres: "m",
+};
+/** Vision modes (lower case, letters only) -> canonical sense. */
+const VISION_MODES = {
+  basic: "darkvision",
+  darkvision: "darkvision",
+  monochromatic: "darkvision",
+  devilssight: "devils_sight",
+  tremorsense: "tremorsense",
+  blindsight: "blindsight",
+  truesight: "truesight",
+  seeall: "truesight",
+};
+/** Detection mode ids (normalised) -> canonical sense; null: nothing beyond sight. */
+const DETECTION_MODES = {
+  basicsight: null,
+  lightperception: null,
+  seeinvisibility: "see_invisibility",
+  senseinvisibility: "see_invisibility",
+  feeltremor: "tremorsense",
+  tremorsense: "tremorsense",
+  seeall: "truesight",
+  truesight: "truesight",
+  senseall: "blindsight",
+  blindsight: "blindsight",
+  devilssight: "devils_sight",
+  hearing: "hearing",
+};
+/** Status effect ids of core, dnd5e, pf2e and sfrpg -> the conditions the service reads. */
+const CONDITIONS = {
+  invisible: "invisible",
+  blind: "blinded",
+  blinded: "blinded",
+  deaf: "deafened",
+  deafened: "deafened",
+  prone: "prone",
+  fly: "flying",
+  flying: "flying",
+  hover: "flying",
+  concealed: "concealed",
+  blur: "blurred",
+  blurred: "blurred",
+  displaced: "displaced",
+  displacement: "displaced",
+};
+/** Actor size keys (dnd5e, pf2e, sfrpg) -> canonical size. */
+const SIZES = {
+  tiny: "tiny", fine: "tiny", diminutive: "tiny",
+  sm: "small", small: "small",
+  med: "medium", medium: "medium",
+  lg: "large", large: "large",
+  huge: "huge",
+  grg: "gargantuan", gargantuan: "gargantuan", colossal: "gargantuan",
+};
+const OBSCUREMENTS = new Set(["light", "heavy"]);
+
+// ---------------------------------------------------------------------------- helpers
+
+function finite(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+function positive(value) {
+  const n = finite(value);
+  return n !== null && n > 0 ? n : null;
+}
+
+function numberOr(value, fallback) {
+  const n = finite(value);
+  return n === null ? fallback : n;
+}
+
+function lookup(table, value, fallback) {
+  const n = finite(value);
+  if (n === null || !Number.isInteger(n)) return fallback;
+  return table[n] ?? fallback;
+}
+
+function norm(name) {
+  return String(name).toLowerCase().replace(/[^a-z]/g, "");
+}
+
+function clean(value) {
+  const factor = 10 ** CLEAN_DECIMALS;
+  const rounded = Math.round(value * factor) / factor;
+  return Object.is(rounded, -0) ? 0 : rounded;
+}
+
+/** The documents of an embedded collection (EmbeddedCollection, Map, array or absent). */
+export function docs(collection) {
+  if (!collection) return [];
+  if (Array.isArray(collection)) return collection.filter((d) => d && typeof d === "object");
+  if (Array.isArray(collection.contents)) return collection.contents;
+  if (typeof collection.values === "function") return [...collection.values()];
+  return [];
+}
+
+/** Give every item a unique string id, `<stem>-<index>` when it has none. */
+function uniqueIds(items, stem) {
+  const seen = new Set();
+  items.forEach((item, position) => {
+    const index = item._index ?? position;
+    delete item._index;
+    let id = typeof item.id === "string" && item.id ? item.id : `${stem}-${index}`;
+    if (seen.has(id)) {
+      let n = 1;
+      while (seen.has(`${id}-${n}`)) n += 1;
+      id = `${id}-${n}`;
+    }
+    seen.add(id);
+    item.id = id;
+  });
+}
+
+/** Elevation bound in grid units: null for null, +-Infinity or anything unreadable. */
+function bound(value) {
+  if (value === null || value === undefined) return null;
+  const n = typeof value === "string" ? Number(value) : value;
+  return finite(n);
+}
+
+/** `{bottom, top}` in grid units, or null when neither is set or bottom lies above top. */
+function span(bottom, top) {
+  const out = { bottom: bound(bottom), top: bound(top) };
+  if (out.bottom === null && out.top === null) return null;
+  if (out.bottom !== null && out.top !== null && out.bottom > out.top) return null;
+  return out;
+}
+
+// ---------------------------------------------------------------------------- grid
+
+/**
+ * Canonical grid.
+ *
+ * @param {object} scene  the Scene document (`grid: {type, size, distance, units}`)
+ * @param {object} [grid] `canvas.grid` (v12+: `diagonals` from the core setting)
+ * @returns {object} `{size, distance, units, type, diagonals}`; size in px, distance in units
+ */
+export function buildGrid(scene, grid) {
+  const raw = scene.grid ?? {};
+  const size = positive(raw.size);
+  if (size === null) throw new Error(`grid size must be a positive number of pixels, got ${raw.size}`);
+  let distance = positive(raw.distance);
+  if (distance === null || distance < MIN_GRID_DISTANCE || distance > MAX_UNITS) distance = 5;
+  const units = typeof raw.units === "string" ? UNITS[raw.units.trim().toLowerCase()] ?? "ft" : "ft";
+  const type = raw.type === undefined || raw.type === null ? "square" : lookup(GRID_TYPES, raw.type, "square");
+  const diagonals = lookup(DIAGONALS, grid?.diagonals ?? raw.diagonals, "equidistant");
+  return { size, distance, units, type, diagonals };
+}
+
+/** Canvas width and height in px, padding included (`canvas.dimensions`, else computed). */
+function canvasSize(scene, size, dimensions) {
+  if (positive(dimensions?.width) !== null && positive(dimensions?.height) !== null) {
+    return { width: dimensions.width, height: dimensions.height };
+  }
+  const width = positive(scene.width);
+  const height = positive(scene.height);
+  if (width === null || height === null) return { width: null, height: null };
+  let padding = finite(scene.padding) ?? 0;
+  if (padding < 0 || padding > 0.5) padding = 0;
+  const padX = Math.ceil((width * padding) / size) * size;
+  const padY = Math.ceil((height * padding) / size) * size;
+  return { width: width + 2 * padX, height: height + 2 * padY };
+}
+
+// ---------------------------------------------------------------------------- environment
+
+/** Current scene darkness, 0-1. */
+export function darknessLevel(scene) {
+  return finite(scene.environment?.darknessLevel) ?? 0;
+}
+
+/**
+ * Ambient light: with global illumination on (and the darkness within its range) the whole
+ * scene is lit, bright or dim by the global light's mode; otherwise unlit places are dark.
+ */
+function environment(scene) {
+  const env = scene.environment ?? {};
+  const global = env.globalLight ?? {};
+  const threshold = finite(global.darkness?.max);
+  const level = darknessLevel(scene);
+  let light = "dark";
+  if (global.enabled === true && (threshold === null || level <= threshold)) {
+    light = global.bright === false ? "dim" : "bright";
+  }
+  return { light, gravity: 1, underwater: false };
+}
+
+// ---------------------------------------------------------------------------- walls
+
+function wallHeight(flags) {
+  if (!flags || typeof flags !== "object") return null;
+  const sources = [
+    ["wall-height", "bottom", "top"],
+    ["wallHeight", "bottom", "top"],
+    ["levels", "rangeBottom", "rangeTop"],
+  ];
+  for (const [ns, bottomKey, topKey] of sources) {
+    const data = flags[ns];
+    if (!data || typeof data !== "object" || !(bottomKey in data || topKey in data)) continue;
+    return span(data[bottomKey], data[topKey]);
+  }
+  return null;
+}
+
+function threshold(raw) {
+  if (!raw || typeof raw !== "object") return null;
+  const out = {};
+  for (const sense of ["sight", "light", "sound"]) {
+    const value = raw[sense];
+    out[sense] = finite(value) !== null && value >= 0 ? value : null;
+  }
+  return Object.values(out).every((v) => v === null) ? null : out;
+}
+
+/**
+ * Canonical walls: every restriction, one-way direction, doors and their state, proximity
+ * thresholds (grid units) and heights (Wall Height or Levels flags). Endpoint order is kept
+ * (one-way walls depend on it, GEO-3).
+ */
+export function buildWalls(scene) {
+  const walls = [];
+  docs(scene.walls).forEach((doc, i) => {
+    const c = doc.c;
+    if (!Array.isArray(c) || c.length !== 4 || c.some((v) => finite(v) === null)) return;
+    const door = lookup(DOOR_TYPES, doc.door, "none");
+    let state = lookup(DOOR_STATES, doc.ds, "closed");
+    if (door === "none") state = "closed";
+    walls.push({
+      id: doc.id ?? doc._id,
+      c: [...c],
+      move: lookup(SENSE_TYPES, doc.move, "normal"),
+      sight: lookup(SENSE_TYPES, doc.sight, "normal"),
+      light: lookup(SENSE_TYPES, doc.light, "normal"),
+      sound: lookup(SENSE_TYPES, doc.sound, "normal"),
+      threshold: threshold(doc.threshold),
+      direction: lookup(DIRECTIONS, doc.dir, "both"),
+      door,
+      door_state: state,
+      height: wallHeight(doc.flags),
+      cover: "normal",
+      hp: null,
+      ac: null,
+      _index: i,
+    });
+  });
+  uniqueIds(walls, "wall");
+  return walls;
+}
+
+// ---------------------------------------------------------------------------- tokens
+
+function noSenses() {
+  return {
+    darkvision: 0,
+    devils_sight: 0,
+    truesight: 0,
+    blindsight: 0,
+    tremorsense: 0,
+    xray: 0,
+    low_light_vision: false,
+    see_invisibility: 0,
+    hearing: null,
+  };
+}
+
+function detectionModes(raw) {
+  if (!raw) return [];
+  const entries = Array.isArray(raw)
+    ? raw.map((mode) => [mode?.id, mode])
+    : typeof raw === "object"
+      ? Object.entries(raw)
+      : [];
+  return entries
+    .map(([id, mode]) => [typeof mode?.id === "string" ? mode.id : id, mode])
+    .filter(([id, mode]) => typeof id === "string" && mode && typeof mode === "object");
+}
+
+/** Senses in grid units from the token's vision mode, sight range and detection modes. */
+export function tokenSenses(doc) {
+  const senses = noSenses();
+  const raise = (sense, value) => {
+    const current = senses[sense];
+    senses[sense] = current === null ? value : Math.max(current, value);
+  };
+  const sight = doc.sight;
+  if (sight && typeof sight === "object") {
+    const range = sight.range === undefined ? 0 : sight.range === null ? UNLIMITED_RANGE : sight.range;
+    const key = norm(sight.visionMode || "basic");
+    if (finite(range) !== null && range >= 0) {
+      if (key === "lightamplification") senses.low_light_vision = true;
+      else if (key in VISION_MODES && range > 0) raise(VISION_MODES[key], range);
+    }
+  }
+  for (const [id, mode] of detectionModes(doc.detectionModes)) {
+    if ((mode.enabled ?? true) !== true) continue;
+    const key = norm(id);
+    if (!(key in DETECTION_MODES)) continue;
+    const sense = DETECTION_MODES[key];
+    const range = mode.range === null || mode.range === undefined ? UNLIMITED_RANGE : mode.range;
+    if (sense !== null && finite(range) !== null && range > 0) raise(sense, range);
+  }
+  return senses;
+}
+
+/** Size category from the token width in squares (service/model.py size_from_width). */
+export function sizeFromWidth(width) {
+  if (width <= 0.5) return "tiny";
+  if (width < 1) return "small";
+  if (width < 2) return "medium";
+  if (width < 3) return "large";
+  if (width < 4) return "huge";
+  return "gargantuan";
+}
+
+/** Canonical condition names from an actor's status effects (and pf2e condition items). */
+export function actorConditions(actor) {
+  if (!actor) return [];
+  const ids = new Set();
+  for (const status of actor.statuses ?? []) ids.add(String(status));
+  for (const condition of actor.conditions ?? []) {
+    if (condition && typeof condition.slug === "string") ids.add(condition.slug);
+  }
+  const out = new Set();
+  for (const id of ids) {
+    const name = CONDITIONS[id.toLowerCase()];
+    if (name) out.add(name);
+  }
+  return [...out].sort();
+}
+
+/** Senses an actor's sheet declares (dnd5e `attributes.senses`, pf2e `perception.senses`). */
+function actorSenses(actor) {
+  const out = {};
+  const system = actor?.system;
+  if (!system) return out;
+  const dnd = system.attributes?.senses;
+  if (dnd && typeof dnd === "object") {
+    for (const [key, sense] of [["darkvision", "darkvision"], ["blindsight", "blindsight"],
+      ["tremorsense", "tremorsense"], ["truesight", "truesight"]]) {
+      const range = positive(dnd[key] ?? dnd.ranges?.[key]);
+      if (range !== null) out[sense] = range;
+    }
+  }
+  const pf = system.perception?.senses;
+  if (Array.isArray(pf)) {
+    for (const sense of pf) {
+      const type = norm(sense?.type ?? "");
+      const range = sense?.range === null || sense?.range === undefined || sense.range === Infinity
+        ? UNLIMITED_RANGE
+        : positive(sense.range);
+      if (type === "lowlightvision") out.low_light_vision = true;
+      else if (["darkvision", "greaterdarkvision"].includes(type) && range) out.darkvision = range;
+      else if (type === "tremorsense" && range) out.tremorsense = range;
+      else if (type === "seeinvisibility" && range) out.see_invisibility = range;
+      else if (type === "truesight" && range) out.truesight = range;
+    }
+  }
+  return out;
+}
+
+function actorSize(actor) {
+  const raw = actor?.system?.traits?.size;
+  const key = typeof raw === "string" ? raw : raw?.value;
+  return typeof key === "string" ? SIZES[key.toLowerCase()] ?? null : null;
+}
+
+function actorAbilities(actor) {
+  const abilities = actor?.system?.abilities;
+  const out = { str: 0, dex: 0, con: 0 };
+  if (!abilities) return out;
+  for (const key of Object.keys(out)) {
+    const mod = finite(abilities[key]?.mod);
+    if (mod !== null && Number.isInteger(mod)) out[key] = mod;
+  }
+  return out;
+}
+
+function actorSwimSpeed(actor) {
+  const movement = actor?.system?.attributes?.movement;
+  return positive(movement?.swim) ?? 0;
+}
+
+function tokenLight(doc) {
+  const light = doc.light ?? {};
+  const radius = (v) => (finite(v) !== null && v >= 0 ? v : 0);
+  return { bright: radius(light.bright), dim: radius(light.dim) };
+}
+
+/**
+ * Canonical tokens: position (top-left px), size in squares and category, elevation, senses,
+ * carried light, hidden, and what the token's actor adds (see the module comment).
+ *
+ * @param {object} scene    the Scene document
+ * @param {number} distance grid units per square (a token's reach)
+ */
+export function buildTokens(scene, distance) {
+  const tokens = [];
+  docs(scene.tokens).forEach((doc, i) => {
+    const x = finite(doc.x);
+    const y = finite(doc.y);
+    if (x === null || y === null) return;
+    const width = positive(doc.width) ?? 1;
+    const height = positive(doc.height) ?? 1;
+    const actor = doc.actor ?? null;
+    const senses = tokenSenses(doc);
+    for (const [sense, value] of Object.entries(actorSenses(actor))) {
+      senses[sense] = typeof value === "boolean" ? value || senses[sense] : Math.max(senses[sense] ?? 0, value);
+    }
+    tokens.push({
+      id: doc.id ?? doc._id,
+      name: typeof doc.name === "string" ? doc.name : doc.name === null || doc.name === undefined ? "" : String(doc.name),
+      x,
+      y,
+      width,
+      height,
+      elevation: numberOr(doc.elevation, 0),
+      size: actorSize(actor) ?? sizeFromWidth(width),
+      reach: distance,
+      senses,
+      conditions: actorConditions(actor),
+      swim_speed: actorSwimSpeed(actor),
+      abilities: actorAbilities(actor),
+      light: tokenLight(doc),
+      hidden: doc.hidden === true,
+      _index: i,
+    });
+  });
+  uniqueIds(tokens, "token");
+  return tokens;
+}
+
+// ---------------------------------------------------------------------------- lights
+
+function angle(value) {
+  const a = numberOr(value, 360) % 360;
+  return a === 0 ? 360 : a < 0 ? a + 360 : a;
+}
+
+/** Whether a light shines at the scene's current darkness level (its `darkness` range). */
+export function lightActive(config, level) {
+  const range = config?.darkness;
+  const low = finite(range?.min) ?? 0;
+  const high = finite(range?.max) ?? 1;
+  return level >= low && level <= high;
+}
+
+/**
+ * Canonical ambient lights (radii in grid units) that shine now: lights switched off
+ * (`hidden`) or outside their darkness range are left out.
+ */
+export function buildLights(scene) {
+  const level = darknessLevel(scene);
+  const lights = [];
+  docs(scene.lights).forEach((doc, i) => {
+    const x = finite(doc.x);
+    const y = finite(doc.y);
+    if (x === null || y === null) return;
+    if (doc.hidden === true) return;
+    const config = doc.config ?? {};
+    if (!lightActive(config, level)) return;
+    lights.push({
+      id: doc.id ?? doc._id,
+      x,
+      y,
+      bright: Math.max(numberOr(config.bright, 0), 0),
+      dim: Math.max(numberOr(config.dim, 0), 0),
+      angle: angle(config.angle),
+      rotation: numberOr(doc.rotation, 0),
+      darkness: config.negative === true,
+      walls: typeof doc.walls === "boolean" ? doc.walls : true,
+      _index: i,
+    });
+  });
+  uniqueIds(lights, "light");
+  return lights;
+}
+
+// ---------------------------------------------------------------------------- regions
+
+function rotated(offsets, cx, cy, degrees) {
+  const theta = (degrees * Math.PI) / 180;
+  const cos = Math.cos(theta);
+  const sin = Math.sin(theta);
+  return offsets.map(([dx, dy]) => [clean(cx + dx * cos - dy * sin), clean(cy + dx * sin + dy * cos)]);
+}
+
+/** One Foundry region shape -> canonical polygon/rect/circle in px, or null (holes too). */
+export function regionShape(shape) {
+  if (!shape || typeof shape !== "object" || shape.hole === true) return null;
+  const rotation = finite(shape.rotation) ?? 0;
+  if (shape.type === "polygon") {
+    const pts = shape.points;
+    if (!Array.isArray(pts) || pts.length < 6 || pts.length % 2 || pts.some((v) => finite(v) === null)) return null;
+    const points = [];
+    for (let k = 0; k < pts.length; k += 2) points.push([pts[k], pts[k + 1]]);
+    return { type: "polygon", points };
+  }
+  if (shape.type === "rectangle") {
+    const [x, y, w, h] = ["x", "y", "width", "height"].map((k) => finite(shape[k]));
+    if ([x, y, w, h].includes(null) || w <= 0 || h <= 0) return null;
+    if (rotation % 360 === 0) return { type: "rect", x, y, width: w, height: h };
+    const corners = [[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]];
+    return { type: "polygon", points: rotated(corners, x + w / 2, y + h / 2, rotation) };
+  }
+  if (shape.type === "circle" || shape.type === "ellipse") {
+    const x = finite(shape.x);
+    const y = finite(shape.y);
+    const rx = finite(shape.type === "circle" ? shape.radius : shape.radiusX);
+    const ry = shape.type === "circle" ? rx : finite(shape.radiusY);
+    if ([x, y, rx, ry].includes(null) || rx <= 0 || ry <= 0) return null;
+    if (rx === ry) return { type: "circle", x, y, radius: rx };
+    const outline = [];
+    for (let k = 0; k < ELLIPSE_VERTICES; k += 1) {
+      const t = (2 * Math.PI * k) / ELLIPSE_VERTICES;
+      outline.push([rx * Math.cos(t), ry * Math.sin(t)]);
+    }
+    return { type: "polygon", points: rotated(outline, x, y, rotation) };
+  }
+  return null;
+}
+
+/**
+ * What a region's enabled Sightline behaviours say: `{obscurement, concealment,
+ * magical_darkness, water, gravity}` (the last behaviour wins for each field it sets).
+ */
+export function regionEnvironment(region) {
+  const out = { obscurement: null, concealment: false, magical_darkness: false, water: false, gravity: null };
+  for (const behavior of docs(region.behaviors)) {
+    if (behavior.type !== BEHAVIOR_TYPE || behavior.disabled === true) continue;
+    const system = behavior.system ?? {};
+    if (OBSCUREMENTS.has(system.obscurement)) out.obscurement = system.obscurement;
+    if (system.concealment === true) out.concealment = true;
+    if (system.magicalDarkness === true) out.magical_darkness = true;
+    if (system.water === true) out.water = true;
+    const gravity = finite(system.gravity);
+    if (gravity !== null && gravity >= 0) out.gravity = gravity;
+  }
+  return out;
+}
+
+/** Canonical regions: one per shape (holes dropped), with elevation range and behaviours. */
+export function buildRegions(scene) {
+  const regions = [];
+  docs(scene.regions).forEach((doc, i) => {
+    const baseId = typeof (doc.id ?? doc._id) === "string" && (doc.id ?? doc._id) ? doc.id ?? doc._id : `region-${i}`;
+    const elevation = doc.elevation && typeof doc.elevation === "object" ? span(doc.elevation.bottom, doc.elevation.top) : null;
+    const env = regionEnvironment(doc);
+    let produced = 0;
+    for (const shape of Array.isArray(doc.shapes) ? doc.shapes : []) {
+      const canonical = regionShape(shape);
+      if (!canonical) continue;
+      regions.push({
+        id: produced === 0 ? baseId : `${baseId}-${produced}`,
+        shape: canonical,
+        ...env,
+        elevation,
+        _index: i,
+      });
+      produced += 1;
+    }
+  });
+  uniqueIds(regions, "region");
+  return regions;
+}
+
+// ---------------------------------------------------------------------------- scene
+
+/**
+ * The canonical scene of the live canvas.
+ *
+ * @param {object} live
+ * @param {object} live.scene        the viewed Scene document (`canvas.scene`)
+ * @param {object} [live.grid]       `canvas.grid` (its `diagonals`)
+ * @param {object} [live.dimensions] `canvas.dimensions` (canvas `width`/`height` in px)
+ * @returns {object} the canonical scene (shared/DESIGN.md), JSON-ready
+ * @throws {Error} when the scene has no usable grid size
+ */
+export function buildScene({ scene, grid, dimensions }) {
+  const canonicalGrid = buildGrid(scene, grid);
+  return {
+    grid: canonicalGrid,
+    ...canvasSize(scene, canonicalGrid.size, dimensions),
+    environment: environment(scene),
+    walls: buildWalls(scene),
+    tokens: buildTokens(scene, canonicalGrid.distance),
+    lights: buildLights(scene),
+    regions: buildRegions(scene),
+  };
+}
+
+/** Count what a canonical scene holds (the sync summary). */
+export function sceneStats(scene) {
+  return {
+    walls: scene.walls.length,
+    doors: scene.walls.filter((w) => w.door !== "none").length,
+    tokens: scene.tokens.length,
+    lights: scene.lights.length,
+    regions: scene.regions.length,
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * Module settings (world scope: the table shares one service and one ruleset).
+ *
+ * Shown in the settings list: service URL, API key, when to ask, pictures. The ruleset and
+ * its options live behind a menu ("Ruleset and options") whose form is built from
+ * `GET /v1/rulesets`, so the choices are the service's, not the module's.
+ */
+
+import { ASK_WHEN, MODULE_ID, TEMPLATES, rulesetForSystem } from "./constants.js";
+import { optionFields, readOptions } from "./options.js";
+
+export const SETTINGS = {
+  url: "serviceUrl",
+  apiKey: "apiKey",
+  askWhen: "askWhen",
+  pictures: "pictures",
+  ruleset: "ruleset",
+  options: "rulesetOptions",
+};
+
+/** Default service URL: `make run` on the GM's machine. */
+export const DEFAULT_URL = "http://127.0.0.1:8000";
+
+/**
+ * Register every setting and the rules menu.
+ *
+ * @param {object} deps
+ * @param {object} deps.settings   `game.settings`
+ * @param {string} deps.systemId   `game.system.id`
+ * @param {Function} [deps.menu]   the rules menu class (absent in tests without ApplicationV2)
+ * @param {Function} [deps.onChange] called with the key of any setting that changes
+ */
+export function registerSettings({ settings, systemId, menu = null, onChange = () => {} }) {
+  const common = (key) => ({ scope: "world", onChange: () => onChange(key) });
+  settings.register(MODULE_ID, SETTINGS.url, {
+    ...common(SETTINGS.url),
+    name: "SIGHTLINE.Settings.ServiceUrl.Name",
+    hint: "SIGHTLINE.Settings.ServiceUrl.Hint",
+    config: true,
+    type: String,
+    default: DEFAULT_URL,
+  });
+  settings.register(MODULE_ID, SETTINGS.apiKey, {
+    ...common(SETTINGS.apiKey),
+    name: "SIGHTLINE.Settings.ApiKey.Name",
+    hint: "SIGHTLINE.Settings.ApiKey.Hint",
+    config: true,
+    type: String,
+    default: "",
+  });
+  settings.register(MODULE_ID, SETTINGS.askWhen, {
+    ...common(SETTINGS.askWhen),
+    name: "SIGHTLINE.Settings.AskWhen.Name",
+    hint: "SIGHTLINE.Settings.AskWhen.Hint",
+    config: true,
+    type: String,
+    choices: Object.fromEntries(ASK_WHEN.map((k) => [k, `SIGHTLINE.Settings.AskWhen.${k}`])),
+    default: "targeting",
+  });
+  settings.register(MODULE_ID, SETTINGS.pictures, {
+    ...common(SETTINGS.pictures),
+    name: "SIGHTLINE.Settings.Pictures.Name",
+    hint: "SIGHTLINE.Settings.Pictures.Hint",
+    config: true,
+    type: Boolean,
+    default: true,
+  });
+  settings.register(MODULE_ID, SETTINGS.ruleset, {
+    ...common(SETTINGS.ruleset),
+    config: false,
+    type: String,
+    default: rulesetForSystem(systemId),
+  });
+  settings.register(MODULE_ID, SETTINGS.options, {
+    ...common(SETTINGS.options),
+    config: false,
+    type: Object,
+    default: {},
+  });
+  if (menu) {
+    settings.registerMenu(MODULE_ID, "rules", {
+      name: "SIGHTLINE.Settings.Rules.Name",
+      label: "SIGHTLINE.Settings.Rules.Label",
+      hint: "SIGHTLINE.Settings.Rules.Hint",
+      icon: "fa-solid fa-scale-balanced",
+      type: menu,
+      restricted: true,
+    });
+  }
+}
+
+/** Current settings as one object: `{url, apiKey, askWhen, pictures, ruleset, options}`. */
+export function readSettings(settings) {
+  const get = (key) => settings.get(MODULE_ID, key);
+  const ruleset = get(SETTINGS.ruleset);
+  return {
+    url: get(SETTINGS.url),
+    apiKey: get(SETTINGS.apiKey),
+    askWhen: get(SETTINGS.askWhen),
+    pictures: get(SETTINGS.pictures),
+    ruleset,
+    options: (get(SETTINGS.options) ?? {})[ruleset] ?? {},
+  };
+}
+
+/**
+ * The context of the rules form: the service's rulesets, the chosen one, its option fields.
+ *
+ * @param {object} listing  `GET /v1/rulesets` answer
+ * @param {string} chosen   ruleset id shown
+ * @param {object} saved    saved options of every ruleset (id -> name -> value)
+ */
+export function rulesContext(listing, chosen, saved) {
+  const rulesets = listing.rulesets ?? [];
+  const current = rulesets.find((r) => r.id === chosen) ?? rulesets[0];
+  return {
+    rulesets: rulesets.map((r) => ({ id: r.id, title: r.title || r.id, selected: r.id === current?.id })),
+    fields: current ? optionFields(current, saved?.[current.id] ?? {}) : [],
+    selected: current?.id ?? null,
+  };
+}
+
+/**
+ * The rules menu class (ApplicationV2, Foundry v12+). Built when Foundry's classes exist.
+ *
+ * @param {object} deps
+ * @param {object} deps.foundry    the `foundry` namespace
+ * @param {Function} deps.client   returns a SightlineClient for the current settings
+ * @param {object} deps.game       `game`
+ * @param {object} deps.notifier   Notifier
+ */
+export function rulesMenuClass({ foundry, client, game, notifier }) {
+  const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
+  return class SightlineRulesConfig extends HandlebarsApplicationMixin(ApplicationV2) {
+    static DEFAULT_OPTIONS = {
+      id: `${MODULE_ID}-rules`,
+      tag: "form",
+      window: { title: "SIGHTLINE.Rules.Title", contentClasses: ["standard-form"] },
+      position: { width: 520 },
+      form: { handler: SightlineRulesConfig.#submit, closeOnSubmit: true },
+    };
+
+    static PARTS = { form: { template: TEMPLATES.rules } };
+
+    #listing = null;
+    #chosen = null;
+
+    async _prepareContext() {
+      try {
+        this.#listing ??= await client().rulesets();
+      } catch (err) {
+        return { error: game.i18n.format("SIGHTLINE.Rules.Unavailable", { message: notifier.error(err) }) };
+      }
+      this.#chosen ??= game.settings.get(MODULE_ID, SETTINGS.ruleset);
+      return rulesContext(this.#listing, this.#chosen, game.settings.get(MODULE_ID, SETTINGS.options));
+    }
+
+    _onRender(context, options) {
+      super._onRender?.(context, options);
+      this.element.querySelector("select[name=ruleset]")?.addEventListener("change", (event) => {
+        this.#chosen = event.target.value;
+        this.render();
+      });
+    }
+
+    static async #submit(event, form, formData) {
+      const data = foundry.utils.expandObject(formData.object);
+      const ruleset = (this.#listing?.rulesets ?? []).find((r) => r.id === data.ruleset);
+      if (!ruleset) return;
+      const saved = foundry.utils.deepClone(game.settings.get(MODULE_ID, SETTINGS.options) ?? {});
+      saved[ruleset.id] = readOptions(ruleset, data.options ?? {});
+      await game.settings.set(MODULE_ID, SETTINGS.options, saved);
+      await game.settings.set(MODULE_ID, SETTINGS.ruleset, ruleset.id);
+      notifier.info("SIGHTLINE.Rules.Saved", { ruleset: ruleset.title || ruleset.id });
+    }
+  };
+}
