@@ -1,0 +1,307 @@
+/**
+ * A small mocked Foundry VTT (v12/v13 shapes) built from real scene exports.
+ *
+ * `game`, `canvas`, `Hooks`, `ChatMessage`, `ui` and `foundry.utils`, with only what the
+ * module uses. Scene documents are made from an export the way Foundry makes them when the
+ * export is imported into a v12 world: v10 exports are first migrated like Foundry's own data
+ * migration does for the fields the module reads (environment, negative lights).
+ */
+
+import { readFileSync, existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import Handlebars from "handlebars";
+
+export const FOUNDRY_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const REPO_DIR = resolve(FOUNDRY_DIR, "..");
+export const SHARED_DIR = process.env.SIGHTLINE_SHARED ?? resolve(REPO_DIR, "..", "shared");
+export const EXPORTS_DIR = join(SHARED_DIR, "scenes", "real", "foundry");
+
+export const EN = JSON.parse(readFileSync(join(FOUNDRY_DIR, "lang", "en.json"), "utf8"));
+
+/** Why the real exports cannot be read, or null when they can. */
+export function exportsMissing() {
+  return existsSync(EXPORTS_DIR) ? null : `no real Foundry exports at ${EXPORTS_DIR} (set SIGHTLINE_SHARED)`;
+}
+
+export function readExport(name) {
+  return JSON.parse(readFileSync(join(EXPORTS_DIR, name), "utf8"));
+}
+
+const clone = (v) => structuredClone(v);
+
+// ---------------------------------------------------------------------------- utils
+
+export const utils = {
+  deepClone: clone,
+  expandObject(flat) {
+    const out = {};
+    for (const [key, value] of Object.entries(flat)) {
+      const parts = key.split(".");
+      let node = out;
+      for (const part of parts.slice(0, -1)) node = node[part] ??= {};
+      node[parts.at(-1)] = value;
+    }
+    return out;
+  },
+  setProperty(object, key, value) {
+    const parts = key.split(".");
+    let node = object;
+    for (const part of parts.slice(0, -1)) node = node[part] ??= {};
+    node[parts.at(-1)] = value;
+  },
+};
+
+// ---------------------------------------------------------------------------- i18n
+
+function lookupKey(key) {
+  return key.split(".").reduce((node, part) => (node && typeof node === "object" ? node[part] : undefined), EN);
+}
+
+export const i18n = {
+  localize(key) {
+    const value = lookupKey(key);
+    return typeof value === "string" ? value : key;
+  },
+  format(key, data = {}) {
+    const value = lookupKey(key);
+    if (typeof value !== "string") return key;
+    return value.replace(/{([^}]+)}/g, (_, name) => (name in data ? String(data[name]) : `{${name}}`));
+  },
+};
+
+// ---------------------------------------------------------------------------- templates
+
+const hbs = Handlebars.create();
+hbs.registerHelper("localize", (key, options) => {
+  const hash = options?.hash ?? {};
+  return Object.keys(hash).length ? i18n.format(key, hash) : i18n.localize(key);
+});
+hbs.registerHelper("eq", (a, b) => a === b);
+const compiled = new Map();
+
+/** Foundry's renderTemplate over the module's .hbs files (`modules/sightline/...`). */
+export async function renderTemplate(path, data) {
+  const local = join(FOUNDRY_DIR, path.replace(/^modules\/sightline\//, ""));
+  if (!compiled.has(local)) compiled.set(local, hbs.compile(readFileSync(local, "utf8")));
+  return compiled.get(local)(data);
+}
+
+// ---------------------------------------------------------------------------- hooks
+
+export function makeHooks() {
+  const table = new Map();
+  let next = 1;
+  return {
+    on(name, fn) {
+      const id = next++;
+      if (!table.has(name)) table.set(name, new Map());
+      table.get(name).set(id, fn);
+      return id;
+    },
+    once(name, fn) {
+      const id = this.on(name, (...args) => {
+        this.off(name, id);
+        return fn(...args);
+      });
+      return id;
+    },
+    off(name, id) {
+      table.get(name)?.delete(id);
+    },
+    callAll(name, ...args) {
+      for (const fn of [...(table.get(name)?.values() ?? [])]) fn(...args);
+      return true;
+    },
+    call(name, ...args) {
+      for (const fn of [...(table.get(name)?.values() ?? [])]) if (fn(...args) === false) return false;
+      return true;
+    },
+    count(name) {
+      return table.get(name)?.size ?? 0;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------- documents
+
+class Collection extends Map {
+  get contents() {
+    return [...this.values()];
+  }
+}
+
+function embed(list, parent, documentName) {
+  const out = new Collection();
+  for (const data of list ?? []) {
+    if (!data || typeof data !== "object") continue;
+    const doc = { ...clone(data), id: data._id, parent, documentName };
+    if (documentName === "Region") doc.behaviors = embed(data.behaviors, doc, "RegionBehavior");
+    out.set(doc.id, doc);
+  }
+  return out;
+}
+
+/**
+ * A v10 scene export as a v12 world holds it (Foundry's migration, for the fields read here):
+ * `darkness`/`globalLight`/`globalLightThreshold` become `environment`, and lights of negative
+ * luminosity become `negative` (darkness) lights.
+ */
+export function migrateToV12(exportDoc) {
+  const doc = clone(exportDoc);
+  if (!doc.environment) {
+    const threshold = typeof doc.globalLightThreshold === "number" ? doc.globalLightThreshold : 1;
+    doc.environment = {
+      darknessLevel: typeof doc.darkness === "number" ? doc.darkness : 0,
+      globalLight: { enabled: doc.globalLight === true, bright: true, darkness: { min: 0, max: threshold } },
+    };
+    for (const light of doc.lights ?? []) {
+      if (light?.config && typeof light.config.luminosity === "number" && light.config.luminosity < 0) {
+        light.config.negative = true;
+        light.config.luminosity = Math.abs(light.config.luminosity);
+      }
+    }
+  }
+  return doc;
+}
+
+/** A Scene document (v12 shape) with embedded walls, tokens, lights, regions. */
+export function makeSceneDocument(exportDoc) {
+  const data = migrateToV12(exportDoc);
+  const scene = {
+    id: data._id ?? "scene",
+    documentName: "Scene",
+    name: data.name,
+    grid: data.grid,
+    width: data.width,
+    height: data.height,
+    padding: data.padding,
+    environment: data.environment,
+    flags: data.flags ?? {},
+  };
+  scene.walls = embed(data.walls, scene, "Wall");
+  scene.tokens = embed(data.tokens, scene, "Token");
+  scene.lights = embed(data.lights, scene, "AmbientLight");
+  scene.regions = embed(data.regions, scene, "Region");
+  return scene;
+}
+
+/** `canvas.dimensions` of a square or gridless scene: padding rounded up to whole cells. */
+export function dimensionsOf(scene) {
+  const size = scene.grid.size;
+  const padX = Math.ceil((scene.width * (scene.padding ?? 0)) / size) * size;
+  const padY = Math.ceil((scene.height * (scene.padding ?? 0)) / size) * size;
+  return { size, sceneX: padX, sceneY: padY, width: scene.width + 2 * padX, height: scene.height + 2 * padY };
+}
+
+/** The canvas: the scene, its grid (diagonals from the core setting), token placeables. */
+export function makeCanvas(scene, { diagonals = 0 } = {}) {
+  const placeables = scene.tokens.contents.map((document) => ({
+    id: document.id,
+    name: document.name,
+    document,
+    visible: document.hidden !== true,
+  }));
+  const tokens = {
+    placeables,
+    controlled: [],
+    get: (id) => placeables.find((t) => t.id === id) ?? null,
+  };
+  return { scene, grid: { type: scene.grid.type, size: scene.grid.size, diagonals }, dimensions: dimensionsOf(scene), tokens };
+}
+
+// ---------------------------------------------------------------------------- game
+
+export function makeSettings(initial = {}) {
+  const registered = new Map();
+  const values = new Map(Object.entries(initial));
+  return {
+    registered,
+    menus: new Map(),
+    register(ns, key, config) {
+      registered.set(`${ns}.${key}`, config);
+    },
+    registerMenu(ns, key, config) {
+      this.menus.set(`${ns}.${key}`, config);
+    },
+    get(ns, key) {
+      const full = `${ns}.${key}`;
+      if (values.has(key)) return values.get(key);
+      if (values.has(full)) return values.get(full);
+      if (!registered.has(full)) throw new Error(`setting ${full} is not registered`);
+      return clone(registered.get(full).default);
+    },
+    async set(ns, key, value) {
+      values.set(`${ns}.${key}`, value);
+      values.delete(key);
+      registered.get(`${ns}.${key}`)?.onChange?.(value);
+      return value;
+    },
+  };
+}
+
+export function makeChatMessageClass(messages) {
+  let next = 1;
+  return class ChatMessage {
+    constructor(data, user) {
+      Object.assign(this, clone(data));
+      this.id = `msg${next++}`;
+      this.author = user;
+      this.updates = 0;
+    }
+
+    static current = null;
+
+    static async create(data) {
+      const message = new ChatMessage(data, ChatMessage.current);
+      messages.contents.push(message);
+      return message;
+    }
+
+    static getSpeaker({ token } = {}) {
+      return { token: token?.id ?? null, alias: token?.name ?? null };
+    }
+
+    async update(changes) {
+      for (const [key, value] of Object.entries(changes)) utils.setProperty(this, key, value);
+      this.updates += 1;
+      return this;
+    }
+  };
+}
+
+export function makeUi() {
+  const log = { error: [], warn: [], info: [] };
+  return {
+    log,
+    notifications: {
+      error: (m) => log.error.push(m),
+      warn: (m) => log.warn.push(m),
+      info: (m) => log.info.push(m),
+    },
+  };
+}
+
+/**
+ * A whole mocked Foundry around one scene export.
+ *
+ * @returns {{game, canvas, Hooks, ChatMessage, ui, foundry}}
+ */
+export function makeFoundry(exportDoc, { systemId = "dnd5e", settings = {}, isGM = true, generation = 13, diagonals = 0 } = {}) {
+  const scene = makeSceneDocument(exportDoc);
+  const canvas = makeCanvas(scene, { diagonals });
+  const user = { id: "user1", name: "Gamemaster", isGM, targets: new Set() };
+  const messages = { contents: [] };
+  const ChatMessage = makeChatMessageClass(messages);
+  ChatMessage.current = user;
+  const game = {
+    user,
+    users: [user],
+    i18n,
+    messages,
+    system: { id: systemId },
+    release: { generation },
+    settings: makeSettings(settings),
+  };
+  return { game, canvas, Hooks: makeHooks(), ChatMessage, ui: makeUi(), foundry: { utils } };
+}
