@@ -34,7 +34,7 @@ export async function withOptions(kind, ruleset, options, call) {
 
 /** An SVG document as an `<img>` source. */
 export function svgDataUri(svg) {
-  return `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+  return `data:image/svg+xml,${encodeURIComponent(svg)}`;
 }
 
 /**

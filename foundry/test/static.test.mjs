@@ -1,0 +1,70 @@
+/**
+ * The module's files: module.json for v12/v13, every visible string in lang/en.json, the
+ * rule summaries cover every rule id of shared/RULES.md.
+ */
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { EN, FOUNDRY_DIR, SHARED_DIR } from "./helpers/foundry.mjs";
+
+const read = (p) => readFileSync(join(FOUNDRY_DIR, p), "utf8");
+const manifest = JSON.parse(read("module.json"));
+
+test("module.json: id, v12 to v13, esmodules, styles and languages that exist", () => {
+  assert.equal(manifest.id, "sightline");
+  assert.equal(manifest.compatibility.minimum, "12");
+  assert.equal(manifest.compatibility.verified, "13");
+  for (const path of [...manifest.esmodules, ...manifest.styles, ...manifest.languages.map((l) => l.path)]) {
+    assert.ok(existsSync(join(FOUNDRY_DIR, path)), path);
+  }
+  assert.deepEqual(manifest.languages.map((l) => l.lang), ["en"]);
+  for (const key of ["manifest", "download", "url"]) assert.match(manifest[key], /^https:\/\//, key);
+  assert.deepEqual(Object.keys(manifest.documentTypes.RegionBehavior), ["environment"]);
+});
+
+function lookup(key) {
+  return key.split(".").reduce((node, part) => (node && typeof node === "object" ? node[part] : undefined), EN);
+}
+
+test("every SIGHTLINE.* key the scripts and templates name is in lang/en.json", () => {
+  const files = [
+    ...readdirSync(join(FOUNDRY_DIR, "scripts")).map((f) => join("scripts", f)),
+    ...readdirSync(join(FOUNDRY_DIR, "templates")).map((f) => join("templates", f)),
+  ];
+  let count = 0;
+  for (const file of files) {
+    for (const [, key] of read(file).matchAll(/"(SIGHTLINE\.[A-Za-z0-9.-]+)"/g)) {
+      if (key.endsWith(".")) continue; // a prefix completed at run time
+      // A LOCALIZATION_PREFIXES entry names a branch holding its data model's FIELDS.
+      const value = lookup(key);
+      assert.ok(typeof value === "string" || typeof value?.FIELDS === "object", `${file}: ${key}`);
+      count += 1;
+    }
+  }
+  assert.ok(count > 40, `${count} keys checked`);
+  for (const [, key] of read("templates/chat-card.hbs").matchAll(/localize "([^"]+)"/g)) assert.equal(typeof lookup(key), "string", key);
+});
+
+test("templates show no English outside lang/en.json", () => {
+  for (const file of readdirSync(join(FOUNDRY_DIR, "templates"))) {
+    const text = read(join("templates", file))
+      .replace(/{{[^}]*}}/g, "")
+      .replace(/<[^>]*>/g, "");
+    assert.equal(text.replace(/[\s·]+/g, ""), "", `${file} has literal text`);
+  }
+});
+
+test("a one-line summary for every rule id of RULES.md", (t) => {
+  const rulesMd = join(SHARED_DIR, "RULES.md");
+  if (!existsSync(rulesMd)) return t.skip(`no ${rulesMd}`);
+  const summaries = JSON.parse(read("data/rules.json"));
+  const ids = [...readFileSync(rulesMd, "utf8").matchAll(/^- ([A-Z0-9]+-(?:[A-Z]+-)?[0-9]+[a-z]?) /gm)].map((m) => m[1]);
+  assert.ok(ids.length > 80, `${ids.length} rule ids`);
+  for (const id of ids) {
+    assert.equal(typeof summaries[id], "string", id);
+    assert.ok(summaries[id].length <= 110 && !summaries[id].includes("\n"), `${id}: one line`);
+  }
+  assert.deepEqual(Object.keys(summaries).filter((id) => !ids.includes(id)), []);
+});
