@@ -38,10 +38,11 @@ export class SightlineModule {
    * @param {Function} deps.loadRules       `() => Promise<{ruleId: summary}>`
    * @param {Function} [deps.fetch]
    * @param {number} [deps.debounceMs]      scene sync debounce
+   * @param {Function} [deps.log]           error details besides the notification (console)
    */
   constructor(deps) {
     this.deps = deps;
-    this.notifier = new Notifier({ ui: deps.ui, i18n: deps.game.i18n });
+    this.notifier = new Notifier({ ui: deps.ui, i18n: deps.game.i18n, log: deps.log });
     this.summaries = {};
     this.client = null;
     this.sync = null;

@@ -17,9 +17,11 @@ export class Notifier {
    * @param {object} deps.ui     Foundry `ui` (its `notifications`)
    * @param {object} deps.i18n   `game.i18n` (`localize`, `format`)
    * @param {Function} [deps.now] milliseconds clock (tests pass their own)
+   * @param {Function} [deps.log] where the details go besides the notification (the console)
    */
-  constructor({ ui, i18n, now = () => Date.now() }) {
+  constructor({ ui, i18n, now = () => Date.now(), log = (...args) => console.error(...args) }) {
     this.ui = ui;
+    this.log = log;
     this.i18n = i18n;
     this.now = now;
     this.last = new Map();
@@ -44,7 +46,7 @@ export class Notifier {
     const key = `${err?.kind ?? "unexpected"}|${text}`;
     const now = this.now();
     const seen = this.last.get(key);
-    console.error("Sightline |", text, err);
+    this.log("Sightline |", text, err);
     if (seen !== undefined && now - seen < REPEAT_AFTER_S * 1000) return text;
     this.last.set(key, now);
     this.ui.notifications.error(text);

@@ -13,40 +13,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SightlineModule, isAttackRoll } from "../scripts/module.js";
 import { MODULE_ID } from "../scripts/constants.js";
-import { EN, FOUNDRY_DIR, i18n, makeFoundry, renderTemplate } from "./helpers/foundry.mjs";
-import { freePort, postJson, startService } from "./helpers/service.mjs";
+import { EN, FOUNDRY_DIR, i18n, makeFoundry, renderTemplate } from "../test-support/foundry.mjs";
+import { freePort, postJson, startService } from "../test-support/service.mjs";
+import { ARCHER, GOBLIN, HANDED, KOBOLD } from "../test-support/handed.mjs";
 
 const KEY = "test-key-19";
 const RULES = JSON.parse(readFileSync(join(FOUNDRY_DIR, "data", "rules.json"), "utf8"));
 const DEBOUNCE_MS = 40;
 
-/**
- * Handed case (100 px squares, 5 ft): the archer at (100, 100); the goblin four squares east
- * behind a post (x = 350, y 50..160) that cuts the two upper paired-corner lines (y ~ 100.5)
- * and the centre line (y = 150) but not the two lower ones (y ~ 199.5); the kobold behind a
- * full wall (x = 750, y 300..600).
- */
-const HANDED = {
-  _id: "handedScene00001",
-  name: "Handed case",
-  width: 1000,
-  height: 600,
-  padding: 0,
-  grid: { type: 1, size: 100, distance: 5, units: "ft" },
-  environment: { darknessLevel: 0, globalLight: { enabled: true, bright: true, darkness: { min: 0, max: 1 } } },
-  walls: [
-    { _id: "postWall00000001", c: [350, 50, 350, 160], move: 20, sight: 20, light: 20, sound: 20, dir: 0, door: 0, ds: 0 },
-    { _id: "fullWall00000001", c: [750, 300, 750, 600], move: 20, sight: 20, light: 20, sound: 20, dir: 0, door: 0, ds: 0 },
-  ],
-  tokens: [
-    { _id: "archerToken00001", name: "Archer", x: 100, y: 100, width: 1, height: 1 },
-    { _id: "goblinToken00001", name: "Goblin", x: 500, y: 100, width: 1, height: 1 },
-    { _id: "koboldToken00001", name: "Kobold", x: 800, y: 400, width: 1, height: 1 },
-  ],
-};
-const ARCHER = "archerToken00001";
-const GOBLIN = "goblinToken00001";
-const KOBOLD = "koboldToken00001";
 
 let service = null;
 before(async () => {
@@ -56,7 +30,10 @@ before(async () => {
     SIGHTLINE_MAX_CONTENT_LENGTH: String(1024 * 1024),
   });
 });
-after(async () => service?.stop?.());
+after(async () => {
+  for (const m of started) m.sync?.stop();
+  await service?.stop?.();
+});
 
 const skip = (t) => {
   if (service?.skip) {
@@ -68,7 +45,7 @@ const skip = (t) => {
 
 const settle = (ms) => new Promise((r) => setTimeout(r, ms));
 const started = [];
-after(() => started.forEach((m) => m.sync?.stop()));
+const logged = [];
 
 /** The module on a mocked Foundry around `doc`; `settings` by short key. */
 async function setup({ doc = HANDED, settings = {}, systemId = "dnd5e", isGM = true, generation = 13 } = {}) {
@@ -89,6 +66,7 @@ async function setup({ doc = HANDED, settings = {}, systemId = "dnd5e", isGM = t
     renderTemplate,
     loadRules: async () => RULES,
     debounceMs: DEBOUNCE_MS,
+    log: (...args) => logged.push(args),
   });
   module.init();
   await module.ready();

@@ -10,8 +10,8 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { buildScene } from "../scripts/scene.js";
-import { exportsMissing, makeFoundry, readExport } from "./helpers/foundry.mjs";
-import { postJson, startService } from "./helpers/service.mjs";
+import { exportsMissing, makeFoundry, readExport } from "../test-support/foundry.mjs";
+import { postJson, startService } from "../test-support/service.mjs";
 
 const RULESETS = ["dnd5e", "starfinder", "pf2e-variant"];
 

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { buildScene, regionShape, tokenSenses, actorConditions } from "../scripts/scene.js";
 import { BEHAVIOR_TYPE } from "../scripts/constants.js";
-import { makeCanvas, makeSceneDocument } from "./helpers/foundry.mjs";
+import { makeCanvas, makeSceneDocument } from "../test-support/foundry.mjs";
 
 const BASE = {
   _id: "unitScene0000001",

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { EN, FOUNDRY_DIR, SHARED_DIR } from "./helpers/foundry.mjs";
+import { EN, FOUNDRY_DIR, SHARED_DIR } from "../test-support/foundry.mjs";
 
 const read = (p) => readFileSync(join(FOUNDRY_DIR, p), "utf8");
 const manifest = JSON.parse(read("module.json"));

@@ -12,7 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
 
-export const FOUNDRY_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const FOUNDRY_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const REPO_DIR = resolve(FOUNDRY_DIR, "..");
 export const SHARED_DIR = process.env.SIGHTLINE_SHARED ?? resolve(REPO_DIR, "..", "shared");
 export const EXPORTS_DIR = join(SHARED_DIR, "scenes", "real", "foundry");
