@@ -51,3 +51,11 @@ class SceneNotFound(RulesError):
 
 class UnknownRuleset(RulesError):
     """Raised when ``ruleset`` names no registered rule system (HTTP 422)."""
+
+
+class OverBudget(RulesError):
+    """Raised when a request would cost more work than its budget (HTTP 422, issue 16).
+
+    The message says what was counted, the budget, and what to reduce; it is raised before
+    the costly step, so the worker answers at once.
+    """

@@ -128,7 +128,8 @@ def line_between(
         )
         blocking = traced.wall_blockers[0]
     ordered = crossing_order(index, centre_line, blocking)
-    blockers = tuple(dict.fromkeys(wall_blocker(index.ids[w]) for w, _ in ordered))
+    names = (n for w, _ in ordered for n in index.names([w]))
+    blockers = tuple(dict.fromkeys(wall_blocker(n) for n in names))
     witness = None
     if result.witness is not None:
         w = result.witness

@@ -216,7 +216,7 @@ def _report(
     sight_index = built.sight
     blockers: tuple[Blocker, ...] = ()
     if not los.clear:
-        blockers = tuple(dict.fromkeys(wall_blocker(sight_index.ids[w]) for w in los.blockers))
+        blockers = tuple(dict.fromkeys(wall_blocker(n) for n in sight_index.names(los.blockers)))
     hidden_in_fog = _wholly_inside(built, built.token_boxes[target.id], "heavy") or _wholly_inside(
         built, built.token_boxes[observer.id], "heavy"
     )

@@ -36,6 +36,7 @@ class BuiltScene:
     token_boxes : dict of str to (x0, y0, x1, y1)
         Each token's space in px.
     tall_walls : ndarray of shape (n,), bool, or None
+        Over ``walls`` (n indexed walls: identical copies count once).
         Walls that can block line of effect or sight: every wall but low obstacles
         (``cover: "low"``, about half a creature's height), which give cover but can be shot
         and seen over; ``None`` when the scene has no low wall.
@@ -89,17 +90,17 @@ def build_scene(scene: Scene) -> BuiltScene:
     Cost: O(walls log walls) for the tree, plus the outlines of heavily obscured regions.
     """
     boxes = {t.id: t.box(scene.grid.size) for t in scene.tokens}
+    walls = build_wall_index(scene)
     tall = None
-    covers = list(map(attrgetter("cover"), scene.walls))
+    covers = list(map(attrgetter("cover"), walls.walls))
     kinds = set(covers)
     if "low" in kinds:
         tall = np.array([cover != "low" for cover in covers], dtype=bool)
     shapes = {r.id: region_geometry(r.shape) for r in scene.regions}
-    walls = build_wall_index(scene)
     sight = None
     fog = [r for r in scene.regions if r.obscurement == "heavy"]
     if fog:
-        pseudo = list(scene.walls)
+        pseudo = list(walls.walls)
         for r in fog:
             height = Span(r.elevation.bottom, r.elevation.top) if r.elevation else None
             for k, c in enumerate(region_edges(r.id, shapes[r.id])):

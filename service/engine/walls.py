@@ -47,6 +47,11 @@ class WallIndex:
         Pixels per grid unit, for thresholds.
     tree : shapely.STRtree
         Over the wall segments, in the same order.
+    copies : dict of int to tuple of str
+        Identical walls (same segment, restrictions, direction, height, cover; none with
+        ``hp``) are indexed once, at the first one's place: its index maps to the ids of the
+        others, so what blocks a line still names every wall (``names``). Issue 16: 5,000
+        copies of one wall cost what one costs.
     """
 
     ids: tuple[str, ...]
@@ -59,12 +64,23 @@ class WallIndex:
     top: FloatArray
     px_per_unit: float
     tree: shapely.STRtree
+    copies: dict[int, tuple[str, ...]] = field(default_factory=dict)
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def size(self) -> int:
-        """Number of walls."""
+        """Number of walls indexed (identical copies count once)."""
         return len(self.ids)
+
+    def names(self, indices: Sequence[int]) -> list[str]:
+        """Ids of the walls at ``indices`` (sorted), each followed by its identical copies."""
+        if not self.copies:
+            return [self.ids[w] for w in indices]
+        out: list[str] = []
+        for w in indices:
+            out.append(self.ids[w])
+            out.extend(self.copies.get(w, ()))
+        return out
 
 
 def build_wall_index(scene: Scene) -> WallIndex:
@@ -109,19 +125,90 @@ def index_walls(walls: Sequence[Wall], px_per_unit: float) -> WallIndex:
                         threshold[sense][i] = value
             if w.height is not None:
                 bottom[i], top[i] = w.height.low, w.height.high
+    ids = tuple(map(_ID, walls))
+    direction = _column(walls, "direction", DIRECTION_CODE)
+    copies: dict[int, tuple[str, ...]] = {}
+    keep = _unique_walls(walls, coords, restriction, threshold, direction, bottom, top)
+    if keep is not None:
+        first, groups = keep
+        pos = {int(k): i for i, k in enumerate(first)}
+        copies = {pos[int(g[0])]: tuple(ids[int(j)] for j in g[1:]) for g in groups if len(g) > 1}
+        walls = tuple(walls[int(k)] for k in first)
+        ids = tuple(ids[int(k)] for k in first)
+        coords = coords[first]
+        restriction = {k: v[first] for k, v in restriction.items()}
+        threshold = {k: v[first] for k, v in threshold.items()}
+        direction, bottom, top = direction[first], bottom[first], top[first]
+        n = len(first)
     lines = shapely.linestrings(coords.reshape(n, 2, 2)) if n else np.empty(0, dtype=object)
     return WallIndex(
-        ids=tuple(map(_ID, walls)),
+        ids=ids,
         walls=walls,
         coords=coords,
         restriction=restriction,
         threshold=threshold,
-        direction=_column(walls, "direction", DIRECTION_CODE),
+        direction=direction,
         bottom=bottom,
         top=top,
         px_per_unit=px_per_unit,
         tree=shapely.STRtree(lines),
+        copies=copies,
     )
+
+
+#: Cover kinds as numbers, to compare walls (``_unique_walls``).
+_COVER_CODE = {"normal": 0, "low": 1, "improved": 2, "extreme": 3}
+
+
+def _unique_walls(
+    walls: tuple[Wall, ...],
+    coords: FloatArray,
+    restriction: dict[str, NDArray[np.int8]],
+    threshold: dict[str, FloatArray],
+    direction: NDArray[np.int8],
+    bottom: FloatArray,
+    top: FloatArray,
+) -> tuple[NDArray[np.intp], list[NDArray[np.intp]]] | None:
+    """First occurrences of identical walls and each group's indices, or None if none repeat.
+
+    Two walls are identical when they block the same lines the same way: the same segment
+    (either endpoint order for two-way walls), restrictions (open doors as none), direction,
+    thresholds, height and cover. Walls with ``hp`` are never merged (each absorbs damage,
+    5E-LOE-4). Cost: one sort of the n segments; the full comparison only when some repeat.
+    """
+    n = len(coords)
+    if n < 2:
+        return None
+    c = coords.copy()
+    swap = (direction == 0) & ((c[:, 0] > c[:, 2]) | ((c[:, 0] == c[:, 2]) & (c[:, 1] > c[:, 3])))
+    c[swap] = c[swap][:, [2, 3, 0, 1]]
+    order = np.lexsort((c[:, 3], c[:, 2], c[:, 1], c[:, 0]))
+    ordered = c[order]
+    if not np.all(ordered[1:] == ordered[:-1], axis=1).any():
+        return None
+    hp = np.array([-1.0 if w.hp is None else float(i) for i, w in enumerate(walls)])
+    cover = np.array([_COVER_CODE[w.cover] for w in walls], dtype=np.float64)
+    key = np.column_stack(
+        [
+            c,
+            *(restriction[s].astype(np.float64) for s in SENSES),
+            *(np.nan_to_num(threshold[s], nan=-1.0) for s in ("sight", "light", "sound")),
+            direction.astype(np.float64),
+            bottom,
+            top,
+            cover,
+            hp,
+        ]
+    )
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    if len(first) == n:
+        return None
+    groups_by_key: dict[int, list[int]] = {}
+    for i, k in enumerate(inverse.ravel().tolist()):
+        groups_by_key.setdefault(k, []).append(i)
+    keep = np.sort(first)
+    groups = [np.array(groups_by_key[int(inverse.ravel()[k])], dtype=np.intp) for k in keep]
+    return keep, groups
 
 
 _C = operator.attrgetter("c")

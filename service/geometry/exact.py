@@ -2,20 +2,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import shapely
 from numpy.typing import NDArray
 
+from service.engine.budget import WorkBudget
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.rooms import firm_rooms, room_of
-from service.geometry.trace import trace
+from service.geometry.trace import candidate_pairs, trace
 
 # ---------------------------------------------------------------------------------------
 # Exact line of effect between two spaces (5E-LOE-2)
+
+#: Line–wall candidate tests one exact search may spend (about a second); past it the request
+#: is refused with what to reduce (issue 16). A search with more vertex pairs than this is
+#: refused before tracing any (each pair's line costs at least one test).
+MAX_SEARCH_TESTS = 400_000
+
+#: The search is refused before it starts when a sample of its first lines predicts more
+#: than this many times ``MAX_SEARCH_TESTS`` (a clear line may still be found early).
+EARLY_REFUSAL_FACTOR = 4
+
+#: Candidate lines sampled for that prediction.
+SAMPLE_LINES = 256
+
+#: Vertex pairs turned into candidate lines and traced at once (memory bound).
+CANDIDATE_CHUNK = 32_768
 
 
 @dataclass(frozen=True)
@@ -260,8 +276,20 @@ def _search(
     sense: str,
     elevations: tuple[float, float] | None,
     wall_mask: NDArray[np.bool_] | None,
+    max_tests: int = MAX_SEARCH_TESTS,
 ) -> LineOfEffect:
-    """The exact search between two disjoint spaces (see ``line_of_effect_between``)."""
+    """The exact search between two disjoint spaces (see ``line_of_effect_between``).
+
+    Cheap lines first: the centre line and the 16 corner-to-corner lines, then the lines
+    through pairs of vertices, ``CANDIDATE_CHUNK`` at a time, stopping at the first clear one
+    (the same witness as tracing them all: the first clear line in this order).
+
+    Raises
+    ------
+    OverBudget
+        Deciding would take more than ``max_tests`` line–wall tests; at once, before any
+        search, when there are more vertex pairs than that.
+    """
     corners_f = np.array([[bf[0], bf[1]], [bf[2], bf[1]], [bf[2], bf[3]], [bf[0], bf[3]]])
     corners_t = np.array([[bt[0], bt[1]], [bt[2], bt[1]], [bt[2], bt[3]], [bt[0], bt[3]]])
     centre_line = _centre_lines(bf[None, :], bt[None, :])[0]
@@ -292,9 +320,79 @@ def _search(
             ray_verts = np.unique(ends, axis=0)
             rays = _incident_rays(index, near, ray_verts, sense)
             verts = [ray_verts, corners_f, corners_t, cuts]
+    first_segs = segs[0]
+    elev1 = None if elevations is None else np.tile(np.asarray(elevations), (len(first_segs), 1))
+    first_trace = trace(index, first_segs, sense, elevations=elev1, wall_mask=wall_mask)
+    clear = np.flatnonzero(~first_trace.wall_blocked)
+    if len(clear):  # the centre line or a corner-to-corner line: no search needed
+        w = tuple(float(v) for v in first_segs[int(clear[0])])
+        return LineOfEffect(True, w, [], len(first_segs))  # type: ignore[arg-type]
+    blockers = first_trace.wall_blockers[0]
     pts = np.vstack(verts)
     n_ray = len(ray_verts)
-    i, j = np.triu_indices(len(pts), k=1)
+    total = len(pts) * (len(pts) - 1) // 2
+    budget = WorkBudget(
+        max_tests,
+        f"The exact line of effect between these two spaces would test up to {total:,} "
+        f"lines through {len(pts):,} wall ends and crossings near them: reduce the walls "
+        "between them (merge short pieces, remove overlapping copies) or simplify the "
+        "regions there",
+    )
+    if total > max_tests:
+        raise budget.refusal()
+    traced = len(first_segs)
+    sampled = False
+    for i, j in _vertex_pairs(len(pts), CANDIDATE_CHUNK):
+        cand = _candidates(pts, i, j, rays, n_ray, bf, bt)
+        if not len(cand):
+            continue
+        if not sampled:  # predict the whole search's tests from its first lines
+            sampled = True
+            sample = cand[:SAMPLE_LINES]
+            per_line = len(candidate_pairs(index, sample)[0]) / len(sample)
+            predicted = total * (len(cand) / len(i)) * per_line
+            if predicted > EARLY_REFUSAL_FACTOR * max_tests:
+                raise budget.refusal()
+        elev = None if elevations is None else np.tile(np.asarray(elevations), (len(cand), 1))
+        result = trace(index, cand, sense, elevations=elev, wall_mask=wall_mask, budget=budget)
+        traced += len(cand)
+        clear = np.flatnonzero(~result.wall_blocked)
+        if len(clear):
+            w = tuple(float(v) for v in cand[int(clear[0])])
+            return LineOfEffect(True, w, [], traced)  # type: ignore[arg-type]
+    return LineOfEffect(False, None, blockers, traced)
+
+
+def _vertex_pairs(n: int, chunk: int) -> Iterator[tuple[NDArray[np.intp], NDArray[np.intp]]]:
+    """Index pairs ``i < j`` of ``n`` vertices, in ``np.triu_indices`` order, ``chunk`` at a time.
+
+    Memory stays O(chunk) however many vertices (issue 16).
+    """
+    rows: list[int] = []
+    size = 0
+    for i in range(n - 1):
+        rows.append(i)
+        size += n - 1 - i
+        if size >= chunk or i == n - 2:
+            r = np.array(rows, dtype=np.intp)
+            counts = n - 1 - r
+            ii = np.repeat(r, counts)
+            starts = np.cumsum(counts) - counts
+            jj = np.arange(len(ii)) - np.repeat(starts, counts) + np.repeat(r, counts) + 1
+            yield ii, jj
+            rows, size = [], 0
+
+
+def _candidates(
+    pts: FloatArray,
+    i: NDArray[np.intp],
+    j: NDArray[np.intp],
+    rays: FloatArray,
+    n_ray: int,
+    bf: FloatArray,
+    bt: FloatArray,
+) -> FloatArray:
+    """The candidate segments, shape (k, 4) px, of the lines through vertex pairs ``(i, j)``."""
     # A clear segment can be moved until its line rests on two vertices lying on it, where
     # the walls stay on one side; at a vertex whose unconditional walls lie on both sides of
     # the line (a straight wall split there, a T) every such line is blocked: skip those.
@@ -317,15 +415,4 @@ def _search(
     lo, hi = np.minimum(t0, t1) - CHORD_TOL, np.maximum(t0, t1) + CHORD_TOL
     on = (lo <= 0) & (0 <= hi) & (lo <= 1) & (1 <= hi)
     p, u, t0, t1 = p[on], u[on], t0[on], t1[on]
-    segs.append(np.hstack([p + u * t0[:, None], p + u * t1[:, None]]))
-    all_segs = np.vstack(segs)
-    elev = None
-    if elevations is not None:
-        elev = np.tile(np.asarray(elevations, dtype=np.float64), (len(all_segs), 1))
-    result = trace(index, all_segs, sense, elevations=elev, wall_mask=wall_mask)
-    clear = np.nonzero(~result.wall_blocked)[0]
-    if len(clear):
-        k = int(clear[0])
-        w = tuple(float(v) for v in all_segs[k])
-        return LineOfEffect(True, w, [], len(all_segs))  # type: ignore[arg-type]
-    return LineOfEffect(False, None, result.wall_blockers[0], len(all_segs))
+    return np.hstack([p + u * t0[:, None], p + u * t1[:, None]])

@@ -176,7 +176,7 @@ class Measured:
         out = []
         for k in range(len(self.segments))[rows]:
             seg = self.segments[k]
-            blockers = tuple(wall_blocker(walls.ids[w]) for w in self.wall_blockers[k])
+            blockers = tuple(wall_blocker(name) for name in walls.names(self.wall_blockers[k]))
             blockers += tuple(Blocker("token", t) for t in self.creature_blockers[k])
             out.append(
                 TracedLine(

@@ -12,6 +12,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
+from service.engine.budget import WorkBudget
 from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.junctions import collinear_runs, junctions
@@ -94,6 +95,7 @@ def trace(
     wall_mask: NDArray[np.bool_] | None = None,
     edge_blocks: bool = False,
     with_blockers: bool = True,
+    budget: WorkBudget | None = None,
 ) -> TraceResult:
     """Trace m segments against the walls (and optionally creatures) in one vectorised pass.
 
@@ -126,6 +128,13 @@ def trace(
     with_blockers : bool
         Also list what blocks each segment (``False`` for bulk work such as matrices: the
         blocker lists stay empty and only the boolean arrays are filled).
+    budget : WorkBudget, optional
+        Spends one unit per (segment, candidate wall) pair before the exact tests.
+
+    Raises
+    ------
+    OverBudget
+        When ``budget`` runs out (issue 16).
 
     Returns
     -------
@@ -151,6 +160,7 @@ def trace(
             part,
             wall_mask,
             edge_blocks,
+            budget,
         )
         if part is not None:
             wall_blockers[lo:hi] = part
@@ -170,9 +180,7 @@ def trace(
     return TraceResult(seg, wall_blocked, creature_blocked, wall_blockers, creature_blockers)
 
 
-def _candidate_pairs(
-    index: WallIndex, seg: FloatArray
-) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+def candidate_pairs(index: WallIndex, seg: FloatArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """(segment, wall) index pairs whose envelopes meet, grown by ``QUERY_TOL_PX``.
 
     Candidates within a hair of each segment: the tolerant tests of ``_trace_walls`` decide,
@@ -213,9 +221,12 @@ def _trace_walls(
     wall_blockers: list[list[int]] | None,
     wall_mask: NDArray[np.bool_] | None = None,
     edge_blocks: bool = False,
+    budget: WorkBudget | None = None,
 ) -> None:
     """Fill ``wall_blocked``/``wall_blockers`` in place (see ``trace``)."""
-    si, wi = _candidate_pairs(index, seg)
+    si, wi = candidate_pairs(index, seg)
+    if budget is not None:
+        budget.spend(len(si))
     code = index.restriction[sense][wi]
     keep = code > 0
     if wall_mask is not None:
