@@ -50,10 +50,9 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="module")
 def redis_server(tmp_path_factory):
     """A real redis-server on a free port for one test module (skips when it is not installed)."""
-    from tests.redis_server import RedisServer
+    from tests.redis_server import redis_server_in
 
-    server = RedisServer(tmp_path_factory.mktemp("redis"))
-    server.start()
+    server = redis_server_in(tmp_path_factory.mktemp("redis"))
     try:
         yield server
     finally:

@@ -8,19 +8,16 @@ mid-run and started again, empty, on the same port.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 import requests
 
+from bench import servers
 from bench.dungeon import dungeon
 from service import store
 from service.client import SightlineClient, scene_key
-from tests.redis_server import free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -28,59 +25,30 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 10  # seconds per request: an answer later than this fails the test
 
 
-def start_gunicorn(name: str, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    log = ROOT / ".pytest_cache" / f"e2e-store-{name}.log"
-    log.parent.mkdir(exist_ok=True)
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [
-                str(Path(sys.executable).with_name("gunicorn")),
-                "-c",
-                "gunicorn.conf.py",
-                "--bind",
-                f"127.0.0.1:{port}",
-                "service.app:create_app()",
-            ],
-            cwd=ROOT,
-            env={**os.environ, **env},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if requests.get(url + "/healthz", timeout=1).ok:
-                return proc, url
-        except requests.ConnectionError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError(f"gunicorn {name} did not start; see {log}")
-        time.sleep(0.2)
-
-
 @pytest.fixture(scope="module")
 def replicas(redis_server):
-    common = {"SIGHTLINE_REDIS_URL": redis_server.url, "SIGHTLINE_REDIS_TIMEOUT": "0.3"}
+    common = {
+        "SIGHTLINE_REDIS_URL": redis_server.url,
+        "SIGHTLINE_REDIS_TIMEOUT": "0.3",
+        "PYTHONUNBUFFERED": "1",  # access-log lines reach the log file as they are written
+    }
+    logs = ROOT / ".pytest_cache"
+    logs.mkdir(exist_ok=True)
     procs = []
     try:
-        a, url_a = start_gunicorn("a", {**common, "SIGHTLINE_WORKERS": "2"})
+        a, url_a = servers.start_gunicorn(
+            {**common, "SIGHTLINE_WORKERS": "2"}, logs / "e2e-store-a.log"
+        )
         procs.append(a)
-        b, url_b = start_gunicorn(
-            "b", {**common, "SIGHTLINE_WORKERS": "1", "SIGHTLINE_SCENE_CACHE_SIZE": "2"}
+        b, url_b = servers.start_gunicorn(
+            {**common, "SIGHTLINE_WORKERS": "1", "SIGHTLINE_SCENE_CACHE_SIZE": "2"},
+            logs / "e2e-store-b.log",
         )
         procs.append(b)
         yield url_a, url_b
     finally:
         for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            servers.stop(proc)
 
 
 def scene(seed: int) -> dict:
@@ -192,3 +160,38 @@ def test_redis_stopped_mid_run_then_back(redis_db, replicas):
 def _kw(sc: dict) -> dict:
     q = query(sc)
     return {"attacker": q["attacker"], "targets": q["targets"]}
+
+
+def test_nginx_with_the_project_config_balances_the_replicas(redis_db, replicas, tmp_path):
+    if servers.NGINX is None:
+        pytest.skip("nginx not installed (apt-get install -y nginx): proxy test skipped")
+    a, b = replicas
+    proxy = servers.Nginx([a.removeprefix("http://"), b.removeprefix("http://")], tmp_path)
+    proxy.start()
+    try:
+        sc = scene(6)
+        sid = upload(proxy.url, sc)
+        expected = cover_inline(a, sc).json()
+        before = [covers_logged(name) for name in "ab"]
+        for _ in range(8):  # least_conn over idle replicas: both get some
+            resp = cover_by_id(proxy.url, sc, sid)
+            assert resp.status_code == 200 and resp.json() == expected
+        deadline = time.monotonic() + 5  # a worker logs just after it answers
+        while sum(after := [covers_logged(name) for name in "ab"]) < sum(before) + 8:
+            assert time.monotonic() < deadline, (before, after)
+            time.sleep(0.05)
+        assert sum(after) == sum(before) + 8
+        assert all(n > m for n, m in zip(after, before, strict=True)), (before, after)
+        big = {"scene": json.loads(json.dumps(dungeon(20000, 10)))}  # ~1.3 MB: buffered body
+        assert post(proxy.url, "/v1/scenes", big).status_code == 200
+        ready = requests.get(proxy.url + "/readyz", timeout=TIMEOUT)
+        assert ready.status_code == 200 and ready.json()["status"] == "ready"
+    finally:
+        proxy.stop()
+
+
+def covers_logged(name: str) -> int:
+    """``POST /v1/cover`` lines in the access log of replica ``name`` (gunicorn's, one JSON line
+    per request)."""
+    log = ROOT / ".pytest_cache" / f"e2e-store-{name}.log"
+    return log.read_text(errors="replace").count('"request": "POST /v1/cover ')
