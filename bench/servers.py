@@ -163,14 +163,22 @@ def listen_port(conf: str) -> int:
 
 
 def local_nginx_conf(upstreams: list[str], listen: int, conf: str | None = None) -> str:
-    """``deploy/nginx.conf`` with its upstream servers replaced by ``upstreams`` (in order)
-    and its listen port by ``listen``; logs off (stdout would be the bench's)."""
+    """``deploy/nginx.conf`` pointed at local servers; logs off (stdout is the caller's).
+
+    The first ``len(upstreams)`` upstream servers become ``upstreams`` (in order), the
+    others are left out (one replica behind the same proxy); the listen port becomes
+    ``listen`` on 127.0.0.1. ``ValueError`` when more upstreams are given than configured.
+    """
     text = NGINX_CONF.read_text() if conf is None else conf
     names = upstream_servers(text)
-    if len(names) != len(upstreams):
+    if not 0 < len(upstreams) <= len(names):
         raise ValueError(f"{len(names)} upstream servers in the config, {len(upstreams)} given")
-    for name, local in zip(names, upstreams, strict=True):
-        text = re.sub(rf"(^\s*server\s+){re.escape(name)}\b", rf"\g<1>{local}", text, flags=re.M)
+    for i, name in enumerate(names):
+        line = rf"(^\s*server\s+){re.escape(name)}\b"
+        if i < len(upstreams):
+            text = re.sub(line, rf"\g<1>{upstreams[i]}", text, flags=re.M)
+        else:
+            text = re.sub(line + r"[^;]*;[^\n]*\n", "", text, flags=re.M)
     text = re.sub(r"^(\s*listen\s+)\d+", rf"\g<1>127.0.0.1:{listen}", text, flags=re.M)
     text = re.sub(r"^(\s*access_log\s+)\S+;", r"\g<1>off;", text, flags=re.M)
     return text

@@ -106,8 +106,11 @@ def test_local_rewrite_keeps_everything_but_the_addresses(nginx_conf):
     assert servers.upstream_servers(local) == ["127.0.0.1:1", "127.0.0.1:2"]
     assert "listen 127.0.0.1:3;" in local
     assert len(local.splitlines()) == len(nginx_conf.splitlines())
+    one = servers.local_nginx_conf(["127.0.0.1:1"], 3)  # one replica behind the same proxy
+    assert servers.upstream_servers(one) == ["127.0.0.1:1"]
+    assert len(one.splitlines()) == len(nginx_conf.splitlines()) - 1
     with pytest.raises(ValueError):
-        servers.local_nginx_conf(["127.0.0.1:1"], 3)
+        servers.local_nginx_conf(["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"], 3)
 
 
 def test_nginx_accepts_the_config(tmp_path):
