@@ -63,9 +63,22 @@ class ImportResponseSchema(Schema):
     warnings = fields.List(fields.String())
 
 
+class StoreStateSchema(Schema):
+    backend = fields.String(metadata={"description": "'redis', or 'none' (per-process cache)"})
+    reachable = fields.Boolean(
+        allow_none=True, metadata={"description": "Redis answered PING; null without a store"}
+    )
+
+
 class HealthSchema(Schema):
     status = fields.String()
     version = fields.String()
+    store = fields.Nested(StoreStateSchema)
+
+
+class ReadySchema(Schema):
+    status = fields.String(metadata={"example": "ready"})
+    store = fields.Nested(StoreStateSchema)
 
 
 class OptionSchema(Schema):

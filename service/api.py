@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from flask import Response, current_app, request
+from flask import Response, current_app, jsonify, request
 from flask_smorest import abort
 from marshmallow import ValidationError
 
@@ -28,9 +28,10 @@ from service.errors import RulesError
 from service.http_errors import Blueprint
 from service.model import Scene
 from service.operations import OPERATIONS, BuiltScene, Operation
+from service.store import NO_STORE, StoreState
 
 blp = Blueprint("v1", __name__, description="Sightline rules API, contract v1 (shared/API.md).")
-health = Blueprint("health", __name__, description="Liveness.")
+health = Blueprint("health", __name__, description="Liveness and readiness.")
 
 ADAPTERS: dict[str, Callable[..., dict[str, Any]]] = {
     "foundry": foundry.to_scene,
@@ -128,8 +129,20 @@ def check_limits(scene: Scene, path: str = "scene") -> None:
             )
 
 
+def store_state() -> StoreState:
+    """The scene store's state now (a ``PING`` to Redis when one is configured)."""
+    store = _cache().store
+    return NO_STORE if store is None else store.ping()
+
+
 def resolve_scene(args: dict[str, Any]) -> BuiltScene:
-    """The scene geometry of a request carrying ``scene`` (loaded) or ``scene_id``."""
+    """The scene geometry of a request carrying ``scene`` (loaded) or ``scene_id``.
+
+    A ``scene_id`` this process misses is loaded from the scene store when one is
+    configured (``SIGHTLINE_REDIS_URL``); unknown there too, or the store unreachable, it
+    answers 404 and the client resends the scene. An inline scene never waits on the store
+    beyond its timeout, and answers whether the store took it or not.
+    """
     cache = _cache()
     if args.get("scene_id") is not None:
         return cache.get(args["scene_id"])
@@ -210,9 +223,32 @@ MATRIX, RENDER, FLANKING = (
 
 @health.route("/healthz")
 @health.response(200, rs.HealthSchema)
-def healthz() -> dict[str, str]:
-    """Liveness and version."""
-    return {"status": "ok", "version": __version__}
+def healthz() -> dict[str, Any]:
+    """Liveness and version, and whether the scene store (Redis) answers.
+
+    Always 200 while the process serves: a store down does not make the service dead
+    (inline scenes keep working). Readiness is ``/readyz``.
+    """
+    return {"status": "ok", "version": __version__, "store": store_state().as_dict()}
+
+
+@health.route("/readyz")
+@health.response(200, rs.ReadySchema)
+@health.alt_response(503, description="A scene store is configured and does not answer")
+def readyz() -> Any:
+    """Ready to serve: 200 without a store or when Redis answers ``PING``, else 503 JSON."""
+    state = store_state()
+    if state.ready:
+        return {"status": "ready", "store": state.as_dict()}
+    body = {
+        "code": 503,
+        "status": "Service Unavailable",
+        "message": "The scene store (SIGHTLINE_REDIS_URL) does not answer.",
+        "errors": {"store": state.as_dict()},
+    }
+    response = jsonify(body)
+    response.status_code = 503
+    return response
 
 
 @blp.route("/rulesets")
@@ -256,7 +292,7 @@ def upload_scene(args: dict[str, Any]) -> dict[str, Any]:
         warnings, extra = imported["warnings"], imported["stats"]
         scene = load_scene(imported["scene"], "export")
     check_limits(scene, "scene" if args.get("scene") is not None else "export")
-    sid, _ = _cache().put(scene)
+    sid, _ = _cache().put(scene, publish=True)  # stored again: Redis may have evicted it
     return {"scene_id": sid, "stats": {**extra, **scene_stats(scene)}, "warnings": warnings}
 
 

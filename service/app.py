@@ -19,6 +19,7 @@ from schemas.scene import SceneSchema
 from service import __version__
 from service.cache import SceneCache
 from service.http_errors import Api
+from service.store import DEFAULT_TIMEOUT, SceneStore
 
 #: Origins a Foundry VTT client typically runs on (any port of localhost / 127.0.0.1).
 DEFAULT_CORS_ORIGINS = [r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$"]
@@ -45,10 +46,14 @@ DEFAULTS: dict[str, Any] = {
     "MAX_REGIONS": 1000,
     "MAX_TARGETS": 1000,
     "API_KEYS": [],
+    # Scene store shared by workers and replicas (service.store): unset keeps scenes per process.
+    "REDIS_URL": None,
+    "SCENE_TTL": 86400,  # seconds a stored scene lives after it was last stored or read
+    "REDIS_TIMEOUT": DEFAULT_TIMEOUT,  # seconds to connect to Redis, and per reply
 }
 
-#: Paths answered without an API key: liveness probes and the API description.
-OPEN_PATHS = frozenset({"/healthz", "/openapi.json", "/docs"})
+#: Paths answered without an API key: liveness and readiness probes, the API description.
+OPEN_PATHS = frozenset({"/healthz", "/readyz", "/openapi.json", "/docs"})
 
 
 def _api_keys(value: Any) -> list[bytes]:
@@ -95,8 +100,17 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
         return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)
 
+    store = None
+    if app.config["REDIS_URL"]:  # connects lazily, in each worker (redis-py's pool)
+        store = SceneStore(
+            str(app.config["REDIS_URL"]),
+            int(app.config["SCENE_TTL"]),
+            float(app.config["REDIS_TIMEOUT"]),
+        )
     cache = SceneCache(
-        app.config["SCENE_CACHE_SIZE"], int(app.config["SCENE_CACHE_MAX_MB"]) * 1024 * 1024
+        app.config["SCENE_CACHE_SIZE"],
+        int(app.config["SCENE_CACHE_MAX_MB"]) * 1024 * 1024,
+        store=store,
     )
     app.extensions["sightline_cache"] = cache
     if app.config["PRELOAD_SAMPLE"]:

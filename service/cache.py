@@ -2,8 +2,9 @@
 
 A scene's id is ``"sha256:" + hex`` of its canonical JSON (the validated scene, fields in
 declaration order, defaults written out except a wall's), so the same scene always gets the
-same id in every worker and replica; a miss costs the client one resend. Per process, no
-shared state.
+same id in every worker and replica. Each process keeps its own LRU of built scenes; with a
+shared ``SceneStore`` (``service.store``, Redis) a local miss loads the scene from the store
+and builds it, and without one a miss costs the client one resend.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import msgspec
 from service.engine.scene import BuiltScene, build_scene
 from service.errors import SceneNotFound, shown
 from service.model import Scene
+from service.store import SceneStore
 
 #: Canonical JSON: Struct fields in declaration order (the model holds no dicts, so no key
 #: order to fix), walls without their defaults (``service.model``); msgspec encodes in C.
@@ -59,9 +61,18 @@ class SceneCache:
         Scenes kept; the least recently used is dropped first.
     max_bytes : int
         Estimated memory kept (``approx_bytes``); past it the least recently used go too.
+    store : SceneStore, optional
+        Scenes shared with other processes (Redis): built scenes are stored there, and a
+        local miss by id is loaded from there. Aliased scenes stay local.
     """
 
-    def __init__(self, max_scenes: int = 64, max_bytes: int = 256 * 1024 * 1024) -> None:
+    def __init__(
+        self,
+        max_scenes: int = 64,
+        max_bytes: int = 256 * 1024 * 1024,
+        store: SceneStore | None = None,
+    ) -> None:
+        self.store = store
         self.max_scenes = max(1, int(max_scenes))
         self.max_bytes = max(1, int(max_bytes))
         self._bytes: dict[str, int] = {}
@@ -70,8 +81,15 @@ class SceneCache:
         self._pinned: set[str] = set()
         self._lock = threading.Lock()
 
-    def put(self, scene: Scene, *, alias: str | None = None) -> tuple[str, BuiltScene]:
-        """Build (or reuse) the geometry of ``scene``; return its id and geometry."""
+    def put(
+        self, scene: Scene, *, alias: str | None = None, publish: bool | None = None
+    ) -> tuple[str, BuiltScene]:
+        """Build (or reuse) the geometry of ``scene``; return its id and geometry.
+
+        ``publish`` (with a store, never for an alias): ``True`` stores the scene even when
+        this process holds it already (an upload), ``False`` never (it came from the store),
+        ``None`` when it was built here.
+        """
         sid = scene_id(scene)
         with self._lock:
             geo = self._items.get(sid)
@@ -79,6 +97,9 @@ class SceneCache:
                 self._items.move_to_end(sid)
         if geo is None:
             geo = build_scene(scene)
+            publish = publish is not False
+        if publish and alias is None and self.store is not None:
+            self.store.put(sid, scene)
         with self._lock:
             self._items[sid] = geo
             self._bytes[sid] = approx_bytes(geo)
@@ -99,21 +120,30 @@ class SceneCache:
     def get(self, sid: str) -> BuiltScene:
         """The geometry cached under id or alias ``sid``.
 
+        A local miss loads the scene from the store, when there is one, and builds it.
+
         Raises
         ------
         SceneNotFound
-            When this process does not hold it (the client resends the scene).
+            When neither this process nor the store holds it, or the store cannot be
+            reached in time (the client resends the scene).
         """
         with self._lock:
             key = self._aliases.get(sid, sid)
             geo = self._items.get(key)
-            if geo is None:
-                raise SceneNotFound(
-                    f"Scene {shown(sid)} is not cached here; send the scene again.",
-                    ("scene_id",),
-                )
-            self._items.move_to_end(key)
-            return geo
+            if geo is not None:
+                self._items.move_to_end(key)
+                return geo
+        if self.store is not None and key.startswith("sha256:"):
+            scene = self.store.get(key)
+            if scene is not None:
+                found, geo = self.put(scene, publish=False)
+                if found == key:
+                    return geo
+                self.store.delete(key)  # bytes under another scene's id: not this scene
+        raise SceneNotFound(
+            f"Scene {shown(sid)} is not cached here; send the scene again.", ("scene_id",)
+        )
 
     def __len__(self) -> int:
         return len(self._items)

@@ -45,3 +45,26 @@ def shared_dir() -> Path:
     if not SHARED.exists():
         pytest.skip("../shared is not beside this checkout: shared-data tests skipped")
     return SHARED
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory):
+    """A real redis-server on a free port for one test module (skips when it is not installed)."""
+    from tests.redis_server import redis_server_in
+
+    server = redis_server_in(tmp_path_factory.mktemp("redis"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis_db(redis_server):
+    """``redis_server``, running and emptied for this test."""
+    if redis_server.proc is None:
+        redis_server.start()
+    client = redis_server.client()
+    client.flushall()
+    client.close()
+    return redis_server

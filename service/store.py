@@ -1,0 +1,210 @@
+"""Scene store shared by every worker and replica: Redis (``shared/DESIGN.md``, "Scaling out").
+
+With ``SIGHTLINE_REDIS_URL`` set, a validated canonical scene is stored in Redis under its
+``scene_id`` (``service.cache.scene_id``) for ``SIGHTLINE_SCENE_TTL`` seconds, so a worker
+that has not seen a scene loads it from Redis and builds it instead of answering 404.
+Redis' own eviction (``maxmemory-policy``) bounds the memory; nothing here counts it.
+
+Stored value: one format byte, then the scene's msgspec MessagePack bytes, raw
+(``FORMAT_RAW``) or zlib-compressed (``FORMAT_ZLIB``) when that saves at least a quarter.
+
+The store never raises to its callers. Redis down, slow, or answering garbage reads as a
+miss (``get`` returns ``None``) and a write as not done (``put`` returns ``False``); each
+call is bounded by the connect and socket timeouts (redis-py, one retry, no backoff). After
+a failure the store is skipped for ``RETRY_AFTER`` seconds, so a dead Redis costs requests
+nothing; ``ping`` (``/healthz``, ``/readyz``) always asks Redis.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import zlib
+from dataclasses import dataclass
+
+import msgspec
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from service.model import Scene
+
+log = logging.getLogger(__name__)
+
+#: Redis key of a scene: this prefix, then its ``scene_id`` (``"sha256:<64 hex>"``).
+KEY_PREFIX = "sightline:scene:"
+#: First byte of a stored value: MessagePack as it is, or zlib-compressed MessagePack.
+FORMAT_RAW = b"\x01"
+FORMAT_ZLIB = b"\x02"
+#: Compress values above this many bytes (smaller ones gain nothing worth a round of zlib).
+COMPRESS_OVER = 4096
+#: zlib level: 1 is fast and already shrinks a 5,000-wall scene about 5 times.
+ZLIB_LEVEL = 1
+#: Seconds the store is skipped after Redis failed (requests fall back to the local cache).
+RETRY_AFTER = 1.0
+#: Default seconds for connecting to Redis and for each reply.
+DEFAULT_TIMEOUT = 0.5
+
+_ENCODE = msgspec.msgpack.Encoder()
+_DECODE = msgspec.msgpack.Decoder(Scene)
+
+
+def encode_scene(scene: Scene) -> bytes:
+    """Stored bytes of ``scene``: format byte + MessagePack, compressed when it pays.
+
+    Raises
+    ------
+    UnicodeEncodeError
+        When a string of the scene holds a lone surrogate, which MessagePack cannot carry.
+    """
+    raw = _ENCODE.encode(scene)
+    if len(raw) > COMPRESS_OVER:
+        packed = zlib.compress(raw, ZLIB_LEVEL)
+        if len(packed) * 4 <= len(raw) * 3:
+            return FORMAT_ZLIB + packed
+    return FORMAT_RAW + raw
+
+
+def decode_scene(data: bytes) -> Scene:
+    """The scene of stored bytes (``encode_scene``), checked against the model again.
+
+    Raises
+    ------
+    ValueError
+        Unknown format byte, broken compression, or bytes that are not a valid scene
+        (``msgspec.DecodeError`` and ``msgspec.ValidationError`` subclass ``ValueError``).
+    """
+    kind, body = data[:1], data[1:]
+    if kind == FORMAT_ZLIB:
+        try:
+            body = zlib.decompress(body)
+        except zlib.error as err:
+            raise ValueError(f"stored scene: {err}") from err
+    elif kind != FORMAT_RAW:
+        raise ValueError(f"stored scene: unknown format byte {kind!r}")
+    return _DECODE.decode(body)
+
+
+@dataclass(frozen=True)
+class StoreState:
+    """What ``/healthz`` and ``/readyz`` say of the store.
+
+    Attributes
+    ----------
+    configured : bool
+        Whether ``SIGHTLINE_REDIS_URL`` is set.
+    reachable : bool or None
+        Whether Redis answered a ``PING`` within the timeout; ``None`` when not configured.
+    """
+
+    configured: bool
+    reachable: bool | None
+
+    @property
+    def ready(self) -> bool:
+        """Ready to serve: no store configured, or the store answers."""
+        return not self.configured or bool(self.reachable)
+
+    def as_dict(self) -> dict[str, object]:
+        """``{"backend": "redis" | "none", "reachable": bool | None}``, without the URL."""
+        return {"backend": "redis" if self.configured else "none", "reachable": self.reachable}
+
+
+#: The state of a service without a store.
+NO_STORE = StoreState(configured=False, reachable=None)
+
+
+class SceneStore:
+    """Scenes by ``scene_id`` in Redis, through redis-py's connection pool.
+
+    Parameters
+    ----------
+    url : str
+        A redis-py URL: ``redis://[[user]:password@]host[:port][/db]``, ``rediss://`` (TLS)
+        or ``unix://``.
+    ttl : int
+        Seconds a scene is kept after it was last stored or read (``SET EX``, ``GETEX``).
+    timeout : float
+        Seconds to connect and seconds per reply; past it the call counts as a failure.
+    """
+
+    def __init__(self, url: str, ttl: int = 86400, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.ttl = max(1, int(ttl))
+        self.timeout = float(timeout)
+        # The pool reconnects after a fork (gunicorn workers) and after Redis restarts; one
+        # retry without backoff replaces a pooled connection that Redis closed meanwhile.
+        self._redis = redis.Redis.from_url(
+            url,
+            socket_connect_timeout=self.timeout,
+            socket_timeout=self.timeout,
+            retry=Retry(NoBackoff(), 1),
+            max_connections=16,
+        )
+        self._skip_until = 0.0
+        self._lock = threading.Lock()
+
+    def _available(self) -> bool:
+        return time.monotonic() >= self._skip_until
+
+    def _failed(self, what: str, err: Exception) -> None:
+        with self._lock:
+            first = time.monotonic() >= self._skip_until
+            self._skip_until = time.monotonic() + RETRY_AFTER
+        if first:
+            log.warning("scene store: %s failed (%s); local cache only for now", what, err)
+
+    def put(self, sid: str, scene: Scene) -> bool:
+        """Store ``scene`` under ``sid`` for ``ttl`` seconds; whether Redis took it."""
+        if not self._available():
+            return False
+        try:
+            data = encode_scene(scene)
+        except UnicodeEncodeError:  # a lone surrogate: the scene stays in this process only
+            return False
+        try:
+            self._redis.set(KEY_PREFIX + sid, data, ex=self.ttl)
+        except redis.RedisError as err:
+            self._failed("SET", err)
+            return False
+        return True
+
+    def get(self, sid: str) -> Scene | None:
+        """The scene stored under ``sid`` (its TTL restarts), or ``None``.
+
+        ``None`` when Redis does not hold it, cannot be reached in time, or holds bytes that
+        are not a scene (logged).
+        """
+        if not self._available():
+            return None
+        try:
+            data = self._redis.getex(KEY_PREFIX + sid, ex=self.ttl)
+        except redis.RedisError as err:
+            self._failed("GETEX", err)
+            return None
+        if not isinstance(data, bytes):
+            return None
+        try:
+            return decode_scene(data)
+        except ValueError as err:
+            log.warning("scene store: %s holds no valid scene (%s)", sid, err)
+            return None
+
+    def delete(self, sid: str) -> None:
+        """Forget the scene under ``sid`` (a stored value that did not match its id)."""
+        try:
+            self._redis.delete(KEY_PREFIX + sid)
+        except redis.RedisError as err:
+            self._failed("DEL", err)
+
+    def ping(self) -> StoreState:
+        """Ask Redis now (whatever failed before); a success lifts ``RETRY_AFTER``."""
+        try:
+            ok = bool(self._redis.ping())
+        except redis.RedisError as err:
+            self._failed("PING", err)
+            return StoreState(configured=True, reachable=False)
+        if ok:
+            with self._lock:
+                self._skip_until = 0.0
+        return StoreState(configured=True, reachable=ok)
