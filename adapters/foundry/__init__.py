@@ -59,7 +59,6 @@ from adapters.sniff import sniff
 
 __all__ = ["UNLIMITED_RANGE", "parse_nedb", "to_scene"]
 
-
 _UNMAPPED = {
     "drawings": "drawings",
     "tiles": "tiles",

@@ -22,7 +22,6 @@ from adapters.foundry._context import (
 #: Range in grid units standing for Foundry's "unlimited" (``null``) sight/detection range.
 UNLIMITED_RANGE = 10000
 
-
 # vision modes (normalised: lower case, letters only) -> canonical sense
 _VISION_MODES = {
     "basic": "darkvision",
@@ -34,7 +33,6 @@ _VISION_MODES = {
     "truesight": "truesight",
     "seeall": "truesight",
 }
-
 
 # detection mode ids (normalised) -> canonical sense; None = nothing beyond sight
 _DETECTION_MODES: dict[str, str | None] = {

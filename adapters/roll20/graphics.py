@@ -32,7 +32,6 @@ from service.model import MAX_COORD_PX, MAX_SQUARES, MIN_SQUARES
 #: of rotations written as decimals).
 RIGHT_ANGLE_TOL_DEG = 1e-6
 
-
 _TOKEN_LAYERS = ("objects", "gmlayer")
 
 

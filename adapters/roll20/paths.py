@@ -18,7 +18,6 @@ from service.model import MAX_COORD_PX
 #: Straight segments used for each quadratic or cubic curve of a path.
 CURVE_SEGMENTS = 4
 
-
 _ARITY = {"M": 2, "L": 2, "Q": 4, "C": 6, "Z": 0}
 
 
