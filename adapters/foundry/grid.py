@@ -26,7 +26,26 @@ _DIAGONALS = {
 
 
 def read_grid(doc: Mapping, ctx: Context) -> dict:
-    """Canonical grid from the flat (<= v9) or object (v10+) grid fields."""
+    """Canonical grid from the flat (<= v9) or object (v10+) grid fields (FORMATS.md A.2).
+
+    Parameters
+    ----------
+    doc : Mapping
+        The Foundry scene document.
+    ctx : Context
+        Per-call state; every warning goes to ``ctx.warnings``.
+
+    Returns
+    -------
+    dict
+        ``{"size"`` (px), ``"distance"`` (units per square), ``"units"``, ``"type"``,
+        ``"diagonals"}``.
+
+    Raises
+    ------
+    AdapterError
+        When the grid size is not a positive number (path ``grid`` or ``grid.size``).
+    """
     raw = doc.get("grid")
     size_path: tuple[str, ...]
     if isinstance(raw, Mapping):

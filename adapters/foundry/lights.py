@@ -12,7 +12,21 @@ from adapters.foundry._context import Context, assign_ids, number_or, read_posit
 
 
 def read_lights(doc: Mapping, ctx: Context) -> list[dict]:
-    """Canonical ambient lights (FORMATS.md A.5): radii in grid units, position in px."""
+    """Canonical ambient lights (FORMATS.md A.5): radii in grid units, position in px.
+
+    Parameters
+    ----------
+    doc : Mapping
+        The Foundry scene document.
+    ctx : Context
+        Per-call state; every warning goes to ``ctx.warnings``.
+
+    Returns
+    -------
+    list of dict
+        Canonical lights: ``x``/``y`` canvas px, ``bright``/``dim`` in grid units,
+        ``angle``/``rotation`` in degrees, unique string ids.
+    """
     lights: list[dict] = []
     hidden = 0
     inactive = 0

@@ -16,7 +16,21 @@ ELLIPSE_VERTICES = 32
 
 
 def read_regions(doc: Mapping, ctx: Context) -> list[dict]:
-    """Canonical regions (v12+, FORMATS.md A.7): one canonical region per shape."""
+    """Canonical regions (v12+, FORMATS.md A.7): one canonical region per shape.
+
+    Parameters
+    ----------
+    doc : Mapping
+        The Foundry scene document.
+    ctx : Context
+        Per-call state; every warning goes to ``ctx.warnings``.
+
+    Returns
+    -------
+    list of dict
+        Canonical regions: shapes in canvas px, ``elevation`` in grid units; the first
+        shape of a region keeps its id, the others get ``<id>-<k>``.
+    """
     regions: list[dict] = []
     for i, raw in entries(doc, "regions", ctx.warn):
         base_id = raw.get("_id")

@@ -81,7 +81,28 @@ def parse_nedb(text: str) -> list[dict]:
 def select_scene(
     export: object, wanted: str | None, warnings: list[str]
 ) -> tuple[Mapping, tuple[str | int, ...]]:
-    """Pick the scene document; return it and its JSON path prefix inside the export."""
+    """Pick the scene document out of an export.
+
+    Parameters
+    ----------
+    export : object
+        A scene document, a list of them, or a world export (``{"scenes": [...]}``).
+    wanted : str or None
+        The scene's ``_id``, ``name`` or 0-based index as a string; None for a lone scene.
+    warnings : list of str
+        Receives a warning for each entry of the list that is not a document.
+
+    Returns
+    -------
+    tuple
+        ``(document, prefix)``: the scene document and its JSON path inside the export.
+
+    Raises
+    ------
+    AdapterError
+        When the export is neither a mapping nor a list, holds no scene, holds several and
+        ``wanted`` is None, or ``wanted`` matches none or several scenes.
+    """
     if isinstance(export, Mapping) and "scenes" in export:
         candidates = export["scenes"]
         prefix: tuple[str | int, ...] = ("scenes",)
@@ -151,7 +172,14 @@ def has_grid_info(doc: Mapping) -> bool:
 
 
 def detect_version(doc: Mapping) -> str:
-    """Best-guess Foundry core version of a scene document (FORMATS.md Pitfalls 1-2)."""
+    """Best-guess Foundry core version of a scene document (FORMATS.md Pitfalls 1-2).
+
+    Returns
+    -------
+    str
+        ``"0.7"``, ``"0.8"`` or the major version (``"9"`` to ``"13"``, ...): from
+        ``_stats.coreVersion`` when present, else from the document's shape.
+    """
     stats = doc.get("_stats")
     core = stats.get("coreVersion") if isinstance(stats, Mapping) else None
     if isinstance(core, str | int | float) and not isinstance(core, bool):

@@ -52,7 +52,21 @@ _DETECTION_MODES: dict[str, str | None] = {
 
 
 def read_tokens(doc: Mapping, ctx: Context) -> list[dict]:
-    """Canonical tokens (FORMATS.md A.4); sizes in squares, positions top-left px."""
+    """Canonical tokens (FORMATS.md A.4); sizes in squares, positions top-left px.
+
+    Parameters
+    ----------
+    doc : Mapping
+        The Foundry scene document.
+    ctx : Context
+        Per-call state; every warning goes to ``ctx.warnings``.
+
+    Returns
+    -------
+    list of dict
+        Canonical tokens: ``x``/``y`` top-left canvas px, ``width``/``height`` in squares,
+        senses, reach and light radii in grid units, unique string ids.
+    """
     tokens: list[dict] = []
     for i, raw in entries(doc, "tokens", ctx.warn):
         position = read_position(raw, f"tokens[{i}]", "token", ctx)

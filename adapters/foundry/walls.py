@@ -21,7 +21,21 @@ _DOOR_STATES = {0: "closed", 1: "open", 2: "locked"}
 
 
 def read_walls(doc: Mapping, ctx: Context) -> list[dict]:
-    """Canonical walls; invalid walls are skipped with a warning (FORMATS.md A.3)."""
+    """Canonical walls; invalid walls are skipped with a warning (FORMATS.md A.3).
+
+    Parameters
+    ----------
+    doc : Mapping
+        The Foundry scene document.
+    ctx : Context
+        Per-call state; every warning goes to ``ctx.warnings``.
+
+    Returns
+    -------
+    list of dict
+        Canonical walls: ``c`` in canvas px (endpoint order kept, GEO-3), thresholds and
+        heights in grid units, unique string ids.
+    """
     walls: list[dict] = []
     attenuated = 0
     for i, raw in entries(doc, "walls", ctx.warn):

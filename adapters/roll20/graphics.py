@@ -38,7 +38,23 @@ _TOKEN_LAYERS = ("objects", "gmlayer")
 def read_graphics(
     content: Mapping, private_lights: str, ctx: Context
 ) -> tuple[list[dict], list[dict]]:
-    """Tokens (token layers) and scene lights (lit graphics elsewhere) from ``graphics``."""
+    """Tokens (token layers) and scene lights (lit graphics elsewhere) from ``graphics``.
+
+    Parameters
+    ----------
+    content : Mapping
+        The page's content (its ``graphics``).
+    private_lights : {"vision", "light"}
+        How a legacy light only its controllers see is read (see ``adapters.roll20``).
+    ctx : Context
+        Per-call state; every warning goes to ``ctx.warnings``.
+
+    Returns
+    -------
+    tuple of list of dict
+        ``(tokens, lights)``: tokens with ``x``/``y`` top-left page px and sizes in
+        squares; lights at the graphic's centre (px), radii in page scale units.
+    """
     tokens: list[dict] = []
     lights: list[dict] = []
     unmapped: dict[str, list[int]] = {}

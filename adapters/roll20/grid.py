@@ -110,7 +110,13 @@ def lighting_mode(attrs: Mapping) -> str:
 
 
 def read_environment(attrs: Mapping, page: Page, ctx: Context) -> dict:
-    """Ambient light level from the page's lighting settings (see module docstring)."""
+    """Ambient light level from the page's lighting settings (rules in ``adapters.roll20``).
+
+    Returns
+    -------
+    dict
+        ``{"light": "bright" | "dim" | "dark", "gravity": 1, "underwater": False}``.
+    """
     light = "bright"
     if ctx.lighting == "legacy":
         light = "bright" if truthy(attrs.get("lightglobalillum")) else "dark"

@@ -15,7 +15,27 @@ from adapters.roll20._context import Page
 
 
 def select_page(export: object, wanted: str | int | None) -> tuple[Page, list[str]]:
-    """Pick the page; return it with the warnings raised while listing pages."""
+    """Pick the page out of a Roll20 export (FORMATS.md B.0).
+
+    Parameters
+    ----------
+    export : object
+        A betteR20 module export, an R20Exporter ``campaign.json`` or one page of either.
+    wanted : str, int or None
+        The page's name or 0-based index; None for a lone page.
+
+    Returns
+    -------
+    tuple
+        ``(page, warnings)``: the chosen :class:`Page` and the warnings raised while listing
+        pages.
+
+    Raises
+    ------
+    AdapterError
+        When the export is not a Roll20 export, holds no page, holds several and ``wanted``
+        is None, or ``wanted`` names no page (or several).
+    """
     warnings: list[str] = []
     if not isinstance(export, Mapping):
         raise AdapterError(

@@ -25,7 +25,25 @@ from service.model import MAX_COORD_PX
 
 
 def path_walls(content: Mapping, ctx: Context) -> list[dict]:
-    """Canonical walls from the ``walls``-layer paths (FORMATS.md B.2)."""
+    """Canonical walls from the ``walls``-layer paths (FORMATS.md B.2).
+
+    Parameters
+    ----------
+    content : Mapping
+        The page's content (its ``paths``).
+    ctx : Context
+        Per-call state; every warning goes to ``ctx.warnings``.
+
+    Returns
+    -------
+    list of dict
+        One canonical wall per segment, ``c`` in page px, id ``<path id>-<k>``.
+
+    Raises
+    ------
+    AdapterError
+        When ``paths`` is present and not a list.
+    """
     raw_paths = content.get("paths")
     if raw_paths is None:
         return []
@@ -121,7 +139,23 @@ def _barrier(raw: Mapping, where: str, ctx: Context) -> tuple[dict, str]:
 
 
 def udl_openings(content: Mapping, key: str, ctx: Context) -> list[dict]:
-    """UDL ``doors``/``windows`` (FORMATS.md B.3) as canonical walls."""
+    """UDL ``doors``/``windows`` (FORMATS.md B.3) as canonical walls.
+
+    Parameters
+    ----------
+    content : Mapping
+        The page's content.
+    key : {"doors", "windows"}
+        Which openings to read.
+    ctx : Context
+        Per-call state; every warning goes to ``ctx.warnings``.
+
+    Returns
+    -------
+    list of dict
+        Canonical walls, ``c`` in page px; doors with ``door``/``door_state``, windows
+        blocking movement and sound only (none when open).
+    """
     walls: list[dict] = []
     negated = 0
     for i, raw in entries(content, key, ctx.warn, ctx.where(key)):
