@@ -1,0 +1,161 @@
+"""Foundry VTT Scene documents (0.7 to v13) -> canonical Sightline scene.
+
+The adapter is a pure translator (standard library only). It reads one Foundry ``Scene``
+document as exported by "Export Data", stored in a NeDB ``.db`` line, unpacked by
+``foundryvtt-cli``, or picked out of a world/compendium export, and returns the canonical
+scene dict of ``shared/DESIGN.md`` plus counts and warnings.
+
+Frames and units
+----------------
+* Positions stay in **Foundry canvas pixels**, padding included (``walls[].c``, token
+  ``x``/``y`` top-left corners, light ``x``/``y``, region shapes), y grows downward.
+  The canonical ``width``/``height`` are therefore those of the whole canvas:
+  ``width + 2 * ceil(width * padding / size) * size`` (same for y).
+* Wall endpoint order is kept: one-way walls (GEO-3) depend on it.
+* Radii, sight ranges, detection ranges, wall thresholds and elevations are in grid
+  distance units (``grid.distance`` units per ``grid.size`` px), exactly as Foundry stores them.
+
+Decisions taken where Foundry data has no direct canonical meaning
+-------------------------------------------------------------------
+* 0.7/0.8 walls have one ``sense`` field for sight and light. A wall without ``sound``
+  (0.7) gets the sight value for sound too: in those versions sound was not blocked
+  separately, and a wall that stops sight is the closest guess for one that stops sound.
+* An unknown restriction value becomes ``"normal"`` with a warning: a wall that blocks
+  is safer than one that silently vanishes.
+* Foundry v10+ ``sight.range`` is "how far the token sees without a light source"; for the
+  ``basic``/``darkvision``/``monochromatic`` vision modes it is read as darkvision. The
+  ``sight.enabled`` flag (usually off on NPCs) does not change the sense.
+* An unlimited range (``null`` in ``sight.range`` or a detection mode) becomes
+  :data:`UNLIMITED_RANGE` units, because canonical sense ranges are numbers.
+* Light ``angle`` is normalised like Foundry's ``AngleField(base=360)``: 0 (found on
+  every light of the v9 Redbrand sample) and 360 both mean an omnidirectional light.
+* Hidden ambient lights (switched off in Foundry) are kept as lit sources, with one
+  warning giving their number; the canonical light has no on/off field.
+* Negative 0.7/0.8 light radii are read as a darkness source (unverified).
+* A wall height or region elevation whose bottom lies above its top is dropped (the wall
+  then spans all heights, which blocks more rather than less) with a warning.
+* When the canvas size cannot be computed (no positive numeric ``width``/``height``) the
+  canonical ``width``/``height`` are ``None`` (unknown; the schema allows it) with a warning.
+
+References
+----------
+shared/FORMATS.md (a) and its "Pitfalls"; shared/DESIGN.md "Canonical scene";
+shared/RULES.md GEO-3 (one-way walls), GEO-4 (limited/proximity walls), GEO-5 (heights).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from adapters.foundry._context import Context, as_list
+from adapters.foundry.grid import canvas_size, read_environment, read_grid
+from adapters.foundry.lights import read_lights
+from adapters.foundry.regions import read_regions
+from adapters.foundry.scenes import detect_version, has_grid_info, parse_nedb, select_scene
+from adapters.foundry.tokens import UNLIMITED_RANGE, read_tokens
+from adapters.foundry.walls import read_walls
+from adapters.sniff import sniff
+
+__all__ = ["UNLIMITED_RANGE", "parse_nedb", "to_scene"]
+
+_UNMAPPED = {
+    "drawings": "drawings",
+    "tiles": "tiles",
+    "sounds": "ambient sounds",
+    "templates": "measured templates",
+    "notes": "map notes",
+}
+_HEIGHT_FLAGS = ("wall-height", "wallHeight", "levels")
+
+
+def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
+    """Translate a Foundry VTT scene export into the canonical scene.
+
+    Parameters
+    ----------
+    export : Mapping or list
+        One Foundry ``Scene`` document (any version 0.7 to v13), or a list of scene
+        documents (e.g. from :func:`parse_nedb`), or a mapping with a ``"scenes"`` list
+        (world export).
+    scene : str, optional
+        Which scene of a multi-scene export to use: its ``name``, its ``_id`` or its
+        0-based index written as a string. Required when the export holds several scenes.
+
+    Returns
+    -------
+    dict
+        ``{"scene": canonical scene, "stats": {...}, "warnings": [str, ...]}``.
+        ``scene`` follows shared/DESIGN.md: positions in Foundry canvas px (padding
+        included, y down), wall endpoints in their original order, token sizes in
+        squares, radii/ranges/elevations in grid units. ``stats`` counts what the
+        canonical scene holds (``walls``, ``doors`` (door != "none"), ``tokens``,
+        ``lights``, ``regions``) and adds ``foundry_version`` (best guess: "0.7", "0.8",
+        "9", "10", "11", "12", "13", ...) and ``darkness`` (the raw scene darkness,
+        0-1, or None when absent). ``warnings`` name the source path of everything
+        that was skipped, defaulted or not mapped.
+
+    Raises
+    ------
+    AdapterError
+        When the export is not a Foundry scene (not a mapping, neither ``walls`` nor grid
+        information, ``walls`` not a list), when the grid size is missing, zero or not a
+        number (path ``("grid",)`` or ``("grid", "size")``), or when the wanted scene
+        cannot be picked out of a multi-scene export. Nothing else is raised.
+
+    References
+    ----------
+    shared/FORMATS.md (a); shared/DESIGN.md "Canonical scene"; shared/RULES.md GEO-3, GEO-4.
+    """
+    warnings: list[str] = []
+    doc, prefix = select_scene(export, scene, warnings)
+    ctx = Context(version=detect_version(doc), prefix=prefix, warnings=warnings)
+    if not isinstance(doc.get("walls"), list | None):
+        raise ctx.error(f"'walls' must be a list, got {type(doc['walls']).__name__}", "walls")
+    if "walls" not in doc and not has_grid_info(doc):
+        other = sniff(export)
+        hint = f"; this looks like a {other} export: use format {other!r}" if other else ""
+        raise ctx.error("not a Foundry scene: neither 'walls' nor grid information" + hint)
+
+    grid = read_grid(doc, ctx)
+    ctx.distance = grid["distance"]
+    canonical: dict[str, Any] = {"grid": grid}
+    canonical.update(canvas_size(doc, grid["size"], ctx))
+    environment, darkness = read_environment(doc, ctx)
+    canonical["environment"] = environment
+    canonical["walls"] = read_walls(doc, ctx)
+    canonical["tokens"] = read_tokens(doc, ctx)
+    canonical["lights"] = read_lights(doc, ctx)
+    canonical["regions"] = read_regions(doc, ctx)
+    _unmapped(doc, ctx)
+
+    stats = {
+        "walls": len(canonical["walls"]),
+        "doors": sum(1 for w in canonical["walls"] if w["door"] != "none"),
+        "tokens": len(canonical["tokens"]),
+        "lights": len(canonical["lights"]),
+        "regions": len(canonical["regions"]),
+        "foundry_version": ctx.version,
+        "darkness": darkness,
+    }
+    return {"scene": canonical, "stats": stats, "warnings": ctx.warnings}
+
+
+def _unmapped(doc: Mapping, ctx: Context) -> None:
+    """One warning per non-empty collection the canonical scene has no place for."""
+    for key, label in _UNMAPPED.items():
+        value = doc.get(key)
+        if isinstance(value, list) and value:
+            ctx.warn(f"{key}: {len(value)} {label} not mapped")
+    namespaces: set[str] = set()
+    for key in ("walls", "tokens", "lights", "regions"):
+        for entry in as_list(doc.get(key)):
+            flags = entry.get("flags") if isinstance(entry, Mapping) else None
+            if not isinstance(flags, Mapping):
+                continue
+            for ns, value in flags.items():
+                if value in (None, {}, [], "") or (key == "walls" and ns in _HEIGHT_FLAGS):
+                    continue
+                namespaces.add(str(ns))
+    if namespaces:
+        ctx.warn(f"flags: module data not mapped ({', '.join(sorted(namespaces))})")

@@ -1,0 +1,102 @@
+"""Foundry ambient lights -> canonical lights (FORMATS.md A.5).
+
+Positions in canvas px, radii in grid units, angles in degrees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from adapters._common import entries, finite_number, read_bool
+from adapters.foundry._context import Context, assign_ids, number_or, read_position
+
+
+def read_lights(doc: Mapping, ctx: Context) -> list[dict]:
+    """Canonical ambient lights (FORMATS.md A.5): radii in grid units, position in px.
+
+    Parameters
+    ----------
+    doc : Mapping
+        The Foundry scene document.
+    ctx : Context
+        Per-call state; every warning goes to ``ctx.warnings``.
+
+    Returns
+    -------
+    list of dict
+        Canonical lights: ``x``/``y`` canvas px, ``bright``/``dim`` in grid units,
+        ``angle``/``rotation`` in degrees, unique string ids.
+    """
+    lights: list[dict] = []
+    hidden = 0
+    inactive = 0
+    for i, raw in entries(doc, "lights", ctx.warn):
+        position = read_position(raw, f"lights[{i}]", "light", ctx)
+        if position is None:
+            continue
+        x, y = position
+        config = raw.get("config")
+        flat = not isinstance(config, Mapping)
+        src: Mapping = config if isinstance(config, Mapping) else raw
+        where = f"lights[{i}]" if flat else f"lights[{i}].config"
+        bright, dim = (_radius(src.get(k), f"{where}.{k}", ctx) for k in ("bright", "dim"))
+        darkness = src.get("negative") is True
+        if bright < 0 or dim < 0:
+            if flat:
+                ctx.warn(f"{where}: negative radius read as a darkness source")
+                darkness, bright, dim = True, abs(bright), abs(dim)
+            else:
+                ctx.warn(f"{where}: negative radius ({bright}, {dim}), 0 used")
+                bright, dim = max(bright, 0), max(dim, 0)
+        lum = finite_number(src.get("luminosity"))
+        if not flat and ctx.version in ("9", "10", "11") and lum is not None and lum < 0:
+            darkness = True
+        if flat and raw.get("t") in ("g", "u"):
+            ctx.warn(
+                f"lights[{i}].t: {raw.get('t')!r} (global/universal) flag ignored, "
+                "mapped as a local light"
+            )
+        walls = read_bool(raw, "walls", f"lights[{i}]", ctx.warn)
+        rotation = number_or(raw.get("rotation"), 0, f"lights[{i}].rotation", ctx)
+        hidden += raw.get("hidden") is True
+        inactive += _has_activity_range(src)
+        lights.append(
+            {
+                "id": raw.get("_id"),
+                "x": x,
+                "y": y,
+                "bright": bright,
+                "dim": dim,
+                "angle": _angle(src.get("angle"), f"{where}.angle", ctx),
+                "rotation": rotation,
+                "darkness": darkness,
+                "walls": walls,
+                "_index": i,
+            }
+        )
+    if hidden:
+        ctx.warn(f"lights: {hidden} hidden (switched off) lights kept as lit sources")
+    if inactive:
+        ctx.warn(f"lights: scene-darkness activation range ignored on {inactive} lights")
+    assign_ids(lights, "lights", "light", ctx)
+    return lights
+
+
+def _radius(value: object, where: str, ctx: Context) -> int | float:
+    return number_or(value, 0, where, ctx, "a radius")
+
+
+def _angle(value: object, where: str, ctx: Context) -> int | float:
+    """Emission angle in degrees, normalised to (0, 360] like Foundry's AngleField(base=360)."""
+    angle = number_or(value, 360, where, ctx, "an angle") % 360
+    return 360 if angle == 0 else angle
+
+
+def _has_activity_range(src: Mapping) -> bool:
+    """Tell whether a light only shines for part of the scene-darkness range."""
+    limits = src.get("darkness")
+    if isinstance(limits, Mapping):
+        low, high = finite_number(limits.get("min")), finite_number(limits.get("max"))
+        return (low is not None and low > 0) or (high is not None and high < 1)
+    threshold = finite_number(src.get("darknessThreshold"))
+    return threshold is not None and threshold > 0

@@ -1,0 +1,147 @@
+"""Foundry v12+ regions -> canonical regions, one per shape (FORMATS.md A.7).
+
+Shapes in canvas px; elevations in grid units.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from adapters._common import CLEAN_DECIMALS, entries, finite_number, kind_name
+from adapters.foundry._context import Context, as_list, assign_ids, elevation_range
+
+#: Vertices of the polygon that approximates a non-circular ellipse region.
+ELLIPSE_VERTICES = 32
+
+
+def read_regions(doc: Mapping, ctx: Context) -> list[dict]:
+    """Canonical regions (v12+, FORMATS.md A.7): one canonical region per shape.
+
+    Parameters
+    ----------
+    doc : Mapping
+        The Foundry scene document.
+    ctx : Context
+        Per-call state; every warning goes to ``ctx.warnings``.
+
+    Returns
+    -------
+    list of dict
+        Canonical regions: shapes in canvas px, ``elevation`` in grid units; the first
+        shape of a region keeps its id, the others get ``<id>-<k>``.
+    """
+    regions: list[dict] = []
+    for i, raw in entries(doc, "regions", ctx.warn):
+        base_id = raw.get("_id")
+        if not isinstance(base_id, str) or not base_id:
+            ctx.warn(f"regions[{i}]._id: {base_id!r} missing, region-{i} used")
+            base_id = f"region-{i}"
+        elevation = raw.get("elevation")
+        elevation = (
+            elevation_range(
+                elevation.get("bottom"), elevation.get("top"), f"regions[{i}].elevation", ctx
+            )
+            if isinstance(elevation, Mapping)
+            else None
+        )
+        shapes = raw.get("shapes")
+        if not isinstance(shapes, list):
+            shapes = []
+        produced = 0
+        for j, shape in enumerate(shapes):
+            canonical = _shape(shape, f"regions[{i}].shapes[{j}]", ctx)
+            if canonical is None:
+                continue
+            regions.append(
+                {
+                    "id": base_id if produced == 0 else f"{base_id}-{produced}",
+                    "shape": canonical,
+                    "obscurement": None,
+                    "concealment": False,
+                    "magical_darkness": False,
+                    "water": False,
+                    "gravity": None,
+                    "elevation": elevation,
+                    "_index": i,
+                }
+            )
+            produced += 1
+        if not produced:
+            ctx.warn(f"regions[{i}].shapes: no usable shape, region skipped")
+        seen: set[str] = set()
+        for behavior in as_list(raw.get("behaviors")):
+            btype = behavior.get("type") if isinstance(behavior, Mapping) else None
+            label = btype if isinstance(btype, str) else repr(behavior)
+            if label not in seen:
+                seen.add(label)
+                ctx.warn(f"regions[{i}].behaviors: {label} not mapped")
+    assign_ids(regions, "regions", "region", ctx)
+    return regions
+
+
+def _shape(shape: object, where: str, ctx: Context) -> dict | None:
+    """One Foundry region shape -> canonical polygon/rect/circle (px), or None."""
+    if not isinstance(shape, Mapping):
+        ctx.warn(f"{where}: {kind_name(shape)} entry skipped")
+        return None
+    if shape.get("hole") is True:
+        ctx.warn(f"{where}: hole dropped (holes are not supported)")
+        return None
+    kind = shape.get("type")
+    rotation = finite_number(shape.get("rotation")) or 0
+    if kind == "polygon":
+        pts = shape.get("points")
+        if (
+            not isinstance(pts, list)
+            or len(pts) < 6
+            or len(pts) % 2
+            or any(finite_number(v) is None for v in pts)
+        ):
+            ctx.warn(f"{where}.points: not a flat list of at least 3 x,y pairs, shape skipped")
+            return None
+        return {"type": "polygon", "points": [[pts[k], pts[k + 1]] for k in range(0, len(pts), 2)]}
+    if kind == "rectangle":
+        x, y, w, h = (finite_number(shape.get(k)) for k in ("x", "y", "width", "height"))
+        if x is None or y is None or w is None or h is None or w <= 0 or h <= 0:
+            ctx.warn(f"{where}: rectangle without numeric x, y, width, height, shape skipped")
+            return None
+        if rotation % 360 == 0:
+            return {"type": "rect", "x": x, "y": y, "width": w, "height": h}
+        corners = [(-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2)]
+        return {"type": "polygon", "points": _rotated(corners, x + w / 2, y + h / 2, rotation)}
+    if kind in ("circle", "ellipse"):
+        x, y = finite_number(shape.get("x")), finite_number(shape.get("y"))
+        rx = finite_number(shape.get("radius" if kind == "circle" else "radiusX"))
+        ry = rx if kind == "circle" else finite_number(shape.get("radiusY"))
+        if x is None or y is None or rx is None or ry is None or rx <= 0 or ry <= 0:
+            ctx.warn(f"{where}: {kind} without numeric centre and radii, shape skipped")
+            return None
+        if rx == ry:
+            return {"type": "circle", "x": x, "y": y, "radius": rx}
+        ctx.warn(f"{where}: ellipse approximated by a {ELLIPSE_VERTICES}-vertex polygon")
+        outline = [
+            (
+                rx * math.cos(2 * math.pi * k / ELLIPSE_VERTICES),
+                ry * math.sin(2 * math.pi * k / ELLIPSE_VERTICES),
+            )
+            for k in range(ELLIPSE_VERTICES)
+        ]
+        return {"type": "polygon", "points": _rotated(outline, x, y, rotation)}
+    ctx.warn(f"{where}.type: shape type {kind!r} not mapped, shape skipped")
+    return None
+
+
+def _rotated(
+    offsets: Sequence[tuple[float, float]], cx: float, cy: float, degrees: float
+) -> list[list[float]]:
+    """Offsets rotated clockwise on screen (y down) by ``degrees`` about (cx, cy), in px."""
+    theta = math.radians(degrees)
+    cos, sin = math.cos(theta), math.sin(theta)
+    return [
+        [
+            round(cx + dx * cos - dy * sin, CLEAN_DECIMALS),
+            round(cy + dx * sin + dy * cos, CLEAN_DECIMALS),
+        ]
+        for dx, dy in offsets
+    ]

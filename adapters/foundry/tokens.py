@@ -1,0 +1,199 @@
+"""Foundry tokens -> canonical tokens: size, position, senses and carried light.
+
+Positions are top-left canvas px, sizes in squares, sense ranges and light radii in grid
+units (FORMATS.md A.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from adapters._common import entries, finite_number, no_senses, size_category
+from adapters.foundry._context import (
+    Context,
+    assign_ids,
+    norm_name,
+    number_or,
+    positive_or,
+    read_position,
+)
+
+#: Range in grid units standing for Foundry's "unlimited" (``null``) sight/detection range.
+UNLIMITED_RANGE = 10000
+
+# vision modes (normalised: lower case, letters only) -> canonical sense
+_VISION_MODES = {
+    "basic": "darkvision",
+    "darkvision": "darkvision",
+    "monochromatic": "darkvision",
+    "devilssight": "devils_sight",
+    "tremorsense": "tremorsense",
+    "blindsight": "blindsight",
+    "truesight": "truesight",
+    "seeall": "truesight",
+}
+
+# detection mode ids (normalised) -> canonical sense; None = nothing beyond sight
+_DETECTION_MODES: dict[str, str | None] = {
+    "basicsight": None,
+    "lightperception": None,
+    "seeinvisibility": "see_invisibility",
+    "senseinvisibility": "see_invisibility",
+    "feeltremor": "tremorsense",
+    "tremorsense": "tremorsense",
+    "seeall": "truesight",
+    "truesight": "truesight",
+    "senseall": "blindsight",
+    "blindsight": "blindsight",
+    "devilssight": "devils_sight",
+    "hearing": "hearing",
+}
+
+
+def read_tokens(doc: Mapping, ctx: Context) -> list[dict]:
+    """Canonical tokens (FORMATS.md A.4); sizes in squares, positions top-left px.
+
+    Parameters
+    ----------
+    doc : Mapping
+        The Foundry scene document.
+    ctx : Context
+        Per-call state; every warning goes to ``ctx.warnings``.
+
+    Returns
+    -------
+    list of dict
+        Canonical tokens: ``x``/``y`` top-left canvas px, ``width``/``height`` in squares,
+        senses, reach and light radii in grid units, unique string ids.
+    """
+    tokens: list[dict] = []
+    for i, raw in entries(doc, "tokens", ctx.warn):
+        position = read_position(raw, f"tokens[{i}]", "token", ctx)
+        if position is None:
+            continue
+        x, y = position
+        width = positive_or(raw, "width", 1, f"tokens[{i}]", ctx)
+        height = positive_or(raw, "height", 1, f"tokens[{i}]", ctx)
+        elevation = number_or(raw.get("elevation"), 0, f"tokens[{i}].elevation", ctx)
+        name = raw.get("name")
+        tokens.append(
+            {
+                "id": raw.get("_id"),
+                "name": name if isinstance(name, str) else ("" if name is None else str(name)),
+                "x": x,
+                "y": y,
+                "width": width,
+                "height": height,
+                "elevation": elevation,
+                "size": size_category(width),
+                "reach": ctx.distance,
+                "senses": _senses(raw, i, ctx),
+                "conditions": [],
+                "swim_speed": 0,
+                "abilities": {"str": 0, "dex": 0, "con": 0},
+                "light": _token_light(raw, i, ctx),
+                "hidden": raw.get("hidden") is True,
+                "_index": i,
+            }
+        )
+    if tokens:
+        ctx.warn(
+            "tokens: conditions, abilities and swim speed live on Foundry actors, "
+            "not in the scene; defaults used"
+        )
+    assign_ids(tokens, "tokens", "token", ctx)
+    return tokens
+
+
+def _senses(raw: Mapping, i: int, ctx: Context) -> dict:
+    """Canonical senses (grid units) from v10+ ``sight``/``detectionModes`` or <= v9 fields."""
+    senses = no_senses()
+
+    def raise_to(sense: str, value: float) -> None:
+        current = senses[sense]
+        senses[sense] = value if current is None else max(current, value)
+
+    sight = raw.get("sight")
+    if isinstance(sight, Mapping):
+        rng = sight.get("range", 0)
+        rng = UNLIMITED_RANGE if rng is None else rng
+        mode = sight.get("visionMode") or "basic"
+        key = norm_name(mode) if isinstance(mode, str) else None
+        if finite_number(rng) is None or rng < 0:
+            ctx.warn(f"tokens[{i}].sight.range: {rng!r} is not a distance, ignored")
+        elif key == "lightamplification":
+            senses["low_light_vision"] = True
+        elif key in _VISION_MODES:
+            if rng > 0:
+                raise_to(_VISION_MODES[key], rng)
+        else:
+            ctx.warn(f"tokens[{i}].sight.visionMode: {mode!r} not mapped")
+    else:
+        legacy = [
+            v
+            for v in (finite_number(raw.get("dimSight")), finite_number(raw.get("brightSight")))
+            if v is not None and v > 0
+        ]
+        if legacy:
+            raise_to("darkvision", max(legacy))
+
+    for where, mode_id, mode in _detection_modes(raw.get("detectionModes"), i, ctx):
+        if mode.get("enabled", True) is not True:
+            continue
+        key = norm_name(mode_id)
+        if key not in _DETECTION_MODES:
+            ctx.warn(f"{where}: detection mode {mode_id!r} not mapped")
+            continue
+        sense = _DETECTION_MODES[key]
+        rng = mode.get("range")
+        rng = UNLIMITED_RANGE if rng is None else rng
+        if finite_number(rng) is None or rng < 0:
+            ctx.warn(f"{where}.range: {rng!r} is not a distance, ignored")
+        elif sense is not None and rng > 0:
+            raise_to(sense, rng)
+    return senses
+
+
+def _detection_modes(raw: object, i: int, ctx: Context) -> Iterator[tuple[str, str, Mapping]]:
+    """Yield ``(path, id, mode)`` from a list of ``{id, enabled, range}`` or an id-keyed object."""
+    base = f"tokens[{i}].detectionModes"
+    if raw is None:
+        return
+    if isinstance(raw, Mapping):
+        items: list[tuple[str, object, object]] = [(f"{base}.{k}", k, v) for k, v in raw.items()]
+    elif isinstance(raw, list):
+        items = [
+            (f"{base}[{j}]", m.get("id") if isinstance(m, Mapping) else None, m)
+            for j, m in enumerate(raw)
+        ]
+    else:
+        ctx.warn(f"{base}: {type(raw).__name__} is not a list or object, ignored")
+        return
+    for where, mode_id, mode in items:
+        if isinstance(mode, Mapping) and isinstance(mode.get("id"), str):
+            mode_id = mode["id"]
+        if not isinstance(mode, Mapping) or not isinstance(mode_id, str):
+            ctx.warn(f"{where}: {mode!r} is not a detection mode, ignored")
+            continue
+        yield where, mode_id, mode
+
+
+def _token_light(raw: Mapping, i: int, ctx: Context) -> dict:
+    """Token light radii in grid units (v9+ ``light`` object, older flat fields)."""
+    light = raw.get("light")
+    if isinstance(light, Mapping):
+        values = {"bright": light.get("bright"), "dim": light.get("dim")}
+        paths = {"bright": "light.bright", "dim": "light.dim"}
+    else:
+        values = {"bright": raw.get("brightLight"), "dim": raw.get("dimLight")}
+        paths = {"bright": "brightLight", "dim": "dimLight"}
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if value is None:
+            value = 0
+        elif finite_number(value) is None or value < 0:
+            ctx.warn(f"tokens[{i}].{paths[key]}: {value!r} is not a radius, 0 used")
+            value = 0
+        out[key] = value
+    return out

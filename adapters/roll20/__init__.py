@@ -1,0 +1,197 @@
+"""Roll20 pages (betteR20 module export, R20Exporter ``campaign.json``) -> canonical scene.
+
+Roll20 has no official scene export. Two community layouts are read (FORMATS.md B.0):
+
+* **betteR20 module export** (``roll20-module-*.json`` of 5etools): ``{"schema_version": 1,
+  "maps": [{"attributes": {page fields}, "graphics": [...], "paths": [...], "text": [...]}]}``;
+  ``path.path`` is a JSON **string**.
+* **R20Exporter** ``campaign.json``: ``{"R20Exporter_format": "1.0", "pages": [{page fields,
+  "graphics": [...], "paths": [...], "texts": [...], "doors": [...], "windows": [...]}]}``;
+  ``path.path`` is already an **array**.
+
+A single betteR20 map entry or a single R20Exporter page is accepted too.
+
+Frames and units
+----------------
+* Positions are page pixels with the page's top-left corner at (0, 0), y down. A Roll20
+  page unit is 70 px whatever the snapping: page ``width``/``height`` (units) x 70 give the
+  canonical ``width``/``height`` in px (FORMATS.md B.1).
+* The canonical grid square is the snapping cell: ``size`` = 70 x ``snapping_increment`` px,
+  ``distance`` = ``scale_number`` units of ``scale_units`` per square.
+* Light radii and vision ranges stay in page scale units (e.g. ft), which are the canonical
+  grid units.
+* Token ``width``/``height`` are converted from px to squares (px / grid size).
+
+Walls (``paths`` on layer ``walls``)
+------------------------------------
+``left``/``top`` are the **centre** of the path's bounding box, the points are local to the
+box (origin at its top-left, FORMATS.md B.2). A local point (x, y) lands on the page at
+``(left, top) + R(rotation) . ((x - width/2) * scaleX, (y - height/2) * scaleY)``, rotation in
+degrees, clockwise on screen. When ``width``/``height`` are missing the box centre is taken
+from the points' extent. Every consecutive pair of points is one canonical wall with id
+``<path id>-<k>`` (k counts the segments of the path from 0, skipped ones included). ``M``
+starts a new polyline, ``L`` continues it, ``Z`` closes it; quadratic (``Q``) and cubic
+(``C``) curves are flattened into :data:`CURVE_SEGMENTS` straight segments each, with one
+warning per path. Zero-length segments (repeated points) are skipped with one warning.
+
+Decisions taken where Roll20 data has no direct canonical meaning
+-----------------------------------------------------------------
+* **Several pages and no** ``page``: an :class:`AdapterError` listing the pages (index and
+  name), as the Foundry adapter does for multi-scene exports; guessing the first page has
+  picked a blank "Start" page in practice.
+* ``barrierType`` ``"oneWay"``: canonical ``direction`` ``"left"`` (blocks lines coming from
+  the left of the drawing direction, RULES.md GEO-3), ``"right"`` when ``oneWayReversed`` is
+  true. Roll20's own side convention is not documented; a warning says so.
+  ``"transparent"`` and UDL windows block movement and sound but not sight or light.
+* UDL doors become walls with ``door`` ``"door"``/``"secret"`` and ``door_state`` ``"open"``
+  (``isOpen``), ``"locked"`` (``isLocked``) or ``"closed"``. Their segment is
+  ``(x, y) + path.handle0`` -> ``(x, y) + path.handle1``; a negative ``y`` (Roll20 is said to
+  store door and window ``y`` upward, unverified) is negated with a warning.
+* Graphics on the token layers (``objects``, ``gmlayer``) become tokens; GM-layer tokens are
+  ``hidden``. Drawings (``isdrawing``) and graphics on other layers are not tokens; those
+  that emit light become scene ``lights`` (centre of the graphic), the others are listed in
+  one warning per layer.
+* Legacy lights (``light_radius`` = total radius R, ``light_dimradius`` = where dim light
+  starts D): no D -> bright R, dim R; 0 <= D < R -> bright D, dim R; D >= R -> bright R,
+  dim R; D < 0 (the "dim only" trick) -> bright 0, dim R. Canonical ``dim`` is the outer
+  radius. Updated lights: bright = ``bright_light_distance`` when ``emits_bright_light``;
+  dim = bright + ``low_light_distance`` when ``emits_low_light`` (Roll20 adds low light
+  beyond bright light), else dim = bright.
+* A legacy light that only its controllers see (``light_otherplayers`` false) on a token
+  that has sight (``light_hassight`` true) is how pre-2020 Roll20 modelled darkvision (every
+  monster of the 5etools modules carries one). With ``private_lights="vision"`` (default) it
+  becomes ``senses.darkvision`` = R and the token emits no light; ``private_lights="light"``
+  keeps it as the token's light. One warning gives the number of tokens concerned.
+* ``has_night_vision`` + ``night_vision_distance`` -> ``senses.darkvision``;
+  ``light_multiplier`` > 1 -> ``senses.low_light_vision``.
+* Which light fields are read: Updated Dynamic Lighting fields on a UDL page
+  (``dynamic_lighting_enabled``), legacy fields on a legacy page (``showlighting``); on a
+  page with neither, UDL fields when the graphic sets any, else legacy ones.
+* Environment: no dynamic lighting (``showlighting`` and ``dynamic_lighting_enabled`` both
+  absent or false) -> ``"bright"`` (Roll20 then shows everything); legacy lighting ->
+  ``"bright"`` with ``lightglobalillum``, else ``"dark"``; UDL -> with daylight mode the
+  ``daylightModeOpacity`` (0-1, or a percentage) read as brightness (>= 0.75 bright,
+  >= 0.25 dim, else dark), without it ``"dark"``.
+* Grid: units other than feet/metres are kept as ``"ft"`` with a warning; hex grids map to
+  ``"hex-col"`` (``hex``) and ``"hex-row"`` (``hexr``) with a warning that hex geometry is
+  approximated; ``diagonaltype`` ``foure`` -> equidistant, ``pythagorean`` -> euclidean,
+  ``threefive`` -> alternating, ``manhattan`` -> equidistant with a warning.
+* Values the canonical schema would reject (coordinates beyond +-:data:`MAX_COORD_PX`, radii
+  beyond :data:`MAX_UNITS`) are dropped with a warning so that every result loads.
+
+References
+----------
+shared/FORMATS.md (b) and its "Pitfalls" 4-7; shared/DESIGN.md "Canonical scene", "Frames";
+shared/RULES.md GEO-3 (one-way walls).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from adapters._common import kind_name, unique_ids
+from adapters.errors import AdapterError
+from adapters.roll20._context import UNIT_PX, Context
+from adapters.roll20.graphics import read_graphics
+from adapters.roll20.grid import lighting_mode, page_size, read_environment, read_grid
+from adapters.roll20.pages import select_page
+from adapters.roll20.paths import CURVE_SEGMENTS
+from adapters.roll20.walls import path_walls, udl_openings
+from service.model import MAX_COORD_PX, MAX_UNITS
+
+__all__ = ["CURVE_SEGMENTS", "MAX_COORD_PX", "MAX_UNITS", "UNIT_PX", "to_scene"]
+
+
+def to_scene(
+    export: Mapping | list, *, page: str | int | None = None, private_lights: str = "vision"
+) -> dict:
+    """Translate a Roll20 page export into the canonical scene.
+
+    Parameters
+    ----------
+    export : Mapping
+        A betteR20 module export (``{"maps": [...]}``), an R20Exporter ``campaign.json``
+        (``{"R20Exporter_format": ..., "pages": [...]}``), or one map entry / page of either.
+    page : str or int, optional
+        Which page to use: its ``name``, or its 0-based index (an int or a string of digits;
+        a page whose name is the string wins). Required when the export holds several pages.
+    private_lights : {"vision", "light"}
+        How a legacy light seen only by its controllers on a token with sight is read:
+        ``"vision"`` (default) as the token's darkvision, ``"light"`` as light it emits.
+
+    Returns
+    -------
+    dict
+        ``{"scene": canonical scene, "stats": {...}, "warnings": [str, ...]}``. ``scene``
+        follows shared/DESIGN.md: page px with the top-left at (0, 0), y down; grid square
+        = snapping cell (70 x ``snapping_increment`` px); token sizes in squares; radii in
+        page scale units. ``stats`` counts ``walls``, ``doors``, ``tokens``, ``lights``
+        (scene lights, not lights carried by tokens) and ``regions`` (always 0) and adds
+        ``roll20_format`` ("betteR20" or "R20Exporter"), ``page`` (its name),
+        ``page_index`` (or None for a lone page) and ``lighting`` ("legacy", "updated" or
+        "off"). ``warnings`` name the source path of everything skipped, defaulted,
+        approximated or not mapped.
+
+    Raises
+    ------
+    AdapterError
+        When the export is not a Roll20 export (with a hint when it looks like another
+        supported format), holds no page, holds several and ``page`` is not given, the wanted
+        page does not exist (an index out of range says which indices exist), the page has no
+        attributes object, ``paths`` is not a list, or ``private_lights`` is not one of the
+        two choices. Nothing else is raised.
+
+    References
+    ----------
+    shared/FORMATS.md (b); shared/DESIGN.md "Canonical scene", "Frames".
+    """
+    if private_lights not in ("vision", "light"):
+        raise AdapterError(
+            f"private_lights must be 'vision' or 'light', got {private_lights!r}", ()
+        )
+    chosen, warnings = select_page(export, page)
+    ctx = Context(prefix=chosen.prefix, error_prefix=chosen.error_prefix, warnings=warnings)
+    attrs = chosen.attributes
+
+    grid = read_grid(attrs, chosen, ctx)
+    ctx.grid_size, ctx.distance = grid["size"], grid["distance"]
+    ctx.lighting = lighting_mode(attrs)
+    canonical: dict[str, Any] = {"grid": grid}
+    canonical.update(page_size(attrs, chosen, ctx))
+    canonical["environment"] = read_environment(attrs, chosen, ctx)
+    walls = path_walls(chosen.content, ctx)
+    walls += udl_openings(chosen.content, "doors", ctx)
+    walls += udl_openings(chosen.content, "windows", ctx)
+    unique_ids(walls, ctx.warn, lambda _: ctx.where("walls"))
+    canonical["walls"] = walls
+    tokens, lights = read_graphics(chosen.content, private_lights, ctx)
+    unique_ids(tokens, ctx.warn, lambda _: ctx.where("tokens"))
+    unique_ids(lights, ctx.warn, lambda _: ctx.where("lights"))
+    canonical["tokens"] = tokens
+    canonical["lights"] = lights
+    canonical["regions"] = []
+    _texts(chosen.content, ctx)
+
+    name = attrs.get("name")
+    stats = {
+        "walls": len(walls),
+        "doors": sum(1 for w in walls if w["door"] != "none"),
+        "tokens": len(tokens),
+        "lights": len(lights),
+        "regions": 0,
+        "roll20_format": chosen.layout,
+        "page": name if isinstance(name, str) else None,
+        "page_index": chosen.index,
+        "lighting": ctx.lighting,
+    }
+    return {"scene": canonical, "stats": stats, "warnings": ctx.warnings}
+
+
+def _texts(content: Mapping, ctx: Context) -> None:
+    for key in ("text", "texts"):
+        value = content.get(key)
+        if isinstance(value, list) and value:
+            ctx.warn(f"{ctx.where(key)}: {len(value)} text objects not mapped")
+        elif value is not None and not isinstance(value, list):
+            ctx.warn(f"{ctx.where(key)}: {kind_name(value)} is not a list, ignored")
