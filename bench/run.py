@@ -50,6 +50,7 @@ def start_server(max_mb: int = 2048) -> tuple[subprocess.Popen, str]:
         "SIGHTLINE_SCENE_CACHE_SIZE": "64",
         "SIGHTLINE_SCENE_CACHE_MAX_MB": str(max_mb),
         "SIGHTLINE_MATRIX_MAX_TOKENS": "400",
+        "SIGHTLINE_WORK_BUDGET": "1000000000",  # the scaling grid goes past the default
         "SIGHTLINE_WORKER_TIMEOUT": "300",
     }
     gunicorn = Path(sys.executable).with_name("gunicorn")

@@ -76,7 +76,7 @@ def _one(kind: str, size: int) -> dict[str, Any]:
     if kind == "uploads":
         statuses = []
         for k in range(size):
-            body = fog(1, points=40_000, seed=k)  # about 1.5 MB of regions each
+            body = fog(4, points=10_000, seed=k)  # about 1.5 MB of regions each
             statuses.append(client.post("/v1/scenes", json={"scene": body}).status_code)
         status = sorted(set(statuses))
     else:

@@ -24,7 +24,8 @@ from schemas import responses as rs
 from schemas.scene import SceneSchema
 from service import __version__, rules
 from service.cache import SceneCache
-from service.errors import RulesError
+from service.engine.budget import WorkBudget
+from service.errors import RulesError, shown
 from service.http_errors import Blueprint
 from service.model import Scene
 from service.operations import OPERATIONS, BuiltScene, Operation
@@ -118,7 +119,11 @@ SCENE_LIMITS = (
 
 
 def check_limits(scene: Scene, path: str = "scene") -> None:
-    """422 naming ``scene.<kind>`` when a scene has more walls, tokens... than configured."""
+    """422 naming ``scene.<kind>`` when a scene has more walls, tokens... than configured.
+
+    Also the outline points of all polygon regions together (``MAX_REGION_POINTS``): the
+    scene's build and every sight line's cost grow with them (issue 16).
+    """
     for kind, key in SCENE_LIMITS:
         limit = int(current_app.config[key])
         count = len(getattr(scene, kind))
@@ -127,6 +132,25 @@ def check_limits(scene: Scene, path: str = "scene") -> None:
                 f"A scene may hold at most {limit} {kind} (SIGHTLINE_{key}); this one has {count}.",
                 (path, kind),
             )
+    sizes = [len(r.shape.points) for r in scene.regions]
+    limit = int(current_app.config["MAX_REGION_POINTS"])
+    if sum(sizes) > limit:
+        largest = max(range(len(sizes)), key=sizes.__getitem__)
+        raise RulesError(
+            f"The regions' outlines may hold at most {limit:,} points in all "
+            f"(SIGHTLINE_MAX_REGION_POINTS); these hold {sum(sizes):,}: simplify them (the "
+            f"largest, {shown(scene.regions[largest].id)}, has {sizes[largest]:,}).",
+            (path, "regions"),
+        )
+
+
+def request_budget() -> WorkBudget:
+    """The current request's work budget (``SIGHTLINE_WORK_BUDGET`` line-wall tests, issue 16)."""
+    return WorkBudget(
+        int(current_app.config["WORK_BUDGET"]),
+        "This request needs more work than one request may take: ask about fewer tokens or "
+        "targets at once, or about a part of the map with fewer walls (SIGHTLINE_WORK_BUDGET)",
+    )
 
 
 def store_state() -> StoreState:
@@ -361,7 +385,7 @@ def cover(args: dict[str, Any]) -> dict[str, Any]:
     """Cover of each target against the attacker (or an area's point of origin)."""
     args = prepared(COVER, args)
     check_targets(args["targets"])
-    return COVER.answer(resolve_scene(args), args)  # type: ignore[no-any-return]
+    return COVER.answer(resolve_scene(args), args, budget=request_budget())  # type: ignore[no-any-return]
 
 
 @blp.route("/line-of-effect", methods=["POST"])
@@ -374,7 +398,7 @@ def line_of_effect(args: dict[str, Any]) -> Any:
 
     With ``effect.damage``, breakthrough: walls with hp absorb damage in order (5E-LOE-4/5).
     """
-    return LINE.answer(resolve_scene(args), args)
+    return LINE.answer(resolve_scene(args), args, budget=request_budget())
 
 
 @blp.route("/line-of-sight", methods=["POST"])
@@ -384,7 +408,7 @@ def line_of_effect(args: dict[str, Any]) -> Any:
 @blp.alt_response(422, description=ERRORS["422"])
 def line_of_sight(args: dict[str, Any]) -> Any:
     """Line of sight between tokens or points: walls that restrict sight (GEO-1)."""
-    return SIGHT.answer(resolve_scene(args), args)
+    return SIGHT.answer(resolve_scene(args), args, budget=request_budget())
 
 
 @blp.route("/modifiers/flanking", methods=["POST"])
@@ -407,7 +431,7 @@ def vision(args: dict[str, Any]) -> dict[str, Any]:
     """What one observer perceives of each target: sense, light, obscurement, detection."""
     args = prepared(VISION, args)
     check_targets(args["targets"])
-    return VISION.answer(resolve_scene(args), args)  # type: ignore[no-any-return]
+    return VISION.answer(resolve_scene(args), args, budget=request_budget())  # type: ignore[no-any-return]
 
 
 @blp.route("/lighting", methods=["POST"])
@@ -443,7 +467,7 @@ def matrix(args: dict[str, Any]) -> dict[str, Any]:
             f"A {kind} matrix takes at most {limit} tokens (SIGHTLINE_{key}); got {count}.",
             ("tokens",),
         )
-    return MATRIX.answer(geo, args)  # type: ignore[no-any-return]
+    return MATRIX.answer(geo, args, budget=request_budget())  # type: ignore[no-any-return]
 
 
 @blp.route("/render", methods=["POST"])
@@ -457,5 +481,5 @@ def render(args: dict[str, Any]) -> Response:
     """SVG of the scene with the traced lines of a cover, vision or line query."""
     geo = resolve_scene(args)
     with nested_invalid():
-        svg = RENDER.answer(geo, args)
+        svg = RENDER.answer(geo, args, budget=request_budget())
     return Response(svg, mimetype="image/svg+xml")

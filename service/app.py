@@ -44,6 +44,13 @@ DEFAULTS: dict[str, Any] = {
     "MAX_TOKENS": 1000,
     "MAX_LIGHTS": 5000,
     "MAX_REGIONS": 1000,
+    # Outline points of all polygon regions together (issue 16: building a 10,000-point
+    # outline costs about a third of a second, and every point is a sight pseudo-wall).
+    "MAX_REGION_POINTS": 40000,
+    # Line-wall tests one request may spend (issue 16's cost model; about 10-20 s of work at
+    # this engine's speed, under the worker timeout): refused with 422 before the work when
+    # the estimate passes it, or at the moment the count does.
+    "WORK_BUDGET": 3_000_000,
     "MAX_TARGETS": 1000,
     "API_KEYS": [],
     # Scene store shared by workers and replicas (service.store): unset keeps scenes per process.

@@ -44,12 +44,29 @@ def scene_id(scene: Scene) -> str:
 #: Rough bytes held per cached wall and per token (arrays, tree node, Python objects).
 BYTES_PER_WALL = 1200
 BYTES_PER_TOKEN = 3000
+BYTES_PER_LIGHT = 800
+#: A region outline point: its coordinates in the scene, in the shapely shape.
+BYTES_PER_REGION_POINT = 200
+#: Points of a rect or circle region's shape (circles are 64-gons).
+CIRCLE_POINTS = 65
 
 
 def approx_bytes(geo: BuiltScene) -> int:
-    """Estimated memory of one cached scene (for the cache's memory bound)."""
+    """Estimated memory of one cached scene (for the cache's memory bound), in bytes.
+
+    Counts what the built scene holds (issue 16): the scene's walls and their index, the
+    sight index's region outlines, the region shapes' points, tokens and lights.
+    """
     scene = geo.scene
-    return 20_000 + BYTES_PER_WALL * len(scene.walls) + BYTES_PER_TOKEN * len(scene.tokens)
+    outline = 0 if geo.sight_walls is None else geo.sight_walls.size - geo.walls.size
+    points = sum(len(r.shape.points) or CIRCLE_POINTS for r in scene.regions)
+    return (
+        20_000
+        + BYTES_PER_WALL * (len(scene.walls) + outline)
+        + BYTES_PER_TOKEN * len(scene.tokens)
+        + BYTES_PER_LIGHT * len(scene.lights)
+        + BYTES_PER_REGION_POINT * points
+    )
 
 
 class SceneCache:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
@@ -82,6 +83,7 @@ def line_between(
     *,
     damage: int | None = None,
     corner_inset: float = DEFAULT_CORNER_INSET_PX,
+    budget: WorkBudget | None = None,
 ) -> LineAnswer:
     """Whether an effect (``sense="move"``) or sight (``"sight"``) gets from source to target.
 
@@ -114,7 +116,13 @@ def line_between(
     # Line of sight also stops at the outline of heavy obscurement (5E-VIS-2).
     index = geo.sight if sense == "sight" else geo.walls
     result = line_of_effect_between(
-        index, box_s, box_t, sense, elevations=elevations, wall_mask=geo.tall_mask(index)
+        index,
+        box_s,
+        box_t,
+        sense,
+        elevations=elevations,
+        wall_mask=geo.tall_mask(index),
+        budget=budget,
     )
     centre_line = (*box_centre(box_s), *box_centre(box_t))
     blocking: list[int] = []

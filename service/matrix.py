@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene, find_token
 from service.errors import RulesError, shown
 from service.model import Token
@@ -27,6 +28,7 @@ def matrix(
     options: dict[str, Any],
     *,
     progress: Callable[[int], None] | None = None,
+    budget: WorkBudget | None = None,
 ) -> dict[str, Any]:
     """Cover degrees or vision senses for every ordered pair of tokens.
 
@@ -57,12 +59,12 @@ def matrix(
     n = len(tokens)
     pairs = [(a, t) for a in tokens for t in tokens if a.id != t.id]
     if kind == "cover":
-        covers = cover_all(system, geo, pairs, Attack(), options, detail=False)
+        covers = cover_all(system, geo, pairs, Attack(), options, detail=False, budget=budget)
         grid = _grid(tokens, [r.cover for r in covers])
         if progress:
             progress(n)
         return {"tokens": [t.id for t in tokens], "cover": grid}
-    results = vision_all(system, geo, pairs, options)
+    results = vision_all(system, geo, pairs, options, budget)
     if progress:
         progress(n)
     return {

@@ -41,6 +41,7 @@ from schemas import modifiers as sm
 from schemas import requests as rq
 from schemas import responses as rs
 from service import rules
+from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene, build_scene, find_token  # the built scene
 from service.engine.spaces import box_centre
 from service.errors import RulesError
@@ -138,7 +139,9 @@ def _loaded(args: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- answers
 
 
-def cover(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
+def cover(
+    geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None = None
+) -> dict[str, Any]:
     """``POST /v1/cover``: each target's cover against the attacker or area origin.
 
     Parameters
@@ -171,7 +174,8 @@ def cover(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
     attack = Attack(args["attack"]["kind"], tuple(origin) if origin else None)  # type: ignore[arg-type]
     options = ruleset_options(system, args["options"])
     _token_options(geo.scene, options, ("take_cover", "partial_cover"))
-    answers = cover_all(system, geo, [(attacker, t) for t in targets], attack, options)
+    pairs = [(attacker, t) for t in targets]
+    answers = cover_all(system, geo, pairs, attack, options, budget=budget)
     results = [_flag_hidden(geo.scene, r) for r in answers]
     return {"ruleset": system.id, "attacker": args.get("attacker"), "results": results}
 
@@ -192,7 +196,9 @@ def _flag_hidden(scene: Scene, result: Any) -> Any:
     return dataclasses.replace(result, notes=(*result.notes, note))
 
 
-def vision(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
+def vision(
+    geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None = None
+) -> dict[str, Any]:
     """``POST /v1/vision``: what one observer perceives of each target.
 
     ``args`` is loaded by ``VisionRequestSchema`` (``ruleset``, ``observer``, ``targets``,
@@ -204,7 +210,7 @@ def vision(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
     targets = _targets(geo.scene, args["targets"], observer)
     options = ruleset_options(system, args["options"])
     _token_options(geo.scene, options, ("unnoticed", "was_observing"))
-    results = vision_all(system, geo, [(observer, t) for t in targets], options)
+    results = vision_all(system, geo, [(observer, t) for t in targets], options, budget)
     return {"ruleset": system.id, "observer": observer.id, "results": results}
 
 
@@ -237,7 +243,9 @@ def endpoint(scene: Scene, ref: dict[str, Any], field: str) -> Endpoint:
     return Endpoint(point=(ref["point"][0], ref["point"][1]), elevation=ref["elevation"])
 
 
-def _line(geo: BuiltScene, args: dict[str, Any], sense: str) -> LineAnswer:
+def _line(
+    geo: BuiltScene, args: dict[str, Any], sense: str, budget: WorkBudget | None
+) -> LineAnswer:
     source = endpoint(geo.scene, args["source"], "from")
     target = endpoint(geo.scene, args["target"], "to")
     effect = args.get("effect") or {}
@@ -245,10 +253,14 @@ def _line(geo: BuiltScene, args: dict[str, Any], sense: str) -> LineAnswer:
         raise RulesError("Breakthrough applies to line of effect only.", ("effect", "damage"))
     inset = args["options"].get("corner_inset")
     kw: dict[str, Any] = {} if inset is None else {"corner_inset": inset}
-    return line_between(geo, source, target, sense, damage=effect.get("damage"), **kw)
+    return line_between(
+        geo, source, target, sense, damage=effect.get("damage"), budget=budget, **kw
+    )
 
 
-def line_of_effect(geo: BuiltScene, args: dict[str, Any]) -> LineAnswer:
+def line_of_effect(
+    geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None = None
+) -> LineAnswer:
     """``POST /v1/line-of-effect``: exact line of effect between spaces (5E-LOE-2).
 
     ``args`` is loaded by ``LineRequestSchema`` (``source``/``target`` as
@@ -256,15 +268,17 @@ def line_of_effect(geo: BuiltScene, args: dict[str, Any]) -> LineAnswer:
     ``effect.damage``, breakthrough (5E-LOE-4/5). Returns a ``LineAnswer``; raises
     ``UnknownToken`` at ``from``/``to``.
     """
-    return _line(geo, args, "move")
+    return _line(geo, args, "move", budget)
 
 
-def line_of_sight(geo: BuiltScene, args: dict[str, Any]) -> LineAnswer:
+def line_of_sight(
+    geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None = None
+) -> LineAnswer:
     """``POST /v1/line-of-sight``: walls that restrict sight (GEO-1).
 
     As :func:`line_of_effect`; ``effect.damage`` is a ``RulesError`` here.
     """
-    return _line(geo, args, "sight")
+    return _line(geo, args, "sight", budget)
 
 
 def _matrix_prepare(args: dict[str, Any]) -> dict[str, Any]:
@@ -277,6 +291,7 @@ def matrix(
     args: dict[str, Any],
     *,
     progress: Callable[[int], None] | None = None,
+    budget: WorkBudget | None = None,
 ) -> dict[str, Any]:
     """``POST /v1/matrix``: cover degrees or vision senses of every ordered pair.
 
@@ -287,6 +302,8 @@ def matrix(
         Loaded by ``MatrixRequestSchema``, options loaded by :meth:`Operation.prepare`.
     progress : callable, optional
         Called with the number of rows done (the command line's progress bar).
+    budget : WorkBudget, optional
+        The request's budget of line-wall tests (issue 16; ``OverBudget`` is a 422).
 
     Returns
     -------
@@ -296,7 +313,9 @@ def matrix(
     """
     system = rules.get(args["ruleset"])
     checked = ruleset_options(system, args["options"])
-    result = all_pairs(geo, system, args["tokens"], args["kind"], checked, progress=progress)
+    result = all_pairs(
+        geo, system, args["tokens"], args["kind"], checked, progress=progress, budget=budget
+    )
     return {"ruleset": system.id, "kind": args["kind"], **result}
 
 
@@ -453,7 +472,7 @@ RENDERED: dict[str, RenderedQuery] = {
 }
 
 
-def render(geo: BuiltScene, args: dict[str, Any]) -> str:
+def render(geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None = None) -> str:
     """``POST /v1/render``: the scene as SVG, with the traced lines of ``args["query"]``.
 
     Parameters
@@ -483,7 +502,7 @@ def render(geo: BuiltScene, args: dict[str, Any]) -> str:
     how = RENDERED[query["type"]]
     operation = OPERATIONS[how.operation]
     with _under_query():
-        answer = operation.dump(operation.answer(geo, how.request(query)))
+        answer = operation.dump(operation.answer(geo, how.request(query), budget=budget))
     return render_answer(geo.scene, query, answer, how.lines(geo, query, answer))
 
 

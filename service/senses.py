@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import shapely
 
+from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box, space_distance
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
@@ -154,6 +155,7 @@ def perceive_all(
     *,
     diagonals: str = "equidistant",
     inset: float = DEFAULT_CORNER_INSET_PX,
+    budget: WorkBudget | None = None,
 ) -> list[SenseReport]:
     """Which of each observer's senses locate each target (see the module docstring).
 
@@ -169,10 +171,17 @@ def perceive_all(
         The ruleset's diagonal rule for ranges (GEO-8).
     inset : float
         px by which both spaces shrink before tracing lines (GEO-6).
+    budget : WorkBudget, optional
+        The request's budget of line-wall tests (issue 16).
 
     Returns
     -------
     list of SenseReport, one per pair in order.
+
+    Raises
+    ------
+    OverBudget
+        The request would pass ``budget``.
 
     Cost: O(pairs x walls near their centre lines), plus the exact search for pairs whose
     centre line is blocked, plus one light sample per distinct target.
@@ -183,13 +192,20 @@ def perceive_all(
     box_t = np.array([inset_box(built.token_boxes[t.id], inset) for _, t in pairs])
     elev = np.array([(o.elevation, t.elevation) for o, t in pairs], dtype=np.float64)
     sight_index = built.sight
+    cost = {"budget": budget, "density": built.density}
     los_all = lines_of_effect(
-        sight_index, box_o, box_t, "sight", elevations=elev, wall_mask=built.tall_mask(sight_index)
+        sight_index,
+        box_o,
+        box_t,
+        "sight",
+        elevations=elev,
+        wall_mask=built.tall_mask(sight_index),
+        **cost,
     )
     loe_all = lines_of_effect(
-        built.walls, box_o, box_t, "move", elevations=elev, wall_mask=built.tall_walls
+        built.walls, box_o, box_t, "move", elevations=elev, wall_mask=built.tall_walls, **cost
     )
-    sound_all = lines_of_effect(built.walls, box_o, box_t, "sound", elevations=elev)
+    sound_all = lines_of_effect(built.walls, box_o, box_t, "sound", elevations=elev, **cost)
     lights: dict[str, LightSample] = {}
     out = []
     for (observer, target), los, loe, sound in zip(pairs, los_all, loe_all, sound_all, strict=True):

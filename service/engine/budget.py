@@ -19,12 +19,15 @@ class WorkBudget:
         Units that may be spent.
     message : str
         What to reduce; ``spend`` raises ``OverBudget`` with it, after the count and limit.
+    parent : WorkBudget, optional
+        A larger budget (the whole request's) that every unit spent here also counts in.
     """
 
-    def __init__(self, limit: int, message: str) -> None:
+    def __init__(self, limit: int, message: str, parent: WorkBudget | None = None) -> None:
         self.limit = limit
         self.used = 0
         self.message = message
+        self.parent = parent
 
     def spend(self, units: int) -> None:
         """Count ``units`` of work.
@@ -37,6 +40,21 @@ class WorkBudget:
         self.used += units
         if self.used > self.limit:
             raise self.refusal()
+        if self.parent is not None:
+            self.parent.spend(units)
+
+    def afford(self, units: float) -> None:
+        """Refuse now, before any work, when ``units`` (an estimate) would pass the limit.
+
+        Raises
+        ------
+        OverBudget
+            When ``used + units`` passes the limit (nothing is counted).
+        """
+        if self.used + units > self.limit:
+            raise self.refusal()
+        if self.parent is not None:
+            self.parent.afford(units)
 
     def refusal(self) -> OverBudget:
         """The ``OverBudget`` error of this budget."""

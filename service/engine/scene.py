@@ -14,6 +14,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
+from service.engine.density import WallDensity, wall_density
 from service.engine.regions import region_edges, region_geometry
 from service.engine.spaces import box_centre
 from service.engine.walls import WallIndex, build_wall_index, index_walls
@@ -48,6 +49,8 @@ class BuiltScene:
     sharing : dict of str to tuple of str
         For each token, the other tokens whose spaces overlap its own (share interior area,
         5E-COV-7), in scene order.
+    density : WallDensity
+        Walls per cell, for the cost model (``service.engine.density``).
     improved_walls, extreme_walls : frozenset of int
         Indices of the walls marked ``cover: "improved"`` or ``"extreme"`` (SF-COV-8 reads
         both as improved; PV-COV-2 gives greater cover behind ``extreme``).
@@ -62,6 +65,7 @@ class BuiltScene:
     improved_walls: frozenset[int] = frozenset()
     extreme_walls: frozenset[int] = frozenset()
     token_order: dict[str, int] = field(default_factory=dict)
+    density: WallDensity = field(default_factory=lambda: wall_density(np.empty((0, 4))))
     sharing: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
@@ -115,7 +119,7 @@ def build_scene(scene: Scene) -> BuiltScene:
                         height=height,
                     )
                 )
-        sight = index_walls(pseudo, scene.grid.px_per_unit)
+        sight = index_walls(pseudo, scene.grid.px_per_unit, room_walls=walls.size)
     improved = extreme = frozenset[int]()
     if "improved" in kinds:
         improved = frozenset(i for i, c in enumerate(covers) if c == "improved")
@@ -123,7 +127,17 @@ def build_scene(scene: Scene) -> BuiltScene:
         extreme = frozenset(i for i, c in enumerate(covers) if c == "extreme")
     order = {t.id: k for k, t in enumerate(scene.tokens)}
     return BuiltScene(
-        scene, walls, boxes, tall, sight, shapes, improved, extreme, order, _sharing(boxes)
+        scene,
+        walls,
+        token_boxes=boxes,
+        tall_walls=tall,
+        sight_walls=sight,
+        region_shapes=shapes,
+        improved_walls=improved,
+        extreme_walls=extreme,
+        token_order=order,
+        sharing=_sharing(boxes),
+        density=wall_density((sight or walls).coords),
     )
 
 

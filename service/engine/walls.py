@@ -47,6 +47,9 @@ class WallIndex:
         Pixels per grid unit, for thresholds.
     tree : shapely.STRtree
         Over the wall segments, in the same order.
+    room_walls : int or None
+        Only the first ``room_walls`` walls can close rooms (``service.geometry.rooms``);
+        the sight index sets it to leave the outlines of heavy fog out (``None``: all).
     copies : dict of int to tuple of str
         Identical walls (same segment, restrictions, direction, height, cover; none with
         ``hp``) are indexed once, at the first one's place: its index maps to the ids of the
@@ -65,6 +68,7 @@ class WallIndex:
     px_per_unit: float
     tree: shapely.STRtree
     copies: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    room_walls: int | None = None
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -101,8 +105,13 @@ def _column(walls: tuple[Wall, ...], name: str, code: dict[str, int]) -> NDArray
     return np.fromiter(map(code.__getitem__, map(get, walls)), dtype=np.int8, count=len(walls))
 
 
-def index_walls(walls: Sequence[Wall], px_per_unit: float) -> WallIndex:
-    """Build a ``WallIndex`` over ``walls``; ``px_per_unit`` converts thresholds (GEO-4)."""
+def index_walls(
+    walls: Sequence[Wall], px_per_unit: float, room_walls: int | None = None
+) -> WallIndex:
+    """Build a ``WallIndex`` over ``walls``; ``px_per_unit`` converts thresholds (GEO-4).
+
+    ``room_walls``: see ``WallIndex.room_walls`` (counted among the indexed walls).
+    """
     walls = tuple(walls)
     n = len(walls)
     coords = np.fromiter(chain.from_iterable(map(_C, walls)), dtype=np.float64, count=4 * n)
@@ -153,6 +162,7 @@ def index_walls(walls: Sequence[Wall], px_per_unit: float) -> WallIndex:
         px_per_unit=px_per_unit,
         tree=shapely.STRtree(lines),
         copies=copies,
+        room_walls=room_walls,
     )
 
 

@@ -10,10 +10,11 @@ import shapely
 from numpy.typing import NDArray
 
 from service.engine.budget import WorkBudget
+from service.engine.density import WallDensity
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.rooms import firm_rooms, room_of
-from service.geometry.trace import candidate_pairs, trace
+from service.geometry.trace import candidate_pairs, estimate_tests, trace
 
 # ---------------------------------------------------------------------------------------
 # Exact line of effect between two spaces (5E-LOE-2)
@@ -149,6 +150,7 @@ def line_of_effect_between(
     *,
     elevations: tuple[float, float] | None = None,
     wall_mask: NDArray[np.bool_] | None = None,
+    budget: WorkBudget | None = None,
 ) -> LineOfEffect:
     """Exact line of effect between two axis-aligned spaces (5E-LOE-2).
 
@@ -182,6 +184,7 @@ def line_of_effect_between(
         sense,
         elevations=None if elevations is None else np.asarray([elevations], dtype=np.float64),
         wall_mask=wall_mask,
+        budget=budget,
     )[0]
 
 
@@ -193,6 +196,8 @@ def lines_of_effect(
     *,
     elevations: FloatArray | None = None,
     wall_mask: NDArray[np.bool_] | None = None,
+    budget: WorkBudget | None = None,
+    density: WallDensity | None = None,
 ) -> list[LineOfEffect]:
     """Exact line of effect for p pairs of spaces (5E-LOE-2), cheap lines first.
 
@@ -210,11 +215,20 @@ def lines_of_effect(
     elevations : ndarray of shape (p, 2), optional
         Grid units of each pair's two spaces (GEO-5).
     wall_mask : ndarray of shape (n,), bool, optional
+    budget : WorkBudget, optional
+        The request's budget: every line-wall test here counts in it.
+    density : WallDensity, optional
+        With ``budget``, refuse before tracing when the centre lines alone would pass it.
 
     Returns
     -------
     list of LineOfEffect, length p
         ``candidates`` is the number of segments traced for that pair.
+
+    Raises
+    ------
+    OverBudget
+        One pair's search, or all of them together, would pass a budget (issue 16).
     """
     bf_all = np.asarray(boxes_from, dtype=np.float64).reshape(-1, 4)
     bt_all = np.asarray(boxes_to, dtype=np.float64).reshape(-1, 4)
@@ -232,12 +246,15 @@ def lines_of_effect(
     rest = np.flatnonzero(~overlap)
     if len(rest):
         centres = _centre_lines(bf_all[rest], bt_all[rest])
+        if budget is not None and density is not None:
+            budget.afford(estimate_tests(density, centres))
         centre = trace(
             index,
             centres,
             sense,
             elevations=None if elev_all is None else elev_all[rest],
             wall_mask=wall_mask,
+            budget=budget,
         )
         rooms = firm_rooms(index, sense, wall_mask)
         room: dict[tuple[float, ...], int | None] = {}
@@ -265,6 +282,7 @@ def lines_of_effect(
                 sense,
                 None if elev_all is None else (float(elev_all[p, 0]), float(elev_all[p, 1])),
                 wall_mask,
+                parent=budget,
             )
     return out  # type: ignore[return-value]
 
@@ -277,6 +295,7 @@ def _search(
     elevations: tuple[float, float] | None,
     wall_mask: NDArray[np.bool_] | None,
     max_tests: int = MAX_SEARCH_TESTS,
+    parent: WorkBudget | None = None,
 ) -> LineOfEffect:
     """The exact search between two disjoint spaces (see ``line_of_effect_between``).
 
@@ -318,11 +337,16 @@ def _search(
                 )
             )
             ray_verts = np.unique(ends, axis=0)
+            n_pts = len(ray_verts) + 8 + len(cuts)
+            if n_pts * (n_pts - 1) // 2 > max_tests:  # more lines than tests: refuse now
+                raise _budget(n_pts, max_tests, parent).refusal()
             rays = _incident_rays(index, near, ray_verts, sense)
             verts = [ray_verts, corners_f, corners_t, cuts]
     first_segs = segs[0]
     elev1 = None if elevations is None else np.tile(np.asarray(elevations), (len(first_segs), 1))
-    first_trace = trace(index, first_segs, sense, elevations=elev1, wall_mask=wall_mask)
+    first_trace = trace(
+        index, first_segs, sense, elevations=elev1, wall_mask=wall_mask, budget=parent
+    )
     clear = np.flatnonzero(~first_trace.wall_blocked)
     if len(clear):  # the centre line or a corner-to-corner line: no search needed
         w = tuple(float(v) for v in first_segs[int(clear[0])])
@@ -331,13 +355,7 @@ def _search(
     pts = np.vstack(verts)
     n_ray = len(ray_verts)
     total = len(pts) * (len(pts) - 1) // 2
-    budget = WorkBudget(
-        max_tests,
-        f"The exact line of effect between these two spaces would test up to {total:,} "
-        f"lines through {len(pts):,} wall ends and crossings near them: reduce the walls "
-        "between them (merge short pieces, remove overlapping copies) or simplify the "
-        "regions there",
-    )
+    budget = _budget(len(pts), max_tests, parent)
     if total > max_tests:
         raise budget.refusal()
     traced = len(first_segs)
@@ -361,6 +379,19 @@ def _search(
             w = tuple(float(v) for v in cand[int(clear[0])])
             return LineOfEffect(True, w, [], traced)  # type: ignore[arg-type]
     return LineOfEffect(False, None, blockers, traced)
+
+
+def _budget(vertices: int, max_tests: int, parent: WorkBudget | None) -> WorkBudget:
+    """The work budget of one search through ``vertices`` wall ends and crossings."""
+    lines = vertices * (vertices - 1) // 2
+    return WorkBudget(
+        max_tests,
+        f"The exact line between these two spaces would test up to {lines:,} lines through "
+        f"{vertices:,} wall ends, region outline points and crossings near them: reduce the "
+        "walls between them (merge short pieces, remove overlapping copies) or simplify the "
+        "regions there",
+        parent,
+    )
 
 
 def _vertex_pairs(n: int, chunk: int) -> Iterator[tuple[NDArray[np.intp], NDArray[np.intp]]]:

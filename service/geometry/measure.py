@@ -23,10 +23,11 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from service.engine.budget import WorkBudget
 from service.engine.scene import REGION_PREFIX, BuiltScene
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.exact import LineOfEffect, lines_of_effect
-from service.geometry.trace import TraceResult, trace
+from service.geometry.trace import TraceResult, estimate_tests, trace
 
 Box = tuple[float, float, float, float]
 
@@ -199,7 +200,12 @@ def _and(a: NDArray[np.bool_] | None, b: NDArray[np.bool_] | None) -> NDArray[np
     return a if b is None else a & b
 
 
-def measure(built: BuiltScene, spec: Measure, questions: Sequence[Question]) -> list[Measured]:
+def measure(
+    built: BuiltScene,
+    spec: Measure,
+    questions: Sequence[Question],
+    budget: WorkBudget | None = None,
+) -> list[Measured]:
     """Measure every question in one vectorised trace per wall mask (see module docstring).
 
     Parameters
@@ -207,11 +213,19 @@ def measure(built: BuiltScene, spec: Measure, questions: Sequence[Question]) -> 
     built : BuiltScene
     spec : Measure
     questions : sequence of Question
+    budget : WorkBudget, optional
+        The request's budget of line-wall tests: refused before tracing when the estimate
+        (``BuiltScene.density``) passes it, and every test spent counts in it.
 
     Returns
     -------
     list of Measured
         One per question, in order.
+
+    Raises
+    ------
+    OverBudget
+        The request would pass ``budget`` (issue 16).
     """
     segs = [q.segments() for q in questions]
     rows = np.cumsum([0] + [len(s) for s in segs])
@@ -241,6 +255,9 @@ def measure(built: BuiltScene, spec: Measure, questions: Sequence[Question]) -> 
     wall_blockers: list[list[int]] = [[] for _ in range(n)]
     creature_blockers: list[list[str]] = [[] for _ in range(n)]
     tall = built.tall_walls if spec.full_walls else None
+    if budget is not None:  # the cost model: refuse before any tracing
+        passes = 2 if tall is not None else 1
+        budget.afford(passes * estimate_tests(built.density, all_segs))
     groups: dict[bytes | None, list[int]] = {}
     for r, q in enumerate(questions):
         groups.setdefault(_mask_key(q.wall_mask), []).append(r)
@@ -260,6 +277,7 @@ def measure(built: BuiltScene, spec: Measure, questions: Sequence[Question]) -> 
             wall_mask=mask,
             edge_blocks=spec.edge_blocks,
             with_blockers=spec.blockers,
+            budget=budget,
         )
         wall_blocked[sel] = traced.wall_blocked
         creature_blocked[sel] = traced.creature_blocked
@@ -276,6 +294,7 @@ def measure(built: BuiltScene, spec: Measure, questions: Sequence[Question]) -> 
                 wall_mask=_and(mask, tall),
                 edge_blocks=spec.edge_blocks,
                 with_blockers=False,
+                budget=budget,
             ).wall_blocked
         else:
             full_blocked[sel] = traced.wall_blocked
@@ -307,6 +326,8 @@ def measure(built: BuiltScene, spec: Measure, questions: Sequence[Question]) -> 
             sense,
             elevations=np.array([questions[r].elevations for r in need], dtype=np.float64),
             wall_mask=built.tall_walls,
+            budget=budget,
+            density=built.density,
         )
         for r, loe in zip(need, found, strict=True):
             out[r].exact[sense] = loe

@@ -32,6 +32,8 @@ def firm_rooms(
     )
     if wall_mask is not None:
         firm &= wall_mask
+    if index.room_walls is not None:  # region outlines close no room
+        firm[index.room_walls :] = False
     rooms = None
     if firm.sum() >= 3:
         lines = shapely.linestrings(index.coords[firm].reshape(-1, 2, 2))

@@ -13,6 +13,7 @@ import shapely
 from numpy.typing import NDArray
 
 from service.engine.budget import WorkBudget
+from service.engine.density import WallDensity
 from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.junctions import collinear_runs, junctions
@@ -178,6 +179,28 @@ def trace(
                 for i, j in zip(*np.nonzero(hits), strict=True):
                     creature_blockers[lo + i].append(creature_ids[j])
     return TraceResult(seg, wall_blocked, creature_blocked, wall_blockers, creature_blockers)
+
+
+def estimate_tests(density: WallDensity, seg: FloatArray) -> float:
+    """About how many line-wall tests tracing ``seg`` (m, 4) px would cost (issue 16).
+
+    Each segment is looked up in pieces of ``QUERY_PIECE_PX``; a piece meets about the walls
+    of its share of the segment's bounding box. O(m), no tree query.
+    """
+    seg = np.asarray(seg, dtype=np.float64).reshape(-1, 4)
+    if not len(seg):
+        return 0.0
+    boxes = np.column_stack(
+        [
+            np.minimum(seg[:, 0], seg[:, 2]),
+            np.minimum(seg[:, 1], seg[:, 3]),
+            np.maximum(seg[:, 0], seg[:, 2]),
+            np.maximum(seg[:, 1], seg[:, 3]),
+        ]
+    )
+    length = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
+    pieces = np.clip(np.ceil(length / QUERY_PIECE_PX), 1, MAX_QUERY_PIECES)
+    return float((density.walls_in(boxes) / pieces + 1).sum())
 
 
 def candidate_pairs(index: WallIndex, seg: FloatArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:

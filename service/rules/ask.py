@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene
 from service.geometry.measure import measure
 from service.model import Token
@@ -28,6 +29,7 @@ def cover_all(
     options: dict[str, Any],
     *,
     detail: bool = True,
+    budget: WorkBudget | None = None,
 ) -> list[CoverResult]:
     """Cover of every ``(attacker, target)`` pair (attacker ``None``: an area's origin).
 
@@ -42,6 +44,9 @@ def cover_all(
     detail : bool
         Answers carry lines with their blockers and notes; ``False`` for degrees only
         (matrices).
+    budget : WorkBudget, optional
+        The request's budget of line-wall tests (issue 16): over it, ``OverBudget`` (422)
+        before the work when the estimate says so.
 
     Returns
     -------
@@ -54,7 +59,7 @@ def cover_all(
     """
     asks = [system.cover_ask(built, a, t, attack, options) for a, t in pairs]
     spec = system.cover_measure(attack, options, detail)
-    measured = measure(built, spec, [ask.question for ask in asks])
+    measured = measure(built, spec, [ask.question for ask in asks], budget)
     return [
         system.cover(built, ask, m, a, t, attack, options, detail)
         for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
@@ -66,10 +71,18 @@ def vision_all(
     built: BuiltScene,
     pairs: Sequence[tuple[Token, Token]],
     options: dict[str, Any],
+    budget: WorkBudget | None = None,
 ) -> list[VisionResult]:
-    """What each observer perceives of each target, for every ``(observer, target)`` pair."""
+    """What each observer perceives of each target, for every ``(observer, target)`` pair.
+
+    ``budget`` as for ``cover_all``.
+    """
     reports = perceive_all(
-        built, pairs, diagonals=system.diagonals, inset=system.vision_inset(options)
+        built,
+        pairs,
+        diagonals=system.diagonals,
+        inset=system.vision_inset(options),
+        budget=budget,
     )
     return [
         system.vision(built, o, t, report, options)

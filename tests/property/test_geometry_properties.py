@@ -32,6 +32,11 @@ small = st.integers(0, 12)
 small_segment = st.tuples(small, small, small, small).filter(lambda s: s[:2] != s[2:])
 
 
+def named(index: WallIndex, blockers: Sequence[int]) -> list[str]:
+    """Ids of the walls blocking a line, identical copies included, sorted (issue 16)."""
+    return sorted(index.names(blockers), key=lambda i: int(i[1:]))
+
+
 def index_of(walls: Sequence[Sequence[float]], **props: str) -> WallIndex:
     """Wall index of a canonical scene holding ``walls`` (ids w0, w1, ...)."""
     scene = SceneSchema().load(
@@ -90,11 +95,12 @@ def reference_geo6(walls: Sequence[Seg], s: Seg) -> bool:
 def test_agrees_with_proper_crossing_reference_in_general_position(walls, segments):
     """GEO-6: in general position, blocked iff the segment properly crosses some wall."""
     assume(all(general_position(s, w) for s in segments for w in walls))
-    res = trace(index_of(walls), np.array(segments, dtype=np.float64))
+    index = index_of(walls)
+    res = trace(index, np.array(segments, dtype=np.float64))
     for k, s in enumerate(segments):
         crossed = [i for i, w in enumerate(walls) if proper_cross(s, w)]
         assert res.wall_blocked[k] == bool(crossed), s
-        assert res.wall_blockers[k] == crossed, s
+        assert named(index, res.wall_blockers[k]) == [f"w{i}" for i in crossed], s
 
 
 @given(
@@ -126,10 +132,11 @@ def test_translation_invariance(walls, segments, dx, dy):
     def move(c):
         return (c[0] + dx, c[1] + dy, c[2] + dx, c[3] + dy)
 
-    a = trace(index_of(walls), np.array(segments, dtype=np.float64))
-    b = trace(index_of([move(w) for w in walls]), np.array([move(s) for s in segments], float))
+    ia, ib = index_of(walls), index_of([move(w) for w in walls])
+    a = trace(ia, np.array(segments, dtype=np.float64))
+    b = trace(ib, np.array([move(s) for s in segments], float))
     assert a.wall_blocked.tolist() == b.wall_blocked.tolist()
-    assert a.wall_blockers == b.wall_blockers
+    assert [named(ia, w) for w in a.wall_blockers] == [named(ib, w) for w in b.wall_blockers]
 
 
 @given(walls=walls_st, segments=segments_st)
@@ -138,10 +145,11 @@ def test_scaling_by_two_invariance(walls, segments):
     def double(c):
         return tuple(2 * v for v in c)
 
-    a = trace(index_of(walls), np.array(segments, dtype=np.float64))
-    b = trace(index_of([double(w) for w in walls]), np.array([double(s) for s in segments], float))
+    ia, ib = index_of(walls), index_of([double(w) for w in walls])
+    a = trace(ia, np.array(segments, dtype=np.float64))
+    b = trace(ib, np.array([double(s) for s in segments], float))
     assert a.wall_blocked.tolist() == b.wall_blocked.tolist()
-    assert a.wall_blockers == b.wall_blockers
+    assert [named(ia, w) for w in a.wall_blockers] == [named(ib, w) for w in b.wall_blockers]
 
 
 @st.composite
@@ -189,10 +197,15 @@ def test_splitting_a_wall_changes_nothing(walls, target, segments, through):
 )
 def test_reversing_the_wall_list_changes_nothing(walls, segments):
     n = len(walls)
-    a = trace(index_of(walls), np.array(segments, dtype=np.float64))
-    b = trace(index_of(walls[::-1]), np.array(segments, dtype=np.float64))
+    ia, ib = index_of(walls), index_of(walls[::-1])
+    a = trace(ia, np.array(segments, dtype=np.float64))
+    b = trace(ib, np.array(segments, dtype=np.float64))
     assert a.wall_blocked.tolist() == b.wall_blocked.tolist()
-    assert a.wall_blockers == [sorted(n - 1 - i for i in w) for w in b.wall_blockers]
+    flipped = [
+        sorted((f"w{n - 1 - int(i[1:])}" for i in named(ib, w)), key=lambda i: int(i[1:]))
+        for w in b.wall_blockers
+    ]
+    assert [named(ia, w) for w in a.wall_blockers] == flipped
 
 
 # ---------------------------------------------------------------------------------------
