@@ -423,8 +423,9 @@ def test_import_other_formats_when_detect_is_installed(parts, fmt, walls):
 
 def test_import_errors():
     path = real_file(*DELIAN)
+    # issue 17 item 10: --page and --scene pick for every format
     line = one_line_error(run("import", path, "--format", "foundry", "--page", "1"))
-    assert "page does not apply to the foundry adapter" in line
+    assert "scene '1' not found; the export holds only 'The Delian Tomb'" in line
     assert "no such file" in one_line_error(run("import", "missing.json"))
 
 

@@ -79,8 +79,12 @@ def serve(bind: str | None, workers: int | None) -> None:
 @click.argument("file", metavar="FILE")
 @click.option("-o", "--output", default="-", help="Write the canonical scene here [stdout].")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True)
-@click.option("--page", help="Roll20: page name or index of a campaign export.")
-@click.option("--scene", "scene_sel", help="Foundry: scene name or id of a world export.")
+@click.option("--page", help="The same as --scene.")
+@click.option(
+    "--scene",
+    "scene_sel",
+    help="Scene (Foundry) or page (Roll20) of a multi-scene export: name, id or index.",
+)
 @click.option("--url", envvar="SIGHTLINE_URL", help="Import with this server [env SIGHTLINE_URL].")
 @click.option("--api-key", envvar="SIGHTLINE_API_KEY", help="Bearer key for --url.")
 @click.option("--timeout", type=float, default=30.0, show_default=True)
