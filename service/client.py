@@ -10,6 +10,11 @@ or a scene id string (``"sha256:..."`` from :meth:`SightlineClient.upload_scene`
 worker that has not seen the scene and answer 404 naming ``scene_id``: the client then
 resends the scene inline, once, transparently (``shared/DESIGN.md``, "Scene cache").
 
+Transport retries: every endpoint is a pure function of its request, so the client's own
+session retries (urllib3 ``Retry``, exponential backoff) a request that could not connect,
+whose connection dropped before an answer, or that answered 502, 503 or 504 -- ``retries``
+times, 3 by default (issue 17).
+
 Every method returns the response JSON exactly as the API sends it, except
 :meth:`SightlineClient.upload_scene` (the scene id) and :meth:`SightlineClient.render` (the
 SVG text). Any failure raises :class:`SightlineError`.
@@ -31,10 +36,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import requests
+from requests.adapters import HTTPAdapter
+from urllib3.exceptions import MaxRetryError, ProtocolError, ReadTimeoutError
+from urllib3.util.retry import Retry
 
 __all__ = ["SightlineClient", "SightlineError", "error_lines"]
 
 Json = dict[str, Any]
+#: Answers retried: a proxy or load balancer that could not reach a worker (gateway errors).
+RETRY_STATUSES = (502, 503, 504)
 #: A token id, or a point ``(x, y)`` in scene px, or ``{"point": [x, y], "elevation": z}``.
 EndpointRef = str | Sequence[float] | Mapping[str, Any]
 
@@ -170,10 +180,18 @@ class SightlineClient:
     api_key : str, optional
         Sent as ``Authorization: Bearer <api_key>`` on every request.
     timeout : float
-        Seconds to wait for the server to connect and to answer, per request.
+        Seconds to wait for the server to connect and to answer, per attempt.
     session : requests.Session, optional
-        Session to use (connection pooling, retries, proxies); one is created when absent
-        and closed by :meth:`close`. A given session is never closed by the client.
+        Session to use (connection pooling, retries, proxies), used as it is; one is
+        created when absent, with ``retries``, and closed by :meth:`close`. A given session
+        is never closed by the client.
+    retries : int
+        Retries of the client's own session after a connection error (refused, reset,
+        dropped before an answer) or a 502/503/504 answer; 0 disables them. Safe: every
+        endpoint is a pure function of its request.
+    backoff : float
+        Seconds before the first retry; each later retry waits twice as long (urllib3
+        ``Retry.backoff_factor``, at most 10 s), or what a ``Retry-After`` header says.
 
     Notes
     -----
@@ -187,12 +205,15 @@ class SightlineClient:
         api_key: str | None = None,
         timeout: float = 10.0,
         session: requests.Session | None = None,
+        *,
+        retries: int = 3,
+        backoff: float = 0.25,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.timeout = timeout
         self._own_session = session is None
-        self.session = session if session is not None else requests.Session()
+        self.session = session if session is not None else retrying_session(retries, backoff)
         #: scene key (:func:`scene_key`) -> scene id returned by ``POST /v1/scenes``.
         self.scene_ids: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -597,23 +618,85 @@ class SightlineClient:
         return resp.text
 
 
-def _reason(err: requests.ConnectionError) -> str:
-    """The innermost reason of a connection error, in a few words."""
-    inner: BaseException | None = err
-    for _ in range(5):
-        nxt = inner.args[0] if inner is not None and inner.args else None
-        reason = getattr(nxt, "reason", None)
-        if isinstance(reason, BaseException):
-            inner = reason
-        elif isinstance(nxt, BaseException):
-            inner = nxt
-        else:
+class PureRetry(Retry):
+    """urllib3 ``Retry`` that never retries a read timeout.
+
+    A connection refused, reset or dropped before the answer is retried; a server that
+    is still working when ``timeout`` runs out is not asked again (that would multiply
+    the work), and the client reports a timeout.
+    """
+
+    def increment(self, *args: Any, **kwargs: Any) -> Retry:
+        """Raise a read timeout as it is; anything else counts as urllib3's ``Retry`` does."""
+        error = kwargs.get("error", args[3] if len(args) > 3 else None)
+        if isinstance(error, ReadTimeoutError):
+            raise error
+        return super().increment(*args, **kwargs)
+
+
+def retrying_session(retries: int, backoff: float) -> requests.Session:
+    """A ``requests.Session`` whose HTTP and HTTPS requests retry with urllib3 ``Retry``.
+
+    Parameters
+    ----------
+    retries : int
+        Retries after a connection error, a connection dropped before the answer, or a
+        502/503/504 answer (then the last answer is returned, not an exception); 0: none.
+        A read timeout is not retried (:class:`PureRetry`).
+    backoff : float
+        urllib3's ``backoff_factor``: seconds before the first retry, doubling after.
+
+    Returns
+    -------
+    requests.Session
+    """
+    retry = PureRetry(
+        total=retries,
+        connect=retries,
+        read=retries,
+        status=retries,
+        other=0,
+        allowed_methods=frozenset({"GET", "POST"}),  # pure endpoints: POST is safe to repeat
+        status_forcelist=RETRY_STATUSES,
+        backoff_factor=backoff,
+        raise_on_status=False,
+        respect_retry_after_header=True,
+    )
+    session = requests.Session()
+    adapter = HTTPAdapter(max_retries=retry)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
+def _reason(err: BaseException) -> str:
+    """The innermost cause of a connection error, in a few words (``"Connection refused"``).
+
+    Walks the exception types: requests' error -> urllib3 ``MaxRetryError.reason`` ->
+    ``ProtocolError``'s exception or the ``__cause__`` chain -> the ``OSError`` and its
+    ``strerror``; never parses reprs.
+    """
+    node: BaseException = err
+    seen: set[int] = set()
+    while id(node) not in seen:
+        seen.add(id(node))
+        if isinstance(node, OSError) and node.strerror:
+            return node.strerror  # ConnectionRefusedError, socket.gaierror ...
+        nxt: object = None
+        if isinstance(node, MaxRetryError):
+            nxt = node.reason
+        elif isinstance(node, ProtocolError) and len(node.args) > 1:
+            nxt = node.args[1]  # ("Connection aborted.", RemoteDisconnected(...))
+        elif isinstance(node, requests.RequestException) and node.args:
+            nxt = node.args[0]
+        if not isinstance(nxt, BaseException):
+            nxt = node.__cause__ or node.__context__
+        if nxt is None:
             break
-    text = str(inner) if inner is not None else "unknown"
-    # urllib3 prefixes "<urllib3.connection.HTTPConnection object at 0x...>: "
-    text = text.split(">: ", 1)[-1]
-    text = text.split("Failed to establish a new connection: ", 1)[-1]
-    return text or type(inner).__name__
+        node = nxt
+    if isinstance(node, OSError) and not node.strerror and node.args:
+        return str(node.args[0])  # RemoteDisconnected("Remote end closed connection ...")
+    return type(node).__name__
 
 
 def _error_from(resp: requests.Response) -> SightlineError:
