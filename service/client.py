@@ -248,6 +248,7 @@ class SightlineClient:
         *,
         params: Mapping[str, Any] | None = None,
         accept: str = "application/json",
+        data: str | None = None,
     ) -> requests.Response:
         """Send one request and return the 2xx response.
 
@@ -263,6 +264,10 @@ class SightlineClient:
             Query string; entries whose value is None are left out.
         accept : str
             ``Accept`` header.
+        data : str, optional
+            A body already written as text (an export file as it is), sent instead of
+            ``body`` with ``Content-Type: application/json``; the server also reads a
+            Foundry NeDB file sent so (one JSON document a line).
 
         Returns
         -------
@@ -280,7 +285,10 @@ class SightlineClient:
         kw: dict[str, Any] = {"headers": self._headers(accept), "timeout": self.timeout}
         if query:
             kw["params"] = query
-        if body is not None:
+        if data is not None:
+            kw["data"] = data.encode("utf-8")
+            kw["headers"]["Content-Type"] = "application/json"
+        elif body is not None:
             kw["json"] = body
         try:
             resp = self.session.request(method, url, **kw)
@@ -392,12 +400,15 @@ class SightlineClient:
         ----------
         fmt : {"foundry", "roll20", "uvtt", "auto"}
             Format of the export (what the server supports: ``GET /openapi.json``).
-        export : object
-            The export file's parsed JSON, sent as the body as is.
+        export : object or str
+            The export file's parsed JSON, sent as the body as is; or the file's text (a
+            Foundry NeDB ``.db`` file included), sent as it is. With ``"auto"`` a canonical
+            scene comes back unchanged.
         page : str or int, optional
-            Roll20 page (name or index) of a campaign with several pages.
+            The same as ``scene`` (its older name).
         scene : str or int, optional
-            Foundry scene (name, id or index) of a world or compendium export.
+            Which scene of a Foundry world, compendium or NeDB export, or which page of a
+            Roll20 export: name, id or 0-based index.
 
         Returns
         -------
@@ -408,6 +419,8 @@ class SightlineClient:
             "page": None if page is None else str(page),
             "scene": None if scene is None else str(scene),
         }
+        if isinstance(export, str):
+            return self._json("POST", f"/v1/import/{fmt}", params=params, data=export)
         return self._json("POST", f"/v1/import/{fmt}", export, params=params)
 
     def cover(

@@ -170,3 +170,16 @@ def test_refused_names_the_cause():
         with pytest.raises(SightlineError) as info:
             client.health()
     assert info.value.message.endswith("cannot connect (Connection refused).")
+
+
+def test_import_export_sends_file_text_as_it_is():
+    # issue 17 item 9: a NeDB file's text goes to the server untouched (the server sniffs it)
+    seen: list[bytes] = []
+    text = '{"_id": "a", "name": "A"}\n{"_id": "b", "name": "B"}\n'
+    reply = json.dumps({"scene": {}, "stats": {}, "warnings": []}).encode()
+    with fake_server([answer("200 OK", reply, seen)]) as (url, _):
+        with SightlineClient(url, timeout=5) as client:
+            client.import_export("auto", text, scene="A")
+    head, _, body = seen[0].partition(b"\r\n\r\n")
+    assert head.startswith(b"POST /v1/import/auto?scene=A ")
+    assert body == text.encode()
