@@ -33,12 +33,17 @@ import hashlib
 import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
 
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import MaxRetryError, ProtocolError, ReadTimeoutError
 from urllib3.util.retry import Retry
+
+if TYPE_CHECKING:
+    from urllib3.connectionpool import ConnectionPool
+    from urllib3.response import BaseHTTPResponse
 
 __all__ = ["SightlineClient", "SightlineError", "error_lines"]
 
@@ -639,12 +644,19 @@ class PureRetry(Retry):
     the work), and the client reports a timeout.
     """
 
-    def increment(self, *args: Any, **kwargs: Any) -> Retry:
+    def increment(
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: BaseHTTPResponse | None = None,
+        error: Exception | None = None,
+        _pool: ConnectionPool | None = None,
+        _stacktrace: TracebackType | None = None,
+    ) -> Self:
         """Raise a read timeout as it is; anything else counts as urllib3's ``Retry`` does."""
-        error = kwargs.get("error", args[3] if len(args) > 3 else None)
         if isinstance(error, ReadTimeoutError):
             raise error
-        return super().increment(*args, **kwargs)
+        return super().increment(method, url, response, error, _pool, _stacktrace)
 
 
 def retrying_session(retries: int, backoff: float) -> requests.Session:
