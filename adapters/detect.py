@@ -117,7 +117,7 @@ def _check_format(export: object, fmt: str) -> str:
     """``fmt``, unless the body is plainly something else: a canonical scene, another format."""
     if is_canonical(export) or is_import_answer(export):
         raise AdapterError(
-            f"the body is {describe(export)}, not {FORMAT_NAMES[fmt]}: a canonical scene needs "
+            f"this is {describe(export)}, not {FORMAT_NAMES[fmt]}: a canonical scene needs "
             "no import (format auto returns it unchanged; POST /v1/scenes takes it as "
             '{"scene": ...})',
             (),
@@ -125,7 +125,7 @@ def _check_format(export: object, fmt: str) -> str:
     found = sniff(export)
     if found is not None and found != fmt:
         raise AdapterError(
-            f"the body looks like {FORMAT_NAMES[found]}, not {FORMAT_NAMES[fmt]}: "
+            f"this looks like {FORMAT_NAMES[found]}, not {FORMAT_NAMES[fmt]}: "
             f"use format {found!r} (or 'auto')",
             (),
         )

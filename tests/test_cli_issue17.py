@@ -29,7 +29,7 @@ def test_import_a_canonical_scene_as_foundry_is_an_error(tmp_path: Path):
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(sample_scene()), encoding="utf-8")
     line = one_line_error(run("import", path, "--format", "foundry"))
-    assert "the body is a canonical Sightline scene, not a Foundry VTT export" in line
+    assert "this is a canonical Sightline scene, not a Foundry VTT export" in line
 
 
 def test_nedb_file_whatever_its_name(tmp_path: Path):

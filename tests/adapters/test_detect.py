@@ -235,15 +235,14 @@ DISPATCH_ERRORS = [
         {"resolution": {"pixels_per_grid": 1}, "line_of_sight": []},
         {"format": "roll20"},
         # issue 17 item 1: an explicit format the body does not match says what it looks like
-        "the body looks like a Universal VTT file, not a Roll20 export: use format 'uvtt' (or "
-        "'auto')",
+        "this looks like a Universal VTT file, not a Roll20 export: use format 'uvtt' (or 'auto')",
         (),
         id="uvtt-given-as-roll20",
     ),
     pytest.param(
         roll20_two_pages(),
         {"format": "uvtt"},
-        "the body looks like a Roll20 export, not a Universal VTT file: use format 'roll20' (or "
+        "this looks like a Roll20 export, not a Universal VTT file: use format 'roll20' (or "
         "'auto')",
         (),
         id="roll20-given-as-uvtt",

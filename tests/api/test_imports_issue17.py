@@ -99,7 +99,7 @@ def test_an_import_answer_is_recognised_too(client):
 @pytest.mark.parametrize("fmt", ["foundry", "roll20", "uvtt"])
 def test_explicit_format_given_a_canonical_scene_is_422_saying_so(client, fmt):
     err = assert_error(client.post(f"/v1/import/{fmt}", json=sample_scene()), 422)
-    assert "the body is a canonical Sightline scene" in err["message"]
+    assert "this is a canonical Sightline scene" in err["message"]
     up = client.post("/v1/scenes", json={"format": fmt, "export": sample_scene()})
     assert "canonical Sightline scene" in assert_error(up, 422)["message"]
 
@@ -107,7 +107,7 @@ def test_explicit_format_given_a_canonical_scene_is_422_saying_so(client, fmt):
 def test_explicit_format_given_another_export_says_what_it_looks_like(client):
     docs = [json.loads(line) for line in NEDB.splitlines()]
     err = assert_error(client.post("/v1/import/roll20", json=docs), 422)
-    assert "looks like a Foundry VTT export, not a Roll20 export" in err["message"]
+    assert "this looks like a Foundry VTT export, not a Roll20 export" in err["message"]
 
 
 def test_an_invalid_canonical_scene_names_its_own_field(client):
