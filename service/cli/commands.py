@@ -104,13 +104,14 @@ def serve(bind: str | None, workers: int | None) -> None:
     exe = shutil.which("gunicorn") or str(Path(sys.executable).with_name("gunicorn"))
     if not Path(exe).exists():
         raise CliFailure("gunicorn is not installed (pip install gunicorn)")
-    bind = bind or os.environ.get("SIGHTLINE_BIND") or DEFAULT_BIND
-    check_bind(bind)
+    if "bind" not in os.environ.get("GUNICORN_CMD_ARGS", ""):
+        check_bind(bind or os.environ.get("SIGHTLINE_BIND") or DEFAULT_BIND)
     args = [exe]
     conf = _gunicorn_config()
     if conf is not None:
         args += ["-c", str(conf)]
-    args += ["--bind", bind]
+    if bind:
+        args += ["--bind", bind]
     if workers:
         args += ["--workers", str(workers)]
     args.append("service.app:create_app()")
