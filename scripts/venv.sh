@@ -18,7 +18,7 @@ if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ] && "$bin/python" -c "$new_
     exit 0
 fi
 if ! "$python" -c "$new_enough" 2>/dev/null; then
-    found=$("$python" -V 2>&1 || echo "not found")
+    found=$("$python" -V 2>/dev/null) || found="not found"
     echo "sightline: Python 3.11+ is needed; '$python' is: $found." >&2
     echo "sightline: install one, or name it: make run PYTHON=python3.12" >&2
     exit 1
