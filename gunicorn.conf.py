@@ -16,6 +16,12 @@ preload_app = True
 # A request that takes longer than this is a bug or an abuse: the worker is recycled.
 timeout = int(os.environ.get("SIGHTLINE_WORKER_TIMEOUT", 30))
 graceful_timeout = 10
+# One control socket per gunicorn (gunicornc -s PATH): instances never share one, and
+# stopping one never deletes another's (gunicorn's default is one path for all).
+control_socket = os.path.join(
+    os.environ.get("XDG_RUNTIME_DIR") or os.path.expanduser("~/.gunicorn"),
+    f"sightline-{os.getpid()}.ctl",
+)
 accesslog = "-"
 access_log_format = '{"remote": "%(h)s", "request": "%(r)s", "status": %(s)s, "bytes": %(B)s, "ms": %(M)s}'
 

@@ -2,6 +2,8 @@
 
 Sniffing is structural only (no file names, no version strings required):
 
+* **Canonical scene** (Sightline's own format, shared/DESIGN.md "Canonical scene"), told apart
+  by :func:`is_canonical` before any export: it is never an export of any format (issue 17).
 * **Universal VTT** (``.dd2vtt``/``.uvtt``/``.df2vtt``): a JSON object with a ``resolution``
   object and ``line_of_sight`` (or ``objects_line_of_sight``/``portals``) -- FORMATS.md (c).
 * **Roll20**: a betteR20 module export (``maps`` whose entries carry ``attributes`` or
@@ -24,7 +26,7 @@ from collections.abc import Mapping
 
 from adapters.errors import AdapterError
 
-__all__ = ["detect", "sniff"]
+__all__ = ["describe", "detect", "is_canonical", "sniff"]
 
 _LOOKED_FOR = (
     "Universal VTT ('resolution' + 'line_of_sight'), Roll20 (betteR20 'maps' with "
@@ -33,6 +35,26 @@ _LOOKED_FOR = (
     "of scene documents)"
 )
 _GRID_KEYS = ("grid", "gridType", "gridDistance")
+#: Top-level keys of VTT exports that a canonical scene never has (Foundry scene fields).
+_EXPORT_KEYS = frozenset(
+    {
+        "name", "gridType", "gridDistance", "gridUnits", "navigation", "navName", "img",
+        "background", "padding", "flags", "folder", "sort", "ownership", "permission",
+        "drawings", "notes", "sounds", "templates", "tiles", "thumb", "darkness",
+        "globalLight", "active", "scenes", "shiftX", "shiftY", "resolution", "maps", "pages",
+    }
+)  # fmt: skip
+#: Fields that are integers in Foundry walls (CONST values) and strings in canonical walls.
+_FOUNDRY_INT_FIELDS = ("move", "sight", "light", "sound", "sense", "door", "ds", "dir")
+#: Keys of an answer of ``POST /v1/import`` or ``sightline import --json`` (a wrapped scene).
+_ANSWER_KEYS = frozenset({"scene", "stats", "warnings", "scene_id"})
+#: What each format is called in messages.
+FORMAT_NAMES = {
+    "canonical": "a canonical Sightline scene",
+    "foundry": "a Foundry VTT export",
+    "roll20": "a Roll20 export",
+    "uvtt": "a Universal VTT file",
+}
 
 
 def sniff(export: object) -> str | None:
@@ -70,6 +92,96 @@ def sniff(export: object) -> str | None:
     return None
 
 
+def is_canonical(doc: object) -> bool:
+    """Whether ``doc`` is a canonical scene (shared/DESIGN.md) rather than a VTT export.
+
+    A canonical scene is a JSON object with a ``grid`` object holding ``size`` (its
+    ``type``, when given, a string), no top-level key of an export (``_id``, ``_key``,
+    ``name``, ``gridType``, ``padding``, ``scenes``, ...), and walls, tokens, lights and
+    regions without ``_id`` and without Foundry's integer ``move``/``sight``/``door``...
+    codes. Anything else a canonical scene may hold (a misspelt key included) is left to
+    the scene schema to report.
+
+    Parameters
+    ----------
+    doc : object
+        Parsed JSON.
+
+    Returns
+    -------
+    bool
+        Never raises.
+
+    References
+    ----------
+    shared/DESIGN.md "Canonical scene"; shared/API.md "Scenes and import" (a canonical
+    scene is recognised and returned unchanged).
+    """
+    if not isinstance(doc, Mapping):
+        return False
+    grid = doc.get("grid")
+    if not isinstance(grid, Mapping) or "size" not in grid:
+        return False
+    if not isinstance(grid.get("type", "square"), str):  # Foundry v10+: an integer
+        return False
+    if any(not isinstance(k, str) or k.startswith("_") or k in _EXPORT_KEYS for k in doc):
+        return False
+    for kind in ("walls", "tokens", "lights", "regions"):
+        items = doc.get(kind)
+        if not isinstance(items, list):
+            continue
+        for item in items:
+            if not isinstance(item, Mapping):
+                continue
+            if "_id" in item:
+                return False
+            for field in _FOUNDRY_INT_FIELDS:
+                value = item.get(field)
+                if isinstance(value, int) and not isinstance(value, bool):
+                    return False
+    return True
+
+
+def is_import_answer(doc: object) -> bool:
+    """Whether ``doc`` is an import answer ``{"scene": <canonical>, "stats", "warnings"}``."""
+    return (
+        isinstance(doc, Mapping)
+        and "scene" in doc
+        and set(doc) <= _ANSWER_KEYS
+        and is_canonical(doc["scene"])
+    )
+
+
+def describe(doc: object) -> str:
+    """What ``doc`` looks like, in words, for error messages.
+
+    Parameters
+    ----------
+    doc : object
+        Parsed JSON.
+
+    Returns
+    -------
+    str
+        ``"a canonical Sightline scene"``, ``"a Foundry VTT export"``, ... or, when no
+        format matches, ``"a JSON object with keys 'a', 'b'"``, ``"a list of 3 entries
+        ..."``, ``"a JSON str"``. Never raises.
+    """
+    if is_canonical(doc):
+        return FORMAT_NAMES["canonical"]
+    if is_import_answer(doc):
+        return "an import answer holding a canonical Sightline scene under 'scene'"
+    found = sniff(doc)
+    if found is not None:
+        return FORMAT_NAMES[found]
+    if isinstance(doc, Mapping):
+        keys = ", ".join(repr(str(k)) for k in list(doc)[:12]) or "none"
+        return f"a JSON object with keys {keys}"
+    if isinstance(doc, list):
+        return f"a list of {len(doc)} entries that are not Foundry scene documents"
+    return "null" if doc is None else f"a JSON {type(doc).__name__}"
+
+
 def detect(export: object) -> str:
     """Name of the format of ``export``: ``"foundry"``, ``"roll20"`` or ``"uvtt"``.
 
@@ -96,14 +208,9 @@ def detect(export: object) -> str:
     found = sniff(export)
     if found is not None:
         return found
-    if isinstance(export, Mapping):
-        keys = ", ".join(repr(str(k)) for k in list(export)[:12]) or "none"
-        seen = f"a JSON object with keys {keys}"
-    elif isinstance(export, list):
-        seen = f"a list of {len(export)} entries that are not Foundry scene documents"
-    else:
-        seen = "null" if export is None else f"a JSON {type(export).__name__}"
-    raise AdapterError(f"export format not recognised: looked for {_LOOKED_FOR}; got {seen}", ())
+    raise AdapterError(
+        f"export format not recognised: looked for {_LOOKED_FOR}; got {describe(export)}", ()
+    )
 
 
 def _roll20(export: Mapping) -> bool:

@@ -100,9 +100,19 @@ class SceneUploadSchema(StrictSchema):
         allow_none=True,
         validate=validate.OneOf(["foundry", "roll20", "uvtt", "auto"]),
     )
-    export = fields.Raw(load_default=None, allow_none=True)
+    export = fields.Raw(
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "The export file's JSON, or its text as a string (a Foundry NeDB "
+            "`.db` file: one JSON document a line). Pick one scene or page with the query "
+            "`?scene=` (name, id or 0-based index), as for /v1/import."
+        },
+    )
     page = fields.String(
-        load_default=None, allow_none=True, metadata={"description": "Roll20 page name or index."}
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "Older name of the query `?scene=` (any format)."},
     )
 
     @validates_schema
@@ -113,17 +123,19 @@ class SceneUploadSchema(StrictSchema):
             raise ValidationError("Give exactly one of `scene` or `format` + `export`.", "scene")
         if has_export and data.get("format") is None:
             raise ValidationError("Required with `export`.", "format")
-        if data.get("page") is not None and data.get("format") not in ("roll20", "auto"):
-            raise ValidationError("Only with format roll20 or auto.", "page")
-        if data.get("page") is not None and data.get("format") not in ("roll20", "auto"):
-            raise ValidationError("Only with format roll20 or auto.", "page")
+        if data.get("page") is not None and not has_export:
+            raise ValidationError("Only with `format` + `export`.", "page")
 
 
 class ImportQuerySchema(StrictSchema):
     scene = fields.String(
-        load_default=None, metadata={"description": "Scene name or id in a world export."}
+        load_default=None,
+        metadata={
+            "description": "Which scene of a Foundry world, compendium or NeDB export, or "
+            "which page of a Roll20 export: its name, id or 0-based index."
+        },
     )
-    page = fields.String(load_default=None, metadata={"description": "Roll20 page name or index."})
+    page = fields.String(load_default=None, metadata={"description": "The same as `scene`."})
     grid_distance = fields.Float(  # a query string: numbers arrive as text
         allow_nan=False,
         load_default=None,

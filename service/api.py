@@ -9,7 +9,7 @@ geometry or rule here. Contract: ``shared/API.md``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -17,7 +17,7 @@ from flask import Response, current_app, jsonify, request
 from flask_smorest import abort
 from marshmallow import ValidationError
 
-from adapters import detect, foundry, roll20, uvtt
+from adapters import detect
 from adapters.errors import AdapterError
 from schemas import requests as rq
 from schemas import responses as rs
@@ -34,19 +34,17 @@ from service.store import NO_STORE, StoreState
 blp = Blueprint("v1", __name__, description="Sightline rules API, contract v1 (shared/API.md).")
 health = Blueprint("health", __name__, description="Liveness and readiness.")
 
-ADAPTERS: dict[str, Callable[..., dict[str, Any]]] = {
-    "foundry": foundry.to_scene,
-    "roll20": roll20.to_scene,
-    "uvtt": uvtt.to_scene,
-    "auto": detect.to_scene,
-}
-#: Query options each import format takes (others answer 422 naming them).
+#: Query options each import format takes (others answer 422 naming them). ``scene`` and
+#: ``page`` are one option under two names: the scene of a Foundry world, compendium or NeDB
+#: export, or the page of a Roll20 export (issue 17: one way to choose, for every format).
 IMPORT_OPTIONS = {
-    "foundry": ("scene",),
-    "roll20": ("page",),
+    "foundry": ("scene", "page"),
+    "roll20": ("scene", "page"),
     "uvtt": ("grid_distance",),
-    "auto": ("scene", "page"),
+    "auto": ("scene", "page", "grid_distance"),
 }
+#: Content type of a Foundry NeDB ``.db`` file (one JSON document a line).
+NDJSON = "application/x-ndjson"
 #: Request examples for the OpenAPI document; each runs as is against the bundled sample
 #: scene (``scene_id: "sample"``) and is checked by tests/api/test_openapi.py.
 EXAMPLES: dict[str, dict[str, Any]] = {
@@ -186,16 +184,85 @@ def check_targets(ids: list[str], path: str = "targets") -> None:
 
 
 def run_adapter(fmt: str, export: Any, **kw: Any) -> dict[str, Any]:
-    """Run adapter ``fmt``; an export it cannot understand answers 422 at its path."""
+    """Run ``adapters.detect.to_scene`` with format ``fmt``; a 422 at its path when it fails.
+
+    ``fmt`` ``"auto"`` returns a canonical scene unchanged (``stats.format: "canonical"``);
+    an explicit format given a canonical scene answers 422 saying so (issue 17).
+    """
     try:
-        return ADAPTERS[fmt](export, **kw)  # type: ignore[no-any-return]
+        return detect.to_scene(export, format=fmt, **kw)
     except AdapterError as err:
+        what = "export" if fmt == "auto" else f"{fmt} export"
+        abort(422, message=f"The {what} is not understood: {err.message}", errors=err.as_errors())
+    raise AssertionError("unreachable")
+
+
+def valid_import(result: dict[str, Any], path: str | None) -> Scene:
+    """The imported scene loaded by the schema: a 422 naming the field when it is invalid.
+
+    An adapter's output answers at ``json.export...``; a canonical scene given as is at
+    ``json.<path>...``, or at its own field paths (``json.walls.3.c``) when ``path`` is
+    None (the body is the scene).
+    """
+    if result["stats"].get("format") != "canonical":
+        return load_scene(result["scene"], path or "export")
+    try:
+        return SceneSchema().load(result["scene"])  # type: ignore[no-any-return]
+    except ValidationError as err:
+        errors = err.messages if path is None else {path: err.messages}
+        abort(422, message="The scene is invalid.", errors={"json": errors})
+    raise AssertionError("unreachable")
+
+
+def read_export_body() -> Any:
+    """The request body of an import: JSON, or a Foundry NeDB ``.db`` file.
+
+    ``Content-Type: application/x-ndjson`` reads the body as NeDB (one JSON document a
+    line); ``application/json`` reads JSON, and NeDB when the body is not one JSON document
+    but every line is one (sniffed). A body that is neither answers 400 saying both.
+    """
+    try:
+        text = request.get_data(cache=True).decode("utf-8")
+    except UnicodeDecodeError:
+        abort(400, message="Invalid body: not UTF-8 text.", errors={"json": ["Not UTF-8 text."]})
+    nedb = True if request.mimetype == NDJSON else None
+    try:
+        return detect.parse_text(text, nedb=nedb)
+    except AdapterError as err:
+        detail = (
+            f"a Foundry NeDB file ({NDJSON}) holds one JSON document a line: {err.message}"
+            if nedb
+            else err.message
+        )
+        message = f"Invalid body: {detail}."
+        abort(400, message=message, errors={"json": [message]})
+    raise AssertionError("unreachable")
+
+
+def selector(query: dict[str, Any], body_page: Any = None) -> dict[str, Any]:
+    """The scene/page choice of an import: ``{"scene": ...}`` or ``{}``.
+
+    ``?scene=`` (or its other name ``?page=``, or a ``/v1/scenes`` body's ``page``) picks a
+    Foundry scene or a Roll20 page by name, id or 0-based index; names that disagree
+    answer 422.
+    """
+    given = {
+        k: str(v)
+        for k, v in (
+            ("scene", query.get("scene")),
+            ("page", query.get("page")),
+            ("page", body_page),
+        )
+        if v is not None
+    }
+    values = set(given.values())
+    if len(values) > 1:
         abort(
             422,
-            message=f"The {fmt} export is not understood: {err.message}",
-            errors=err.as_errors(),
+            message="scene and page name different scenes: give one of them.",
+            errors={"query": {k: ["Disagrees with the other scene/page choice."] for k in given}},
         )
-    raise AssertionError("unreachable")
+    return {"scene": values.pop()} if values else {}
 
 
 def scene_stats(scene: Scene) -> dict[str, int]:
@@ -302,19 +369,45 @@ def list_rulesets() -> dict[str, Any]:
 
 
 @blp.route("/scenes", methods=["POST"])
+@blp.arguments(rq.ImportQuerySchema, location="query")
 @blp.arguments(rq.SceneUploadSchema, example=EXAMPLES["scenes"])
 @blp.response(200, rs.SceneUploadResponseSchema)
 @blp.alt_response(422, description=ERRORS["422"])
-def upload_scene(args: dict[str, Any]) -> dict[str, Any]:
-    """Validate and cache a scene (canonical, or an export with its format); returns its id."""
+def upload_scene(query: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """Validate and cache a scene (canonical, or an export with its format); returns its id.
+
+    ``export`` is the export file's JSON, or its text as a JSON string (a Foundry NeDB
+    ``.db`` file). As for ``/v1/import``, ``?scene=`` picks one scene or page of an export
+    (name, id or 0-based index) and ``?grid_distance=`` sets a Universal VTT map's scale.
+    """
     warnings: list[str] = []
     extra: dict[str, Any] = {}
     scene = args.get("scene")
-    if scene is None:
-        kw = {"page": args["page"]} if args.get("page") is not None else {}
-        imported = run_adapter(args["format"], args["export"], **kw)
+    given = {k: v for k, v in query.items() if v is not None}
+    if scene is not None:
+        if given:
+            abort(
+                422,
+                message=f"Query {', '.join(sorted(given))} applies to an export, not to `scene`.",
+                errors={"query": {k: ["Only with `format` + `export`."] for k in given}},
+            )
+    else:
+        export = args["export"]
+        if isinstance(export, str):  # the file's text: JSON or NeDB
+            try:
+                export = detect.parse_text(export)
+            except AdapterError as err:
+                abort(
+                    422,
+                    message=f"The export text is not understood: {err.message}.",
+                    errors={"json": {"export": [err.message]}},
+                )
+        kw = selector(query, args.get("page"))
+        if query.get("grid_distance") is not None:
+            kw["grid_distance"] = query["grid_distance"]
+        imported = run_adapter(args["format"], export, **kw)
         warnings, extra = imported["warnings"], imported["stats"]
-        scene = load_scene(imported["scene"], "export")
+        scene = valid_import(imported, "export")
     check_limits(scene, "scene" if args.get("scene") is not None else "export")
     sid, _ = _cache().put(scene, publish=True)  # stored again: Redis may have evicted it
     return {"scene_id": sid, "stats": {**extra, **scene_stats(scene)}, "warnings": warnings}
@@ -324,9 +417,12 @@ def upload_scene(args: dict[str, Any]) -> dict[str, Any]:
 @blp.doc(
     requestBody={
         "required": True,
-        "description": "The export file's JSON as it is (a Foundry scene or world export, a "
-        "Roll20 module or campaign export, a Universal VTT file).",
+        "description": "The export file as it is: JSON (a Foundry scene or world export, a "
+        "Roll20 module or campaign export, a Universal VTT file, or a canonical scene, which "
+        "`auto` returns unchanged), or a Foundry NeDB `.db` file (one JSON document a line; "
+        "sent as application/x-ndjson, or sniffed).",
         "content": {
+            NDJSON: {"schema": {"type": "string"}},
             "application/json": {
                 "schema": {},
                 "example": {
@@ -346,7 +442,7 @@ def upload_scene(args: dict[str, Any]) -> dict[str, Any]:
                     ],
                     "tokens": [{"_id": "t1", "name": "Goblin", "x": 200, "y": 300}],
                 },
-            }
+            },
         },
     }
 )
@@ -354,15 +450,16 @@ def upload_scene(args: dict[str, Any]) -> dict[str, Any]:
 @blp.response(200, rs.ImportResponseSchema)
 @blp.alt_response(422, description="Export not understood")
 def import_export(query: dict[str, Any], fmt: str) -> dict[str, Any]:
-    """Translate an export (the file's JSON as the body) into a canonical scene + warnings.
+    """Translate an export (the file as the body) into a canonical scene + warnings.
 
-    ``fmt``: ``foundry``, ``roll20``, ``uvtt`` or ``auto`` (sniffed). Query ``scene`` picks
-    a scene of a Foundry world export, ``page`` a Roll20 page (name or index),
-    ``grid_distance`` the feet per square of a Universal VTT map (default 5).
+    ``fmt``: ``foundry``, ``roll20``, ``uvtt`` or ``auto`` (sniffed; a canonical scene is
+    returned unchanged). The body is JSON, or a Foundry NeDB ``.db`` file (one JSON
+    document a line: ``Content-Type: application/x-ndjson``, or sniffed). Query ``scene``
+    (or ``page``, the same) picks a scene of a Foundry world, compendium or NeDB export or
+    a page of a Roll20 export: name, id or 0-based index; ``grid_distance`` the grid units
+    per square of a Universal VTT map (default 5).
     """
-    export = request.get_json(silent=True)
-    if export is None:
-        abort(400, message="Invalid JSON body.", errors={"json": ["Invalid JSON body."]})
+    export = read_export_body()
     given = {k: v for k, v in query.items() if v is not None}
     unused = sorted(k for k in given if k not in IMPORT_OPTIONS[fmt])
     if unused:
@@ -371,8 +468,11 @@ def import_export(query: dict[str, Any], fmt: str) -> dict[str, Any]:
             message=f"Query {', '.join(unused)} does not apply to format {fmt!r}.",
             errors={"query": {k: [f"Not used by format {fmt!r}."] for k in unused}},
         )
-    result = run_adapter(fmt, export, **given)
-    load_scene(result["scene"], "export")  # the adapter's output must be a valid scene
+    kw = selector(given)
+    if "grid_distance" in given:
+        kw["grid_distance"] = given["grid_distance"]
+    result = run_adapter(fmt, export, **kw)
+    valid_import(result, None)
     return result
 
 
@@ -411,7 +511,7 @@ def line_of_sight(args: dict[str, Any]) -> Any:
     return SIGHT.answer(resolve_scene(args), args, budget=request_budget())
 
 
-@blp.route("/modifiers/flanking", methods=["POST"])
+@blp.route("/modifiers/flanking", methods=["POST"], tags=["modifiers"])
 @blp.arguments(FLANKING.request, example=EXAMPLES["flanking"])
 @blp.response(200, FLANKING.response)
 @blp.alt_response(404, description=ERRORS["404"])

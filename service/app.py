@@ -34,7 +34,8 @@ DEFAULTS: dict[str, Any] = {
     "OPENAPI_SWAGGER_UI_PATH": "docs",
     "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
     "MAX_CONTENT_LENGTH": 10 * 1024 * 1024,
-    "CORS_ORIGINS": DEFAULT_CORS_ORIGINS,
+    "CORS_ORIGINS": [],  # added to DEFAULT_CORS_ORIGINS, unless CORS_REPLACE
+    "CORS_REPLACE": False,
     "SCENE_CACHE_SIZE": 64,
     "SCENE_CACHE_MAX_MB": 256,
     "PRELOAD_SAMPLE": True,
@@ -70,6 +71,36 @@ def _api_keys(value: Any) -> list[bytes]:
     return [str(k).strip().encode() for k in value or () if str(k).strip()]
 
 
+def cors_origins(origins: Any, replace: Any) -> list[str]:
+    """Origins allowed by CORS: ``SIGHTLINE_CORS_ORIGINS`` added to the localhost defaults.
+
+    Parameters
+    ----------
+    origins : str or list of str
+        ``SIGHTLINE_CORS_ORIGINS``: one origin or regex, or a JSON list of them.
+    replace : bool, int or str
+        ``SIGHTLINE_CORS_REPLACE``: true (``true``, ``1``, ``yes``) to allow ``origins``
+        only, without :data:`DEFAULT_CORS_ORIGINS`.
+
+    Returns
+    -------
+    list of str
+        Origins and regexes for flask-cors, defaults first.
+
+    Raises
+    ------
+    ValueError
+        When ``replace`` is not a yes/no value (the app does not start).
+    """
+    given = [origins] if isinstance(origins, str) else list(origins or ())
+    text = str(replace).strip().lower()
+    if text not in ("true", "1", "yes", "false", "0", "no", ""):
+        raise ValueError(f"SIGHTLINE_CORS_REPLACE must be true or false, got {replace!r}")
+    if text in ("true", "1", "yes"):
+        return given
+    return [*DEFAULT_CORS_ORIGINS, *(o for o in given if o not in DEFAULT_CORS_ORIGINS)]
+
+
 def sample_scene() -> dict[str, Any]:
     """The bundled hand-made sample scene (``service/data/sample-scene.json``)."""
     text = resources.files("service").joinpath("data/sample-scene.json").read_text("utf-8")
@@ -90,7 +121,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if test_config:
         app.config.update(test_config)
 
-    CORS(app, origins=app.config["CORS_ORIGINS"], methods=["GET", "POST", "OPTIONS"])
+    # Chrome's private-network preflight (an https Foundry page calling a LAN or localhost
+    # service) is answered `Access-Control-Allow-Private-Network: true` for allowed origins.
+    CORS(
+        app,
+        origins=cors_origins(app.config["CORS_ORIGINS"], app.config["CORS_REPLACE"]),
+        methods=["GET", "POST", "OPTIONS"],
+        allow_private_network=True,
+    )
     api = Api(app)  # flask-smorest's, with the one error handler (service.http_errors)
 
     from service import api as views  # Flask-only modules, imported here
@@ -150,7 +188,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         if request.routing_exception is not None:  # 404/405 first
             return
         if request.method in ("POST", "PUT", "PATCH") and request.content_length != 0:
-            if not request.is_json:
+            if request.path.startswith("/v1/import/"):  # a Foundry NeDB .db file too
+                if not (request.is_json or request.mimetype == "application/x-ndjson"):
+                    abort(
+                        415,
+                        message="Send the export as application/json, or a Foundry NeDB .db "
+                        "file as application/x-ndjson.",
+                    )
+            elif not request.is_json:
                 abort(415, message="Send the body as JSON (Content-Type: application/json).")
 
     return app

@@ -10,6 +10,11 @@ or a scene id string (``"sha256:..."`` from :meth:`SightlineClient.upload_scene`
 worker that has not seen the scene and answer 404 naming ``scene_id``: the client then
 resends the scene inline, once, transparently (``shared/DESIGN.md``, "Scene cache").
 
+Transport retries: every endpoint is a pure function of its request, so the client's own
+session retries (urllib3 ``Retry``, exponential backoff) a request that could not connect,
+whose connection dropped before an answer, or that answered 502, 503 or 504 -- ``retries``
+times, 3 by default (issue 17).
+
 Every method returns the response JSON exactly as the API sends it, except
 :meth:`SightlineClient.upload_scene` (the scene id) and :meth:`SightlineClient.render` (the
 SVG text). Any failure raises :class:`SightlineError`.
@@ -28,13 +33,23 @@ import hashlib
 import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
 
 import requests
+from requests.adapters import HTTPAdapter
+from urllib3.exceptions import MaxRetryError, ProtocolError, ReadTimeoutError
+from urllib3.util.retry import Retry
+
+if TYPE_CHECKING:
+    from urllib3.connectionpool import ConnectionPool
+    from urllib3.response import BaseHTTPResponse
 
 __all__ = ["SightlineClient", "SightlineError", "error_lines"]
 
 Json = dict[str, Any]
+#: Answers retried: a proxy or load balancer that could not reach a worker (gateway errors).
+RETRY_STATUSES = (502, 503, 504)
 #: A token id, or a point ``(x, y)`` in scene px, or ``{"point": [x, y], "elevation": z}``.
 EndpointRef = str | Sequence[float] | Mapping[str, Any]
 
@@ -170,10 +185,18 @@ class SightlineClient:
     api_key : str, optional
         Sent as ``Authorization: Bearer <api_key>`` on every request.
     timeout : float
-        Seconds to wait for the server to connect and to answer, per request.
+        Seconds to wait for the server to connect and to answer, per attempt.
     session : requests.Session, optional
-        Session to use (connection pooling, retries, proxies); one is created when absent
-        and closed by :meth:`close`. A given session is never closed by the client.
+        Session to use (connection pooling, retries, proxies), used as it is; one is
+        created when absent, with ``retries``, and closed by :meth:`close`. A given session
+        is never closed by the client.
+    retries : int
+        Retries of the client's own session after a connection error (refused, reset,
+        dropped before an answer) or a 502/503/504 answer; 0 disables them. Safe: every
+        endpoint is a pure function of its request.
+    backoff : float
+        Seconds before the first retry; each later retry waits twice as long (urllib3
+        ``Retry.backoff_factor``, at most 10 s), or what a ``Retry-After`` header says.
 
     Notes
     -----
@@ -187,12 +210,15 @@ class SightlineClient:
         api_key: str | None = None,
         timeout: float = 10.0,
         session: requests.Session | None = None,
+        *,
+        retries: int = 3,
+        backoff: float = 0.25,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.timeout = timeout
         self._own_session = session is None
-        self.session = session if session is not None else requests.Session()
+        self.session = session if session is not None else retrying_session(retries, backoff)
         #: scene key (:func:`scene_key`) -> scene id returned by ``POST /v1/scenes``.
         self.scene_ids: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -227,6 +253,7 @@ class SightlineClient:
         *,
         params: Mapping[str, Any] | None = None,
         accept: str = "application/json",
+        data: str | None = None,
     ) -> requests.Response:
         """Send one request and return the 2xx response.
 
@@ -242,6 +269,10 @@ class SightlineClient:
             Query string; entries whose value is None are left out.
         accept : str
             ``Accept`` header.
+        data : str, optional
+            A body already written as text (an export file as it is), sent instead of
+            ``body`` with ``Content-Type: application/json``; the server also reads a
+            Foundry NeDB file sent so (one JSON document a line).
 
         Returns
         -------
@@ -259,7 +290,10 @@ class SightlineClient:
         kw: dict[str, Any] = {"headers": self._headers(accept), "timeout": self.timeout}
         if query:
             kw["params"] = query
-        if body is not None:
+        if data is not None:
+            kw["data"] = data.encode("utf-8")
+            kw["headers"]["Content-Type"] = "application/json"
+        elif body is not None:
             kw["json"] = body
         try:
             resp = self.session.request(method, url, **kw)
@@ -371,12 +405,15 @@ class SightlineClient:
         ----------
         fmt : {"foundry", "roll20", "uvtt", "auto"}
             Format of the export (what the server supports: ``GET /openapi.json``).
-        export : object
-            The export file's parsed JSON, sent as the body as is.
+        export : object or str
+            The export file's parsed JSON, sent as the body as is; or the file's text (a
+            Foundry NeDB ``.db`` file included), sent as it is. With ``"auto"`` a canonical
+            scene comes back unchanged.
         page : str or int, optional
-            Roll20 page (name or index) of a campaign with several pages.
+            The same as ``scene`` (its older name).
         scene : str or int, optional
-            Foundry scene (name, id or index) of a world or compendium export.
+            Which scene of a Foundry world, compendium or NeDB export, or which page of a
+            Roll20 export: name, id or 0-based index.
 
         Returns
         -------
@@ -387,6 +424,8 @@ class SightlineClient:
             "page": None if page is None else str(page),
             "scene": None if scene is None else str(scene),
         }
+        if isinstance(export, str):
+            return self._json("POST", f"/v1/import/{fmt}", params=params, data=export)
         return self._json("POST", f"/v1/import/{fmt}", export, params=params)
 
     def cover(
@@ -597,23 +636,92 @@ class SightlineClient:
         return resp.text
 
 
-def _reason(err: requests.ConnectionError) -> str:
-    """The innermost reason of a connection error, in a few words."""
-    inner: BaseException | None = err
-    for _ in range(5):
-        nxt = inner.args[0] if inner is not None and inner.args else None
-        reason = getattr(nxt, "reason", None)
-        if isinstance(reason, BaseException):
-            inner = reason
-        elif isinstance(nxt, BaseException):
-            inner = nxt
-        else:
+class PureRetry(Retry):
+    """urllib3 ``Retry`` that never retries a read timeout.
+
+    A connection refused, reset or dropped before the answer is retried; a server that
+    is still working when ``timeout`` runs out is not asked again (that would multiply
+    the work), and the client reports a timeout.
+    """
+
+    def increment(
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: BaseHTTPResponse | None = None,
+        error: Exception | None = None,
+        _pool: ConnectionPool | None = None,
+        _stacktrace: TracebackType | None = None,
+    ) -> Self:
+        """Raise a read timeout as it is; anything else counts as urllib3's ``Retry`` does."""
+        if isinstance(error, ReadTimeoutError):
+            raise error
+        return super().increment(method, url, response, error, _pool, _stacktrace)
+
+
+def retrying_session(retries: int, backoff: float) -> requests.Session:
+    """A ``requests.Session`` whose HTTP and HTTPS requests retry with urllib3 ``Retry``.
+
+    Parameters
+    ----------
+    retries : int
+        Retries after a connection error, a connection dropped before the answer, or a
+        502/503/504 answer (then the last answer is returned, not an exception); 0: none.
+        A read timeout is not retried (:class:`PureRetry`).
+    backoff : float
+        urllib3's ``backoff_factor``: seconds before the first retry, doubling after.
+
+    Returns
+    -------
+    requests.Session
+    """
+    retry = PureRetry(
+        total=retries,
+        connect=retries,
+        read=retries,
+        status=retries,
+        other=0,
+        allowed_methods=frozenset({"GET", "POST"}),  # pure endpoints: POST is safe to repeat
+        status_forcelist=RETRY_STATUSES,
+        backoff_factor=backoff,
+        raise_on_status=False,
+        respect_retry_after_header=True,
+    )
+    session = requests.Session()
+    adapter = HTTPAdapter(max_retries=retry)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
+def _reason(err: BaseException) -> str:
+    """The innermost cause of a connection error, in a few words (``"Connection refused"``).
+
+    Walks the exception types: requests' error -> urllib3 ``MaxRetryError.reason`` ->
+    ``ProtocolError``'s exception or the ``__cause__`` chain -> the ``OSError`` and its
+    ``strerror``; never parses reprs.
+    """
+    node: BaseException = err
+    seen: set[int] = set()
+    while id(node) not in seen:
+        seen.add(id(node))
+        if isinstance(node, OSError) and node.strerror:
+            return node.strerror  # ConnectionRefusedError, socket.gaierror ...
+        nxt: object = None
+        if isinstance(node, MaxRetryError):
+            nxt = node.reason
+        elif isinstance(node, ProtocolError) and len(node.args) > 1:
+            nxt = node.args[1]  # ("Connection aborted.", RemoteDisconnected(...))
+        elif isinstance(node, requests.RequestException) and node.args:
+            nxt = node.args[0]
+        if not isinstance(nxt, BaseException):
+            nxt = node.__cause__ or node.__context__
+        if nxt is None:
             break
-    text = str(inner) if inner is not None else "unknown"
-    # urllib3 prefixes "<urllib3.connection.HTTPConnection object at 0x...>: "
-    text = text.split(">: ", 1)[-1]
-    text = text.split("Failed to establish a new connection: ", 1)[-1]
-    return text or type(inner).__name__
+        node = nxt
+    if isinstance(node, OSError) and not node.strerror and node.args:
+        return str(node.args[0])  # RemoteDisconnected("Remote end closed connection ...")
+    return type(node).__name__
 
 
 def _error_from(resp: requests.Response) -> SightlineError:

@@ -423,8 +423,9 @@ def test_import_other_formats_when_detect_is_installed(parts, fmt, walls):
 
 def test_import_errors():
     path = real_file(*DELIAN)
+    # issue 17 item 10: --page and --scene pick for every format
     line = one_line_error(run("import", path, "--format", "foundry", "--page", "1"))
-    assert "page does not apply to the foundry adapter" in line
+    assert "scene '1' not found; the export holds only 'The Delian Tomb'" in line
     assert "no such file" in one_line_error(run("import", "missing.json"))
 
 
@@ -600,9 +601,27 @@ def test_serve_execs_gunicorn_with_the_config(monkeypatch):
 
 def test_serve_defaults_leave_bind_and_workers_to_the_config(monkeypatch):
     calls = []
+    checked = []
     monkeypatch.setattr(commands.os, "execv", lambda exe, args: calls.append(args))
+    monkeypatch.setattr(commands, "check_bind", checked.append)
+    monkeypatch.delenv("SIGHTLINE_BIND", raising=False)
+    monkeypatch.delenv("GUNICORN_CMD_ARGS", raising=False)
     ok("serve")
     assert calls[0][3:] == ["service.app:create_app()"]
+    assert checked == ["127.0.0.1:8000"]  # issue 17 item 2: the config's bind, checked first
+
+
+def test_serve_on_a_busy_port_is_one_line_exit_1(monkeypatch):
+    import socket
+
+    monkeypatch.setattr(commands.os, "execv", lambda exe, args: pytest.fail("gunicorn started"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        line = one_line_error(run("serve", "--bind", f"127.0.0.1:{port}"), code=1)
+    assert f"cannot serve on 127.0.0.1:{port}: the port is in use" in line
+    assert f"make run PORT={port + 10}" in line
 
 
 def test_help_lists_every_command():

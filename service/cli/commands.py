@@ -7,9 +7,11 @@ the answer as a table (:mod:`service.cli.text`) or, with ``--json``, as the API'
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
+import socket
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -52,14 +54,58 @@ def _gunicorn_config() -> Path | None:
     return None
 
 
+#: gunicorn.conf.py's bind when neither --bind nor SIGHTLINE_BIND is given.
+DEFAULT_BIND = "127.0.0.1:8000"
+
+
+def check_bind(bind: str) -> None:
+    """Fail at once, saying what to do, when the TCP address ``bind`` is taken.
+
+    gunicorn would retry for 5 s and then say only "Can't connect". ``unix:`` and ``fd://``
+    binds are left to gunicorn.
+
+    Raises
+    ------
+    CliFailure
+        When ``host:port`` is in use or cannot be bound (with the OS's reason).
+    """
+    if bind.startswith(("unix:", "fd://")):
+        return
+    host, sep, port_text = bind.rpartition(":")
+    if not sep or not port_text.isdigit():
+        raise CliError(f"--bind {bind!r}: expected HOST:PORT, e.g. 127.0.0.1:8010")
+    host = host.strip("[]") or "0.0.0.0"
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn binds
+        try:
+            probe.bind((host, int(port_text)))
+        except OSError as err:
+            port = int(port_text) + 10
+            if err.errno == errno.EADDRINUSE:
+                raise CliFailure(
+                    f"cannot serve on {bind}: the port is in use (another Sightline or "
+                    f"`make run`?). Pick another: make run PORT={port}, or sightline serve "
+                    f"--bind {host}:{port}"
+                ) from None
+            raise CliFailure(f"cannot serve on {bind}: {err.strerror or err}") from None
+
+
 @main.command()
-@click.option("--bind", "-b", help="Address to listen on [default: gunicorn.conf.py's].")
+@click.option(
+    "--bind", "-b", help="HOST:PORT to listen on [default: $SIGHTLINE_BIND or 127.0.0.1:8000]."
+)
 @click.option("--workers", "-w", type=click.IntRange(min=1), help="Worker processes.")
 def serve(bind: str | None, workers: int | None) -> None:
-    """Serve the HTTP API with gunicorn (replaces this process)."""
+    """Serve the HTTP API with gunicorn (replaces this process).
+
+    A port already in use is an error at once (exit 1), naming another port to try.
+    """
     exe = shutil.which("gunicorn") or str(Path(sys.executable).with_name("gunicorn"))
     if not Path(exe).exists():
         raise CliFailure("gunicorn is not installed (pip install gunicorn)")
+    if "bind" not in os.environ.get("GUNICORN_CMD_ARGS", ""):
+        check_bind(bind or os.environ.get("SIGHTLINE_BIND") or DEFAULT_BIND)
     args = [exe]
     conf = _gunicorn_config()
     if conf is not None:
@@ -79,8 +125,12 @@ def serve(bind: str | None, workers: int | None) -> None:
 @click.argument("file", metavar="FILE")
 @click.option("-o", "--output", default="-", help="Write the canonical scene here [stdout].")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True)
-@click.option("--page", help="Roll20: page name or index of a campaign export.")
-@click.option("--scene", "scene_sel", help="Foundry: scene name or id of a world export.")
+@click.option("--page", help="The same as --scene.")
+@click.option(
+    "--scene",
+    "scene_sel",
+    help="Scene (Foundry) or page (Roll20) of a multi-scene export: name, id or index.",
+)
 @click.option("--url", envvar="SIGHTLINE_URL", help="Import with this server [env SIGHTLINE_URL].")
 @click.option("--api-key", envvar="SIGHTLINE_API_KEY", help="Bearer key for --url.")
 @click.option("--timeout", type=float, default=30.0, show_default=True)

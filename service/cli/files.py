@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from adapters import detect
+from adapters import detect, sniff
 from adapters.errors import AdapterError
-from adapters.foundry import parse_nedb
 from service.cli.errors import CliError, adapter_errors, error_text
 
-#: Top-level keys of a canonical scene (shared/DESIGN.md "Canonical scene").
-CANONICAL_KEYS = frozenset(
-    {"grid", "width", "height", "environment", "walls", "tokens", "lights", "regions"}
-)
 #: Keys of the answer of ``sightline import`` / ``POST /v1/import``, which wraps a scene.
 WRAPPER_KEYS = frozenset({"scene", "stats", "warnings", "scene_id"})
 
@@ -24,10 +18,14 @@ WRAPPER_KEYS = frozenset({"scene", "stats", "warnings", "scene_id"})
 def read_json(path: str) -> Any:
     """Parsed JSON of the file ``path`` (``-`` is stdin); Foundry NeDB ``.db`` files too.
 
+    A file that is not one JSON document but one JSON document a line is read as NeDB
+    (``adapters.detect.parse_text``), whatever its name.
+
     Raises
     ------
     CliError
-        When the file is missing or unreadable, or is not JSON (with line and column).
+        When the file is missing or unreadable, or is neither JSON nor NeDB (with line and
+        column).
     """
     try:
         if path == "-":
@@ -43,16 +41,9 @@ def read_json(path: str) -> Any:
     except OSError as err:
         raise CliError(f"{path}: cannot read: {err.strerror or err}") from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        if path.endswith(".db"):  # a Foundry NeDB world file: one JSON document per line
-            try:
-                return parse_nedb(text)
-            except AdapterError:
-                pass
-        raise CliError(
-            f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})"
-        ) from None
+        return detect.parse_text(text)
+    except AdapterError as err:
+        raise CliError(f"{path}: {err.message}") from None
 
 
 def write_text(path: str, text: str) -> None:
@@ -64,27 +55,12 @@ def write_text(path: str, text: str) -> None:
 
 
 def is_canonical(doc: Any) -> bool:
-    """Whether ``doc`` looks like a canonical scene rather than a VTT export.
+    """Whether ``doc`` is a canonical scene rather than a VTT export.
 
-    A canonical scene has a ``grid`` object with a ``size`` and only canonical top-level
-    keys, or at least no key of an export (``_id``, ``name``, ...) and walls/tokens with
-    ``id`` rather than ``_id``; a typo in a canonical key is then reported by the schema.
+    The one test used everywhere (``adapters.sniff.is_canonical``): the CLI, ``POST
+    /v1/import/auto`` and ``POST /v1/scenes`` with ``format: "auto"`` (issue 17).
     """
-    if not isinstance(doc, Mapping) or not isinstance(doc.get("grid"), Mapping):
-        return False
-    if "size" not in doc["grid"]:
-        return False
-    if set(doc) <= CANONICAL_KEYS:
-        return True
-    if "_id" in doc or "name" in doc or "gridType" in doc or "_key" in doc:
-        return False
-    for key in ("walls", "tokens"):
-        items = doc.get(key)
-        if isinstance(items, list) and any(
-            isinstance(item, Mapping) and "_id" in item for item in items
-        ):
-            return False
-    return True
+    return sniff.is_canonical(doc)
 
 
 def unwrap(doc: Any) -> Any:
@@ -107,11 +83,12 @@ def import_local(
     Parameters
     ----------
     export : object
-        The export file's parsed JSON.
+        The export file's parsed JSON, or a canonical scene (returned unchanged by
+        ``auto``).
     fmt : {"auto", "foundry", "roll20", "uvtt"}
         Its format (sniffed for ``auto``).
     page, scene : str or None
-        Roll20 page, Foundry scene of a world export.
+        Which scene of a Foundry export or page of a Roll20 export (either name).
     where : str
         The file, for error messages.
 

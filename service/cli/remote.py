@@ -11,8 +11,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from adapters import detect
-from service.cli.errors import CliError, CliFailure, adapter_errors
+from service.cli.errors import CliError, CliFailure
 from service.client import SightlineClient, SightlineError
 
 
@@ -41,16 +40,13 @@ def import_remote(
 ) -> dict[str, Any]:
     """Translate an export with the server's ``POST /v1/import/<format>``.
 
-    With ``auto``, the format is sniffed here (``adapters.detect``) and the server is asked
-    for that format. Returns ``{"scene", "stats", "warnings"}``.
+    The server sniffs ``auto`` itself (a canonical scene comes back unchanged). Returns
+    ``{"scene", "stats", "warnings"}``.
     """
-    sent = fmt
-    if fmt == "auto":
-        with adapter_errors(where):
-            sent = detect.detect(export)
+    del where  # the server's answer names the problem; kept for the local twin's signature
     with server_errors(client):
-        result: dict[str, Any] = client.import_export(sent, export, page=page, scene=scene)
-    result.setdefault("stats", {}).setdefault("format", sent)
+        result: dict[str, Any] = client.import_export(fmt, export, page=page, scene=scene)
+    result.setdefault("stats", {}).setdefault("format", fmt)
     return result
 
 

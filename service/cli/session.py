@@ -106,8 +106,12 @@ def scene_command(func: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="Format of SCENE when it is an export (canonical scenes are recognised).",
         ),
-        click.option("--page", help="Roll20: page name or index of a campaign export."),
-        click.option("--scene", "scene_sel", help="Foundry: scene name or id of a world export."),
+        click.option("--page", help="The same as --scene."),
+        click.option(
+            "--scene",
+            "scene_sel",
+            help="Scene (Foundry) or page (Roll20) of a multi-scene export: name, id or index.",
+        ),
         click.option(
             "--url",
             envvar="SIGHTLINE_URL",

@@ -203,12 +203,12 @@ DISPATCH_ERRORS = [
         ("format",),
         id="unknown-format",
     ),
-    pytest.param(
+    pytest.param(  # issue 17 item 10: scene= and page= both pick, for every format
         roll20_two_pages(),
-        {"format": "roll20", "scene": "A"},
-        "option scene does not apply to the roll20 adapter (its options: page, private_lights)",
+        {"format": "roll20", "scene": "A", "page": "B"},
+        "scene='A' and page='B' disagree: give one of them",
         (),
-        id="foundry-option-for-roll20",
+        id="scene-and-page-disagree",
     ),
     pytest.param(
         foundry_world(),
@@ -234,17 +234,16 @@ DISPATCH_ERRORS = [
     pytest.param(
         {"resolution": {"pixels_per_grid": 1}, "line_of_sight": []},
         {"format": "roll20"},
-        "not a Roll20 export: expected betteR20 'maps' (entries with 'attributes' and 'paths'), "
-        "an R20Exporter 'pages' list or a single page with 'paths'/'graphics'; this looks like a "
-        "Universal VTT file; use format uvtt",
+        # issue 17 item 1: an explicit format the body does not match says what it looks like
+        "this looks like a Universal VTT file, not a Roll20 export: use format 'uvtt' (or 'auto')",
         (),
         id="uvtt-given-as-roll20",
     ),
     pytest.param(
         roll20_two_pages(),
         {"format": "uvtt"},
-        "not a Universal VTT file: expected 'resolution' {map_origin, map_size, pixels_per_grid} "
-        "and 'line_of_sight'; this looks like a Roll20 export; use format roll20",
+        "this looks like a Roll20 export, not a Universal VTT file: use format 'roll20' (or "
+        "'auto')",
         (),
         id="roll20-given-as-uvtt",
     ),

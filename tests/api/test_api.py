@@ -408,7 +408,8 @@ def test_import_malformed_json_says_so(client):
     body = assert_error(
         client.post("/v1/import/foundry", data="{oops", content_type="application/json"), 400
     )
-    assert body["message"] == "Invalid JSON body."
+    # issue 17 item 9: the message says where the JSON breaks
+    assert body["message"].startswith("Invalid body: not valid JSON (line 1, column 2: ")
 
 
 IMPORTS = [
@@ -446,7 +447,10 @@ def test_import_every_format(fmt, parts, query):
 @pytest.mark.parametrize(
     ("fmt", "query", "code", "where"),
     [
-        pytest.param("foundry", {"page": "1"}, 422, "query", id="page for foundry"),
+        # issue 17: scene=/page= choose for every format; a Roll20 body sent as foundry is
+        # refused for what it is (422 at the body), not for its query
+        pytest.param("foundry", {"page": "1"}, 422, "json", id="roll20 body as foundry"),
+        pytest.param("uvtt", {"page": "1"}, 422, "query", id="page for uvtt"),
         pytest.param("roll20", {"page": "99"}, 422, "json", id="page out of range"),
     ],
 )

@@ -1,0 +1,47 @@
+#!/bin/sh
+# The project's environment for `make install` / `make install-dev` (README "Set up").
+#   sh scripts/venv.sh PYTHON VENV runtime|dev
+# Rebuilds VENV when it is missing, broken or from a Python older than 3.11 (issue 17:
+# a wrong Python used to leave a .venv that kept failing). Quiet: one line per step;
+# pip's errors still show.
+set -eu
+python=$1 venv=$2 what=$3
+bin=$venv/bin
+stamp=$bin/.sightline-$what
+new_enough='import sys; sys.exit(sys.version_info < (3, 11))'
+pip() {
+    # the setuptools "Editable installation" notice is information, not a failure
+    PYTHONWARNINGS="ignore:Editable installation" "$bin/python" -m pip --quiet --quiet "$@"
+}
+
+if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ] && "$bin/python" -c "$new_enough" 2>/dev/null; then
+    exit 0
+fi
+if ! "$python" -c "$new_enough" 2>/dev/null; then
+    found=$("$python" -V 2>/dev/null) || found="not found"
+    echo "sightline: Python 3.11+ is needed; '$python' is: $found." >&2
+    echo "sightline: install one, or name it: make run PYTHON=python3.12" >&2
+    exit 1
+fi
+if ! { "$bin/python" -c "$new_enough" && "$bin/python" -m pip --version; } >/dev/null 2>&1; then
+    if [ -e "$venv" ]; then
+        echo "sightline: $venv is broken or from an old Python: rebuilding it" >&2
+    fi
+    rm -rf "$venv"
+    if ! "$python" -m venv "$venv"; then
+        rm -rf "$venv"
+        echo "sightline: cannot create $venv with $python (Debian/Ubuntu: apt install python3-venv)" >&2
+        exit 1
+    fi
+    pip install --upgrade pip
+fi
+rm -f "$bin"/.sightline-*
+if [ "$what" = dev ]; then
+    echo "sightline: installing the service, test and lint tools into $venv (first time: a few minutes)" >&2
+    pip install -e ".[dev]"
+    touch "$bin/.sightline-runtime"
+else
+    echo "sightline: installing the service into $venv (first time: about a minute)" >&2
+    pip install -e .
+fi
+touch "$stamp"
