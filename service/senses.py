@@ -192,7 +192,7 @@ def perceive_all(
     box_t = np.array([inset_box(built.token_boxes[t.id], inset) for _, t in pairs])
     elev = np.array([(o.elevation, t.elevation) for o, t in pairs], dtype=np.float64)
     sight_index = built.sight
-    cost = {"budget": budget, "density": built.density}
+    density = built.density
     los_all = lines_of_effect(
         sight_index,
         box_o,
@@ -200,12 +200,22 @@ def perceive_all(
         "sight",
         elevations=elev,
         wall_mask=built.tall_mask(sight_index),
-        **cost,
+        budget=budget,
+        density=density,
     )
     loe_all = lines_of_effect(
-        built.walls, box_o, box_t, "move", elevations=elev, wall_mask=built.tall_walls, **cost
+        built.walls,
+        box_o,
+        box_t,
+        "move",
+        elevations=elev,
+        wall_mask=built.tall_walls,
+        budget=budget,
+        density=density,
     )
-    sound_all = lines_of_effect(built.walls, box_o, box_t, "sound", elevations=elev, **cost)
+    sound_all = lines_of_effect(
+        built.walls, box_o, box_t, "sound", elevations=elev, budget=budget, density=density
+    )
     lights: dict[str, LightSample] = {}
     out = []
     for (observer, target), los, loe, sound in zip(pairs, los_all, loe_all, sound_all, strict=True):
