@@ -1,0 +1,236 @@
+"""Bounded work (issue 16): every kind of costly body costs what its size allows, or is a 422.
+
+Small sizes of the kinds that once took minutes or gigabytes (``bench/worst.py`` measures the
+big ones): copies of one wall, a forest of short walls between two tokens, detailed fog
+regions, many uploads. What is asserted is behaviour (the answer, the refusal and its
+message, what the cache counts), never time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bench.worst import copies, fog, scatter
+from schemas.scene import SceneSchema
+from service import rules
+from service.app import create_app
+from service.cache import approx_bytes
+from service.engine.budget import WorkBudget
+from service.engine.scene import build_scene
+from service.engine.walls import index_walls
+from service.errors import OverBudget
+from service.geometry.exact import _search, _vertex_pairs
+from service.geometry.trace import trace
+from service.model import Wall
+from service.rules.ask import cover_all, cover_one
+from service.rules.base import Attack
+from tests.scenes import T_EAST, A, load, tok, wall
+
+
+def _cover(scene, ruleset="dnd5e"):
+    built = build_scene(scene)
+    return cover_one(rules.get(ruleset), built, scene.token("A"), scene.token("T"), Attack(), {})
+
+
+# --------------------------------------------------------------------------- copies
+
+
+@pytest.mark.parametrize("ruleset", ["dnd5e", "starfinder", "pf2e-variant"])
+@pytest.mark.parametrize("n", [2, 7, 300])
+def test_copies_of_one_wall_answer_as_one_wall_naming_every_copy(ruleset, n):
+    """Identical walls are indexed once (issue 16) and every copy is still a blocker."""
+    one = load([wall("w0", 250, -100, 250, 60)], [A, T_EAST])
+    many = load([wall(f"w{k}", 250, -100, 250, 60) for k in range(n)], [A, T_EAST])
+    a, b = _cover(one, ruleset), _cover(many, ruleset)
+    assert (a.cover, a.line_of_effect) == (b.cover, b.line_of_effect)
+    for la, lb in zip(a.lines, b.lines, strict=True):
+        assert la.blocked == lb.blocked
+        if la.blockers:
+            assert [x.id for x in lb.blockers] == [f"w{k}" for k in range(n)]
+    assert build_scene(many).walls.size == 1
+
+
+def test_reversed_two_way_copies_merge_but_one_way_walls_keep_their_side():
+    """A two-way wall and its reverse are one wall; a one-way wall's reverse is not (GEO-3)."""
+    two_way = index_walls(
+        [Wall("a", (0.0, 0.0, 100.0, 0.0)), Wall("b", (100.0, 0.0, 0.0, 0.0))], 20.0
+    )
+    assert (two_way.size, two_way.names([0])) == (1, ["a", "b"])
+    one_way = index_walls(
+        [
+            Wall("a", (0.0, 0.0, 100.0, 0.0), direction="left"),
+            Wall("b", (100.0, 0.0, 0.0, 0.0), direction="left"),
+        ],
+        20.0,
+    )
+    assert one_way.size == 2
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        {"sight": "none"},
+        {"height": {"bottom": 0, "top": 5}},
+        {"cover": "low"},
+        {"door": "door", "door_state": "open"},
+        {"hp": 10},
+    ],
+    ids=["restriction", "height", "cover", "open door", "hp"],
+)
+def test_walls_differing_in_what_they_block_are_not_merged(other):
+    scene = load([wall("a", 250, -100, 250, 60), wall("b", 250, -100, 250, 60, **other)], [A])
+    assert build_scene(scene).walls.size == 2
+
+
+def test_walls_with_hp_are_never_merged_breakthrough_counts_each():
+    """5E-LOE-4: each wall with hp absorbs damage, so identical ones stay two layers."""
+    scene = load(
+        [wall("a", 250, -100, 250, 160, hp=10), wall("b", 250, -100, 250, 160, hp=10)], [A, T_EAST]
+    )
+    client = create_app({"TESTING": False}).test_client()
+    body = {"scene": SceneSchema().dump(scene), "from": "A", "to": "T", "effect": {"damage": 40}}
+    got = client.post("/v1/line-of-effect", json=body).get_json()
+    assert got["breakthrough"]["destroyed"] == ["a", "b"]
+    assert got["breakthrough"]["damage_reaching"] == 20
+
+
+@given(
+    walls=st.lists(
+        st.tuples(*[st.integers(0, 6)] * 4).filter(lambda c: c[:2] != c[2:]), max_size=5
+    ),
+    repeat=st.lists(st.integers(0, 4), max_size=5),
+    segments=st.lists(
+        st.tuples(*[st.integers(0, 6)] * 4).filter(lambda c: c[:2] != c[2:]),
+        min_size=1,
+        max_size=6,
+    ),
+)
+def test_repeating_walls_changes_no_trace(walls, repeat, segments):
+    """Adding identical copies of walls changes no blocked flag; blockers name the copies."""
+    base = [Wall(f"w{i}", tuple(float(v) for v in c)) for i, c in enumerate(walls)]
+    extra = [Wall(f"c{k}", base[i % len(base)].c) for k, i in enumerate(repeat) if base]
+    seg = np.array(segments, dtype=np.float64)
+    alone = index_walls(base, 20.0)
+    a = trace(alone, seg)
+    index = index_walls(base + extra, 20.0)
+    b = trace(index, seg)
+    assert a.wall_blocked.tolist() == b.wall_blocked.tolist()
+    for wa, wb in zip(a.wall_blockers, b.wall_blockers, strict=True):
+        names = index.names(wb)
+        want = alone.names(wa)
+        assert sorted(n for n in names if n.startswith("w")) == sorted(want)
+        copied = {f"w{repeat[int(n[1:])] % len(base)}" for n in names if n.startswith("c")}
+        assert copied <= set(want)
+
+
+# --------------------------------------------------------------------------- the exact search
+
+
+@given(n=st.integers(0, 60), chunk=st.integers(1, 500))
+def test_vertex_pairs_come_in_the_order_of_triu_indices_whatever_the_chunk(n, chunk):
+    got_i, got_j = [], []
+    for i, j in _vertex_pairs(n, chunk):
+        assert len(i) < chunk + n  # whole rows: at most one row past the chunk
+        got_i += i.tolist()
+        got_j += j.tolist()
+    want_i, want_j = np.triu_indices(n, 1)
+    assert (got_i, got_j) == (want_i.tolist(), want_j.tolist())
+
+
+def test_a_forest_between_two_spaces_is_refused_with_what_to_reduce():
+    """The exact line-of-effect search stops at its budget with a 422 naming the cause."""
+    built = build_scene(SceneSchema().load(scatter(300)))
+    boxes = [np.asarray(built.token_boxes[t], dtype=np.float64) for t in ("A", "T")]
+    with pytest.raises(OverBudget) as err:
+        _search(built.walls, *boxes, "move", None, None, max_tests=50)
+    assert "reduce the walls between them" in err.value.message
+    assert "work budget 50 line-wall tests" in err.value.message
+
+
+def test_a_clear_line_found_early_is_answered_within_the_budget():
+    """Cheap lines first: a clear corner line needs no search, however many walls."""
+    scene = SceneSchema().load(scatter(300))
+    built = build_scene(scene)
+    a = np.array([0.0, -1000.0, 100.0, -900.0])  # above the forest: the lines pass over it
+    t = np.array([2000.0, -1000.0, 2100.0, -900.0])
+    found = _search(built.walls, a, t, "move", None, None, max_tests=10)
+    assert found.clear and found.witness is not None
+
+
+def test_a_request_over_its_work_budget_is_a_422_before_the_work():
+    """The cost model (SIGHTLINE_WORK_BUDGET): refused with what to reduce, not a killed worker."""
+    client = create_app({"TESTING": False, "WORK_BUDGET": 100}).test_client()
+    body = {
+        "ruleset": "dnd5e",
+        "scene": scatter(200),
+        "attacker": "A",
+        "targets": ["T"],
+    }
+    resp = client.post("/v1/cover", json=body)
+    assert resp.status_code == 422
+    message = resp.get_json()["message"]
+    assert "SIGHTLINE_WORK_BUDGET" in message and "work budget 100" in message
+    big = create_app({"TESTING": False}).test_client()
+    assert big.post("/v1/cover", json=body).status_code == 200
+
+
+def test_the_budget_counts_every_test_of_a_request():
+    """A matrix spends what its traces test: the same count for the same question."""
+    scene = load(
+        [wall(f"w{k}", 250 + 10 * k, -100, 250 + 10 * k, 60) for k in range(5)],
+        [A, T_EAST, tok("B", 0, 300)],
+    )
+    built = build_scene(scene)
+    pairs = [(a, t) for a in scene.tokens for t in scene.tokens if a is not t]
+    spent = []
+    for _ in range(2):
+        budget = WorkBudget(10**9, "x")
+        cover_all(rules.get("dnd5e"), built, pairs, Attack(), {}, budget=budget)
+        spent.append(budget.used)
+    assert spent[0] == spent[1] > 0
+    with pytest.raises(OverBudget):
+        cover_all(rules.get("dnd5e"), built, pairs, Attack(), {}, budget=WorkBudget(3, "x"))
+
+
+# --------------------------------------------------------------------------- regions, memory
+
+
+def test_region_outlines_over_the_scene_limit_are_refused_naming_the_largest():
+    client = create_app({"TESTING": False, "MAX_REGION_POINTS": 5000}).test_client()
+    resp = client.post("/v1/scenes", json={"scene": fog(2, points=3000)})
+    assert resp.status_code == 422
+    body = resp.get_json()
+    assert "SIGHTLINE_MAX_REGION_POINTS" in body["message"] and "'fog0'" in body["message"]
+    assert body["errors"]["json"] == {"scene": {"regions": [body["message"]]}}
+
+
+def test_detailed_fog_is_answered_or_refused_with_a_422_never_a_500():
+    client = create_app({"TESTING": False}).test_client()
+    body = {"ruleset": "dnd5e", "scene": fog(2, points=2000), "observer": "A", "targets": ["T"]}
+    resp = client.post("/v1/vision", json=body)
+    assert resp.status_code in (200, 422), resp.get_json()
+    if resp.status_code == 200:
+        assert resp.get_json()["results"][0]["line_of_sight"] is False
+
+
+def test_the_cache_counts_region_outlines_points_and_lights():
+    """Issue 16: a region-heavy scene weighs more in the cache than the same scene without."""
+    plain = SceneSchema().load({**fog(0), "lights": []})
+    heavy = SceneSchema().load(fog(3, points=2000))
+    lit = SceneSchema().load(
+        {**fog(0), "lights": [{"id": f"l{k}", "x": k, "y": 0, "bright": 10} for k in range(50)]}
+    )
+    base = approx_bytes(build_scene(plain))
+    assert approx_bytes(build_scene(heavy)) > base + 3 * 2000 * 1000
+    assert approx_bytes(build_scene(lit)) > base + 50 * 500
+
+
+def test_copies_cost_one_wall_in_the_worst_case_body():
+    """The bench's ``copies`` body, small: answered, one indexed wall."""
+    scene = SceneSchema().load(copies(50))
+    built = build_scene(scene)
+    assert built.walls.size == 1
+    assert len(built.walls.names([0])) == 50
