@@ -5,7 +5,9 @@ Each kind is a request body that once cost minutes or gigabytes while inside eve
 - ``scatter``: N short walls scattered at random between two tokens 2,000 px apart;
 - ``copies``: N copies of one wall across the line between two tokens;
 - ``fog``: R heavy-fog regions of 10,000 points each on the line between two tokens;
-- ``uploads``: 30 scenes carrying 1.5 MB of regions each, uploaded to one worker.
+- ``uploads``: 30 scenes carrying 1.5 MB of regions each, uploaded to one worker;
+- ``lights``: N lights and 2,000 long random walls, lighting asked at 1,000 points and over
+  100 tokens.
 
 ``python -m bench.worst`` measures each kind at each size in a fresh child process (seconds,
 peak RSS, status) through the real app (Flask test client), and prints the table with the
@@ -66,6 +68,31 @@ def fog(r: int, points: int = 10_000, seed: int = 1) -> dict[str, Any]:
     return {"grid": GRID, "walls": [], "tokens": [A, T], "regions": regions}
 
 
+def lights(n: int, seed: int = 1) -> dict[str, Any]:
+    """``n`` lights over 2,000 long random walls and 100 tokens on a 4,000-px square map."""
+    rng = random.Random(seed)
+    span = 4000
+
+    def xy() -> list[float]:
+        return [round(rng.uniform(0, span), 1), round(rng.uniform(0, span), 1)]
+
+    walls = [{"id": f"w{k}", "c": xy() + xy()} for k in range(2000)]
+    sources = [
+        {"id": f"l{k}", "x": xy()[0], "y": xy()[1], "bright": 20, "dim": 40} for k in range(n)
+    ]
+    tokens = [
+        {"id": f"t{k}", "x": rng.uniform(0, span - 100), "y": rng.uniform(0, span - 100)}
+        for k in range(100)
+    ]
+    return {
+        "grid": GRID,
+        "walls": walls,
+        "lights": sources,
+        "tokens": tokens,
+        "environment": {"light": "dark"},
+    }
+
+
 def _one(kind: str, size: int) -> dict[str, Any]:
     """Run one measure in this process (called in a child)."""
     from service.app import create_app
@@ -79,6 +106,11 @@ def _one(kind: str, size: int) -> dict[str, Any]:
             body = fog(4, points=10_000, seed=k)  # about 1.5 MB of regions each
             statuses.append(client.post("/v1/scenes", json={"scene": body}).status_code)
         status = sorted(set(statuses))
+    elif kind == "lights":
+        rng = random.Random(2)
+        points = [[rng.uniform(0, 4000), rng.uniform(0, 4000)] for _ in range(1000)]
+        body = {"scene": lights(size), "points": points, "tokens": [f"t{k}" for k in range(100)]}
+        status = client.post("/v1/lighting", json=body).status_code
     else:
         scene = {"scatter": scatter, "copies": copies, "fog": fog}[kind](size)
         if kind == "fog":
@@ -99,6 +131,7 @@ SIZES = {
     "copies": (3000, 5000, 10000),
     "fog": (5, 10, 20),
     "uploads": (30,),
+    "lights": (250, 500, 1000),
 }
 
 

@@ -542,7 +542,7 @@ def vision(args: dict[str, Any]) -> dict[str, Any]:
 def lighting(args: dict[str, Any]) -> dict[str, Any]:
     """Light level at points and over token spaces (bright/dim/dark, magical darkness)."""
     check_targets(args["tokens"], "tokens")
-    return LIGHTING.answer(resolve_scene(args), args)  # type: ignore[no-any-return]
+    return LIGHTING.answer(resolve_scene(args), args, budget=request_budget())  # type: ignore[no-any-return]
 
 
 @blp.route("/matrix", methods=["POST"])

@@ -21,11 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
+from numpy.typing import NDArray
 
+from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
-from service.geometry.trace import trace
+from service.geometry.trace import estimate_tests, trace
 from service.model import LIGHT_LEVELS, Light, LightLevel, Token
 
 RANK = {level: k for k, level in enumerate(LIGHT_LEVELS)}  # dark 0, dim 1, bright 2
@@ -76,7 +78,9 @@ def _in_cone(light: Light, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
     return cos >= math.cos(math.radians(light.angle) / 2) - 1e-12
 
 
-def light_at_points(geo: BuiltScene, points: np.ndarray) -> list[LightSample]:
+def light_at_points(
+    geo: BuiltScene, points: np.ndarray, budget: WorkBudget | None = None
+) -> list[LightSample]:
     """Light level at each point.
 
     Parameters
@@ -84,10 +88,20 @@ def light_at_points(geo: BuiltScene, points: np.ndarray) -> list[LightSample]:
     geo : BuiltScene
     points : ndarray of shape (k, 2)
         Scene px.
+    budget : WorkBudget, optional
+        The request's budget of line-wall tests (issue 16).
 
     Returns
     -------
     list of LightSample, length k
+
+    Raises
+    ------
+    OverBudget
+        The light rays to trace would pass ``budget``.
+
+    Cost: O(lights) to skip far lights, O(points) per light in reach, one vectorised trace
+    of the (light, point) pairs in range.
     """
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
     k = len(pts)
@@ -105,30 +119,42 @@ def light_at_points(geo: BuiltScene, points: np.ndarray) -> list[LightSample]:
             for i in np.nonzero(inside)[0]:
                 who[i].append(region.id)
 
-    reach_pairs: list[tuple[int, int, int]] = []  # (light index, point index, level)
-    segs = []
-    origins = []
     sources = _sources(geo)
+    # (light, point) pairs in range, light-major as the answer lists lights: per light, the
+    # points are tested in one vectorised step, lights far from every point are skipped.
+    lis: list[NDArray[np.intp]] = []
+    pis: list[NDArray[np.intp]] = []
+    lvls: list[NDArray[np.int64]] = []
+    lo, hi = (pts.min(axis=0), pts.max(axis=0)) if k else (np.zeros(2), np.zeros(2))
     for li, light in enumerate(sources):
-        dx = pts[:, 0] - light.x
-        dy = pts[:, 1] - light.y
-        dist_units = np.hypot(dx, dy) / ppu
         outer = max(light.bright, light.dim)
         if outer <= 0:
             continue
-        inside = (dist_units <= outer) & _in_cone(light, dx, dy)
-        for i in np.nonzero(inside)[0]:
-            bright = light.bright > 0 and dist_units[i] <= light.bright
-            lvl = RANK["bright"] if bright else RANK["dim"]
-            reach_pairs.append((li, int(i), lvl))
-            segs.append((light.x, light.y, pts[i, 0], pts[i, 1]))
-            origins.append((light.x, light.y))
-    if reach_pairs:
-        seg_arr = np.array(segs, dtype=np.float64)
-        blocked = trace(
-            geo.walls, seg_arr, "light", origins=np.array(origins, dtype=np.float64)
-        ).wall_blocked
-        for (li, pi, lvl), is_blocked in zip(reach_pairs, blocked, strict=True):
+        reach = outer * ppu
+        if not (
+            lo[0] - reach <= light.x <= hi[0] + reach and lo[1] - reach <= light.y <= hi[1] + reach
+        ):
+            continue
+        dx = pts[:, 0] - light.x
+        dy = pts[:, 1] - light.y
+        dist_units = np.hypot(dx, dy) / ppu
+        idx = np.flatnonzero((dist_units <= outer) & _in_cone(light, dx, dy))
+        if not len(idx):
+            continue
+        bright = (dist_units[idx] <= light.bright) if light.bright > 0 else np.zeros(len(idx), bool)
+        lis.append(np.full(len(idx), li, dtype=np.intp))
+        pis.append(idx)
+        lvls.append(np.where(bright, RANK["bright"], RANK["dim"]).astype(np.int64))
+    if lis:
+        li_all, pi_all, lvl_all = np.concatenate(lis), np.concatenate(pis), np.concatenate(lvls)
+        xy = np.array([(sources[i].x, sources[i].y) for i in range(len(sources))])[li_all]
+        seg_arr = np.hstack([xy, pts[pi_all]])
+        if budget is not None:
+            budget.afford(estimate_tests(geo.density, seg_arr))
+        blocked = trace(geo.walls, seg_arr, "light", origins=xy, budget=budget).wall_blocked
+        for li, pi, lvl, is_blocked in zip(
+            li_all.tolist(), pi_all.tolist(), lvl_all.tolist(), blocked.tolist(), strict=True
+        ):
             light = sources[li]
             if light.walls and is_blocked:
                 continue
@@ -167,17 +193,22 @@ def token_sample_points(geo: BuiltScene, token: Token) -> np.ndarray:
     ny = min(MAX_LATTICE, max(1, math.ceil(token.height)) * 2 + 1)
     xs, ys = np.meshgrid(np.linspace(x0, x1, nx), np.linspace(y0, y1, ny))
     pts = [np.column_stack([xs.ravel(), ys.ravel()])]
+    ppu = geo.scene.grid.px_per_unit
     for light in _sources(geo):
-        pts.append(np.array([[min(max(light.x, x0), x1), min(max(light.y, y0), y1)]]))
+        near = (min(max(light.x, x0), x1), min(max(light.y, y0), y1))
+        if math.hypot(near[0] - light.x, near[1] - light.y) <= max(light.bright, light.dim) * ppu:
+            pts.append(np.array([near]))  # only lights that reach the space add a point
     return np.vstack(pts)
 
 
-def light_over_token(geo: BuiltScene, token: Token) -> LightSample:
+def light_over_token(
+    geo: BuiltScene, token: Token, budget: WorkBudget | None = None
+) -> LightSample:
     """The brightest level over a token's space (API.md "Lighting").
 
     Magical darkness is reported when it covers every sampled point of the space.
     """
-    samples = light_at_points(geo, token_sample_points(geo, token))
+    samples = light_at_points(geo, token_sample_points(geo, token), budget)
     best = max(samples, key=lambda s: RANK[s.level])
     magical = all(s.magical_darkness for s in samples)
     lights = tuple(dict.fromkeys(i for s in samples for i in s.lights))

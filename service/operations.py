@@ -214,7 +214,9 @@ def vision(
     return {"ruleset": system.id, "observer": observer.id, "results": results}
 
 
-def lighting(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
+def lighting(
+    geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None = None
+) -> dict[str, Any]:
     """``POST /v1/lighting``: the light at each point (px), then over each token's space.
 
     ``args`` is loaded by ``LightingRequestSchema`` (``points`` ``[[x, y]]`` px, ``tokens``
@@ -225,11 +227,12 @@ def lighting(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
     out: list[dict[str, Any]] = []
     points = args["points"]
     if points:
-        samples = light_at_points(geo, np.array(points, dtype=np.float64))
+        samples = light_at_points(geo, np.array(points, dtype=np.float64), budget)
         for point, sample in zip(points, samples, strict=True):
             out.append({"point": point, "token": None, **sample.__dict__})
     for tok in tokens:
-        out.append({"point": None, "token": tok.id, **light_over_token(geo, tok).__dict__})
+        light = light_over_token(geo, tok, budget)
+        out.append({"point": None, "token": tok.id, **light.__dict__})
     return {"results": out}
 
 

@@ -220,7 +220,7 @@ def perceive_all(
     out = []
     for (observer, target), los, loe, sound in zip(pairs, los_all, loe_all, sound_all, strict=True):
         if target.id not in lights:
-            lights[target.id] = light_over_token(built, target)
+            lights[target.id] = light_over_token(built, target, budget)
         out.append(_report(built, observer, target, diagonals, lights[target.id], los, loe, sound))
     return out
 

@@ -234,3 +234,27 @@ def test_copies_cost_one_wall_in_the_worst_case_body():
     built = build_scene(scene)
     assert built.walls.size == 1
     assert len(built.walls.names([0])) == 50
+
+
+def test_lighting_with_many_lights_is_bounded_by_the_work_budget():
+    """Issue 16: lights x points rays are estimated and counted like any other lines."""
+    from bench.worst import lights
+
+    body = {"scene": lights(60), "points": [[2000, 2000]], "tokens": ["t0", "t1"]}
+    small = create_app({"TESTING": False, "WORK_BUDGET": 50}).test_client()
+    resp = small.post("/v1/lighting", json=body)
+    assert resp.status_code == 422 and "SIGHTLINE_WORK_BUDGET" in resp.get_json()["message"]
+    big = create_app({"TESTING": False, "WORK_BUDGET": 10**9}).test_client()
+    assert big.post("/v1/lighting", json=body).status_code == 200
+
+
+def test_a_far_light_adds_no_sample_point_to_a_token():
+    """Only lights that reach a space add their nearest point to its samples (issue 16)."""
+    from service.lighting import token_sample_points
+
+    near = {"id": "near", "x": 150, "y": 50, "bright": 5, "dim": 5}
+    far = {"id": "far", "x": 5000, "y": 50, "bright": 5, "dim": 5}
+    scene = load([], [tok("T", 0, 0)], lights=[near, far])
+    built = build_scene(scene)
+    points = token_sample_points(built, scene.token("T"))
+    assert len(points) == 9 + 1  # the 3x3 lattice and the near light's nearest point

@@ -1,9 +1,8 @@
 """How many walls lie in a box, in O(1) per box: the cost model's view of a scene (issue 16).
 
-A coarse grid over the walls' extent counts the walls whose midpoint falls in each cell; a
-summed-area table answers "about how many walls in this box" for many boxes in one
-vectorised step. It is an estimate (a long wall counts in one cell), used only to refuse a
-request before doing its work, never to answer it.
+A coarse grid over the walls' extent counts, for each cell, the walls whose bounding box
+covers it: about how many walls a short piece of line there is tested against. It is an
+estimate, used only to refuse a request before doing its work, never to answer it.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ CELLS = 128
 
 @dataclass(frozen=True)
 class WallDensity:
-    """Wall counts over a grid of ``CELLS`` x ``CELLS`` cells, as a summed-area table.
+    """Walls covering each cell of a grid of ``CELLS`` x ``CELLS`` cells.
 
     Attributes
     ----------
@@ -29,38 +28,41 @@ class WallDensity:
         px of the grid's top-left corner.
     cell_w, cell_h : float
         px per cell.
-    sat : ndarray of shape (CELLS + 1, CELLS + 1), int64
-        ``sat[i, j]``: walls in cells ``[0, i) x [0, j)`` (x first).
+    cover : ndarray of shape (CELLS, CELLS), int64
+        ``cover[i, j]``: walls whose bounding box covers cell ``(i, j)`` (x first).
     """
 
     x0: float
     y0: float
     cell_w: float
     cell_h: float
-    sat: NDArray[np.int64]
+    cover: NDArray[np.int64]
 
-    def walls_in(self, boxes: FloatArray) -> FloatArray:
-        """About how many walls lie in each box ``x0, y0, x1, y1`` px, shape (k, 4) -> (k,)."""
-        b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-        n = self.sat.shape[0] - 1
-        i0 = np.clip(np.floor((b[:, 0] - self.x0) / self.cell_w), 0, n).astype(np.intp)
-        i1 = np.clip(np.floor((b[:, 2] - self.x0) / self.cell_w) + 1, 0, n).astype(np.intp)
-        j0 = np.clip(np.floor((b[:, 1] - self.y0) / self.cell_h), 0, n).astype(np.intp)
-        j1 = np.clip(np.floor((b[:, 3] - self.y0) / self.cell_h) + 1, 0, n).astype(np.intp)
-        s = self.sat
-        return (s[i1, j1] - s[i0, j1] - s[i1, j0] + s[i0, j0]).astype(np.float64)
+    def walls_at(self, points: FloatArray) -> FloatArray:
+        """About how many walls a short line piece at each point meets, (k, 2) -> (k,)."""
+        p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        n = self.cover.shape[0] - 1
+        i = np.clip(np.floor((p[:, 0] - self.x0) / self.cell_w), 0, n).astype(np.intp)
+        j = np.clip(np.floor((p[:, 1] - self.y0) / self.cell_h), 0, n).astype(np.intp)
+        return self.cover[i, j].astype(np.float64)
 
 
 def wall_density(coords: FloatArray) -> WallDensity:
     """The ``WallDensity`` of walls ``coords`` (n, 4) px. Cost: O(n + CELLS^2)."""
     if not len(coords):
-        return WallDensity(0.0, 0.0, 1.0, 1.0, np.zeros((CELLS + 1, CELLS + 1), dtype=np.int64))
-    mid = (coords[:, 0:2] + coords[:, 2:4]) / 2
-    lo, hi = mid.min(axis=0), mid.max(axis=0)
-    size = np.maximum(hi - lo, 1.0) * (1 + 1e-9)
-    counts, _, _ = np.histogram2d(
-        mid[:, 0], mid[:, 1], bins=CELLS, range=[[lo[0], lo[0] + size[0]], [lo[1], lo[1] + size[1]]]
-    )
-    sat = np.zeros((CELLS + 1, CELLS + 1), dtype=np.int64)
-    sat[1:, 1:] = counts.astype(np.int64).cumsum(axis=0).cumsum(axis=1)
-    return WallDensity(float(lo[0]), float(lo[1]), size[0] / CELLS, size[1] / CELLS, sat)
+        return WallDensity(0.0, 0.0, 1.0, 1.0, np.zeros((CELLS, CELLS), dtype=np.int64))
+    lo = np.minimum(coords[:, 0:2], coords[:, 2:4])
+    hi = np.maximum(coords[:, 0:2], coords[:, 2:4])
+    origin = lo.min(axis=0)
+    size = np.maximum(hi.max(axis=0) - origin, 1.0) * (1 + 1e-9)
+    cell = size / CELLS
+    i0 = np.floor((lo - origin) / cell).astype(np.intp)
+    i1 = np.minimum(np.floor((hi - origin) / cell).astype(np.intp), CELLS - 1) + 1
+    # Each wall adds 1 over its cells: a difference array, then two cumulative sums.
+    diff = np.zeros((CELLS + 1, CELLS + 1), dtype=np.int64)
+    np.add.at(diff, (i0[:, 0], i0[:, 1]), 1)
+    np.add.at(diff, (i1[:, 0], i0[:, 1]), -1)
+    np.add.at(diff, (i0[:, 0], i1[:, 1]), -1)
+    np.add.at(diff, (i1[:, 0], i1[:, 1]), 1)
+    cover = diff.cumsum(axis=0).cumsum(axis=1)[:CELLS, :CELLS]
+    return WallDensity(float(origin[0]), float(origin[1]), cell[0], cell[1], cover)
