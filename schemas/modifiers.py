@@ -33,6 +33,7 @@ from schemas.bounds import number_range
 from schemas.common import MAX_DAMAGE
 from schemas.scene import Flag, Number, StrictSchema
 from service import model
+from service.errors import shown
 
 #: Largest number of seconds accepted in an effect (``elapsed_seconds``).
 MAX_SECONDS = 1e9
@@ -86,10 +87,10 @@ def ruleset_for(answering: str, what: str, rule_ids: str) -> Callable[[str], Non
     def check(value: str) -> None:
         if value not in model.RULESET_IDS:
             known = ", ".join(sorted(model.RULESET_IDS))
-            raise ValidationError(f"Unknown ruleset {value!r}; known: {known}.")
+            raise ValidationError(f"Unknown ruleset {shown(value)}; known: {known}.")
         if value != answering:
             raise ValidationError(
-                f"{what} ({rule_ids}) come from the {answering} seed; ruleset {value!r} does "
+                f"{what} ({rule_ids}) come from the {answering} seed; ruleset {shown(value)} does "
                 f"not define them. Send ruleset {answering!r}."
             )
 
@@ -333,9 +334,9 @@ class UnderwaterEffectSchema(StrictSchema):
     @pre_load
     def fields_of_kind(self, data: Any, **_: Any) -> Any:
         """Reject fields of another kind and require the kind's own, naming the field."""
-        if not isinstance(data, dict) or data.get("kind") not in EFFECT_FIELDS:
+        kind = data.get("kind") if isinstance(data, dict) else None
+        if not isinstance(kind, str) or kind not in EFFECT_FIELDS:  # {} or [] are unhashable
             return data
-        kind = data["kind"]
         required, optional = EFFECT_FIELDS[kind]
         allowed = required | optional | {"kind"}
         errors: dict[str, list[str]] = {}
