@@ -64,6 +64,8 @@ class Setting:
         One line for the README.
     scope : str
         ``"app"`` (read by ``create_app``) or ``"gunicorn"`` (read by ``gunicorn.conf.py`` only).
+    shown_default : str
+        The default as the README shows it, where it is not the plain value.
     """
 
     name: str
@@ -75,6 +77,7 @@ class Setting:
     status: str = "—"
     doc: str = ""
     scope: str = "app"
+    shown_default: str = ""
 
     @property
     def variable(self) -> str:
@@ -108,7 +111,7 @@ MIB = 1024 * 1024
 #: The table. Order is the README's.
 SETTINGS: tuple[Setting, ...] = (
     Setting("MAX_CONTENT_LENGTH", "int", 10 * MIB, 1, 1024 * MIB, "bytes",
-            "413", "request body (also a chunked one)"),
+            "413", "request body in bytes (chunked too)", shown_default="10 MiB"),
     Setting("MAX_WALLS", "int", 50_000, 1, 10_000_000, "walls per scene",
             "422 at `scene.walls`", "walls per scene"),
     Setting("MAX_TOKENS", "int", 1000, 1, 1_000_000, "tokens per scene",
@@ -132,7 +135,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SCENE_CACHE_SIZE", "int", 64, 1, 1_000_000, "scenes per worker",
             "least recently used dropped", "scenes cached per worker"),
     Setting("SCENE_CACHE_MAX_MB", "int", 256, 1, 1_000_000, "MB per worker",
-            "least recently used dropped", "memory of cached scenes per worker"),
+            "least recently used dropped", "memory of cached scenes per worker",
+            shown_default="256 MB"),
     Setting("REDIS_URL", "redis", None, status="—",
             doc="scene store shared by workers and replicas (`redis://host:6379/0`)"),
     Setting("SCENE_TTL", "int", 86_400, 1, 10**9, "seconds",
@@ -143,14 +147,15 @@ SETTINGS: tuple[Setting, ...] = (
             "seconds to connect to Redis, and per Redis reply"),
     Setting("WORKER_MAX_MB", "int", 1024, 64, 1_000_000, "MB per worker",
             "503 JSON with `Retry-After`; the worker frees memory at once",
-            "memory ceiling of a worker (address space it may add past its start, and RSS)"),
+            "memory ceiling of a worker (what it may add past its start; its RSS)",
+            shown_default="1024 MB"),
     Setting("REQUEST_TIMEOUT", "seconds", None, 0.05, 86_400, "seconds",
             "503 JSON with `Retry-After`",
-            "seconds a request may run before the worker's watchdog stops it "
-            "(default 0.8 × `SIGHTLINE_WORKER_TIMEOUT`; must be below it)"),
+            "seconds a request may run before the worker's watchdog stops it (below "
+            "`SIGHTLINE_WORKER_TIMEOUT`)", shown_default="0.8 × worker timeout (24 s)"),
     Setting("WORKER_TIMEOUT", "int", 30, 1, 86_400, "seconds",
             "gunicorn kills the worker (no answer); the watchdog answers 503 before",
-            "seconds before gunicorn kills a silent worker"),
+            "seconds before gunicorn kills a silent worker", shown_default="30 s"),
     Setting("MAX_REQUEST_LINE", "int", 4094, 64, 8190, "bytes",
             "414 JSON", "request line (method, URL, version)", "gunicorn"),
     Setting("MAX_HEADERS", "int", 100, 1, 32_768, "header fields",
@@ -162,14 +167,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("API_KEYS", "keys", (), unit="", status="401 without `Authorization: Bearer <key>`",
             doc="API keys (`\"k1,k2\"` or a JSON list); unset: open"),
     Setting("CORS_ORIGINS", "origins", DEFAULT_CORS_ORIGINS, status="no CORS headers",
-            doc="browser origins (JSON list; regexes allowed); default localhost, "
-            "127.0.0.1, [::1], any port"),
+            doc="browser origins (JSON list; regexes allowed)",
+            shown_default="localhost, 127.0.0.1, [::1], any port"),
     Setting("PRELOAD_SAMPLE", "bool", True, doc="load the sample scene as `scene_id: \"sample\"`"),
     Setting("TEST_HOOKS", "bool", False,
             doc="tests only: `/v1/_test/sleep?ms=`, `/v1/_test/alloc?mb=` (never in production)"),
     Setting("BIND", "bind", "127.0.0.1:8000", doc="address gunicorn listens on", scope="gunicorn"),
-    Setting("WORKERS", "int", None, 1, 256, "workers", doc="gunicorn workers (default: CPU count)",
-            scope="gunicorn"),
+    Setting("WORKERS", "int", None, 1, 256, "workers", doc="gunicorn workers",
+            scope="gunicorn", shown_default="CPU count"),
 )  # fmt: skip
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -363,13 +368,13 @@ def markdown_table() -> str:
     rows = ["| limit or setting | default | environment variable | when exceeded |"]
     rows.append("| --- | --- | --- | --- |")
     for s in SETTINGS:
-        if s.default is None:
-            default = "see description"
+        if s.shown_default:
+            default = s.shown_default
         elif s.kind == "bool":
             default = "true" if s.default else "false"
-        elif s.kind in ("keys", "origins"):
-            default = "none" if not s.default else "see description"
+        elif s.kind == "keys":
+            default = "none (open)"
         else:
-            default = str(s.default)
+            default = f"{s.default:,}" if isinstance(s.default, int) else str(s.default)
         rows.append(f"| {s.doc} | {default} | `{s.variable}` | {s.status} |")
     return "\n".join(rows)
