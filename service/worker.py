@@ -76,7 +76,8 @@ class Worker(SyncWorker):
 class JSONLogger(Logger):
     """gunicorn's logger; the access log is one JSON object per line (``json.dumps``).
 
-    Fields: ``time`` (ISO 8601, UTC, milliseconds), ``remote``, ``method``, ``path``,
+    Fields: ``time`` (ISO 8601, UTC, milliseconds), ``remote``, ``request`` (the request
+    line: method, URL as sent, protocol), ``method``, ``path``,
     ``query``, ``protocol``, ``status`` (int), ``bytes`` (int or null), ``ms`` (the
     request's real duration in ms, float), ``agent``. No bodies, no headers but the user
     agent.
@@ -92,6 +93,9 @@ class JSONLogger(Logger):
         line = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "remote": environ.get("REMOTE_ADDR"),
+            "request": " ".join(
+                str(environ.get(k) or "-") for k in ("REQUEST_METHOD", "RAW_URI", "SERVER_PROTOCOL")
+            ),
             "method": environ.get("REQUEST_METHOD"),
             "path": environ.get("PATH_INFO"),
             "query": environ.get("QUERY_STRING") or "",

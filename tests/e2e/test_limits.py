@@ -188,12 +188,13 @@ def test_access_log_lines_all_parse_and_time_the_503s(limited):
     records = [json.loads(line) for line in lines]  # every line parses
     assert len(records) >= 10
     for r in records:
-        assert set(r) >= {"time", "remote", "method", "path", "status", "ms"}
+        assert set(r) >= {"time", "remote", "request", "method", "path", "status", "ms"}
         assert r["time"].endswith("+00:00") and "T" in r["time"]
     slept = [r for r in records if r["path"] == "/v1/_test/sleep" and r["status"] == 503]
     assert len(slept) == 1
     assert REQUEST_TIMEOUT * 1000 <= slept[0]["ms"] < 3000  # its real time
-    assert [r for r in records if r["path"] == '/a"b\\c\x01d']
+    odd = [r for r in records if r["path"] == '/a"b\\c\x01d']
+    assert len(odd) == 1 and odd[0]["request"].startswith('GET /a"b\\c%01d?q=%22xxx')
     assert sum(r["status"] == 503 for r in records) == 5
     err = limited["err"].read_text(encoding="utf-8")
     assert err.count("Booting worker") == 1, err  # never killed nor replaced
