@@ -96,7 +96,8 @@ class Setting:
                 "one or more API keys, as 'key1,key2' or a JSON list of non-empty strings "
                 '(\'["key1", "key2"]\'); unset the variable to run without keys'
             ),
-            "origins": "a JSON list of origins or regular expressions, e.g. '[\"https://x.example\"]'",
+            "origins": "an origin or regular expression, or a JSON list of them "
+            "('[\"https://x.example\"]')",
             "bind": "HOST:PORT with a port from 1 to 65535, or unix:PATH",
             "redis": "a Redis URL (redis://HOST:PORT/DB, rediss://... or unix://PATH)",
         }[self.kind]
@@ -138,7 +139,8 @@ SETTINGS: tuple[Setting, ...] = (
             "least recently used dropped", "memory of cached scenes per worker",
             shown_default="256 MB"),
     Setting("REDIS_URL", "redis", None, status="—",
-            doc="scene store shared by workers and replicas (`redis://host:6379/0`)"),
+            doc="scene store shared by workers and replicas (`redis://host:6379/0`)",
+            shown_default="none (per worker)"),
     Setting("SCENE_TTL", "int", 86_400, 1, 10**9, "seconds",
             "Redis drops it; a request by id answers 404 and the client resends",
             "seconds a stored scene lives after it was last stored or read"),
@@ -162,17 +164,18 @@ SETTINGS: tuple[Setting, ...] = (
             "431 JSON", "header fields per request", "gunicorn"),
     Setting("MAX_HEADER_BYTES", "int", 8190, 64, 65_536, "bytes",
             "431 JSON", "bytes of one header field", "gunicorn"),
-    Setting("CORS_REPLACE", "bool", False,
-            doc="allow only `SIGHTLINE_CORS_ORIGINS`, without the localhost defaults"),
     Setting("API_KEYS", "keys", (), unit="", status="401 without `Authorization: Bearer <key>`",
             doc="API keys (`\"k1,k2\"` or a JSON list); unset: open"),
-    Setting("CORS_ORIGINS", "origins", DEFAULT_CORS_ORIGINS, status="no CORS headers",
-            doc="browser origins (JSON list; regexes allowed)",
-            shown_default="localhost, 127.0.0.1, [::1], any port"),
+    Setting("CORS_ORIGINS", "origins", (), status="no CORS headers",
+            doc="browser origins, added to the localhost defaults (one origin, or a JSON list; "
+            "regexes allowed)", shown_default="localhost, 127.0.0.1, [::1], any port"),
+    Setting("CORS_REPLACE", "bool", False,
+            doc="allow only `SIGHTLINE_CORS_ORIGINS`, without the localhost defaults"),
     Setting("PRELOAD_SAMPLE", "bool", True, doc="load the sample scene as `scene_id: \"sample\"`"),
     Setting("TEST_HOOKS", "bool", False,
             doc="tests only: `/v1/_test/sleep?ms=`, `/v1/_test/alloc?mb=` (never in production)"),
-    Setting("BIND", "bind", "127.0.0.1:8000", doc="address gunicorn listens on", scope="gunicorn"),
+    Setting("BIND", "bind", "127.0.0.1:8000", status="a busy port: error at start",
+            doc="address gunicorn listens on (or `make run PORT=… HOST=…`)", scope="gunicorn"),
     Setting("WORKERS", "int", None, 1, 256, "workers", doc="gunicorn workers",
             scope="gunicorn", shown_default="CPU count"),
 )  # fmt: skip
