@@ -32,11 +32,11 @@ DEFAULT_CORS_ORIGINS = (r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$",)
 _NOT_KEYS = {"0", "1", "false", "true", "null", "none", "no", "yes", "off", "on", "[]", "{}", '""'}
 
 
-class SettingError(RuntimeError):
+class SettingError(RuntimeError, ValueError):
     """A ``SIGHTLINE_*`` setting with a value the service cannot start with.
 
     A ``RuntimeError``, so that gunicorn prints its one line (``Error: ...``) without a
-    traceback when it is raised while loading the app.
+    traceback when it is raised while loading the app; a ``ValueError`` too (a bad value).
     """
 
 
