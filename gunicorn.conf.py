@@ -1,20 +1,33 @@
 """gunicorn settings for Sightline (``gunicorn -c gunicorn.conf.py 'service.app:create_app()'``).
 
-Every setting can be overridden on the command line or with GUNICORN_CMD_ARGS.
+Every ``SIGHTLINE_*`` setting is checked here, once, before gunicorn forks a worker
+(``service.settings``): a bad one stops gunicorn with one line naming the variable, the value
+and what is expected, and exit status 1. Settings given on gunicorn's command line or in
+GUNICORN_CMD_ARGS win over these (``--timeout`` does not move the watchdog: set
+``SIGHTLINE_WORKER_TIMEOUT`` or ``SIGHTLINE_REQUEST_TIMEOUT``).
 """
 
 import gc
-import multiprocessing
 import os
+import sys
 
-bind = os.environ.get("SIGHTLINE_BIND", "127.0.0.1:8000")
-# Rules work is CPU-bound: one worker per core.
-workers = int(os.environ.get("SIGHTLINE_WORKERS", multiprocessing.cpu_count()))
-worker_class = "sync"
+from service.settings import SettingError, load
+
+try:
+    _settings = load(scope="all")
+except SettingError as err:
+    sys.exit(f"sightline: {err}")  # one line on stderr, exit status 1, no traceback
+
+bind = _settings["BIND"]
+# Rules work is CPU-bound: one worker per core by default.
+workers = _settings["WORKERS"]
+# The sync worker, with a memory ceiling and JSON answers to framing errors (service.worker).
+worker_class = "service.worker.Worker"
 # Load the app (numpy, shapely, the sample scene) once before forking.
 preload_app = True
-# A request that takes longer than this is a bug or an abuse: the worker is recycled.
-timeout = int(os.environ.get("SIGHTLINE_WORKER_TIMEOUT", 30))
+# A worker silent longer than this is killed; the app's watchdog (SIGHTLINE_REQUEST_TIMEOUT,
+# 0.8 of this by default) answers 503 before that.
+timeout = _settings["WORKER_TIMEOUT"]
 graceful_timeout = 10
 # One control socket per gunicorn (gunicornc -s PATH): instances never share one, and
 # stopping one never deletes another's (gunicorn's default is one path for all).
@@ -22,8 +35,13 @@ control_socket = os.path.join(
     os.environ.get("XDG_RUNTIME_DIR") or os.path.expanduser("~/.gunicorn"),
     f"sightline-{os.getpid()}.ctl",
 )
+# Framing limits gunicorn checks before the app sees a request (answered 414 / 431 in JSON).
+limit_request_line = _settings["MAX_REQUEST_LINE"]
+limit_request_fields = _settings["MAX_HEADERS"]
+limit_request_field_size = _settings["MAX_HEADER_BYTES"]
+# One JSON object per request on stdout (service.worker.JSONLogger).
 accesslog = "-"
-access_log_format = '{"remote": "%(h)s", "request": "%(r)s", "status": %(s)s, "bytes": %(B)s, "ms": %(M)s}'
+logger_class = "service.worker.JSONLogger"
 
 
 def when_ready(server):

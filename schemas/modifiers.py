@@ -80,16 +80,25 @@ def _damage(description: str, **kw: Any) -> fields.Integer:
     )
 
 
+def _shown(value: object, limit: int = 60) -> str:
+    """``repr`` of a client's value cut to ``limit`` characters.
+
+    ``service.errors.shown``'s rule; schemas import nothing of the service but the model.
+    """
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def ruleset_for(answering: str, what: str, rule_ids: str) -> Callable[[str], None]:
     """A validator of ``ruleset``: a known id, and the one whose seed defines ``what``."""
 
     def check(value: str) -> None:
         if value not in model.RULESET_IDS:
             known = ", ".join(sorted(model.RULESET_IDS))
-            raise ValidationError(f"Unknown ruleset {value!r}; known: {known}.")
+            raise ValidationError(f"Unknown ruleset {_shown(value)}; known: {known}.")
         if value != answering:
             raise ValidationError(
-                f"{what} ({rule_ids}) come from the {answering} seed; ruleset {value!r} does "
+                f"{what} ({rule_ids}) come from the {answering} seed; ruleset {_shown(value)} does "
                 f"not define them. Send ruleset {answering!r}."
             )
 
@@ -333,9 +342,9 @@ class UnderwaterEffectSchema(StrictSchema):
     @pre_load
     def fields_of_kind(self, data: Any, **_: Any) -> Any:
         """Reject fields of another kind and require the kind's own, naming the field."""
-        if not isinstance(data, dict) or data.get("kind") not in EFFECT_FIELDS:
+        kind = data.get("kind") if isinstance(data, dict) else None
+        if not isinstance(kind, str) or kind not in EFFECT_FIELDS:  # {} or [] are unhashable
             return data
-        kind = data["kind"]
         required, optional = EFFECT_FIELDS[kind]
         allowed = required | optional | {"kind"}
         errors: dict[str, list[str]] = {}

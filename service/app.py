@@ -1,7 +1,8 @@
 """Application factory: ``gunicorn 'service.app:create_app()'``.
 
-Configuration: defaults below, then ``SIGHTLINE_*`` environment variables (values parsed as
-JSON where they parse, e.g. ``SIGHTLINE_MAX_CONTENT_LENGTH=1048576``), then ``test_config``.
+Configuration: the settings of ``service.settings`` (``SIGHTLINE_*`` environment variables,
+each checked once here: a bad one raises ``SettingError`` with one line naming it), then
+``test_config`` (checked the same way for the keys the table has).
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from flask_cors import CORS
 from flask_smorest import abort
 
 from schemas.scene import SceneSchema
-from service import __version__
+from service import __version__, settings
 from service.cache import SceneCache
+from service.guard import Guard
 from service.http_errors import Api
-from service.store import DEFAULT_TIMEOUT, SceneStore
+from service.store import SceneStore
 
 #: Origins a Foundry VTT client typically runs on (any port of localhost / 127.0.0.1).
-DEFAULT_CORS_ORIGINS = [r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$"]
+DEFAULT_CORS_ORIGINS = list(settings.DEFAULT_CORS_ORIGINS)
 
 DEFAULTS: dict[str, Any] = {
     "API_TITLE": "Sightline",
@@ -33,42 +35,10 @@ DEFAULTS: dict[str, Any] = {
     # The interactive API page, its assets served from the swagger-ui-bundle package (no CDN).
     "OPENAPI_SWAGGER_UI_PATH": "docs",
     "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
-    "MAX_CONTENT_LENGTH": 10 * 1024 * 1024,
-    "CORS_ORIGINS": [],  # added to DEFAULT_CORS_ORIGINS, unless CORS_REPLACE
-    "CORS_REPLACE": False,
-    "SCENE_CACHE_SIZE": 64,
-    "SCENE_CACHE_MAX_MB": 256,
-    "PRELOAD_SAMPLE": True,
-    "MATRIX_MAX_TOKENS": 200,
-    "MATRIX_MAX_VISION_TOKENS": 60,
-    "MAX_WALLS": 50000,
-    "MAX_TOKENS": 1000,
-    "MAX_LIGHTS": 5000,
-    "MAX_REGIONS": 1000,
-    # Outline points of all polygon regions together (issue 16: building a 10,000-point
-    # outline costs about a third of a second, and every point is a sight pseudo-wall).
-    "MAX_REGION_POINTS": 40000,
-    # Line-wall tests one request may spend (issue 16's cost model; about 10-20 s of work at
-    # this engine's speed, under the worker timeout): refused with 422 before the work when
-    # the estimate passes it, or at the moment the count does.
-    "WORK_BUDGET": 3_000_000,
-    "MAX_TARGETS": 1000,
-    "API_KEYS": [],
-    # Scene store shared by workers and replicas (service.store): unset keeps scenes per process.
-    "REDIS_URL": None,
-    "SCENE_TTL": 86400,  # seconds a stored scene lives after it was last stored or read
-    "REDIS_TIMEOUT": DEFAULT_TIMEOUT,  # seconds to connect to Redis, and per reply
 }
 
 #: Paths answered without an API key: liveness and readiness probes, the API description.
 OPEN_PATHS = frozenset({"/healthz", "/readyz", "/openapi.json", "/docs"})
-
-
-def _api_keys(value: Any) -> list[bytes]:
-    """``SIGHTLINE_API_KEYS``: a JSON list, or one string of comma-separated keys."""
-    if isinstance(value, str):
-        value = value.split(",")
-    return [str(k).strip().encode() for k in value or () if str(k).strip()]
 
 
 def cors_origins(origins: Any, replace: Any) -> list[str]:
@@ -117,9 +87,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """
     app = Flask(__name__)
     app.config.from_mapping(DEFAULTS)
-    app.config.from_prefixed_env("SIGHTLINE")
+    app.config.from_mapping(settings.load(overrides=test_config))  # SettingError if bad
     if test_config:
-        app.config.update(test_config)
+        app.config.update({k: v for k, v in test_config.items() if k not in settings.BY_NAME})
 
     # Chrome's private-network preflight (an https Foundry page calling a LAN or localhost
     # service) is answered `Access-Control-Allow-Private-Network: true` for allowed origins.
@@ -161,7 +131,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if app.config["PRELOAD_SAMPLE"]:
         cache.put(SceneSchema().load(sample_scene()), alias="sample")
 
-    keys = _api_keys(app.config["API_KEYS"])
+    keys = [key.encode() for key in app.config["API_KEYS"]]
 
     @app.before_request
     def api_key() -> None:
@@ -198,4 +168,15 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
             elif not request.is_json:
                 abort(415, message="Send the body as JSON (Content-Type: application/json).")
 
+    if app.config["TEST_HOOKS"]:  # SIGHTLINE_TEST_HOOKS=1 only: tests/e2e/test_limits.py
+        from service import test_hooks
+
+        app.register_blueprint(test_hooks.blp, url_prefix="/v1/_test")
+
+    app.wsgi_app = Guard(  # type: ignore[method-assign]
+        app.wsgi_app,
+        seconds=app.config["REQUEST_TIMEOUT"],
+        max_body=app.config["MAX_CONTENT_LENGTH"],
+        max_mb=app.config["WORKER_MAX_MB"],
+    )
     return app

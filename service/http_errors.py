@@ -6,8 +6,11 @@ Every error answers flask-smorest's JSON error shape (``shared/DESIGN.md`` "Erro
 
 ``Api.handle_http_exception`` is flask-smorest's own handler, completed: every answer has a
 ``message`` and an ``errors`` object; ``RulesError`` (and its 404 subclasses) and JSON nested
-too deeply become HTTP errors and go through the same handler; an unexpected exception
-answers a fixed 500 message, logged server-side with its traceback and never sent.
+too deeply become HTTP errors and go through the same handler; a request stopped by the
+watchdog (``service.guard.RequestTimedOut``) or out of memory (``MemoryError``) answers 503
+with ``Retry-After``; an unexpected exception answers a fixed 500 message, logged
+server-side with its traceback and never sent. No message (in ``message`` or ``errors``, keys
+included) is longer than ``MAX_MESSAGE_CHARS``, whatever client value it quotes.
 """
 
 from __future__ import annotations
@@ -16,18 +19,21 @@ import json
 from typing import Any
 
 import flask_smorest as smorest
-from flask import Request, current_app
+from flask import Request, current_app, request
 from flask_smorest import abort
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import HTTPException, InternalServerError, default_exceptions
 
 from schemas.scene import decode_json_body
 from service.errors import RulesError
+from service.guard import RELEASE_KEY, RETRY_AFTER_SECONDS, RequestTimedOut, overload_message
 
 #: The message of every 500 answer (the cause is logged, never sent).
 INTERNAL_MESSAGE = "Internal error; it has been logged."
 #: The message of a 400 for JSON nested deeper than the parser's recursion limit.
 TOO_DEEP_MESSAGE = "JSON nested too deeply."
+#: Longest ``message`` answered: a message quoting a client's value is cut here.
+MAX_MESSAGE_CHARS = 500
 
 
 def http_error(code: int, message: str, errors: dict[str, Any] | None = None) -> HTTPException:
@@ -56,6 +62,17 @@ def _default_message(error: HTTPException, errors: Any) -> str:
         limit = current_app.config.get("MAX_CONTENT_LENGTH")
         return f"Request body is over the limit of {limit} bytes (SIGHTLINE_MAX_CONTENT_LENGTH)."
     return error.description or error.name
+
+
+def _bounded(node: Any) -> Any:
+    """``node`` (a message or ``errors``), every string and key cut to ``MAX_MESSAGE_CHARS``."""
+    if isinstance(node, str):
+        return node if len(node) <= MAX_MESSAGE_CHARS else node[: MAX_MESSAGE_CHARS - 1] + "…"
+    if isinstance(node, dict):
+        return {_bounded(str(k)): _bounded(v) for k, v in node.items()}
+    if isinstance(node, list | tuple):
+        return [_bounded(v) for v in node]
+    return node
 
 
 def exclusive_range(self: Any, field: Any, ret: dict, **_: Any) -> dict:
@@ -100,6 +117,8 @@ class Api(smorest.Api):
         super()._register_error_handlers()
         self._app.register_error_handler(RulesError, self.handle_rules_error)
         self._app.register_error_handler(RecursionError, self.handle_recursion_error)
+        self._app.register_error_handler(RequestTimedOut, self.handle_overload)
+        self._app.register_error_handler(MemoryError, self.handle_overload)
 
     def _register_pagination_header(self) -> None:
         """No endpoint paginates: no ``PAGINATION`` header nor ``PaginationMetadata`` schema."""
@@ -107,10 +126,10 @@ class Api(smorest.Api):
     def handle_http_exception(self, error: HTTPException) -> Any:
         """flask-smorest's JSON error, always with a ``message`` and an ``errors`` object.
 
-        A 5xx answers ``INTERNAL_MESSAGE`` and logs the exception behind it; a 405 keeps
-        its ``Allow`` header.
+        A 5xx other than 503 answers ``INTERNAL_MESSAGE`` and logs the exception behind it; a
+        405 keeps its ``Allow`` header.
         """
-        if (error.code or 500) >= 500:
+        if (error.code or 500) >= 500 and error.code != 503:  # 503: handle_overload's own
             original = getattr(error, "original_exception", None) or error
             current_app.logger.error("Unhandled error", exc_info=original)
             error = InternalServerError()
@@ -119,6 +138,8 @@ class Api(smorest.Api):
         payload["errors"] = payload.get("errors") or {}
         if "message" not in payload:
             payload["message"] = _default_message(error, payload["errors"])
+        payload["message"] = _bounded(payload["message"])
+        payload["errors"] = _bounded(payload["errors"])
         if code == 405 and getattr(error, "valid_methods", None):
             headers = {**headers, "Allow": ", ".join(error.valid_methods)}  # type: ignore[attr-defined]
         return payload, code, headers
@@ -127,6 +148,21 @@ class Api(smorest.Api):
         """``RulesError``: its status (422, 404), message and field path."""
         errors = _path_errors(error.path, error.message)
         return self.handle_http_exception(http_error(error.status, error.message, errors))
+
+    def handle_overload(self, error: RequestTimedOut | MemoryError) -> Any:
+        """503 with ``Retry-After``: the watchdog stopped the request, or memory ran out.
+
+        The worker frees memory once the answer is sent (``service.guard.Guard``).
+        """
+        request.environ[RELEASE_KEY] = True
+        current_app.logger.warning("Request stopped: %s", type(error).__name__)
+        config = current_app.config
+        message = overload_message(
+            error, config.get("REQUEST_TIMEOUT", 0), config.get("WORKER_MAX_MB", 0)
+        )
+        http = http_error(503, message, {"json": {"_request": [message]}})
+        http.data["headers"] = {"Retry-After": str(RETRY_AFTER_SECONDS)}  # type: ignore[attr-defined]
+        return self.handle_http_exception(http)
 
     def handle_recursion_error(self, error: RecursionError) -> Any:
         """A body nested too deeply for the JSON parser: 400, not a crash."""

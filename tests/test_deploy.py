@@ -1,9 +1,10 @@
 """compose.yaml and deploy/nginx.conf agree with each other and with the service (issue 18).
 
 No Docker engine is needed: compose.yaml is parsed with PyYAML and its services, ports and
-settings are checked against the nginx config and ``service.app.DEFAULTS``; ``nginx -t``
-checks the config itself when nginx is installed (upstream names, which only Docker's DNS
-resolves, rewritten to 127.0.0.1). nginx really runs in tests/e2e/test_store_replicas.py.
+settings are checked against the nginx config and ``service.settings`` (each value valid);
+``nginx -t`` checks the config itself when nginx is installed (upstream names, which only
+Docker's DNS resolves, rewritten to 127.0.0.1). nginx really runs in
+tests/e2e/test_store_replicas.py.
 """
 
 from __future__ import annotations
@@ -15,11 +16,9 @@ import pytest
 import yaml
 
 from bench import servers
-from service.app import DEFAULTS
+from service import settings
 
 ROOT = servers.ROOT
-#: SIGHTLINE_* variables read by gunicorn.conf.py rather than the Flask app.
-GUNICORN_SETTINGS = {"BIND", "WORKERS", "WORKER_TIMEOUT"}
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +58,8 @@ def test_replicas_point_at_the_redis_service_with_known_settings(compose):
         for key in env:
             assert key.startswith("SIGHTLINE_"), key
             setting = key.removeprefix("SIGHTLINE_")
-            assert setting in DEFAULTS or setting in GUNICORN_SETTINGS, key
+            assert setting in settings.BY_NAME, key
+        settings.load(env, scope="all")  # every value passes the start-up check
         assert int(env["SIGHTLINE_SCENE_TTL"]) > 0
         port = env["SIGHTLINE_BIND"].rsplit(":", 1)[1]
         assert port in svc["expose"], name
@@ -96,7 +96,8 @@ def test_nginx_buffers_and_outwaits_the_service(nginx_conf):
 
     assert directive("proxy_request_buffering") == "on"
     assert directive("proxy_buffering") == "on"
-    assert _size(directive("client_max_body_size")) >= DEFAULTS["MAX_CONTENT_LENGTH"]
+    max_body = settings.BY_NAME["MAX_CONTENT_LENGTH"].default
+    assert _size(directive("client_max_body_size")) >= max_body
     worker_timeout = 30  # gunicorn.conf.py's default SIGHTLINE_WORKER_TIMEOUT
     assert int(directive("proxy_read_timeout").rstrip("s")) > worker_timeout
 

@@ -338,7 +338,7 @@ def test_cors_replace_drops_the_defaults(monkeypatch):
 
 
 def test_cors_replace_must_be_yes_or_no():
-    with pytest.raises(ValueError, match="SIGHTLINE_CORS_REPLACE must be true or false"):
+    with pytest.raises(ValueError, match="SIGHTLINE_CORS_REPLACE='sometimes' is invalid"):
         create_app({"CORS_REPLACE": "sometimes"})
 
 

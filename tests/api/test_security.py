@@ -180,3 +180,59 @@ def test_cors_preflight_lists_only_real_methods():
         "POST",
         "OPTIONS",
     }
+
+
+# --- Issue 16: bounded work --------------------------------------------------------------
+
+
+def test_test_hooks_are_absent_unless_enabled():
+    client = create_app().test_client()
+    assert client.get("/v1/_test/sleep?ms=1").status_code == 404
+    assert "/v1/_test/sleep" not in client.get("/openapi.json").get_data(as_text=True)
+
+
+def test_the_watchdog_answers_503_and_the_app_goes_on():
+    client = create_app({"TEST_HOOKS": True, "REQUEST_TIMEOUT": 0.2}).test_client()
+    resp = client.get("/v1/_test/sleep?ms=5000")
+    body = assert_error(resp, 503)
+    assert resp.headers["Retry-After"] == "5"
+    assert "0.2 s (SIGHTLINE_REQUEST_TIMEOUT)" in body["message"]
+    assert client.get("/v1/_test/sleep?ms=10").get_json() == {"slept_ms": 10}
+    assert client.post("/v1/cover", json=BODY).status_code == 200
+
+
+def test_memory_error_answers_503_and_frees_memory_after(monkeypatch):
+    from service import guard
+
+    released = []
+    monkeypatch.setattr(guard, "release_memory", lambda: released.append(True))
+    app = create_app({"WORKER_MAX_MB": 100_000})
+
+    @app.get("/boom")
+    def boom():
+        raise MemoryError
+
+    client = app.test_client()
+    resp = client.get("/boom")
+    body = assert_error(resp, 503)
+    assert resp.headers["Retry-After"] == "5"
+    assert "100000 MB, SIGHTLINE_WORKER_MAX_MB" in body["message"]
+    resp.close()
+    assert released == [True]  # once the answer is sent
+    assert client.get("/healthz").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/cover", {**BODY, "ruleset": "x" * 1_000_000}),
+        ("/v1/modifiers/gravity", {"ruleset": "x" * 1_000_000}),
+        ("/v1/modifiers/underwater", {"ruleset": "dnd5e", "effect": {"kind": "x" * 1_000_000}}),
+        ("/v1/cover", {**BODY, "targets": ["x" * 1_000_000]}),
+        ("/v1/cover", {**BODY, "x" * 1_000_000: 1}),
+    ],
+)
+def test_a_megabyte_value_is_never_echoed(path, body):
+    resp = create_app().test_client().post(path, json=body)
+    assert 400 <= resp.status_code < 500
+    assert len(resp.get_data()) < 3000, resp.get_data()[:300]
