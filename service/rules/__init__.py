@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.errors import UnknownRuleset
+from service.errors import UnknownRuleset, shown
 from service.rules import dnd5e, pf2e_variant, starfinder
 from service.rules.base import RuleSystem
 
@@ -23,5 +23,5 @@ def get(ruleset_id: str) -> RuleSystem:
     except KeyError:
         known = ", ".join(sorted(REGISTRY))
         raise UnknownRuleset(
-            f"Unknown ruleset {ruleset_id!r}; known: {known}.", ("ruleset",)
+            f"Unknown ruleset {shown(ruleset_id)}; known: {known}.", ("ruleset",)
         ) from None
