@@ -130,7 +130,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MAX_REGION_POINTS", "int", 40_000, 1, 10_000_000, "points",
             "422 at `scene.regions` (cost model, see below)",
             "outline points of all polygon regions together"),
-    Setting("WORK_BUDGET", "int", 3_000_000, 1, 10**12, "line-wall tests",
+    Setting("WORK_BUDGET", "int", 6_000_000, 1, 10**12, "line-wall tests",
             "422 telling what to reduce (cost model, see below)",
             "line-wall tests one request may spend"),
     Setting("SCENE_CACHE_SIZE", "int", 64, 1, 1_000_000, "scenes per worker",

@@ -150,8 +150,14 @@ def test_dropped_every_time_says_so_from_the_exception_types():
             with pytest.raises(SightlineError) as info:
                 client.health()
     assert (info.value.code, info.value.status) == (0, "Connection error")
-    assert "Remote end closed connection without response" in info.value.message
-    assert "object at 0x" not in info.value.message  # no urllib3 repr
+    # A dropped connection reads as closed, or as reset when the close races the request
+    # (a loaded machine); either way the cause, not urllib3's repr.
+    message = info.value.message
+    assert (
+        "Remote end closed connection without response" in message
+        or "Connection reset by peer" in message
+    ), message
+    assert "object at 0x" not in message
 
 
 def test_retries_0_gives_up_at_once():
