@@ -16,7 +16,9 @@ from service.engine.budget import WorkBudget
 from service.engine.density import WallDensity
 from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
 from service.engine.walls import FloatArray, WallIndex
+from service.geometry import kernel
 from service.geometry.junctions import collinear_runs, junctions
+from service.geometry.kernel import kernel_enabled
 
 #: Segments traced against the walls at once (memory bound for matrices).
 SEGMENT_BATCH = 2048
@@ -246,17 +248,62 @@ def _trace_walls(
     edge_blocks: bool = False,
     budget: WorkBudget | None = None,
 ) -> None:
-    """Fill ``wall_blocked``/``wall_blockers`` in place (see ``trace``)."""
-    si, wi = candidate_pairs(index, seg)
-    if budget is not None:
-        budget.spend(len(si))
-    code = index.restriction[sense][wi]
-    keep = code > 0
-    if wall_mask is not None:
-        keep &= wall_mask[wi]
-    si, wi, code = si[keep], wi[keep], code[keep]
+    """Fill ``wall_blocked``/``wall_blockers`` in place (see ``trace``).
+
+    The compiled kernel (``service.geometry.kernel``, when ``kernel_enabled()``) finds the
+    same candidate pairs as ``candidate_pairs``, spends the same count on ``budget``, and
+    hands only the pairs that cross or touch to the exact tests; otherwise the numpy
+    reference path runs the exact tests on every candidate. Both end in ``_exact_walls``.
+    """
+    restriction = index.restriction[sense]
+    if kernel_enabled():
+        eligible = restriction > 0
+        if wall_mask is not None:
+            eligible &= wall_mask
+        si, wi, count = kernel.search(index, seg, eligible, QUERY_PIECE_PX, MAX_QUERY_PIECES)
+        if budget is not None:
+            budget.spend(count)
+        code = restriction[wi]
+    else:
+        si, wi = candidate_pairs(index, seg)
+        if budget is not None:
+            budget.spend(len(si))
+        code = restriction[wi]
+        keep = code > 0
+        if wall_mask is not None:
+            keep &= wall_mask[wi]
+        si, wi, code = si[keep], wi[keep], code[keep]
     if not len(si):
         return
+    _exact_walls(
+        index,
+        seg,
+        sense,
+        origins,
+        elevations,
+        wall_blocked,
+        wall_blockers,
+        edge_blocks,
+        si,
+        wi,
+        code,
+    )
+
+
+def _exact_walls(
+    index: WallIndex,
+    seg: FloatArray,
+    sense: str,
+    origins: FloatArray,
+    elevations: FloatArray | None,
+    wall_blocked: NDArray[np.bool_],
+    wall_blockers: list[list[int]] | None,
+    edge_blocks: bool,
+    si: NDArray[np.intp],
+    wi: NDArray[np.intp],
+    code: NDArray[np.int8],
+) -> None:
+    """The exact tests (GEO-1..6) on candidate pairs ``(si, wi)`` of eligible walls."""
     p0 = seg[si, 0:2]
     d = seg[si, 2:4] - p0
     a = index.coords[wi, 0:2]
