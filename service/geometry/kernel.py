@@ -108,6 +108,7 @@ def _search(
     max_pieces: int,
     qtol: float,
     band: float,
+    keep_all: bool,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:  # pragma: no cover - compiled
     m = seg.shape[0]
     stamp = np.full(boxes.shape[0], -1, dtype=np.int64)
@@ -152,10 +153,11 @@ def _search(
                             continue
                         stamp[w] = s
                         count += 1
-                        if not eligible[w]:
-                            continue
-                        if not _keep(x0, y0, x1, y1, coords[w], band):
-                            continue
+                        if not keep_all:
+                            if not eligible[w]:
+                                continue
+                            if not _keep(x0, y0, x1, y1, coords[w], band):
+                                continue
                         if kept == cap:
                             cap *= 2
                             grown_s = np.empty(cap, dtype=np.int64)
@@ -175,6 +177,7 @@ def search(
     eligible: NDArray[np.bool_],
     piece_px: float,
     max_pieces: int,
+    keep_all: bool = False,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp], int]:
     """Candidate pairs that can matter, and how many candidate pairs there were.
 
@@ -188,11 +191,14 @@ def search(
         Walls that restrict the sense and are in the wall mask.
     piece_px, max_pieces
         ``trace.QUERY_PIECE_PX`` and ``trace.MAX_QUERY_PIECES``.
+    keep_all : bool
+        Return every candidate pair (``eligible`` and the crossing filter unused).
 
     Returns
     -------
     si, wi : ndarray of int
-        (segment, wall) pairs, eligible, crossing or touching (module docstring), by segment.
+        (segment, wall) pairs, eligible, crossing or touching (module docstring), by segment
+        (every candidate pair with ``keep_all``).
     count : int
         Every candidate pair (the pairs of ``trace.candidate_pairs``), eligible or not.
     """
@@ -213,5 +219,6 @@ def search(
         int(max_pieces),
         QUERY_TOL_PX,
         TOUCH_TOL_PX,
+        keep_all,
     )
     return si.astype(np.intp), wi.astype(np.intp), int(count)

@@ -213,7 +213,15 @@ def candidate_pairs(index: WallIndex, seg: FloatArray) -> tuple[NDArray[np.intp]
     junctions). Long segments are looked up in pieces of ``QUERY_PIECE_PX`` (at most
     ``MAX_QUERY_PIECES`` of them) so
     that a diagonal across a large map does not make every wall a candidate.
+
+    With the compiled kernel (``kernel_enabled()``) the same pairs come from the wall grid,
+    sorted by segment then wall.
     """
+    if kernel_enabled() and index.size and len(seg):
+        everything = np.ones(index.size, dtype=bool)
+        si, wi, _ = kernel.search(index, seg, everything, QUERY_PIECE_PX, MAX_QUERY_PIECES, True)
+        order = np.lexsort((wi, si))
+        return si[order], wi[order]
     m = len(seg)
     d = seg[:, 2:4] - seg[:, 0:2]
     pieces = np.ceil(np.hypot(d[:, 0], d[:, 1]) / QUERY_PIECE_PX)
@@ -372,10 +380,10 @@ def _exact_walls(
     wall_blocked[si[proper & ~limited]] = True
     limited_hits: dict[int, list[int]] = {}
     if wall_blockers is not None:
-        for s, w in zip(si[proper & limited], wi[proper & limited], strict=True):
-            limited_hits.setdefault(int(s), []).append(int(w))
-        for s, w in zip(si[proper & ~limited], wi[proper & ~limited], strict=True):
-            wall_blockers[s].append(int(w))
+        for s, ws in _by_segment(si[proper & limited], wi[proper & limited]):
+            limited_hits.setdefault(s, []).extend(ws)
+        for s, ws in _by_segment(si[proper & ~limited], wi[proper & ~limited]):
+            wall_blockers[s].extend(ws)
 
     if np.any(ev_a) or np.any(ev_b):
         runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
@@ -403,6 +411,17 @@ def _exact_walls(
             wall_blockers[s].extend(hits)
     for s in np.nonzero(wall_blocked)[0]:
         wall_blockers[s] = sorted(set(wall_blockers[s]))
+
+
+def _by_segment(si: NDArray[np.intp], wi: NDArray[np.intp]) -> list[tuple[int, list[int]]]:
+    """Pairs grouped by segment: ``(segment, walls in their order in wi)``, by segment."""
+    if not len(si):
+        return []
+    order = np.argsort(si, kind="stable")
+    s_sorted = si[order]
+    first = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]])
+    groups = np.split(wi[order], first[1:])
+    return list(zip(s_sorted[first].tolist(), (g.tolist() for g in groups), strict=True))
 
 
 def segments_cross_boxes(seg: FloatArray, boxes: FloatArray) -> NDArray[np.bool_]:

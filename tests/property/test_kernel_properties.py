@@ -26,7 +26,7 @@ from service.engine.budget import WorkBudget
 from service.engine.walls import build_wall_index
 from service.errors import OverBudget
 from service.geometry import kernel
-from service.geometry.trace import TraceResult, trace
+from service.geometry.trace import TraceResult, candidate_pairs, trace
 
 pytestmark = pytest.mark.skipif(not kernel.HAVE_NUMBA, reason="numba is not installed")
 
@@ -143,6 +143,13 @@ def test_kernel_equals_numpy(scene, segs, sense, origins, heights, masked, edge_
     assert got.wall_blocked.tolist() == ref.wall_blocked.tolist()
     assert got.wall_blockers == ref.wall_blockers
     assert got_used == ref_used  # the same candidate pairs are counted
+    pairs = []
+    for mode in ("numpy", "kernel"):
+        with kernel_mode(mode):
+            si, wi = candidate_pairs(index, seg)
+            pairs.append(sorted(zip(si.tolist(), wi.tolist(), strict=True)))
+    assert pairs[0] == pairs[1]
+    assert len(pairs[0]) == ref_used
 
 
 @settings(max_examples=100, deadline=None)
