@@ -40,7 +40,7 @@ try:  # numba is a dependency; the numpy path stays for platforms without it
 except ImportError:  # pragma: no cover - exercised where numba is not installed
     HAVE_NUMBA = False
 
-    def njit(*_args: Any, **_kwargs: Any) -> Any:  # noqa: D103
+    def njit(*_args: Any, **_kwargs: Any) -> Any:  # type: ignore[no-redef]  # noqa: D103
         return lambda f: f
 
 

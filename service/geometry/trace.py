@@ -380,10 +380,10 @@ def _exact_walls(
     wall_blocked[si[proper & ~limited]] = True
     limited_hits: dict[int, list[int]] = {}
     if wall_blockers is not None:
-        for s, ws in _by_segment(si[proper & limited], wi[proper & limited]):
-            limited_hits.setdefault(s, []).extend(ws)
-        for s, ws in _by_segment(si[proper & ~limited], wi[proper & ~limited]):
-            wall_blockers[s].extend(ws)
+        for k, ws in _by_segment(si[proper & limited], wi[proper & limited]):
+            limited_hits.setdefault(k, []).extend(ws)
+        for k, ws in _by_segment(si[proper & ~limited], wi[proper & ~limited]):
+            wall_blockers[k].extend(ws)
 
     if np.any(ev_a) or np.any(ev_b):
         runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
@@ -409,7 +409,7 @@ def _exact_walls(
     for s, hits in limited_hits.items():
         if limited_count[s] >= 2:
             wall_blockers[s].extend(hits)
-    for s in np.nonzero(wall_blocked)[0]:
+    for s in np.nonzero(wall_blocked)[0].tolist():
         wall_blockers[s] = sorted(set(wall_blockers[s]))
 
 
