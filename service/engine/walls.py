@@ -26,6 +26,92 @@ FloatArray = NDArray[np.float64]
 
 
 @dataclass(frozen=True)
+class WallGrid:
+    """A uniform grid over the walls' bounding boxes, for the compiled kernel (issue 20).
+
+    Each wall is listed in every cell its bounding box meets (CSR: the walls of cell
+    ``iy * nx + ix`` are ``walls[start[c]:start[c + 1]]``). The cell of a coordinate ``v`` is
+    ``floor((v - origin) / cell)`` clamped to the grid, the same monotone formula for walls and
+    queries, so a query box meets every wall whose box it meets in at least one shared cell.
+
+    Attributes
+    ----------
+    x0, y0 : float
+        Origin (px) of cell (0, 0).
+    cell : float
+        Side of a cell in px.
+    nx, ny : int
+        Cells along x and y.
+    start : ndarray of shape (nx * ny + 1,), int64
+    walls : ndarray, int64
+        Wall indices, cell by cell.
+    boxes : ndarray of shape (n, 4)
+        Each wall's ``min x, min y, max x, max y`` in px.
+    """
+
+    x0: float
+    y0: float
+    cell: float
+    nx: int
+    ny: int
+    start: NDArray[np.int64]
+    walls: NDArray[np.int64]
+    boxes: FloatArray
+
+
+#: Walls per cell aimed at by ``build_grid`` (cell side = sqrt(area * this / n)).
+GRID_WALLS_PER_CELL = 1.0
+
+#: Most grid entries per wall on average; past it the cells double in size.
+GRID_MAX_ENTRIES_PER_WALL = 8
+
+
+def _cells(v: FloatArray, origin: float, cell: float, n: int) -> NDArray[np.int64]:
+    """Cell of each coordinate: ``floor((v - origin) / cell)`` clamped to ``0..n-1``."""
+    f = (v - origin) / cell
+    return np.clip(np.floor(f), 0, n - 1).astype(np.int64)
+
+
+def build_grid(coords: FloatArray) -> WallGrid:
+    """The ``WallGrid`` of walls ``coords`` (n, 4), n >= 1; numpy, O(entries log entries)."""
+    n = len(coords)
+    boxes = np.column_stack(
+        [
+            np.minimum(coords[:, 0], coords[:, 2]),
+            np.minimum(coords[:, 1], coords[:, 3]),
+            np.maximum(coords[:, 0], coords[:, 2]),
+            np.maximum(coords[:, 1], coords[:, 3]),
+        ]
+    )
+    x0, y0 = float(boxes[:, 0].min()), float(boxes[:, 1].min())
+    w = max(float(boxes[:, 2].max()) - x0, 1.0)
+    h = max(float(boxes[:, 3].max()) - y0, 1.0)
+    if not (math.isfinite(w) and math.isfinite(h)):
+        w = h = 1.0  # non-finite walls: one cell (the clamp puts everything in it)
+    cell = max(math.sqrt(w * h * GRID_WALLS_PER_CELL / n), max(w, h) / (4 * n))
+    while True:
+        nx = min(max(1, math.ceil(w / cell)), 1 << 14)
+        ny = min(max(1, math.ceil(h / cell)), 1 << 14)
+        ix0, ix1 = _cells(boxes[:, 0], x0, cell, nx), _cells(boxes[:, 2], x0, cell, nx)
+        iy0, iy1 = _cells(boxes[:, 1], y0, cell, ny), _cells(boxes[:, 3], y0, cell, ny)
+        span_x = ix1 - ix0 + 1
+        per_wall = span_x * (iy1 - iy0 + 1)
+        total = int(per_wall.sum())
+        if total <= GRID_MAX_ENTRIES_PER_WALL * n + 1024:
+            break
+        cell *= 2.0
+    owner = np.repeat(np.arange(n, dtype=np.int64), per_wall)
+    r = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(per_wall) - per_wall, per_wall)
+    cx = ix0[owner] + r % span_x[owner]
+    cy = iy0[owner] + r // span_x[owner]
+    cid = cy * nx + cx
+    order = np.argsort(cid, kind="stable")
+    start = np.zeros(nx * ny + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cid, minlength=nx * ny), out=start[1:])
+    return WallGrid(x0, y0, cell, nx, ny, start, owner[order], boxes)
+
+
+@dataclass(frozen=True)
 class WallIndex:
     """Walls of one scene as arrays plus one shapely ``STRtree``.
 
@@ -55,6 +141,10 @@ class WallIndex:
         ``hp``) are indexed once, at the first one's place: its index maps to the ids of the
         others, so what blocks a line still names every wall (``names``). Issue 16: 5,000
         copies of one wall cost what one costs.
+    grid : WallGrid or None
+        Uniform grid over the walls for the compiled kernel (``service.geometry.kernel``):
+        ``None`` until the first trace asks ``wall_grid()`` for it (about 1 ms per 5,000
+        walls, so ingest does not pay it; a numpy-only trace never builds it).
     """
 
     ids: tuple[str, ...]
@@ -70,11 +160,22 @@ class WallIndex:
     copies: dict[int, tuple[str, ...]] = field(default_factory=dict)
     room_walls: int | None = None
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    grid: WallGrid | None = field(default=None, compare=False, repr=False)
 
     @property
     def size(self) -> int:
         """Number of walls indexed (identical copies count once)."""
         return len(self.ids)
+
+    def wall_grid(self) -> WallGrid:
+        """The ``grid`` attribute, built on first use (needs at least one wall).
+
+        Idempotent: two threads racing here build equal grids and either one is kept.
+        """
+        if self.grid is None:
+            object.__setattr__(self, "grid", build_grid(self.coords))  # frozen: set once
+        assert self.grid is not None
+        return self.grid
 
     def names(self, indices: Sequence[int]) -> list[str]:
         """Ids of the walls at ``indices`` (sorted), each followed by its identical copies."""

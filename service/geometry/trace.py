@@ -16,7 +16,9 @@ from service.engine.budget import WorkBudget
 from service.engine.density import WallDensity
 from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
 from service.engine.walls import FloatArray, WallIndex
+from service.geometry import kernel
 from service.geometry.junctions import collinear_runs, junctions
+from service.geometry.kernel import kernel_enabled
 
 #: Segments traced against the walls at once (memory bound for matrices).
 SEGMENT_BATCH = 2048
@@ -212,7 +214,15 @@ def candidate_pairs(index: WallIndex, seg: FloatArray) -> tuple[NDArray[np.intp]
     junctions). Long segments are looked up in pieces of ``QUERY_PIECE_PX`` (at most
     ``MAX_QUERY_PIECES`` of them) so
     that a diagonal across a large map does not make every wall a candidate.
+
+    With the compiled kernel (``kernel_enabled()``) the same pairs come from the wall grid,
+    sorted by segment then wall.
     """
+    if kernel_enabled() and index.size and len(seg):
+        everything = np.ones(index.size, dtype=bool)
+        si, wi, _ = kernel.search(index, seg, everything, QUERY_PIECE_PX, MAX_QUERY_PIECES, True)
+        order = np.lexsort((wi, si))
+        return si[order], wi[order]
     m = len(seg)
     d = seg[:, 2:4] - seg[:, 0:2]
     pieces = np.ceil(np.hypot(d[:, 0], d[:, 1]) / QUERY_PIECE_PX)
@@ -247,17 +257,62 @@ def _trace_walls(
     edge_blocks: bool = False,
     budget: WorkBudget | None = None,
 ) -> None:
-    """Fill ``wall_blocked``/``wall_blockers`` in place (see ``trace``)."""
-    si, wi = candidate_pairs(index, seg)
-    if budget is not None:
-        budget.spend(len(si))
-    code = index.restriction[sense][wi]
-    keep = code > 0
-    if wall_mask is not None:
-        keep &= wall_mask[wi]
-    si, wi, code = si[keep], wi[keep], code[keep]
+    """Fill ``wall_blocked``/``wall_blockers`` in place (see ``trace``).
+
+    The compiled kernel (``service.geometry.kernel``, when ``kernel_enabled()``) finds the
+    same candidate pairs as ``candidate_pairs``, spends the same count on ``budget``, and
+    hands only the pairs that cross or touch to the exact tests; otherwise the numpy
+    reference path runs the exact tests on every candidate. Both end in ``_exact_walls``.
+    """
+    restriction = index.restriction[sense]
+    if kernel_enabled():
+        eligible = restriction > 0
+        if wall_mask is not None:
+            eligible &= wall_mask
+        si, wi, count = kernel.search(index, seg, eligible, QUERY_PIECE_PX, MAX_QUERY_PIECES)
+        if budget is not None:
+            budget.spend(count)
+        code = restriction[wi]
+    else:
+        si, wi = candidate_pairs(index, seg)
+        if budget is not None:
+            budget.spend(len(si))
+        code = restriction[wi]
+        keep = code > 0
+        if wall_mask is not None:
+            keep &= wall_mask[wi]
+        si, wi, code = si[keep], wi[keep], code[keep]
     if not len(si):
         return
+    _exact_walls(
+        index,
+        seg,
+        sense,
+        origins,
+        elevations,
+        wall_blocked,
+        wall_blockers,
+        edge_blocks,
+        si,
+        wi,
+        code,
+    )
+
+
+def _exact_walls(
+    index: WallIndex,
+    seg: FloatArray,
+    sense: str,
+    origins: FloatArray,
+    elevations: FloatArray | None,
+    wall_blocked: NDArray[np.bool_],
+    wall_blockers: list[list[int]] | None,
+    edge_blocks: bool,
+    si: NDArray[np.intp],
+    wi: NDArray[np.intp],
+    code: NDArray[np.int8],
+) -> None:
+    """The exact tests (GEO-1..6) on candidate pairs ``(si, wi)`` of eligible walls."""
     p0 = seg[si, 0:2]
     d = seg[si, 2:4] - p0
     a = index.coords[wi, 0:2]
@@ -326,10 +381,10 @@ def _trace_walls(
     wall_blocked[si[proper & ~limited]] = True
     limited_hits: dict[int, list[int]] = {}
     if wall_blockers is not None:
-        for s, w in zip(si[proper & limited], wi[proper & limited], strict=True):
-            limited_hits.setdefault(int(s), []).append(int(w))
-        for s, w in zip(si[proper & ~limited], wi[proper & ~limited], strict=True):
-            wall_blockers[s].append(int(w))
+        for k, ws in _by_segment(si[proper & limited], wi[proper & limited]):
+            limited_hits.setdefault(k, []).extend(ws)
+        for k, ws in _by_segment(si[proper & ~limited], wi[proper & ~limited]):
+            wall_blockers[k].extend(ws)
 
     if np.any(ev_a) or np.any(ev_b):
         runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
@@ -355,8 +410,19 @@ def _trace_walls(
     for s, hits in limited_hits.items():
         if limited_count[s] >= 2:
             wall_blockers[s].extend(hits)
-    for s in np.nonzero(wall_blocked)[0]:
+    for s in np.nonzero(wall_blocked)[0].tolist():
         wall_blockers[s] = sorted(set(wall_blockers[s]))
+
+
+def _by_segment(si: NDArray[np.intp], wi: NDArray[np.intp]) -> list[tuple[int, list[int]]]:
+    """Pairs grouped by segment: ``(segment, walls in their order in wi)``, by segment."""
+    if not len(si):
+        return []
+    order = np.argsort(si, kind="stable")
+    s_sorted = si[order]
+    first = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]])
+    groups = np.split(wi[order], first[1:])
+    return list(zip(s_sorted[first].tolist(), (g.tolist() for g in groups), strict=True))
 
 
 def segments_cross_boxes(seg: FloatArray, boxes: FloatArray) -> NDArray[np.bool_]:

@@ -1,0 +1,106 @@
+"""Compiled kernel vs numpy reference path, in-process (issue 20): ``python -m bench.kernel``.
+
+For the dnd5e, starfinder and pf2e-variant cover matrices and the (dnd5e) vision matrix on
+the bench's dungeon scenes (2,000 walls x 50 tokens, 5,000 x 100), the time per ordered
+token pair with ``SIGHTLINE_KERNEL=numpy`` and with the kernel, side by side in one run,
+and whether the two matrices are equal. One warm-up call per path first (numba compiles or
+loads its cache; the wall grid is built) so only steady-state work is timed. Nothing is
+asserted; the table is printed (Markdown), and written as JSON with ``--json PATH``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from typing import Any
+
+from bench.dungeon import dungeon
+from schemas.scene import SceneSchema
+from service import rules
+from service.engine.scene import build_scene
+from service.geometry import kernel
+from service.matrix import matrix
+
+SIZES = [(2000, 50), (5000, 100)]
+KINDS = [
+    ("dnd5e cover", "dnd5e", "cover"),
+    ("starfinder cover", "starfinder", "cover"),
+    ("pf2e-variant cover", "pf2e-variant", "cover"),
+    ("vision (dnd5e)", "dnd5e", "vision"),
+]
+
+
+def timed(fn: Any, repeat: int) -> tuple[float, Any]:
+    """Median wall time of ``fn()`` in seconds and its last result."""
+    times, out = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", default=None)
+    parser.add_argument("--quick", action="store_true", help="2,000 x 50 only")
+    args = parser.parse_args()
+    if not kernel.HAVE_NUMBA:
+        raise SystemExit("numba is not installed: nothing to compare")
+    sizes = SIZES[:1] if args.quick else SIZES
+    rows = []
+    for n_walls, n_tokens in sizes:
+        geo = build_scene(SceneSchema().load(dungeon(n_walls, n_tokens)))
+        pairs = n_tokens * (n_tokens - 1)
+        for label, system_id, kind in KINDS:
+            system = rules.get(system_id)
+            result = {}
+            for mode in ("numpy", "kernel"):
+                os.environ["SIGHTLINE_KERNEL"] = mode
+
+                def run(geo: Any = geo, system: Any = system, kind: str = kind) -> Any:
+                    return matrix(geo, system, None, kind, {})
+
+                run()  # warm-up: compile / load the numba cache, build the grid
+                seconds, out = timed(run, args.repeat)
+                result[mode] = (seconds, out)
+            numpy_s, kernel_s = result["numpy"][0], result["kernel"][0]
+            rows.append(
+                {
+                    "kind": label,
+                    "walls": n_walls,
+                    "tokens": n_tokens,
+                    "numpy_us_per_pair": 1e6 * numpy_s / pairs,
+                    "kernel_us_per_pair": 1e6 * kernel_s / pairs,
+                    "speedup": numpy_s / kernel_s,
+                    "equal": result["numpy"][1] == result["kernel"][1],
+                }
+            )
+            r = rows[-1]
+            print(
+                f"{label:20s} {n_walls:>5} x {n_tokens:<4} numpy {r['numpy_us_per_pair']:8.1f} us"
+                f"  kernel {r['kernel_us_per_pair']:8.1f} us  x{r['speedup']:.2f}"
+                f"  equal={r['equal']}",
+                flush=True,
+            )
+    os.environ.pop("SIGHTLINE_KERNEL", None)
+    print()
+    print("| per pair | walls x tokens | numpy | kernel | speed-up | same answers |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        print(
+            f"| {r['kind']} | {r['walls']:,} x {r['tokens']} | {r['numpy_us_per_pair']:.1f} µs"
+            f" | {r['kernel_us_per_pair']:.1f} µs | {r['speedup']:.2f}x"
+            f" | {'yes' if r['equal'] else 'NO'} |"
+        )
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()

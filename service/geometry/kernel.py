@@ -1,0 +1,224 @@
+"""The compiled candidate search of ``trace`` (issue 20): numba when it imports, else numpy.
+
+``search`` finds, for every traced segment, the walls whose bounding boxes meet the boxes of
+its pieces (exactly the (segment, wall) pairs of ``trace.candidate_pairs``: the same pieces
+of ``QUERY_PIECE_PX``, the same ``QUERY_TOL_PX`` growth, the same closed box test as the
+``STRtree`` envelope query), by walking the pieces' cells of the walls' uniform grid
+(``WallIndex.wall_grid``). It counts those pairs (what the work budget spends, as on the
+numpy path) and returns only the ones that can matter to GEO-1..6: eligible walls (a
+restriction for the sense, in the wall mask) that cross the segment or touch its line,
+decided with a dead band ``TOUCH_TOL_PX`` ten times the exact tests' ``ON_LINE_TOL_PX``, so
+the pairs dropped here are ones the exact tests would drop too. The exact tests, the
+one-way, threshold and height rules and the GEO-6 junction rule then run on those few pairs
+in numpy (``trace._exact_walls``), the same code as the reference path, so the answers are
+identical by construction; a Hypothesis property checks it (tests/property).
+
+``SIGHTLINE_KERNEL=numpy`` forces the reference path (``kernel_enabled``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
+from service.engine.walls import FloatArray, WallIndex
+
+#: Dead band (px) of the kernel's filter: wider than the exact tests' ``ON_LINE_TOL_PX``,
+#: so float differences between compiled and numpy arithmetic cannot drop a pair that the
+#: exact tests would keep (a wider band only keeps more pairs for them to decide).
+TOUCH_TOL_PX = 10 * ON_LINE_TOL_PX
+
+try:  # numba is a dependency; the numpy path stays for platforms without it
+    from numba import njit
+
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - exercised where numba is not installed
+    HAVE_NUMBA = False
+
+    def njit(*_args: Any, **_kwargs: Any) -> Any:  # type: ignore[no-redef]  # noqa: D103
+        return lambda f: f
+
+
+def kernel_enabled() -> bool:
+    """Whether ``trace`` uses the compiled kernel: numba imports, ``SIGHTLINE_KERNEL`` != numpy."""
+    return HAVE_NUMBA and os.environ.get("SIGHTLINE_KERNEL", "").strip().lower() != "numpy"
+
+
+@njit(cache=True, nogil=True)
+def _cell(v: float, origin: float, cell: float, n: int) -> int:  # pragma: no cover - compiled
+    f = (v - origin) / cell
+    if f < 0.0:
+        return 0
+    if f >= n:
+        return n - 1
+    return int(f)
+
+
+@njit(cache=True, nogil=True)
+def _sign(v: float, band: float) -> int:  # pragma: no cover - compiled
+    if v > band:
+        return 1
+    if v < -band:
+        return -1
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _keep(
+    x0: float, y0: float, x1: float, y1: float, c: NDArray[np.float64], band: float
+) -> bool:  # pragma: no cover - compiled
+    """Whether the wall ``c`` crosses the segment or touches its line (loose: see module)."""
+    dx, dy = x1 - x0, y1 - y0
+    ax, ay, bx, by = c[0], c[1], c[2], c[3]
+    ex, ey = bx - ax, by - ay
+    len_d = math.hypot(dx, dy)
+    len_e = math.hypot(ex, ey)
+    if len_d <= 2 * band or len_e <= 2 * band:
+        return True  # degenerate: the exact tests decide (they set it aside)
+    s_a = _sign((dx * (ay - y0) - dy * (ax - x0)) / len_d, band)
+    s_b = _sign((dx * (by - y0) - dy * (bx - x0)) / len_d, band)
+    if s_a == 0 or s_b == 0:
+        return True  # an end on the segment's line: junction or collinear (GEO-6)
+    if s_a * s_b > 0:
+        return False
+    s_p = _sign((ex * (y0 - ay) - ey * (x0 - ax)) / len_e, band)
+    s_q = _sign((ex * (y1 - ay) - ey * (x1 - ax)) / len_e, band)
+    return s_p * s_q <= 0
+
+
+@njit(cache=True, nogil=True)
+def _search(
+    seg: NDArray[np.float64],
+    gx0: float,
+    gy0: float,
+    cell: float,
+    nx: int,
+    ny: int,
+    start: NDArray[np.int64],
+    cwalls: NDArray[np.int64],
+    boxes: NDArray[np.float64],
+    coords: NDArray[np.float64],
+    eligible: NDArray[np.bool_],
+    piece_px: float,
+    max_pieces: int,
+    qtol: float,
+    band: float,
+    keep_all: bool,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:  # pragma: no cover - compiled
+    m = seg.shape[0]
+    stamp = np.full(boxes.shape[0], -1, dtype=np.int64)
+    cap = max(1024, 4 * m)
+    out_s = np.empty(cap, dtype=np.int64)
+    out_w = np.empty(cap, dtype=np.int64)
+    count = 0
+    kept = 0
+    for s in range(m):
+        x0, y0, x1, y1 = seg[s, 0], seg[s, 1], seg[s, 2], seg[s, 3]
+        dx, dy = x1 - x0, y1 - y0
+        length = math.hypot(dx, dy)
+        if length != length:
+            continue  # NaN: no box to look up
+        if length / piece_px >= max_pieces:
+            k = max_pieces
+        else:
+            k = max(1, int(math.ceil(length / piece_px)))
+        kf = float(k)
+        for q in range(k):
+            t0 = q / kf
+            sx, sy = x0 + dx * t0, y0 + dy * t0
+            if q == k - 1:
+                ex, ey = x1, y1
+            else:
+                t1 = (q + 1) / kf
+                ex, ey = x0 + dx * t1, y0 + dy * t1
+            lx, hx = min(sx, ex) - qtol, max(sx, ex) + qtol
+            ly, hy = min(sy, ey) - qtol, max(sy, ey) + qtol
+            ix0, ix1 = _cell(lx, gx0, cell, nx), _cell(hx, gx0, cell, nx)
+            iy0, iy1 = _cell(ly, gy0, cell, ny), _cell(hy, gy0, cell, ny)
+            for iy in range(iy0, iy1 + 1):
+                for ix in range(ix0, ix1 + 1):
+                    c = iy * nx + ix
+                    for j in range(start[c], start[c + 1]):
+                        w = cwalls[j]
+                        if stamp[w] == s:
+                            continue
+                        if boxes[w, 0] > hx or boxes[w, 2] < lx:
+                            continue
+                        if boxes[w, 1] > hy or boxes[w, 3] < ly:
+                            continue
+                        stamp[w] = s
+                        count += 1
+                        if not keep_all:
+                            if not eligible[w]:
+                                continue
+                            if not _keep(x0, y0, x1, y1, coords[w], band):
+                                continue
+                        if kept == cap:
+                            cap *= 2
+                            grown_s = np.empty(cap, dtype=np.int64)
+                            grown_w = np.empty(cap, dtype=np.int64)
+                            grown_s[:kept] = out_s[:kept]
+                            grown_w[:kept] = out_w[:kept]
+                            out_s, out_w = grown_s, grown_w
+                        out_s[kept] = s
+                        out_w[kept] = w
+                        kept += 1
+    return out_s[:kept], out_w[:kept], count
+
+
+def search(
+    index: WallIndex,
+    seg: FloatArray,
+    eligible: NDArray[np.bool_],
+    piece_px: float,
+    max_pieces: int,
+    keep_all: bool = False,
+) -> tuple[NDArray[np.intp], NDArray[np.intp], int]:
+    """Candidate pairs that can matter, and how many candidate pairs there were.
+
+    Parameters
+    ----------
+    index : WallIndex
+        At least one wall.
+    seg : ndarray of shape (m, 4)
+        Traced segments in px.
+    eligible : ndarray of shape (n,), bool
+        Walls that restrict the sense and are in the wall mask.
+    piece_px, max_pieces
+        ``trace.QUERY_PIECE_PX`` and ``trace.MAX_QUERY_PIECES``.
+    keep_all : bool
+        Return every candidate pair (``eligible`` and the crossing filter unused).
+
+    Returns
+    -------
+    si, wi : ndarray of int
+        (segment, wall) pairs, eligible, crossing or touching (module docstring), by segment
+        (every candidate pair with ``keep_all``).
+    count : int
+        Every candidate pair (the pairs of ``trace.candidate_pairs``), eligible or not.
+    """
+    grid = index.wall_grid()
+    si, wi, count = _search(
+        np.ascontiguousarray(seg, dtype=np.float64),
+        grid.x0,
+        grid.y0,
+        grid.cell,
+        grid.nx,
+        grid.ny,
+        grid.start,
+        grid.walls,
+        grid.boxes,
+        index.coords,
+        np.ascontiguousarray(eligible, dtype=np.bool_),
+        float(piece_px),
+        int(max_pieces),
+        QUERY_TOL_PX,
+        TOUCH_TOL_PX,
+        keep_all,
+    )
+    return si.astype(np.intp), wi.astype(np.intp), int(count)

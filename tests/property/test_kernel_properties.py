@@ -1,0 +1,170 @@
+"""The compiled kernel and the numpy reference path of ``trace`` agree exactly (issue 20).
+
+Random walls — on a small integer lattice (junctions, collinear runs, duplicates, shared end
+points are common) and in general position (float coordinates) — with every wall property
+that decides what blocks (restrictions per sense, doors and their state, one-way directions,
+proximity/distance thresholds, heights), and random segments, some long enough to be looked
+up in many pieces. Both paths must give the same ``wall_blocked``, the same
+``wall_blockers`` and spend the same count on the work budget (the candidate pairs of
+``candidate_pairs``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from schemas.scene import SceneSchema
+from service.engine.budget import WorkBudget
+from service.engine.walls import build_wall_index
+from service.errors import OverBudget
+from service.geometry import kernel
+from service.geometry.trace import TraceResult, candidate_pairs, trace
+
+pytestmark = pytest.mark.skipif(not kernel.HAVE_NUMBA, reason="numba is not installed")
+
+RESTRICTIONS = ["normal", "normal", "normal", "limited", "limited", "none", "proximity", "distance"]
+
+coarse = st.integers(0, 6).map(lambda v: 100.0 * v)  # walls meet, lines pass end points
+lattice = st.integers(0, 12).map(lambda v: 50.0 * v)
+general = st.floats(-50.0, 700.0, allow_nan=False, allow_infinity=False)
+far = st.integers(-40, 80).map(lambda v: 50.0 * v)  # up to ~6,000 px: many pieces
+coord = st.one_of(coarse, coarse, coarse, lattice, general, far)
+quad = st.tuples(coord, coord, coord, coord)
+
+
+@st.composite
+def wall_props(draw: st.DrawFn) -> dict[str, Any]:
+    props: dict[str, Any] = {}
+    for sense in ("move", "sight", "light", "sound"):
+        props[sense] = draw(st.sampled_from(RESTRICTIONS))
+    props["direction"] = draw(st.sampled_from(["both", "both", "both", "left", "right"]))
+    rare = st.integers(0, 3).map(lambda v: v == 0)
+    if draw(rare):
+        props["door"] = "door"
+        props["door_state"] = draw(st.sampled_from(["open", "closed"]))
+    if draw(rare):
+        props["threshold"] = {
+            s: draw(st.one_of(st.none(), st.integers(0, 12).map(float)))
+            for s in ("sight", "light", "sound")
+        }
+    if draw(rare):
+        lo = draw(st.integers(-10, 10))
+        props["height"] = {"bottom": float(lo), "top": float(lo + draw(st.integers(0, 20)))}
+    return props
+
+
+@st.composite
+def scenes(draw: st.DrawFn) -> dict[str, Any]:
+    walls: list[dict[str, Any]] = []
+    for c in draw(st.lists(quad, min_size=1, max_size=14)):
+        walls.append({"c": list(c), **draw(wall_props())})
+    for _ in range(draw(st.integers(0, 3))):  # exact duplicates and reversed copies
+        w = dict(draw(st.sampled_from(walls)))
+        if draw(st.booleans()):
+            w["c"] = [w["c"][2], w["c"][3], w["c"][0], w["c"][1]]
+        walls.append(w)
+    for i, w in enumerate(walls):
+        w["id"] = f"w{i}"
+    return {"grid": {"size": 100, "distance": 5}, "walls": walls}
+
+
+@contextmanager
+def kernel_mode(mode: str) -> Iterator[None]:
+    old = os.environ.get("SIGHTLINE_KERNEL")
+    os.environ["SIGHTLINE_KERNEL"] = mode
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["SIGHTLINE_KERNEL"]
+        else:
+            os.environ["SIGHTLINE_KERNEL"] = old
+
+
+def both(index: Any, seg: np.ndarray, **kw: Any) -> tuple[TraceResult, int, TraceResult, int]:
+    out: list[Any] = []
+    for mode in ("numpy", "kernel"):
+        with kernel_mode(mode):
+            assert kernel.kernel_enabled() == (mode == "kernel")
+            budget = WorkBudget(10**12, "test")
+            out += [trace(index, seg, budget=budget, **kw), budget.used]
+    return out[0], out[1], out[2], out[3]
+
+
+@settings(max_examples=300, deadline=None)
+@example(  # two walls meet on the line from both sides: a junction (GEO-6)
+    scene={
+        "grid": {"size": 100, "distance": 5},
+        "walls": [{"id": "w0", "c": [100, 0, 100, 100]}, {"id": "w1", "c": [100, 100, 100, 200]}],
+    },
+    segs=[(0.0, 100.0, 300.0, 100.0)],
+    sense="move",
+    origins=False,
+    heights=None,
+    masked=False,
+    edge_blocks=False,
+    data=None,
+)
+@given(
+    scene=scenes(),
+    segs=st.lists(quad, min_size=1, max_size=12),
+    sense=st.sampled_from(["move", "sight", "light", "sound"]),
+    origins=st.booleans(),
+    heights=st.one_of(st.none(), st.tuples(st.integers(-12, 12), st.integers(-12, 12))),
+    masked=st.booleans(),
+    edge_blocks=st.booleans(),
+    data=st.data(),
+)
+def test_kernel_equals_numpy(scene, segs, sense, origins, heights, masked, edge_blocks, data):
+    index = build_wall_index(SceneSchema().load(scene))
+    seg = np.array(segs, dtype=np.float64)
+    kw: dict[str, Any] = {"sense": sense, "edge_blocks": edge_blocks}
+    if origins:  # one-way walls and thresholds measured from elsewhere than the start
+        kw["origins"] = np.array(
+            data.draw(st.lists(st.tuples(coord, coord), min_size=len(seg), max_size=len(seg))),
+            dtype=np.float64,
+        )
+    if heights is not None:
+        kw["elevations"] = np.tile(np.array(heights, dtype=np.float64), (len(seg), 1))
+    if masked:
+        kw["wall_mask"] = np.array(
+            data.draw(st.lists(st.booleans(), min_size=index.size, max_size=index.size)),
+            dtype=bool,
+        )
+    ref, ref_used, got, got_used = both(index, seg, **kw)
+    assert got.wall_blocked.tolist() == ref.wall_blocked.tolist()
+    assert got.wall_blockers == ref.wall_blockers
+    assert got_used == ref_used  # the same candidate pairs are counted
+    pairs = []
+    for mode in ("numpy", "kernel"):
+        with kernel_mode(mode):
+            si, wi = candidate_pairs(index, seg)
+            pairs.append(sorted(zip(si.tolist(), wi.tolist(), strict=True)))
+    assert pairs[0] == pairs[1]
+    assert len(pairs[0]) == ref_used
+
+
+@settings(max_examples=100, deadline=None)
+@given(scene=scenes(), segs=st.lists(quad, min_size=1, max_size=12), limit=st.integers(0, 40))
+def test_budget_refused_alike(scene, segs, limit):
+    """Both paths refuse the same requests, having spent the same count (issue 16)."""
+    index = build_wall_index(SceneSchema().load(scene))
+    seg = np.array(segs, dtype=np.float64)
+    outcome = []
+    for mode in ("numpy", "kernel"):
+        with kernel_mode(mode):
+            budget = WorkBudget(limit, "test")
+            try:
+                trace(index, seg, budget=budget, with_blockers=False)
+                outcome.append(("ok", budget.used))
+            except OverBudget:
+                outcome.append(("refused", budget.used))
+    assert outcome[0] == outcome[1]
