@@ -51,4 +51,7 @@ def when_ready(server):
     garbage collector's sight: a full collection in a worker no longer walks them (tens of
     ms each), and workers stop touching, and so copying, the pages they share.
     """
+    from service.geometry.trace import warm_up
+
+    warm_up()  # the compiled measurement kernel (issue 20), once, before forking
     gc.freeze()

@@ -15,10 +15,11 @@ from numpy.typing import NDArray
 from service.engine.budget import WorkBudget
 from service.engine.density import WallDensity
 from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
-from service.engine.walls import FloatArray, WallIndex
+from service.engine.walls import FloatArray, WallIndex, index_walls
 from service.geometry import kernel
 from service.geometry.junctions import collinear_runs, junctions
 from service.geometry.kernel import kernel_enabled
+from service.model import Wall
 
 #: Segments traced against the walls at once (memory bound for matrices).
 SEGMENT_BATCH = 2048
@@ -528,3 +529,18 @@ def segments_touch_regions(
     li, pi = np.meshgrid(np.arange(len(lines)), np.arange(len(polys)), indexing="ij")
     inter = shapely.intersection(lines[li.ravel()], polys[pi.ravel()])
     return (shapely.length(inter) > ON_LINE_TOL_PX).reshape(len(lines), len(polys))
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the measurement kernel now, on a two-wall scene.
+
+    gunicorn calls it in the master before forking (``gunicorn.conf.py``), so no worker's
+    first request pays the compilation (about 5 s on a fresh install). Does nothing when the
+    kernel is off.
+    """
+    if not kernel_enabled():
+        return
+    index = index_walls(
+        [Wall("a", (0.0, 0.0, 100.0, 0.0)), Wall("b", (50.0, -50.0, 50.0, 50.0))], 20.0
+    )
+    trace(index, np.array([[0.0, 10.0, 100.0, -10.0]]))
