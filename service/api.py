@@ -146,8 +146,8 @@ def request_budget() -> WorkBudget:
     """The current request's work budget (``SIGHTLINE_WORK_BUDGET`` line-wall tests, issue 16)."""
     return WorkBudget(
         int(current_app.config["WORK_BUDGET"]),
-        "This request needs more work than one request may take: ask about fewer tokens or "
-        "targets at once, or about a part of the map with fewer walls (SIGHTLINE_WORK_BUDGET)",
+        "This request needs more work than one request may take (SIGHTLINE_WORK_BUDGET): ask "
+        "about fewer tokens or targets at once, or about a part of the map with fewer walls",
     )
 
 

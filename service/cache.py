@@ -159,7 +159,9 @@ class SceneCache:
                     return geo
                 self.store.delete(key)  # bytes under another scene's id: not this scene
         raise SceneNotFound(
-            f"Scene {shown(sid)} is not cached here; send the scene again.", ("scene_id",)
+            f"Scene {shown(sid, 90)} is not cached here: send the scene itself (inline "
+            "'scene', or POST /v1/scenes) and use the scene_id it answers.",
+            ("scene_id",),
         )
 
     def __len__(self) -> int:

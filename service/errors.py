@@ -10,9 +10,16 @@ from collections.abc import Sequence
 
 
 def shown(value: object, limit: int = 60) -> str:
-    """``repr`` of a client-sent value for a message, cut to ``limit`` characters."""
+    """``repr`` of a client-sent value for a message, cut to ``limit`` characters.
+
+    A cut string keeps its closing quote: ``'abc…'``.
+    """
     text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return text
+    if isinstance(value, str) and text[-1] in "'\"":
+        return text[: limit - 2] + "…" + text[-1]
+    return text[: limit - 1] + "…"
 
 
 class RulesError(Exception):

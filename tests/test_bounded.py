@@ -147,7 +147,7 @@ def test_a_forest_between_two_spaces_is_refused_with_what_to_reduce():
     with pytest.raises(OverBudget) as err:
         _search(built.walls, *boxes, "move", None, None, max_tests=50)
     assert "reduce the walls between them" in err.value.message
-    assert "work budget 50 line-wall tests" in err.value.message
+    assert "the budget is 50 line-wall tests" in err.value.message
 
 
 def test_a_clear_line_found_early_is_answered_within_the_budget():
@@ -172,7 +172,7 @@ def test_a_request_over_its_work_budget_is_a_422_before_the_work():
     resp = client.post("/v1/cover", json=body)
     assert resp.status_code == 422
     message = resp.get_json()["message"]
-    assert "SIGHTLINE_WORK_BUDGET" in message and "work budget 100" in message
+    assert "SIGHTLINE_WORK_BUDGET" in message and "the budget is 100 line-wall" in message
     big = create_app({"TESTING": False}).test_client()
     assert big.post("/v1/cover", json=body).status_code == 200
 

@@ -58,4 +58,4 @@ class WorkBudget:
 
     def refusal(self) -> OverBudget:
         """The ``OverBudget`` error of this budget."""
-        return OverBudget(f"{self.message} (work budget {self.limit:,} line-wall tests).")
+        return OverBudget(f"{self.message}; the budget is {self.limit:,} line-wall tests.")

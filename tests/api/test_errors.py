@@ -204,3 +204,19 @@ def test_one_handler_the_apis_own(app):
     assert isinstance(handler.__self__, http_errors.Api)
     others = {cls for cls in handlers if issubclass(cls, HTTPException)} - {HTTPException}
     assert not others
+
+
+@pytest.mark.parametrize(
+    ("value", "want"),
+    [
+        ("short", "'short'"),
+        ("x" * 100, "'" + "x" * 57 + "…'"),
+        (list(range(100)), repr(list(range(100)))[:59] + "…"),
+    ],
+    ids=["short", "long string keeps its quote", "long list"],
+)
+def test_client_values_in_messages_are_cut_and_still_read_as_quoted(value, want):
+    """Issue 16: a client's value is echoed at most 60 characters, a string still closed."""
+    from service.errors import shown
+
+    assert shown(value) == want and len(shown(value)) <= 60
