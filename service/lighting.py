@@ -79,7 +79,10 @@ def _in_cone(light: Light, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
 
 
 def light_at_points(
-    geo: BuiltScene, points: np.ndarray, budget: WorkBudget | None = None
+    geo: BuiltScene,
+    points: np.ndarray,
+    budget: WorkBudget | None = None,
+    sources: list[Light] | None = None,
 ) -> list[LightSample]:
     """Light level at each point.
 
@@ -90,6 +93,8 @@ def light_at_points(
         Scene px.
     budget : WorkBudget, optional
         The request's budget of line-wall tests (issue 16).
+    sources : list of Light, optional
+        The scene's lights and token lights when the caller has them already.
 
     Returns
     -------
@@ -119,7 +124,7 @@ def light_at_points(
             for i in np.nonzero(inside)[0]:
                 who[i].append(region.id)
 
-    sources = _sources(geo)
+    sources = _sources(geo) if sources is None else sources
     # (light, point) pairs in range, light-major as the answer lists lights: per light, the
     # points are tested in one vectorised step, lights far from every point are skipped.
     lis: list[NDArray[np.intp]] = []
@@ -179,7 +184,9 @@ def light_at_points(
     return out
 
 
-def token_sample_points(geo: BuiltScene, token: Token) -> np.ndarray:
+def token_sample_points(
+    geo: BuiltScene, token: Token, sources: list[Light] | None = None
+) -> np.ndarray:
     """Points sampling a token's space, shape (n, 2).
 
     A lattice of 2w+1 by 2h+1 points over the space (inset 0.5 px) plus, for each light, the
@@ -194,7 +201,7 @@ def token_sample_points(geo: BuiltScene, token: Token) -> np.ndarray:
     xs, ys = np.meshgrid(np.linspace(x0, x1, nx), np.linspace(y0, y1, ny))
     pts = [np.column_stack([xs.ravel(), ys.ravel()])]
     ppu = geo.scene.grid.px_per_unit
-    for light in _sources(geo):
+    for light in _sources(geo) if sources is None else sources:
         near = (min(max(light.x, x0), x1), min(max(light.y, y0), y1))
         if math.hypot(near[0] - light.x, near[1] - light.y) <= max(light.bright, light.dim) * ppu:
             pts.append(np.array([near]))  # only lights that reach the space add a point
@@ -208,7 +215,8 @@ def light_over_token(
 
     Magical darkness is reported when it covers every sampled point of the space.
     """
-    samples = light_at_points(geo, token_sample_points(geo, token), budget)
+    sources = _sources(geo)  # once for both steps: it scans every token
+    samples = light_at_points(geo, token_sample_points(geo, token, sources), budget, sources)
     best = max(samples, key=lambda s: RANK[s.level])
     magical = all(s.magical_darkness for s in samples)
     lights = tuple(dict.fromkeys(i for s in samples for i in s.lights))

@@ -242,12 +242,20 @@ def shared_space(
     target: Token,
     source_box: tuple[float, ...],
     from_origin: bool,
-) -> tuple[str, ...]:
-    """Creatures sharing the target's or the source's space, in scene order (5E-COV-7).
+) -> tuple[tuple[str, ...], frozenset[str]]:
+    """Creatures sharing the target's or the source's space, and all that do not block.
 
     Every creature but the attacker and the target can block a cover line (GEO-7); one whose
     space overlaps the target's, the attacker's, or holds an area's point of origin
-    (``from_origin``, ``source_box`` a point) gives no cover.
+    (``from_origin``, ``source_box`` a point) gives no cover (5E-COV-7).
+
+    Returns
+    -------
+    shared : tuple of str
+        Those sharing a space, in scene order (for the answer's notes).
+    excluded : frozenset of str
+        ``shared`` plus the attacker and the target: the creatures that block none of the
+        pair's lines (``Question.excluded``).
 
     Cost: O(overlapping tokens) from ``BuiltScene.sharing``; O(tokens) for a point of origin.
     """
@@ -261,14 +269,6 @@ def shared_space(
     found.discard(target.id)
     if attacker is not None:
         found.discard(attacker.id)
-    return tuple(sorted(found, key=built.token_order.__getitem__))
-
-
-def excluded_creatures(
-    attacker: Token | None, target: Token, shared: tuple[str, ...]
-) -> frozenset[str]:
-    """Creatures that do not block a pair's lines: the pair itself and those sharing a space."""
-    ids = {target.id, *shared}
-    if attacker is not None:
-        ids.add(attacker.id)
-    return frozenset(ids)
+    shared = tuple(sorted(found, key=built.token_order.__getitem__))
+    pair = {target.id} if attacker is None else {target.id, attacker.id}
+    return shared, frozenset(found | pair)

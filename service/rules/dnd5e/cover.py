@@ -24,7 +24,6 @@ from service.rules.base import (
     VisionResult,
     attack_source,
     corner_inset,
-    excluded_creatures,
     shared_space,
 )
 from service.rules.dnd5e.modifiers import scene_modifiers
@@ -157,8 +156,7 @@ class Dnd5e:
             sources = sampling.corners(source_box, inset)
         # GEO-7 / 5E-COV-1: other creatures are solid obstacles; 5E-COV-7: a creature sharing
         # the attacker's or the target's space gives no cover.
-        shared = shared_space(built, attacker, target, source_box, from_origin)
-        excluded = excluded_creatures(attacker, target, shared)
+        shared, excluded = shared_space(built, attacker, target, source_box, from_origin)
         question = Question(
             sources,
             sampling.corners(target_box, inset),

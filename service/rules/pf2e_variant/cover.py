@@ -24,7 +24,6 @@ from service.rules.base import (
     VisionResult,
     attack_source,
     corner_inset,
-    excluded_creatures,
     shared_space,
 )
 from service.rules.pf2e_variant.vision import vision
@@ -131,8 +130,7 @@ class Pf2eVariant:
             rules.append("PV-COV-8")
         else:
             sources = sampling.centre(source_box)
-        shared = shared_space(built, attacker, target, source_box, from_origin)
-        excluded = excluded_creatures(attacker, target, shared)
+        shared, excluded = shared_space(built, attacker, target, source_box, from_origin)
         wall_mask = None
         if options.get("ignore_small_terrain") and SIZES.index(target.size) >= LARGE_ENOUGH:
             wall_mask = built.tall_walls  # low obstacles set aside (None: there are none)

@@ -35,7 +35,6 @@ from service.rules.base import (
     OptionSpec,
     VisionResult,
     attack_source,
-    excluded_creatures,
     shared_space,
 )
 from service.rules.starfinder.concealment import MISS_CHANCE, concealment
@@ -150,8 +149,7 @@ class Starfinder:
                     f"SF-COV-1: the attacker's space has {total} square corners; the "
                     f"{len(sources)} nearest the target were tried."
                 )
-        shared = shared_space(built, attacker, target, source_box, from_origin)
-        excluded = excluded_creatures(attacker, target, shared)
+        shared, excluded = shared_space(built, attacker, target, source_box, from_origin)
         wall_mask, low_notes = self._low_obstacles(built, source_box, target_box)
         notes += low_notes
         inner = max(inset, DEFAULT_CORNER_INSET_PX)
