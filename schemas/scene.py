@@ -92,7 +92,7 @@ class GridSchema(StrictSchema):
     distance = _bounded(model.Grid, "distance", load_default=5.0)
     units = _choice(model.Grid, "units", load_default="ft")
     type = _choice(model.Grid, "type", load_default="square")
-    diagonals = _choice(model.Grid, "diagonals", load_default="equidistant")
+    diagonals = _choice(model.Grid, "diagonals", load_default=None, allow_none=True)
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Grid:
@@ -307,6 +307,7 @@ class AbilitiesSchema(StrictSchema):
 class CarriedLightSchema(StrictSchema):
     bright = _bounded(model.CarriedLight, "bright", load_default=0.0)
     dim = _bounded(model.CarriedLight, "dim", load_default=0.0)
+    seen_by = _choice(model.CarriedLight, "seen_by", load_default="everyone")
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.CarriedLight:
@@ -321,6 +322,7 @@ class TokenSchema(StrictSchema):
     width = _bounded(model.Token, "width", load_default=1.0)
     height = _bounded(model.Token, "height", load_default=1.0)
     elevation = _bounded(model.Token, "elevation", load_default=0.0)
+    vertical_extent = _bounded(model.Token, "vertical_extent", load_default=None, allow_none=True)
     size = _choice(model.Token, "size", load_default=None, allow_none=True)
     reach = _bounded(model.Token, "reach", load_default=5.0)
     senses = fields.Nested(SensesSchema, load_default=model.Senses)
@@ -346,6 +348,9 @@ class LightSchema(StrictSchema):
     rotation = _bounded(model.Light, "rotation", load_default=0.0)
     darkness = Flag(load_default=False)
     walls = Flag(load_default=True)
+    elevation = _bounded(model.Light, "elevation", load_default=0.0)
+    on = Flag(load_default=True)
+    seen_by = _choice(model.Light, "seen_by", load_default="everyone")
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Light:
@@ -389,6 +394,7 @@ class RegionSchema(StrictSchema):
     magical_darkness = Flag(load_default=False)
     water = Flag(load_default=False)
     gravity = _bounded(model.Region, "gravity", load_default=None, allow_none=True)
+    light = _choice(model.Region, "light", load_default=None, allow_none=True)
     elevation = fields.Nested(SpanSchema, load_default=None, allow_none=True)
 
     @post_load

@@ -42,6 +42,7 @@ WallCover = Literal["normal", "low", "improved", "extreme"]
 GridType = Literal["square", "gridless", "hex-row", "hex-col"]
 Diagonals = Literal["equidistant", "alternating", "euclidean"]
 LightLevel = Literal["dark", "dim", "bright"]  # darkest first
+SeenBy = Literal["everyone", "controllers"]
 Size = Literal["tiny", "small", "medium", "large", "huge", "gargantuan"]
 Obscurement = Literal["light", "heavy"]
 
@@ -141,13 +142,17 @@ class Value(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
 
 
 class Grid(Value, frozen=True):
-    """Grid: ``size`` px per square (1 to 1e5), ``distance`` grid units per square (>= 0.001)."""
+    """Grid: ``size`` px per square (1 to 1e5), ``distance`` grid units per square (>= 0.001).
+
+    ``diagonals`` ``None`` means the scene does not set a diagonal rule: each ruleset takes
+    its own default (GEO-8); an explicit value is the scene's rule for every ruleset.
+    """
 
     size: Annotated[float, Meta(ge=MIN_GRID_SIZE_PX, le=MAX_GRID_SIZE_PX)]
     distance: Annotated[float, Meta(ge=MIN_GRID_DISTANCE, le=MAX_UNITS)] = 5.0
     units: Literal["ft", "m"] = "ft"
     type: GridType = "square"
-    diagonals: Diagonals = "equidistant"
+    diagonals: Diagonals | None = None
 
     @property
     def px_per_unit(self) -> float:
@@ -248,10 +253,15 @@ class Abilities(Value, frozen=True):
 
 
 class CarriedLight(Value, frozen=True):
-    """Light carried by a token: ``bright`` and outer ``dim`` radius in grid units."""
+    """Light carried by a token: ``bright`` and outer ``dim`` radius in grid units.
+
+    ``seen_by`` ``"controllers"``: a private light (Roll20 token light that other players do
+    not see) lights only for the token that carries it, never for another observer.
+    """
 
     bright: Units = 0.0
     dim: Units = 0.0
+    seen_by: SeenBy = "everyone"
 
 
 #: A token's width or height in squares.
@@ -262,6 +272,10 @@ class Token(Value, frozen=True):
     """A creature: top-left ``x, y`` in px; ``width``, ``height`` in squares.
 
     ``name`` defaults to the id and ``size`` to ``size_from_width(width)``.
+    ``vertical_extent`` is the creature's height in grid units above its ``elevation``
+    (GEO-5a; ``None``: from its size); it is named so as not to be taken for ``height``, the
+    footprint in squares. ``hidden``: hidden from players (Foundry hidden token, Roll20 GM
+    layer); the ``ignore_hidden`` option leaves such tokens out of every obstacle.
     """
 
     id: Id
@@ -271,6 +285,7 @@ class Token(Value, frozen=True):
     width: Squares = 1.0
     height: Squares = 1.0
     elevation: Elevation = 0.0
+    vertical_extent: Units | None = None
     size: Size = None  # type: ignore[assignment]  # None only until __post_init__
     reach: Units = 5.0
     senses: Senses = field(default_factory=Senses)
@@ -301,7 +316,10 @@ class Light(Value, frozen=True):
 
     ``angle`` is the emission cone in degrees (360 = all around), ``rotation`` its facing in
     degrees; ``darkness`` makes it a source of magical darkness; ``walls`` whether walls
-    that restrict light constrain it.
+    that restrict light constrain it; ``elevation`` in grid units (GEO-5a: a band of no
+    thickness). ``on`` ``False``: switched off in the VTT (Foundry ``hidden``), it lights
+    nothing; ``seen_by`` ``"controllers"``: a private light, which lights nothing for any
+    observer (no observer controls a scene light).
     """
 
     id: Id
@@ -313,6 +331,9 @@ class Light(Value, frozen=True):
     rotation: Annotated[float, Meta(ge=-36000, le=36000)] = 0.0
     darkness: bool = False
     walls: bool = True
+    elevation: Elevation = 0.0
+    on: bool = True
+    seen_by: SeenBy = "everyone"
 
 
 class Shape(Value, frozen=True):
@@ -340,7 +361,12 @@ class Shape(Value, frozen=True):
 
 
 class Region(Value, frozen=True):
-    """An area with environmental properties (fog, darkness, water, gravity)."""
+    """An area with environmental properties (fog, darkness, water, gravity).
+
+    ``light`` (GEO-9) replaces the scene's ambient light inside the region (Foundry v12+
+    "Adjust Darkness Level"); lights still add. ``elevation`` is its half-open height range
+    ``[bottom, top)`` (GEO-5).
+    """
 
     id: Id
     shape: Shape
@@ -349,6 +375,7 @@ class Region(Value, frozen=True):
     magical_darkness: bool = False
     water: bool = False
     gravity: Gravity | None = None
+    light: LightLevel | None = None
     elevation: Span | None = None
 
 
