@@ -472,3 +472,37 @@ def unique_ids(
             ident = f"{ident}-{n}"
         seen.add(ident)
         item["id"] = ident
+
+
+def scene_stats(scene: Mapping[str, Any]) -> dict[str, int]:
+    """Counts of what a canonical scene holds, for an import's ``stats``.
+
+    Parameters
+    ----------
+    scene : Mapping
+        A canonical scene dict (shared/DESIGN.md).
+
+    Returns
+    -------
+    dict
+        ``walls``; ``doors`` (walls whose ``door`` is not ``"none"``); ``tokens``;
+        ``lights`` (scene lights); ``token_lights`` (tokens carrying a light with a bright or
+        dim radius above 0); ``regions``.
+    """
+    walls = scene.get("walls") or []
+    tokens = scene.get("tokens") or []
+
+    def carries_light(token: Mapping) -> bool:
+        light = token.get("light")
+        if not isinstance(light, Mapping):
+            return False
+        return any((finite_number(light.get(k)) or 0) > 0 for k in ("bright", "dim"))
+
+    return {
+        "walls": len(walls),
+        "doors": sum(1 for w in walls if w.get("door", "none") != "none"),
+        "tokens": len(tokens),
+        "lights": len(scene.get("lights") or []),
+        "token_lights": sum(1 for t in tokens if carries_light(t)),
+        "regions": len(scene.get("regions") or []),
+    }

@@ -29,8 +29,21 @@ Decisions taken where Foundry data has no direct canonical meaning
   :data:`UNLIMITED_RANGE` units, because canonical sense ranges are numbers.
 * Light ``angle`` is normalised like Foundry's ``AngleField(base=360)``: 0 (found on
   every light of the v9 Redbrand sample) and 360 both mean an omnidirectional light.
-* Hidden ambient lights (switched off in Foundry) are kept as lit sources, with one
-  warning giving their number; the canonical light has no on/off field.
+* Hidden ambient lights are switched off in Foundry: they are imported with ``on: false``
+  and one warning names them. 0.7/0.8 universal lights (``t: "u"``) ignore walls
+  (``walls: false``), as Foundry's own migration has it.
+* A token is a creature unless the export says it has no actor (``actorId`` null or
+  empty): those props and markers are left out, with a warning listing them.
+* Heights (GEO-5, GEO-5a): walls from Wall Height (``flags["wall-height"].top/bottom``,
+  older ``flags.wallHeight``) or Levels (``flags.levels.rangeBottom/rangeTop``); token
+  heights (``vertical_extent``) from Wall Height ``tokenHeight`` (0 = from size) or Levels
+  ``tokenHeight``/``losHeight``; light elevation from v12+ ``elevation`` or Levels
+  ``rangeBottom``. ``stats["read"]`` says how many came from each source.
+* A v12+ "Adjust Darkness Level" region behaviour gives the region's ``light`` (GEO-9):
+  the global light's level at the region's darkness level.
+* The diagonal rule stays unset (each ruleset's default, GEO-8) unless the export carries
+  one: a ``grid.diagonals`` number, or a world export's ``core.gridDiagonals`` (v12+) or
+  ``dnd5e.diagonalMovement`` setting.
 * Negative 0.7/0.8 light radii are read as a darkness source (unverified).
 * A wall height or region elevation whose bottom lies above its top is dropped (the wall
   then spans all heights, which blocks more rather than less) with a warning.
@@ -48,6 +61,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from adapters._common import scene_stats
 from adapters.foundry._context import Context, as_list
 from adapters.foundry.grid import canvas_size, read_environment, read_grid
 from adapters.foundry.lights import read_lights
@@ -88,12 +102,17 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
         ``{"scene": canonical scene, "stats": {...}, "warnings": [str, ...]}``.
         ``scene`` follows shared/DESIGN.md: positions in Foundry canvas px (padding
         included, y down), wall endpoints in their original order, token sizes in
-        squares, radii/ranges/elevations in grid units. ``stats`` counts what the
+        squares, radii/ranges/elevations/heights in grid units. ``stats`` counts what the
         canonical scene holds (``walls``, ``doors`` (door != "none"), ``tokens``,
-        ``lights``, ``regions``) and adds ``foundry_version`` (best guess: "0.7", "0.8",
-        "9", "10", "11", "12", "13", ...) and ``darkness`` (the raw scene darkness,
-        0-1, or None when absent). ``warnings`` name the source path of everything
-        that was skipped, defaulted or not mapped.
+        ``lights``, ``token_lights`` (tokens carrying a light), ``regions``,
+        ``lights_off``, ``walls_with_height``, ``tokens_with_height``,
+        ``regions_with_light``) and adds ``foundry_version`` (best guess: "0.7", "0.8",
+        "9", "10", "11", "12", "13", ...), ``darkness`` (the raw scene darkness, 0-1, or
+        None when absent) and ``read``: where the grid type, diagonal rule and units were
+        read (``{"grid.type": "grid.type HEXODDQ (4): hex-col, odd columns shifted", ...}``)
+        and how many heights, elevations and region light levels came from each source
+        (``{"wall heights: flags.wall-height.bottom/top": 413, ...}``). ``warnings`` name
+        the source path of everything that was skipped, defaulted or not mapped.
 
     Raises
     ------
@@ -117,27 +136,33 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
         hint = f"; this looks like a {other} export: use format {other!r}" if other else ""
         raise ctx.error("not a Foundry scene: neither 'walls' nor grid information" + hint)
 
-    grid = read_grid(doc, ctx)
+    settings = export.get("settings") if isinstance(export, Mapping) else None
+    grid, grid_read = read_grid(doc, ctx, settings)
     ctx.distance = grid["distance"]
     canonical: dict[str, Any] = {"grid": grid}
     canonical.update(canvas_size(doc, grid["size"], ctx))
-    environment, darkness = read_environment(doc, ctx)
+    environment, darkness, global_light = read_environment(doc, ctx)
     canonical["environment"] = environment
     canonical["walls"] = read_walls(doc, ctx)
     canonical["tokens"] = read_tokens(doc, ctx)
     canonical["lights"] = read_lights(doc, ctx)
-    canonical["regions"] = read_regions(doc, ctx)
+    canonical["regions"] = read_regions(doc, ctx, darkness, global_light)
     _unmapped(doc, ctx)
 
-    stats = {
-        "walls": len(canonical["walls"]),
-        "doors": sum(1 for w in canonical["walls"] if w["door"] != "none"),
-        "tokens": len(canonical["tokens"]),
-        "lights": len(canonical["lights"]),
-        "regions": len(canonical["regions"]),
-        "foundry_version": ctx.version,
-        "darkness": darkness,
-    }
+    stats: dict[str, Any] = scene_stats(canonical)
+    stats.update(
+        {
+            "lights_off": sum(1 for light in canonical["lights"] if not light["on"]),
+            "walls_with_height": sum(1 for w in canonical["walls"] if w["height"] is not None),
+            "tokens_with_height": sum(
+                1 for t in canonical["tokens"] if t["vertical_extent"] is not None
+            ),
+            "regions_with_light": sum(1 for r in canonical["regions"] if r["light"] is not None),
+            "foundry_version": ctx.version,
+            "darkness": darkness,
+            "read": {**grid_read, **ctx.read},
+        }
+    )
     return {"scene": canonical, "stats": stats, "warnings": ctx.warnings}
 
 
@@ -154,7 +179,7 @@ def _unmapped(doc: Mapping, ctx: Context) -> None:
             if not isinstance(flags, Mapping):
                 continue
             for ns, value in flags.items():
-                if value in (None, {}, [], "") or (key == "walls" and ns in _HEIGHT_FLAGS):
+                if value in (None, {}, [], "") or (key != "regions" and ns in _HEIGHT_FLAGS):
                     continue
                 namespaces.add(str(ns))
     if namespaces:

@@ -18,15 +18,24 @@ from adapters.errors import AdapterError
 
 @dataclass
 class Context:
-    """Per-call state: warnings, detected version, JSON path prefix of the scene."""
+    """Per-call state: warnings, detected version, JSON path prefix of the scene.
+
+    ``read`` counts, per source (``"wall heights: flags.wall-height.bottom/top"``, ...),
+    how many values were read from it; it becomes the warning-free ``stats["read"]``.
+    """
 
     version: str
     prefix: tuple[str | int, ...] = ()
     warnings: list[str] = field(default_factory=list)
     distance: float = 5
+    read: dict[str, int] = field(default_factory=dict)
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
+
+    def count(self, source: str, n: int = 1) -> None:
+        """Count ``n`` values read from ``source`` (shown in ``stats["read"]``)."""
+        self.read[source] = self.read.get(source, 0) + n
 
     def error(self, message: str, *path: str | int) -> AdapterError:
         return AdapterError(message, self.prefix + path)

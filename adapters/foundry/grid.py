@@ -5,27 +5,67 @@ Grid distances are in grid units, sizes in px (FORMATS.md A.1, A.2, A.6).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 
-from adapters._common import diagonal_rule, finite_number, grid_units
+from adapters._common import UNITS, diagonal_rule, finite_number, grid_units
 from adapters.foundry._context import Context, enum_value, positive_number
 from service.model import MAX_UNITS, MIN_GRID_DISTANCE
 
-_GRID_TYPES = {0: "gridless", 1: "square", 2: "hex-row", 3: "hex-row", 4: "hex-col", 5: "hex-col"}
-# Foundry v12+ CONST.GRID_DIAGONALS -> (canonical rule, warning or None)
-_DIAGONALS = {
+#: Foundry CONST.GRID_TYPES -> canonical grid type (FORMATS.md A.2 pitfall: R = rows offset,
+#: pointy-topped; Q = columns offset, flat-topped).
+GRID_TYPES = {0: "gridless", 1: "square", 2: "hex-row", 3: "hex-row", 4: "hex-col", 5: "hex-col"}
+#: Foundry CONST.GRID_TYPES names, for the stats and warnings.
+GRID_TYPE_NAMES = {
+    0: "GRIDLESS",
+    1: "SQUARE",
+    2: "HEXODDR",
+    3: "HEXEVENR",
+    4: "HEXODDQ",
+    5: "HEXEVENQ",
+}
+#: Which rows (HEX*R) or columns (HEX*Q) of a Foundry hex grid are shifted by half a cell.
+#: The canonical ``Grid`` has no field for it yet; see :func:`read_grid`.
+HEX_OFFSETS = {2: "odd", 3: "even", 4: "odd", 5: "even"}
+
+#: Foundry v12+ CONST.GRID_DIAGONALS (world setting ``core.gridDiagonals``; a ``grid.diagonals``
+#: when a scene carries one) -> (canonical rule, note warned about or None).
+DIAGONALS = {
     0: ("equidistant", None),
     1: ("euclidean", None),
-    2: ("euclidean", None),
-    3: ("equidistant", "RECTILINEAR (3) has no canonical rule, equidistant used"),
+    2: ("euclidean", "APPROXIMATE (2, 1.5 per diagonal) read as euclidean (about 1.41)"),
+    3: ("alternating", "RECTILINEAR (3, 2 per diagonal) has no canonical rule, alternating used"),
     4: ("alternating", None),
-    5: ("alternating", None),
-    6: ("equidistant", "ILLEGAL (6) has no canonical rule, equidistant used"),
+    5: ("alternating", "ALTERNATING_2 (5, 2-1-2) read as alternating 1-2-1"),
+    6: ("alternating", "ILLEGAL (6, no diagonal moves) has no canonical rule, alternating used"),
+}
+#: The dnd5e system's diagonal setting before Foundry v12 (``dnd5e.diagonalMovement``).
+LEGACY_DIAGONALS = {
+    "555": ("equidistant", None),
+    "5105": ("alternating", None),
+    "EUCL": ("euclidean", None),
+}
+#: Settings keys of a world export that hold a diagonal rule, newest first.
+_DIAGONAL_SETTINGS = ("core.gridDiagonals", "dnd5e.diagonalMovement", "dnd5e.diagonalRule")
+
+#: Foundry grid unit spellings that ``adapters._common.UNITS`` does not know, with the
+#: canonical unit assumed (each use is warned about).
+ASSUMED_UNITS = {
+    "schritt": ("m", "Schritt (The Dark Eye's pace) is one metre"),
+    "fuss": ("ft", "Fuss is the German foot"),
+    "fuß": ("ft", "Fuß is the German foot"),
+    "pies": ("ft", "pies is the Spanish foot"),
+    "pieds": ("ft", "pieds is the French foot"),
+    "mètres": ("m", "mètres are metres"),
+    "metros": ("m", "metros are metres"),
+    "metri": ("m", "metri are metres"),
+    "meter": ("m", "Meter are metres"),
 }
 
 
-def read_grid(doc: Mapping, ctx: Context) -> dict:
+def read_grid(doc: Mapping, ctx: Context, settings: object = None) -> tuple[dict, dict]:
     """Canonical grid from the flat (<= v9) or object (v10+) grid fields (FORMATS.md A.2).
 
     Parameters
@@ -34,12 +74,16 @@ def read_grid(doc: Mapping, ctx: Context) -> dict:
         The Foundry scene document.
     ctx : Context
         Per-call state; every warning goes to ``ctx.warnings``.
+    settings : object, optional
+        A world export's ``settings`` list (``[{key, value}, ...]``), read for the diagonal
+        rule (``core.gridDiagonals`` from v12, ``dnd5e.diagonalMovement`` before).
 
     Returns
     -------
-    dict
-        ``{"size"`` (px), ``"distance"`` (units per square), ``"units"``, ``"type"``,
-        ``"diagonals"}``.
+    tuple of (dict, dict)
+        The canonical grid ``{"size"`` (px), ``"distance"`` (units per square), ``"units"``,
+        ``"type"``, ``"diagonals"}`` (None when the export sets no rule: each ruleset's
+        default, GEO-8), and where each of type, diagonals and units was read, for the stats.
 
     Raises
     ------
@@ -51,12 +95,11 @@ def read_grid(doc: Mapping, ctx: Context) -> dict:
     if isinstance(raw, Mapping):
         size, size_path = raw.get("size"), ("grid", "size")
         gtype, distance, units = raw.get("type"), raw.get("distance"), raw.get("units")
-        diagonals = raw.get("diagonals")
         paths = {"distance": "grid.distance", "units": "grid.units", "type": "grid.type"}
     else:
         size, size_path = raw, ("grid",)
         gtype, distance = doc.get("gridType"), doc.get("gridDistance")
-        units, diagonals = doc.get("gridUnits"), None
+        units = doc.get("gridUnits")
         paths = {"distance": "gridDistance", "units": "gridUnits", "type": "gridType"}
     size_px = positive_number(size)
     if size_px is None:
@@ -65,29 +108,89 @@ def read_grid(doc: Mapping, ctx: Context) -> dict:
     if distance_units is None or not MIN_GRID_DISTANCE <= distance_units <= MAX_UNITS:
         ctx.warn(f"{paths['distance']}: {distance!r} is not a usable distance, 5 used")
         distance_units = 5
-    units_out = grid_units(units, paths["units"], ctx.warn)
+    units_out = _units(units, paths["units"], ctx)
 
-    gtype_out = "square" if gtype is None else enum_value(_GRID_TYPES, gtype)
+    read: dict[str, str] = {}
+    gtype_out = "square" if gtype is None else enum_value(GRID_TYPES, gtype)
     if gtype_out is None:
         ctx.warn(f"{paths['type']}: unknown grid type {gtype!r}, square used")
         gtype_out = "square"
-    elif gtype_out.startswith("hex"):
-        ctx.warn(
-            f"{paths['type']}: hex grid ({gtype}) geometry is approximated "
-            "(padding and cells computed as for a square grid)"
+        read["grid.type"] = f"{paths['type']} {gtype!r} unknown: square"
+    elif gtype is None:
+        read["grid.type"] = f"{paths['type']} absent: square"
+    else:
+        name = GRID_TYPE_NAMES[int(gtype)]
+        offset = HEX_OFFSETS.get(int(gtype))
+        shifted = f", {offset} {'rows' if gtype_out == 'hex-row' else 'columns'} shifted"
+        read["grid.type"] = f"{paths['type']} {name} ({gtype}): {gtype_out}" + (
+            shifted if offset else ""
         )
-
-    diag_out = "equidistant"
-    if diagonals is not None:
-        rule = enum_value(_DIAGONALS, diagonals)
-        diag_out = diagonal_rule(rule, diagonals, "grid.diagonals", ctx.warn)
-    return {
+    flags = doc.get("flags")
+    core = flags.get("core") if isinstance(flags, Mapping) else None
+    if gtype_out.startswith("hex") and isinstance(core, Mapping) and core.get("legacyHex"):
+        ctx.warn(
+            "flags.core.legacyHex: hex size from before Foundry v10 (Foundry scales it by "
+            "sqrt(3)/2 when drawing the grid); grid.size kept as exported"
+        )
+    diag_out, read["grid.diagonals"] = _diagonals(doc, raw, settings, ctx)
+    read["grid.units"] = f"{paths['units']} {units!r}: {units_out}"
+    grid = {
         "size": size_px,
         "distance": distance_units,
         "units": units_out,
         "type": gtype_out,
         "diagonals": diag_out,
     }
+    return grid, read
+
+
+def _units(value: object, where: str, ctx: Context) -> str:
+    """Canonical unit; Foundry's blank and foreign spellings assumed with a warning."""
+    key = value.strip().lower() if isinstance(value, str) else None
+    if key in UNITS:
+        return UNITS[key]
+    if key in ASSUMED_UNITS:
+        unit, why = ASSUMED_UNITS[key]
+        ctx.warn(f"{where}: {value!r} read as {unit!r} ({why})")
+        return unit
+    if key == "" or value is None:
+        ctx.warn(f"{where}: no unit given, 'ft' assumed (distances stay in grid units)")
+        return "ft"
+    return grid_units(value, where, ctx.warn)
+
+
+def _diagonals(
+    doc: Mapping, grid: object, settings: object, ctx: Context
+) -> tuple[str | None, str]:
+    """The scene's diagonal rule and where it was read; ``(None, ...)`` when none is set."""
+    candidates: list[tuple[str, object, Mapping]] = []
+    if isinstance(grid, Mapping) and grid.get("diagonals") is not None:
+        candidates.append(("grid.diagonals", grid.get("diagonals"), DIAGONALS))
+    if doc.get("diagonalRule") is not None:
+        candidates.append(("diagonalRule", doc.get("diagonalRule"), LEGACY_DIAGONALS))
+    for i, entry in enumerate(settings if isinstance(settings, list) else []):
+        if not isinstance(entry, Mapping) or entry.get("key") not in _DIAGONAL_SETTINGS:
+            continue
+        value = entry.get("value")
+        if isinstance(value, str):  # world settings store JSON text
+            try:
+                value = json.loads(value)
+            except ValueError:
+                pass
+        table = DIAGONALS if entry["key"] == "core.gridDiagonals" else LEGACY_DIAGONALS
+        candidates.append((f"settings[{i}] {entry['key']}", value, table))
+    if not candidates:
+        return None, "not set in the export: each ruleset's default (GEO-8)"
+    where, value, table = candidates[0]
+    if isinstance(value, str) and table is LEGACY_DIAGONALS:
+        rule = LEGACY_DIAGONALS.get(value.strip().upper())
+    else:
+        rule = enum_value(table, value)
+    if rule is None:
+        ctx.warn(f"{where}: unknown diagonal rule {value!r}, left unset (each ruleset's default)")
+        return None, f"{where} {value!r} unknown: unset"
+    out = diagonal_rule(rule, value, where, ctx.warn)
+    return out, f"{where} {value!r}: {out}"
 
 
 def canvas_size(doc: Mapping, size: float, ctx: Context) -> dict:
@@ -109,8 +212,28 @@ def canvas_size(doc: Mapping, size: float, ctx: Context) -> dict:
     return {"width": width + 2 * pad_x, "height": height + 2 * pad_y}
 
 
-def read_environment(doc: Mapping, ctx: Context) -> tuple[dict, float | None]:
-    """Canonical ambient light level and the raw scene darkness (FORMATS.md A.6).
+@dataclass(frozen=True)
+class GlobalLight:
+    """A scene's global illumination (FORMATS.md A.6): what lights places no light reaches.
+
+    ``threshold``: the darkness level above which it goes out (v12+
+    ``environment.globalLight.darkness.max``, <= v11 ``globalLightThreshold``; None: never).
+    ``bright``: v12+ ``globalLight.bright`` (false: the global light is dim).
+    """
+
+    enabled: bool = False
+    threshold: float | None = None
+    bright: bool = True
+
+    def light_at(self, darkness: float) -> str:
+        """Ambient light level where the darkness level is ``darkness`` (0 day .. 1 night)."""
+        if self.enabled and (self.threshold is None or darkness <= self.threshold):
+            return "bright" if self.bright else "dim"
+        return "dark"
+
+
+def read_environment(doc: Mapping, ctx: Context) -> tuple[dict, float | None, GlobalLight]:
+    """Canonical ambient light level, the raw scene darkness and the global light (A.6).
 
     Foundry's rule: with global illumination active (enabled, and the darkness level within
     its range or under its threshold) the whole scene is lit — bright, or dim when a v12+
@@ -135,9 +258,6 @@ def read_environment(doc: Mapping, ctx: Context) -> tuple[dict, float | None]:
         ctx.warn(f"{path}: {darkness!r} is not a number, 0 used")
         darkness = None
     level = 0 if darkness is None else darkness
-    threshold = finite_number(threshold)
-    if enabled and (threshold is None or level <= threshold):
-        light = "bright" if bright_mode else "dim"
-    else:
-        light = "dark"
-    return {"light": light, "gravity": 1, "underwater": False}, darkness
+    global_light = GlobalLight(enabled, finite_number(threshold), bright_mode)
+    environment = {"light": global_light.light_at(level), "gravity": 1, "underwater": False}
+    return environment, darkness, global_light

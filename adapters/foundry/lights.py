@@ -5,6 +5,7 @@ Positions in canvas px, radii in grid units, angles in degrees.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from adapters._common import entries, finite_number, read_bool
@@ -25,10 +26,11 @@ def read_lights(doc: Mapping, ctx: Context) -> list[dict]:
     -------
     list of dict
         Canonical lights: ``x``/``y`` canvas px, ``bright``/``dim`` in grid units,
-        ``angle``/``rotation`` in degrees, unique string ids.
+        ``angle``/``rotation`` in degrees, ``elevation`` in grid units, ``on`` false for a
+        ``hidden`` light (switched off in Foundry, one warning names them all), ``walls``
+        false for a 0.7/0.8 universal light (``t: "u"``), unique string ids.
     """
     lights: list[dict] = []
-    hidden = 0
     inactive = 0
     for i, raw in entries(doc, "lights", ctx.warn):
         position = read_position(raw, f"lights[{i}]", "light", ctx)
@@ -51,14 +53,15 @@ def read_lights(doc: Mapping, ctx: Context) -> list[dict]:
         lum = finite_number(src.get("luminosity"))
         if not flat and ctx.version in ("9", "10", "11") and lum is not None and lum < 0:
             darkness = True
-        if flat and raw.get("t") in ("g", "u"):
+        walls = read_bool(raw, "walls", f"lights[{i}]", ctx.warn)
+        if flat and raw.get("t") == "u":
+            walls = False  # Foundry's migration of 0.7/0.8 universal lights: walls: false
+        elif flat and raw.get("t") == "g":
             ctx.warn(
-                f"lights[{i}].t: {raw.get('t')!r} (global/universal) flag ignored, "
+                f"lights[{i}].t: 'g' (global: seen without a line of sight) flag ignored, "
                 "mapped as a local light"
             )
-        walls = read_bool(raw, "walls", f"lights[{i}]", ctx.warn)
         rotation = number_or(raw.get("rotation"), 0, f"lights[{i}].rotation", ctx)
-        hidden += raw.get("hidden") is True
         inactive += _has_activity_range(src)
         lights.append(
             {
@@ -71,15 +74,41 @@ def read_lights(doc: Mapping, ctx: Context) -> list[dict]:
                 "rotation": rotation,
                 "darkness": darkness,
                 "walls": walls,
+                "elevation": _elevation(raw, i, ctx),
+                "on": raw.get("hidden") is not True,
                 "_index": i,
             }
         )
-    if hidden:
-        ctx.warn(f"lights: {hidden} hidden (switched off) lights kept as lit sources")
     if inactive:
         ctx.warn(f"lights: scene-darkness activation range ignored on {inactive} lights")
     assign_ids(lights, "lights", "light", ctx)
+    off = [light["id"] for light in lights if not light["on"]]
+    if off:
+        ctx.warn(
+            f"lights: {len(off)} hidden lights are switched off in Foundry, imported with "
+            f"on: false: {', '.join(off)}"
+        )
     return lights
+
+
+def _elevation(raw: Mapping, i: int, ctx: Context) -> int | float:
+    """Light elevation in grid units: v12+ ``elevation``, else Levels ``rangeBottom``; 0.
+
+    Levels' ``rangeTop`` (the top of the floor the light belongs to) is not kept: a light is
+    a band of no thickness at its elevation (GEO-5a).
+    """
+    if raw.get("elevation") is not None:
+        ctx.count("light elevations: elevation")
+        return number_or(raw.get("elevation"), 0, f"lights[{i}].elevation", ctx)
+    flags = raw.get("flags")
+    levels = flags.get("levels") if isinstance(flags, Mapping) else None
+    bottom = levels.get("rangeBottom") if isinstance(levels, Mapping) else None
+    if bottom is None:
+        return 0
+    if isinstance(bottom, float) and math.isinf(bottom):
+        return 0
+    ctx.count("light elevations: flags.levels.rangeBottom")
+    return number_or(bottom, 0, f"lights[{i}].flags.levels.rangeBottom", ctx)
 
 
 def _radius(value: object, where: str, ctx: Context) -> int | float:

@@ -6,16 +6,31 @@ Shapes in canvas px; elevations in grid units.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from adapters._common import CLEAN_DECIMALS, entries, finite_number, kind_name
 from adapters.foundry._context import Context, as_list, assign_ids, elevation_range
+from adapters.foundry.grid import GlobalLight
 
 #: Vertices of the polygon that approximates a non-circular ellipse region.
 ELLIPSE_VERTICES = 32
 
 
-def read_regions(doc: Mapping, ctx: Context) -> list[dict]:
+#: Foundry AdjustDarknessLevelRegionBehaviorType.MODES -> how the region's darkness level
+#: follows from the scene's ``d`` and the behaviour's ``modifier`` ``m`` (0 to 1).
+DARKNESS_MODES: dict[int, tuple[str, Callable[[float, float], float]]] = {
+    0: ("override", lambda d, m: m),
+    1: ("brighten", lambda d, m: d * (1 - m)),
+    2: ("darken", lambda d, m: 1 - (1 - d) * (1 - m)),
+}
+
+
+def read_regions(
+    doc: Mapping,
+    ctx: Context,
+    darkness: float | None = None,
+    global_light: GlobalLight | None = None,
+) -> list[dict]:
     """Canonical regions (v12+, FORMATS.md A.7): one canonical region per shape.
 
     Parameters
@@ -24,14 +39,23 @@ def read_regions(doc: Mapping, ctx: Context) -> list[dict]:
         The Foundry scene document.
     ctx : Context
         Per-call state; every warning goes to ``ctx.warnings``.
+    darkness : float, optional
+        The scene's darkness level (0 day .. 1 night; None: 0).
+    global_light : GlobalLight, optional
+        The scene's global illumination; None: none.
 
     Returns
     -------
     list of dict
         Canonical regions: shapes in canvas px, ``elevation`` in grid units; the first
-        shape of a region keeps its id, the others get ``<id>-<k>``.
+        shape of a region keeps its id, the others get ``<id>-<k>``. ``light`` (GEO-9) is
+        set on the shapes of a region with an enabled "Adjust Darkness Level" behaviour: the
+        ambient light at the region's darkness level (:func:`region_light`); other
+        behaviours are warned about as not mapped.
     """
     regions: list[dict] = []
+    scene_darkness = 0.0 if darkness is None else float(darkness)
+    glight = GlobalLight() if global_light is None else global_light
     for i, raw in entries(doc, "regions", ctx.warn):
         base_id = raw.get("_id")
         if not isinstance(base_id, str) or not base_id:
@@ -62,6 +86,7 @@ def read_regions(doc: Mapping, ctx: Context) -> list[dict]:
                     "magical_darkness": False,
                     "water": False,
                     "gravity": None,
+                    "light": None,
                     "elevation": elevation,
                     "_index": i,
                 }
@@ -69,15 +94,56 @@ def read_regions(doc: Mapping, ctx: Context) -> list[dict]:
             produced += 1
         if not produced:
             ctx.warn(f"regions[{i}].shapes: no usable shape, region skipped")
-        seen: set[str] = set()
-        for behavior in as_list(raw.get("behaviors")):
-            btype = behavior.get("type") if isinstance(behavior, Mapping) else None
+        light = region_light(raw, i, scene_darkness, glight, ctx)
+        if produced and light is not None:
+            for canonical_region in regions[-produced:]:
+                canonical_region["light"] = light
+            ctx.count("region light: behaviors adjustDarknessLevel", produced)
+    assign_ids(regions, "regions", "region", ctx)
+    return regions
+
+
+def region_light(
+    raw: Mapping, i: int, darkness: float, global_light: GlobalLight, ctx: Context
+) -> str | None:
+    """Light level inside a region (GEO-9) from its "Adjust Darkness Level" behaviours.
+
+    Foundry v12/v13 ``adjustDarknessLevel``: ``system.mode`` 0 overrides the darkness level
+    with ``system.modifier``, 1 brightens it (``d * (1 - m)``), 2 darkens it
+    (``1 - (1 - d) * (1 - m)``). Enabled behaviours apply in order, from the scene's
+    darkness. Inside, the global light shines as it would at that darkness level (it goes
+    out above its ``darkness.max``): ``"bright"``/``"dim"`` when it shines, else
+    ``"dark"``. Returns None when the region has no enabled such behaviour. Every other
+    behaviour type is warned about once per region as not mapped; disabled ones are not.
+    """
+    level: float | None = None
+    seen: set[str] = set()
+    for j, behavior in enumerate(as_list(raw.get("behaviors"))):
+        where = f"regions[{i}].behaviors[{j}]"
+        btype = behavior.get("type") if isinstance(behavior, Mapping) else None
+        if not isinstance(behavior, Mapping) or behavior.get("disabled") is True:
+            continue
+        if btype != "adjustDarknessLevel":
             label = btype if isinstance(btype, str) else repr(behavior)
             if label not in seen:
                 seen.add(label)
                 ctx.warn(f"regions[{i}].behaviors: {label} not mapped")
-    assign_ids(regions, "regions", "region", ctx)
-    return regions
+            continue
+        system = behavior.get("system")
+        system = system if isinstance(system, Mapping) else {}
+        mode = system.get("mode", 0)
+        entry = DARKNESS_MODES.get(int(mode)) if finite_number(mode) in (0, 1, 2) else None
+        modifier = finite_number(system.get("modifier"))
+        if entry is None or modifier is None or not 0 <= modifier <= 1:
+            ctx.warn(
+                f"{where}.system: adjustDarknessLevel with mode {mode!r} and modifier "
+                f"{system.get('modifier')!r} not understood, behaviour ignored"
+            )
+            continue
+        level = entry[1](darkness if level is None else level, modifier)
+    if level is None:
+        return None
+    return global_light.light_at(level)
 
 
 def _shape(shape: object, where: str, ctx: Context) -> dict | None:

@@ -18,6 +18,7 @@ from adapters.foundry._context import (
     positive_or,
     read_position,
 )
+from service.model import MAX_UNITS
 
 #: Range in grid units standing for Foundry's "unlimited" (``null``) sight/detection range.
 UNLIMITED_RANGE = 10000
@@ -65,10 +66,16 @@ def read_tokens(doc: Mapping, ctx: Context) -> list[dict]:
     -------
     list of dict
         Canonical tokens: ``x``/``y`` top-left canvas px, ``width``/``height`` in squares,
-        senses, reach and light radii in grid units, unique string ids.
+        senses, reach, light radii, ``elevation`` and ``vertical_extent`` (token height
+        flags, else None) in grid units, unique string ids. Tokens that are not creatures
+        (:func:`is_creature`) are left out, with one warning listing them.
     """
     tokens: list[dict] = []
+    props: list[str] = []
     for i, raw in entries(doc, "tokens", ctx.warn):
+        if not is_creature(raw):
+            props.append(f"{i} ({raw.get('name') or raw.get('_id') or 'unnamed'})")
+            continue
         position = read_position(raw, f"tokens[{i}]", "token", ctx)
         if position is None:
             continue
@@ -76,6 +83,8 @@ def read_tokens(doc: Mapping, ctx: Context) -> list[dict]:
         width = positive_or(raw, "width", 1, f"tokens[{i}]", ctx)
         height = positive_or(raw, "height", 1, f"tokens[{i}]", ctx)
         elevation = number_or(raw.get("elevation"), 0, f"tokens[{i}].elevation", ctx)
+        if elevation:
+            ctx.count("token elevations: elevation")
         name = raw.get("name")
         tokens.append(
             {
@@ -86,6 +95,7 @@ def read_tokens(doc: Mapping, ctx: Context) -> list[dict]:
                 "width": width,
                 "height": height,
                 "elevation": elevation,
+                "vertical_extent": _vertical_extent(raw, elevation, i, ctx),
                 "size": size_category(width),
                 "reach": ctx.distance,
                 "senses": _senses(raw, i, ctx),
@@ -97,6 +107,11 @@ def read_tokens(doc: Mapping, ctx: Context) -> list[dict]:
                 "_index": i,
             }
         )
+    if props:
+        ctx.warn(
+            f"tokens: {len(props)} tokens without an actor (actorId null) are not creatures, "
+            f"left out of the scene (no obstacle, no observer): tokens[{'], tokens['.join(props)}]"
+        )
     if tokens:
         ctx.warn(
             "tokens: conditions, abilities and swim speed live on Foundry actors, "
@@ -104,6 +119,61 @@ def read_tokens(doc: Mapping, ctx: Context) -> list[dict]:
         )
     assign_ids(tokens, "tokens", "token", ctx)
     return tokens
+
+
+def is_creature(raw: Mapping) -> bool:
+    """Whether a Foundry token stands for a creature.
+
+    Decision: a token is a creature unless the export says it has no actor (``actorId``
+    present and null or empty). Foundry creates tokens from actors; a token without one is
+    a prop or a marker (a door handle, a trap, a label). A document without the
+    ``actorId`` key at all (hand-written or trimmed exports) keeps its tokens as creatures.
+    """
+    if "actorId" not in raw:
+        return True
+    actor = raw.get("actorId")
+    return isinstance(actor, str) and actor.strip() != ""
+
+
+#: Token height flags, in the order they are tried: (flags path, absolute eye level?).
+_HEIGHT_FLAGS = (
+    (("wall-height", "tokenHeight"), False),
+    (("wallHeight", "tokenHeight"), False),
+    (("levels", "tokenHeight"), False),
+    (("levels", "losHeight"), True),
+)
+
+
+def _vertical_extent(raw: Mapping, elevation: float, i: int, ctx: Context) -> float | None:
+    """Token height in grid units above its elevation (GEO-5a), or None (from its size).
+
+    Read from Wall Height's ``flags["wall-height"].tokenHeight`` (older ``flags.wallHeight``),
+    else Levels' ``flags.levels.tokenHeight``, else Levels' ``flags.levels.losHeight`` (the
+    absolute height of the eyes: the height above the elevation is used). Wall Height reads
+    0 as "automatic, from the token's size", and so does the importer (None).
+    """
+    flags = raw.get("flags")
+    if not isinstance(flags, Mapping):
+        return None
+    for (ns, key), absolute in _HEIGHT_FLAGS:
+        data = flags.get(ns)
+        value = data.get(key) if isinstance(data, Mapping) else None
+        if value is None:
+            continue
+        where = f"tokens[{i}].flags.{ns}.{key}"
+        number = finite_number(value)
+        if number is None:
+            ctx.warn(f"{where}: {value!r} is not a height, size used")
+            continue
+        height = number - elevation if absolute else number
+        if height <= 0:
+            continue  # 0 = automatic (Wall Height); a losHeight at or below the feet: unset
+        if height > MAX_UNITS:
+            ctx.warn(f"{where}: height {height} above {MAX_UNITS}, size used")
+            continue
+        ctx.count(f"token heights: flags.{ns}.{key}")
+        return height
+    return None
 
 
 def _senses(raw: Mapping, i: int, ctx: Context) -> dict:

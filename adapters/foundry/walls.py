@@ -15,6 +15,10 @@ from adapters.foundry._context import Context, assign_ids, elevation_range, enum
 _OLD_MOVE = {0: "none", 1: "normal"}
 _OLD_SENSE = {0: "none", 1: "normal", 2: "limited"}
 _SENSE_TYPES = {0: "none", 10: "limited", 20: "normal", 30: "proximity", 40: "distance"}
+#: A wall that mixes the 0.7/0.8 fields (``sense``, values 0/1/2) with v9+ ones (values
+#: 0/10/20/30/40): the two value sets do not overlap, so each field is read by its value.
+_MIXED_MOVE = {**_OLD_MOVE, **_SENSE_TYPES}
+_MIXED_SENSE = {**_OLD_SENSE, **_SENSE_TYPES}
 _DIRECTIONS = {0: "both", 1: "left", 2: "right"}
 _DOOR_TYPES = {0: "none", 1: "door", 2: "secret"}
 _DOOR_STATES = {0: "closed", 1: "open", 2: "locked"}
@@ -49,20 +53,7 @@ def read_walls(doc: Mapping, ctx: Context) -> list[dict]:
             continue
         if c[0] == c[2] and c[1] == c[3]:
             ctx.warn(f"walls[{i}].c: zero-length wall at ({c[0]}, {c[1]}) kept")
-        if ctx.old:
-            move = _lookup(raw, "move", _OLD_MOVE, "normal", f"walls[{i}]", ctx)
-            sight = _lookup(raw, "sense", _OLD_SENSE, "normal", f"walls[{i}]", ctx)
-            light = sight
-            sound = (
-                _lookup(raw, "sound", _OLD_SENSE, "normal", f"walls[{i}]", ctx)
-                if "sound" in raw
-                else sight
-            )
-        else:
-            move, sight, light, sound = (
-                _lookup(raw, key, _SENSE_TYPES, "normal", f"walls[{i}]", ctx)
-                for key in ("move", "sight", "light", "sound")
-            )
+        move, sight, light, sound = _restrictions(raw, i, ctx)
         threshold, attenuation = _threshold(raw.get("threshold"), i, ctx)
         attenuated += attenuation
         for sense, value in (("sight", sight), ("light", light), ("sound", sound)):
@@ -96,6 +87,43 @@ def read_walls(doc: Mapping, ctx: Context) -> list[dict]:
         ctx.warn(f"walls: threshold.attenuation ignored on {attenuated} walls")
     assign_ids(walls, "walls", "wall", ctx)
     return walls
+
+
+def _restrictions(raw: Mapping, i: int, ctx: Context) -> tuple[str, str, str, str]:
+    """``move``, ``sight``, ``light``, ``sound`` of a wall, migrating 0.7/0.8 ``sense``.
+
+    Field by field, like Foundry's own migration: an explicit v9+ ``sight``/``light`` wins
+    over ``sense``; without it ``sense`` gives both. ``sound`` without a field of its own
+    takes the sight value (0.7 had no separate sound restriction).
+    """
+    where = f"walls[{i}]"
+    if not ctx.old and "sense" not in raw:
+        move, sight, light, sound = (
+            _lookup(raw, key, _SENSE_TYPES, "normal", where, ctx)
+            for key in ("move", "sight", "light", "sound")
+        )
+        return move, sight, light, sound
+    mixed = any(raw.get(key) is not None for key in ("sight", "light")) and "sense" in raw
+    move_table, sense_table = (
+        (_MIXED_MOVE, _MIXED_SENSE)
+        if mixed or not ctx.old
+        else (
+            _OLD_MOVE,
+            _OLD_SENSE,
+        )
+    )
+    move = _lookup(raw, "move", move_table, "normal", where, ctx)
+    sense = _lookup(raw, "sense", sense_table, "normal", where, ctx)
+    sight, light = (
+        _lookup(raw, key, sense_table, "normal", where, ctx) if raw.get(key) is not None else sense
+        for key in ("sight", "light")
+    )
+    sound = (
+        _lookup(raw, "sound", sense_table, "normal", where, ctx)
+        if raw.get("sound") is not None
+        else sight
+    )
+    return move, sight, light, sound
 
 
 def _lookup(
@@ -132,12 +160,20 @@ def _threshold(raw: object, i: int, ctx: Context) -> tuple[dict | None, bool]:
 
 
 def _wall_height(flags: object, i: int, ctx: Context) -> dict | None:
-    """Wall Height (``flags["wall-height"]``/``flags.wallHeight``) or Levels range."""
+    """Wall height range in grid units (GEO-5) from module flags, or None (no flag).
+
+    Wall Height 4+ ``flags["wall-height"].top/bottom``; its older ``flags.wallHeight``
+    (``top``/``bottom`` or ``wallHeightTop``/``wallHeightBottom``); Levels
+    ``flags.levels.rangeBottom/rangeTop``. A null bound is unbounded (Wall Height reads it as
+    +-Infinity). Each wall read counts in ``ctx.read`` under its flag.
+    """
     if not isinstance(flags, Mapping):
         return None
     sources = (
         ("wall-height", "bottom", "top"),
         ("wallHeight", "bottom", "top"),
+        ("wallHeight", "wallHeightBottom", "wallHeightTop"),
+        ("wall-height", "wallHeightBottom", "wallHeightTop"),
         ("levels", "rangeBottom", "rangeTop"),
     )
     for ns, bottom_key, top_key in sources:
@@ -145,6 +181,7 @@ def _wall_height(flags: object, i: int, ctx: Context) -> dict | None:
         if not isinstance(data, Mapping) or not (bottom_key in data or top_key in data):
             continue
         where = f"walls[{i}].flags.{ns}"
+        ctx.count(f"wall heights: flags.{ns}.{bottom_key}/{top_key}")
         return elevation_range(
             data.get(bottom_key), data.get(top_key), where, ctx, (bottom_key, top_key)
         )

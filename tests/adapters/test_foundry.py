@@ -383,7 +383,7 @@ def test_real_grid_canvas_and_environment(name, size, distance, width, height, l
         "distance": distance,
         "units": "ft",
         "type": "square",
-        "diagonals": "equidistant",
+        "diagonals": None,  # GEO-8: not set in the export, each ruleset's default
     }
     assert (scene["width"], scene["height"]) == (width, height)
     assert scene["environment"] == {"light": light, "gravity": 1, "underwater": False}
@@ -394,7 +394,12 @@ REAL_WARNINGS = [
     pytest.param(
         CITIES,
         [
-            "lights: 17 hidden (switched off) lights kept as lit sources",
+            "lights: 17 hidden lights are switched off in Foundry, imported with on: false: "
+            "vXIl52M0byvbPB80, khmk4vsTGG3i0MY5, VdiJpnz85MRwVDHT, s7JgW2hAfOYEs01k, "
+            "03Y9SdmZ3Bo40Ydw, FhK4vrfvph9H3zFj, 1TIyeWXpbXEK9T0I, lgSW9lk8vN3tqK9j, "
+            "WrF7Amoq1cDkeQrg, 8buqgQlMGDftEOyX, zms5nP3ulqOXyybL, g7Z7ZzysanIgSm0h, "
+            "uZPcE6QNle9UW1LP, wEzZ8KSsIxQr44a0, 8etjIvb0sIX0ELc7, 9puKGhvQ6ATkUCjs, "
+            "ifvxb92zXW4Zt84z",
         ],
         id="v0.7-cities-street",
     ),
@@ -420,7 +425,9 @@ REAL_WARNINGS = [
     pytest.param(
         CULT,
         [
-            "lights: 8 hidden (switched off) lights kept as lit sources",
+            "lights: 8 hidden lights are switched off in Foundry, imported with on: false: "
+            "T85RY7XShHoWF5ZV, 4A4O81r4J2uDPU1b, ESAlUh89ifpZSqBQ, nKjgLA0MZaTzXuLJ, "
+            "W3ODiRcr2n797Sg1, aano43MuZkvU1RqE, bY3mmpqwM0ucFcWT, J3KNPVMjpkLb5O8O",
             "tiles: 19 tiles not mapped",
             "sounds: 3 ambient sounds not mapped",
             "flags: module data not mapped (monks-active-tiles, tagger)",
@@ -431,8 +438,8 @@ REAL_WARNINGS = [
         BUTCHER,
         [
             "walls: threshold.attenuation ignored on 8 walls",
-            "lights: 1 hidden (switched off) lights kept as lit sources",
-            "regions[0].behaviors: adjustDarknessLevel not mapped",
+            "lights: 1 hidden lights are switched off in Foundry, imported with on: false: "
+            "tkgtbjfpsRw2Y0kd",
             "regions[0].behaviors: suppressWeather not mapped",
             "tiles: 35 tiles not mapped",
             "sounds: 6 ambient sounds not mapped",
@@ -463,6 +470,8 @@ def test_real_redbrand_lights_are_in_canvas_space():
         "rotation": 0,
         "darkness": False,
         "walls": True,
+        "elevation": 0,
+        "on": True,
     }
     # the file stores angle 0 on every light: Foundry's AngleField(base=360) reads it as 360
     assert {li["config"]["angle"] for li in raw["lights"]} == {0}
@@ -480,6 +489,7 @@ def test_real_delian_tokens():
         "width": 1,
         "height": 1,
         "elevation": 0,
+        "vertical_extent": None,
         "size": "medium",
         "reach": 9,
         "senses": dict(NO_SENSES, darkvision=60),
@@ -527,6 +537,9 @@ def test_real_butcher_region():
             "magical_darkness": False,
             "water": False,
             "gravity": None,
+            # GEO-9: darken 0.3 from darkness 0 gives 0.3, under the global light's
+            # darkness.max 1: the (dim mode) global light still shines inside
+            "light": "dim",
             "elevation": None,
         }
     ]
@@ -544,6 +557,8 @@ def test_real_cult_sanctuary_lights():
         "rotation": 0,
         "darkness": False,
         "walls": True,
+        "elevation": 0,
+        "on": True,
     }
     assert {li["darkness"] for li in lights} == {False}
 
@@ -867,12 +882,19 @@ def test_null_entries_are_skipped_with_warnings_and_nothing_else_lost():
         "lights[0]: null entry skipped",
         "regions[0]: null entry skipped",
     ]
-    assert result["stats"] == {
+    stats = dict(result["stats"])
+    assert stats.pop("read")["grid.type"] == "grid.type SQUARE (1): square"
+    assert stats == {
         "walls": 1,
         "doors": 0,
         "tokens": 1,
         "lights": 1,
+        "token_lights": 0,
         "regions": 1,
+        "lights_off": 0,
+        "walls_with_height": 0,
+        "tokens_with_height": 0,
+        "regions_with_light": 0,
         "foundry_version": "12",
         "darkness": 0,
     }
@@ -888,85 +910,131 @@ def test_all_null_walls_like_sundered_waves():
 
 
 GRID_TYPES = [
-    pytest.param(0, "gridless", [], id="gridless"),
-    pytest.param(1, "square", [], id="square"),
+    # Foundry CONST.GRID_TYPES; R = rows shifted (pointy-topped), Q = columns (flat-topped).
+    # Hex grids are exact (hgrid): no "approximated" warning any more.
+    pytest.param(0, "gridless", "grid.type GRIDLESS (0): gridless", [], id="gridless"),
+    pytest.param(1, "square", "grid.type SQUARE (1): square", [], id="square"),
     pytest.param(
-        2,
-        "hex-row",
-        [
-            "grid.type: hex grid (2) geometry is approximated "
-            "(padding and cells computed as for a square grid)"
-        ],
-        id="hexoddr",
+        2, "hex-row", "grid.type HEXODDR (2): hex-row, odd rows shifted", [], id="hexoddr"
     ),
     pytest.param(
-        3,
-        "hex-row",
-        [
-            "grid.type: hex grid (3) geometry is approximated "
-            "(padding and cells computed as for a square grid)"
-        ],
-        id="hexevenr",
+        3, "hex-row", "grid.type HEXEVENR (3): hex-row, even rows shifted", [], id="hexevenr"
     ),
     pytest.param(
-        4,
-        "hex-col",
-        [
-            "grid.type: hex grid (4) geometry is approximated "
-            "(padding and cells computed as for a square grid)"
-        ],
-        id="hexoddq",
+        4, "hex-col", "grid.type HEXODDQ (4): hex-col, odd columns shifted", [], id="hexoddq"
     ),
     pytest.param(
-        5,
-        "hex-col",
-        [
-            "grid.type: hex grid (5) geometry is approximated "
-            "(padding and cells computed as for a square grid)"
-        ],
-        id="hexevenq",
+        5, "hex-col", "grid.type HEXEVENQ (5): hex-col, even columns shifted", [], id="hexevenq"
     ),
-    pytest.param(9, "square", ["grid.type: unknown grid type 9, square used"], id="unknown"),
+    pytest.param(
+        9,
+        "square",
+        "grid.type 9 unknown: square",
+        ["grid.type: unknown grid type 9, square used"],
+        id="unknown",
+    ),
 ]
 
 
-@pytest.mark.parametrize("value, expected, warnings", GRID_TYPES)
-def test_grid_types(value, expected, warnings):
+@pytest.mark.parametrize("value, expected, read, warnings", GRID_TYPES)
+def test_grid_types(value, expected, read, warnings):
+    """FORMATS.md A.2: every Foundry grid type, and where it was read (stats)."""
     result = to_scene(v10_doc(grid={"type": value, "size": 100, "distance": 5, "units": "ft"}))
     assert result["scene"]["grid"]["type"] == expected
+    assert result["stats"]["read"]["grid.type"] == read
     assert result["warnings"] == warnings
 
 
+@pytest.mark.parametrize(
+    "value, offset", [(2, "odd"), (3, "even"), (4, "odd"), (5, "even"), (0, None), (1, None)]
+)
+def test_hex_offsets_table(value, offset):
+    """HEXODD* shift the odd rows/columns, HEXEVEN* the even ones (FORMATS.md A.2)."""
+    from adapters.foundry.grid import HEX_OFFSETS
+
+    assert HEX_OFFSETS.get(value) == offset
+
+
 DIAGONALS = [
+    # Foundry v12+ CONST.GRID_DIAGONALS (GEO-8)
     pytest.param(0, "equidistant", [], id="equidistant"),
     pytest.param(1, "euclidean", [], id="exact"),
-    pytest.param(2, "euclidean", [], id="approximate"),
+    pytest.param(
+        2,
+        "euclidean",
+        ["grid.diagonals: APPROXIMATE (2, 1.5 per diagonal) read as euclidean (about 1.41)"],
+        id="approximate",
+    ),
     pytest.param(
         3,
-        "equidistant",
-        ["grid.diagonals: RECTILINEAR (3) has no canonical rule, equidistant used"],
+        "alternating",
+        ["grid.diagonals: RECTILINEAR (3, 2 per diagonal) has no canonical rule, alternating used"],
         id="rectilinear",
     ),
     pytest.param(4, "alternating", [], id="alternating-1"),
-    pytest.param(5, "alternating", [], id="alternating-2"),
+    pytest.param(
+        5,
+        "alternating",
+        ["grid.diagonals: ALTERNATING_2 (5, 2-1-2) read as alternating 1-2-1"],
+        id="alternating-2",
+    ),
     pytest.param(
         6,
-        "equidistant",
-        ["grid.diagonals: ILLEGAL (6) has no canonical rule, equidistant used"],
+        "alternating",
+        ["grid.diagonals: ILLEGAL (6, no diagonal moves) has no canonical rule, alternating used"],
         id="illegal",
     ),
     pytest.param(
-        42, "equidistant", ["grid.diagonals: unknown value 42, equidistant used"], id="unknown"
+        42,
+        None,
+        ["grid.diagonals: unknown diagonal rule 42, left unset (each ruleset's default)"],
+        id="unknown",
     ),
 ]
 
 
 @pytest.mark.parametrize("value, expected, warnings", DIAGONALS)
 def test_grid_diagonals(value, expected, warnings):
+    """GEO-8: the scene's own rule when it carries one."""
     grid = {"type": 1, "size": 100, "distance": 5, "units": "ft", "diagonals": value}
     result = to_scene(v12_doc(grid=grid))
     assert result["scene"]["grid"]["diagonals"] == expected
     assert result["warnings"] == warnings
+
+
+def test_grid_diagonals_unset_when_the_export_sets_none():
+    """GEO-8: no rule in the export leaves grid.diagonals unset (null), not equidistant."""
+    result = to_scene(v12_doc())
+    assert result["scene"]["grid"]["diagonals"] is None
+    assert "not set" in result["stats"]["read"]["grid.diagonals"]
+    assert result["warnings"] == []
+
+
+WORLD_DIAGONALS = [
+    pytest.param("core.gridDiagonals", "4", "alternating", id="v12-core-alternating"),
+    pytest.param("core.gridDiagonals", 1, "euclidean", id="v12-core-exact-number"),
+    pytest.param("dnd5e.diagonalMovement", '"5105"', "alternating", id="dnd5e-5105"),
+    pytest.param("dnd5e.diagonalMovement", '"555"', "equidistant", id="dnd5e-555"),
+    pytest.param("dnd5e.diagonalMovement", '"EUCL"', "euclidean", id="dnd5e-eucl"),
+]
+
+
+@pytest.mark.parametrize("key, value, expected", WORLD_DIAGONALS)
+def test_world_export_diagonal_setting(key, value, expected):
+    """GEO-8: a world export's diagonal setting (v12+ core, older dnd5e) sets the rule."""
+    world = {
+        "scenes": [v12_doc()],
+        "settings": [{"key": "core.other"}, {"key": key, "value": value}],
+    }
+    result = to_scene(world)
+    assert result["scene"]["grid"]["diagonals"] == expected
+    assert result["stats"]["read"]["grid.diagonals"].startswith(f"settings[1] {key}")
+
+
+def test_scene_diagonal_rule_field():
+    """An older ``diagonalRule`` field on the scene is read with the dnd5e values."""
+    result = to_scene(v07_doc(diagonalRule="5105"))
+    assert result["scene"]["grid"]["diagonals"] == "alternating"
 
 
 UNITS = [
@@ -975,11 +1043,27 @@ UNITS = [
     pytest.param("Feet", "ft", [], id="feet"),
     pytest.param("m", "m", [], id="m"),
     pytest.param(" meters ", "m", [], id="meters"),
+    pytest.param("metres", "m", [], id="metres"),
+    pytest.param(
+        "Schritt",
+        "m",
+        ["grid.units: 'Schritt' read as 'm' (Schritt (The Dark Eye's pace) is one metre)"],
+        id="schritt",
+    ),
+    pytest.param(
+        "",
+        "ft",
+        ["grid.units: no unit given, 'ft' assumed (distances stay in grid units)"],
+        id="blank",
+    ),
     pytest.param(
         "squares", "ft", ["grid.units: 'squares' is not feet or metres, kept as 'ft'"], id="other"
     ),
     pytest.param(
-        None, "ft", ["grid.units: None is not feet or metres, kept as 'ft'"], id="missing"
+        None,
+        "ft",
+        ["grid.units: no unit given, 'ft' assumed (distances stay in grid units)"],
+        id="missing",
     ),
 ]
 
@@ -992,7 +1076,7 @@ def test_grid_units(units, expected, warnings):
         "distance": 1.5,
         "units": expected,
         "type": "square",
-        "diagonals": "equidistant",
+        "diagonals": None,
     }
     assert result["warnings"] == warnings
 
@@ -1004,7 +1088,7 @@ def test_flat_v9_grid_fields():
         "distance": 10,
         "units": "m",
         "type": "gridless",
-        "diagonals": "equidistant",
+        "diagonals": None,
     }
 
 
@@ -1220,6 +1304,7 @@ def test_token_full_dict_v10():
             "width": 2,
             "height": 3,
             "elevation": 10,
+            "vertical_extent": None,
             "size": "large",
             "reach": 1.5,
             "senses": dict(NO_SENSES, darkvision=120),
@@ -1398,6 +1483,8 @@ def test_v07_flat_light_and_global_flag():
             "rotation": 45,
             "darkness": False,
             "walls": True,
+            "elevation": 0,
+            "on": True,
         },
         {
             "id": "l1",
@@ -1409,6 +1496,8 @@ def test_v07_flat_light_and_global_flag():
             "rotation": 0,
             "darkness": False,
             "walls": True,
+            "elevation": 0,
+            "on": True,
         },
         {
             "id": "l2",
@@ -1420,11 +1509,14 @@ def test_v07_flat_light_and_global_flag():
             "rotation": 0,
             "darkness": True,
             "walls": True,
+            "elevation": 0,
+            "on": True,
         },
     ]
     assert result["stats"]["foundry_version"] == "0.7"
     assert result["warnings"] == [
-        "lights[1].t: 'g' (global/universal) flag ignored, mapped as a local light",
+        "lights[1].t: 'g' (global: seen without a line of sight) flag ignored, "
+        "mapped as a local light",
         "lights[2]: negative radius read as a darkness source",
     ]
 
@@ -1496,6 +1588,8 @@ def test_light_odd_fields_warn():
             "rotation": 0,
             "darkness": False,
             "walls": True,
+            "elevation": 0,
+            "on": False,
         }
     ]
     assert result["warnings"] == [
@@ -1505,8 +1599,8 @@ def test_light_odd_fields_warn():
         "lights[1].walls: 'yes' is not true/false, true used",
         "lights[1].rotation: 'north' is not a number, 0 used",
         "lights[1].config.angle: 'wide' is not an angle, 360 used",
-        "lights: 1 hidden (switched off) lights kept as lit sources",
         "lights: scene-darkness activation range ignored on 1 lights",
+        "lights: 1 hidden lights are switched off in Foundry, imported with on: false: l1",
     ]
 
 
@@ -1603,8 +1697,11 @@ def test_region_several_shapes_holes_elevation_and_behaviors():
         "regions[0].shapes[1]: hole dropped (holes are not supported)",
         "regions[0].shapes[3].points: not a flat list of at least 3 x,y pairs, shape skipped",
         "regions[0].shapes[4].type: shape type 'star' not mapped, shape skipped",
-        "regions[0].behaviors: adjustDarknessLevel not mapped",
+        "regions[0].behaviors[0].system: adjustDarknessLevel with mode 0 and modifier None "
+        "not understood, behaviour ignored",
         "regions[0].behaviors: teleportToken not mapped",
+        "regions[0].behaviors[2].system: adjustDarknessLevel with mode 0 and modifier None "
+        "not understood, behaviour ignored",
     ]
 
 
