@@ -163,11 +163,11 @@ def _diagonals(
     doc: Mapping, grid: object, settings: object, ctx: Context
 ) -> tuple[str | None, str]:
     """The scene's diagonal rule and where it was read; ``(None, ...)`` when none is set."""
-    candidates: list[tuple[str, object, Mapping]] = []
+    candidates: list[tuple[str, object, bool]] = []  # (where, value, legacy dnd5e values?)
     if isinstance(grid, Mapping) and grid.get("diagonals") is not None:
-        candidates.append(("grid.diagonals", grid.get("diagonals"), DIAGONALS))
+        candidates.append(("grid.diagonals", grid.get("diagonals"), False))
     if doc.get("diagonalRule") is not None:
-        candidates.append(("diagonalRule", doc.get("diagonalRule"), LEGACY_DIAGONALS))
+        candidates.append(("diagonalRule", doc.get("diagonalRule"), True))
     for i, entry in enumerate(settings if isinstance(settings, list) else []):
         if not isinstance(entry, Mapping) or entry.get("key") not in _DIAGONAL_SETTINGS:
             continue
@@ -177,15 +177,15 @@ def _diagonals(
                 value = json.loads(value)
             except ValueError:
                 pass
-        table = DIAGONALS if entry["key"] == "core.gridDiagonals" else LEGACY_DIAGONALS
-        candidates.append((f"settings[{i}] {entry['key']}", value, table))
+        legacy = entry["key"] != "core.gridDiagonals"
+        candidates.append((f"settings[{i}] {entry['key']}", value, legacy))
     if not candidates:
         return None, "not set in the export: each ruleset's default (GEO-8)"
-    where, value, table = candidates[0]
-    if isinstance(value, str) and table is LEGACY_DIAGONALS:
-        rule = LEGACY_DIAGONALS.get(value.strip().upper())
+    where, value, legacy = candidates[0]
+    if legacy:
+        rule = LEGACY_DIAGONALS.get(value.strip().upper()) if isinstance(value, str) else None
     else:
-        rule = enum_value(table, value)
+        rule = enum_value(DIAGONALS, value)
     if rule is None:
         ctx.warn(f"{where}: unknown diagonal rule {value!r}, left unset (each ruleset's default)")
         return None, f"{where} {value!r} unknown: unset"
