@@ -11,10 +11,11 @@
  * Where the live game knows more than an export, the module uses it, and says so here:
  *
  * - grid diagonals: Foundry v12+ keeps them in the core setting `gridDiagonals`
- *   (`canvas.grid.diagonals`), which exports do not carry;
- * - ambient lights that are switched off (`hidden`) or inactive at the scene's current
- *   darkness level are left out (the importer keeps them lit: the canonical light has no
- *   on/off field);
+ *   (`canvas.grid.diagonals`, square grids), which exports do not carry; without a number
+ *   there the rule stays unset (null: each ruleset's default, GEO-8);
+ * - ambient lights inactive at the scene's current darkness level are sent with `on: false`,
+ *   like lights switched off (`hidden`) (the importer keeps the former lit: an export does
+ *   not say what the darkness will be);
  * - a token's actor, when it has one, adds conditions (status effects), senses, size,
  *   ability modifiers and swim speed (dnd5e, pf2e, sfrpg data paths);
  * - a region's enabled "Sightline environment" behaviours set its obscurement, concealment,
@@ -43,20 +44,30 @@ const SENSE_TYPES = { 0: "none", 10: "limited", 20: "normal", 30: "proximity", 4
 const DIRECTIONS = { 0: "both", 1: "left", 2: "right" };
 const DOOR_TYPES = { 0: "none", 1: "door", 2: "secret" };
 const DOOR_STATES = { 0: "closed", 1: "open", 2: "locked" };
+/** CONST.GRID_TYPES -> canonical type (R: rows shifted, pointy-topped; Q: columns, flat-topped). */
 const GRID_TYPES = { 0: "gridless", 1: "square", 2: "hex-row", 3: "hex-row", 4: "hex-col", 5: "hex-col" };
-/** CONST.GRID_DIAGONALS -> canonical rule (RECTILINEAR and ILLEGAL have none: equidistant). */
+/** Which rows or columns of a Foundry hex grid are shifted (HEXODD*: odd, HEXEVEN*: even). */
+export const HEX_OFFSETS = { 2: "odd", 3: "even", 4: "odd", 5: "even" };
+/**
+ * CONST.GRID_DIAGONALS -> canonical rule, as the importer reads them: APPROXIMATE (1.5) as
+ * euclidean; RECTILINEAR (2), ALTERNATING_2 (2-1-2) and ILLEGAL as alternating, the costliest
+ * canonical rule.
+ */
 const DIAGONALS = {
   0: "equidistant",
   1: "euclidean",
   2: "euclidean",
-  3: "equidistant",
+  3: "alternating",
   4: "alternating",
   5: "alternating",
-  6: "equidistant",
+  6: "alternating",
 };
 const UNITS = {
   ft: "ft", "ft.": "ft", feet: "ft", foot: "ft",
   m: "m", "m.": "m", meter: "m", meters: "m", metre: "m", metres: "m",
+  // foreign spellings the importer assumes too (adapters/foundry/grid.py ASSUMED_UNITS)
+  schritt: "m", fuss: "ft", "fuß": "ft", pies: "ft", pieds: "ft",
+  "mètres": "m", metros: "m", metri: "m",
 };
 /** Vision modes (lower case, letters only) -> canonical sense. */
 const VISION_MODES = {
@@ -192,7 +203,8 @@ function span(bottom, top) {
  *
  * @param {object} scene  the Scene document (`grid: {type, size, distance, units}`)
  * @param {object} [grid] `canvas.grid` (v12+: `diagonals` from the core setting)
- * @returns {object} `{size, distance, units, type, diagonals}`; size in px, distance in units
+ * @returns {object} `{size, distance, units, type, diagonals}`; size in px, distance in units;
+ *   `diagonals` null when `canvas.grid` has no known rule (GEO-8: each ruleset's default)
  */
 export function buildGrid(scene, grid) {
   const raw = scene.grid ?? {};
@@ -202,7 +214,7 @@ export function buildGrid(scene, grid) {
   if (distance === null || distance < MIN_GRID_DISTANCE || distance > MAX_UNITS) distance = 5;
   const units = typeof raw.units === "string" ? UNITS[raw.units.trim().toLowerCase()] ?? "ft" : "ft";
   const type = raw.type === undefined || raw.type === null ? "square" : lookup(GRID_TYPES, raw.type, "square");
-  const diagonals = lookup(DIAGONALS, grid?.diagonals ?? raw.diagonals, "equidistant");
+  const diagonals = lookup(DIAGONALS, grid?.diagonals ?? raw.diagonals, null);
   return { size, distance, units, type, diagonals };
 }
 
@@ -233,15 +245,17 @@ export function darknessLevel(scene) {
  * scene is lit, bright or dim by the global light's mode; otherwise unlit places are dark.
  */
 function environment(scene) {
-  const env = scene.environment ?? {};
-  const global = env.globalLight ?? {};
+  return { light: globalLightAt(scene, darknessLevel(scene)), gravity: 1, underwater: false };
+}
+
+/** The ambient light where the darkness level is `level` (0 day .. 1 night), by the global light. */
+export function globalLightAt(scene, level) {
+  const global = scene.environment?.globalLight ?? {};
   const threshold = finite(global.darkness?.max);
-  const level = darknessLevel(scene);
-  let light = "dark";
   if (global.enabled === true && (threshold === null || level <= threshold)) {
-    light = global.bright === false ? "dim" : "bright";
+    return global.bright === false ? "dim" : "bright";
   }
-  return { light, gravity: 1, underwater: false };
+  return "dark";
 }
 
 // ---------------------------------------------------------------------------- walls
@@ -251,6 +265,8 @@ function wallHeight(flags) {
   const sources = [
     ["wall-height", "bottom", "top"],
     ["wallHeight", "bottom", "top"],
+    ["wallHeight", "wallHeightBottom", "wallHeightTop"],
+    ["wall-height", "wallHeightBottom", "wallHeightTop"],
     ["levels", "rangeBottom", "rangeTop"],
   ];
   for (const [ns, bottomKey, topKey] of sources) {
@@ -439,6 +455,38 @@ function actorSwimSpeed(actor) {
   return positive(movement?.swim) ?? 0;
 }
 
+/**
+ * Whether a token stands for a creature: unless it says it has no actor (`actorId` null or
+ * empty), as the importer decides (adapters/foundry/tokens.py is_creature).
+ */
+export function isCreature(doc) {
+  if (!("actorId" in doc)) return true;
+  return typeof doc.actorId === "string" && doc.actorId.trim() !== "";
+}
+
+/** Token height flags tried in order: [namespace, key, absolute eye level?]. */
+const HEIGHT_FLAGS = [
+  ["wall-height", "tokenHeight", false],
+  ["wallHeight", "tokenHeight", false],
+  ["levels", "tokenHeight", false],
+  ["levels", "losHeight", true],
+];
+
+/**
+ * Token height in grid units above its elevation (GEO-5a) from Wall Height or Levels flags,
+ * or null (from its size). Wall Height's 0 means "automatic", so null too.
+ */
+export function verticalExtent(doc, elevation) {
+  const flags = doc.flags ?? {};
+  for (const [ns, key, absolute] of HEIGHT_FLAGS) {
+    const value = finite(flags[ns]?.[key]);
+    if (value === null) continue;
+    const height = absolute ? value - elevation : value;
+    if (height > 0 && height <= MAX_UNITS) return height;
+  }
+  return null;
+}
+
 function tokenLight(doc) {
   const light = doc.light ?? {};
   const radius = (v) => (finite(v) !== null && v >= 0 ? v : 0);
@@ -446,8 +494,9 @@ function tokenLight(doc) {
 }
 
 /**
- * Canonical tokens: position (top-left px), size in squares and category, elevation, senses,
- * carried light, hidden, and what the token's actor adds (see the module comment).
+ * Canonical tokens: position (top-left px), size in squares and category, elevation and
+ * height (`vertical_extent`, grid units), senses, carried light, hidden, and what the token's
+ * actor adds (see the module comment). Tokens without an actor are no creatures: left out.
  *
  * @param {object} scene    the Scene document
  * @param {number} distance grid units per square (a token's reach)
@@ -457,7 +506,8 @@ export function buildTokens(scene, distance) {
   docs(scene.tokens).forEach((doc, i) => {
     const x = finite(doc.x);
     const y = finite(doc.y);
-    if (x === null || y === null) return;
+    if (x === null || y === null || !isCreature(doc)) return;
+    const elevation = numberOr(doc.elevation, 0);
     const width = positive(doc.width) ?? 1;
     const height = positive(doc.height) ?? 1;
     const actor = doc.actor ?? null;
@@ -472,7 +522,8 @@ export function buildTokens(scene, distance) {
       y,
       width,
       height,
-      elevation: numberOr(doc.elevation, 0),
+      elevation,
+      vertical_extent: verticalExtent(doc, elevation),
       size: actorSize(actor) ?? sizeFromWidth(width),
       reach: distance,
       senses,
@@ -503,9 +554,16 @@ export function lightActive(config, level) {
   return level >= low && level <= high;
 }
 
+/** Light elevation in grid units: v12+ `elevation`, else Levels' `rangeBottom`, else 0. */
+export function lightElevation(doc) {
+  const own = finite(doc.elevation);
+  if (own !== null) return own;
+  return finite(doc.flags?.levels?.rangeBottom) ?? 0;
+}
+
 /**
- * Canonical ambient lights (radii in grid units) that shine now: lights switched off
- * (`hidden`) or outside their darkness range are left out.
+ * Canonical ambient lights (radii and elevation in grid units). `on` is false for a light
+ * switched off (`hidden`) or outside its darkness range at the scene's current level.
  */
 export function buildLights(scene) {
   const level = darknessLevel(scene);
@@ -514,9 +572,7 @@ export function buildLights(scene) {
     const x = finite(doc.x);
     const y = finite(doc.y);
     if (x === null || y === null) return;
-    if (doc.hidden === true) return;
     const config = doc.config ?? {};
-    if (!lightActive(config, level)) return;
     lights.push({
       id: doc.id ?? doc._id,
       x,
@@ -527,6 +583,8 @@ export function buildLights(scene) {
       rotation: numberOr(doc.rotation, 0),
       darkness: config.negative === true,
       walls: typeof doc.walls === "boolean" ? doc.walls : true,
+      elevation: lightElevation(doc),
+      on: doc.hidden !== true && lightActive(config, level),
       _index: i,
     });
   });
@@ -597,6 +655,30 @@ export function regionEnvironment(region) {
   return out;
 }
 
+/** Foundry's adjustDarknessLevel modes: override, brighten, darken (darkness d, modifier m). */
+const DARKNESS_MODES = {
+  0: (d, m) => m,
+  1: (d, m) => d * (1 - m),
+  2: (d, m) => 1 - (1 - d) * (1 - m),
+};
+
+/**
+ * A region's light (GEO-9) from its enabled "Adjust Darkness Level" behaviours, applied in
+ * order from the scene's darkness level: the global light's level at the region's darkness;
+ * null without such a behaviour (adapters/foundry/regions.py region_light).
+ */
+export function regionLight(region, scene) {
+  let level = null;
+  for (const behavior of docs(region.behaviors)) {
+    if (behavior.type !== "adjustDarknessLevel" || behavior.disabled === true) continue;
+    const mode = finite(behavior.system?.mode ?? 0);
+    const modifier = finite(behavior.system?.modifier);
+    if (!(mode in DARKNESS_MODES) || modifier === null || modifier < 0 || modifier > 1) continue;
+    level = DARKNESS_MODES[mode](level ?? darknessLevel(scene), modifier);
+  }
+  return level === null ? null : globalLightAt(scene, level);
+}
+
 /** Canonical regions: one per shape (holes dropped), with elevation range and behaviours. */
 export function buildRegions(scene) {
   const regions = [];
@@ -604,6 +686,7 @@ export function buildRegions(scene) {
     const baseId = typeof (doc.id ?? doc._id) === "string" && (doc.id ?? doc._id) ? doc.id ?? doc._id : `region-${i}`;
     const elevation = doc.elevation && typeof doc.elevation === "object" ? span(doc.elevation.bottom, doc.elevation.top) : null;
     const env = regionEnvironment(doc);
+    const light = regionLight(doc, scene);
     let produced = 0;
     for (const shape of Array.isArray(doc.shapes) ? doc.shapes : []) {
       const canonical = regionShape(shape);
@@ -612,6 +695,7 @@ export function buildRegions(scene) {
         id: produced === 0 ? baseId : `${baseId}-${produced}`,
         shape: canonical,
         ...env,
+        light,
         elevation,
         _index: i,
       });
@@ -647,13 +731,14 @@ export function buildScene({ scene, grid, dimensions }) {
   };
 }
 
-/** Count what a canonical scene holds (the sync summary). */
+/** Count what a canonical scene holds (as the importer's stats, adapters/_common.py). */
 export function sceneStats(scene) {
   return {
     walls: scene.walls.length,
     doors: scene.walls.filter((w) => w.door !== "none").length,
     tokens: scene.tokens.length,
     lights: scene.lights.length,
+    token_lights: scene.tokens.filter((t) => t.light.bright > 0 || t.light.dim > 0).length,
     regions: scene.regions.length,
   };
 }

@@ -31,23 +31,30 @@ function build(patch = {}, { diagonals = 0, actors = {} } = {}) {
   return buildScene({ scene: canvas.scene, grid: canvas.grid, dimensions: canvas.dimensions });
 }
 
-test("grid: type, units, diagonals from the core setting, canvas size with padding", () => {
-  for (const [diagonals, rule] of [[0, "equidistant"], [1, "euclidean"], [4, "alternating"], [5, "alternating"], [3, "equidistant"]]) {
-    assert.equal(build({}, { diagonals }).grid.diagonals, rule);
+test("grid: type, units, diagonals from the core setting (GEO-8), canvas size with padding", () => {
+  const rules = [[0, "equidistant"], [1, "euclidean"], [2, "euclidean"], [3, "alternating"], [4, "alternating"], [5, "alternating"], [6, "alternating"], [42, null], [null, null]];
+  for (const [diagonals, rule] of rules) {
+    assert.equal(build({}, { diagonals }).grid.diagonals, rule, `diagonals ${diagonals}`);
   }
   const scene = build({ grid: { type: 4, size: 80, distance: 1.5, units: "m" } });
   assert.deepEqual(scene.grid, { size: 80, distance: 1.5, units: "m", type: "hex-col", diagonals: "equidistant" });
+  for (const [type, expected] of [[0, "gridless"], [1, "square"], [2, "hex-row"], [3, "hex-row"], [4, "hex-col"], [5, "hex-col"]]) {
+    assert.equal(build({ grid: { type, size: 100, distance: 5, units: "ft" } }).grid.type, expected);
+  }
+  assert.equal(build({ grid: { type: 0, size: 150, distance: 1, units: "Schritt" } }).grid.units, "m");
+  assert.equal(build({ grid: { type: 2, size: 80, distance: 1, units: "" } }).grid.units, "ft");
   assert.equal(build().width, 1000 + 2 * 100);
   // darkness 0.6 above the global light's 0.5: unlit places are dark
   assert.equal(build().environment.light, "dark");
   assert.equal(build({ environment: { darknessLevel: 0.2, globalLight: { enabled: true, bright: false, darkness: { max: 0.5 } } } }).environment.light, "dim");
 });
 
-test("walls: restrictions, one-way, doors, thresholds, heights", () => {
-  const [wall, door] = build({
+test("walls: restrictions, one-way, doors, thresholds, heights (GEO-5)", () => {
+  const [wall, door, old] = build({
     walls: [
       { _id: "w1", c: [0, 0, 100, 0], move: 20, sight: 30, light: 10, sound: 0, dir: 1, door: 0, ds: 1, threshold: { sight: 10, light: null, sound: null, attenuation: true }, flags: { "wall-height": { bottom: 0, top: 10 } } },
       { _id: "w2", c: [100, 0, 200, 0], move: 20, sight: 20, light: 20, sound: 20, dir: 2, door: 2, ds: 2, flags: { levels: { rangeBottom: 10, rangeTop: null } } },
+      { _id: "w3", c: [200, 0, 300, 0], move: 20, sight: 20, light: 20, sound: 20, flags: { wallHeight: { wallHeightBottom: 2, wallHeightTop: 8 } } },
     ],
   }).walls;
   assert.deepEqual(wall, {
@@ -59,6 +66,24 @@ test("walls: restrictions, one-way, doors, thresholds, heights", () => {
   assert.equal(door.door_state, "locked");
   assert.equal(door.direction, "right");
   assert.deepEqual(door.height, { bottom: 10, top: null });
+  assert.deepEqual(old.height, { bottom: 2, top: 8 });
+});
+
+test("tokens: heights from Wall Height / Levels flags (GEO-5a), actorless tokens are no creatures", () => {
+  const scene = build({
+    tokens: [
+      { _id: "wh", actorId: "a1", x: 100, y: 100, elevation: 10, flags: { "wall-height": { tokenHeight: 6 } } },
+      { _id: "auto", actorId: "a2", x: 200, y: 100, flags: { "wall-height": { tokenHeight: 0 } } },
+      { _id: "lv", actorId: "a3", x: 300, y: 100, flags: { levels: { tokenHeight: 12 } } },
+      { _id: "los", actorId: "a4", x: 400, y: 100, elevation: 5, flags: { levels: { losHeight: 9 } } },
+      { _id: "prop", actorId: null, x: 500, y: 100 },
+      { _id: "plain", x: 600, y: 100 },
+    ],
+  });
+  assert.deepEqual(
+    scene.tokens.map((t) => [t.id, t.elevation, t.vertical_extent]),
+    [["wh", 10, 6], ["auto", 0, null], ["lv", 0, 12], ["los", 5, 4], ["plain", 0, null]],
+  );
 });
 
 test("tokens: actor conditions, senses, size, abilities and swim speed", () => {
@@ -114,18 +139,19 @@ test("token senses: detection modes as a list (v12) or a record, unlimited range
   assert.equal(record.hearing, 10000);
 });
 
-test("lights: switched off, or outside their darkness range, are left out", () => {
+test("lights: switched off (hidden) or outside their darkness range are on: false; elevation", () => {
   const lights = build({
     lights: [
-      { _id: "on", x: 100, y: 100, config: { bright: 10, dim: 20, angle: 0, darkness: { min: 0, max: 1 } } },
+      { _id: "on", x: 100, y: 100, elevation: 15, config: { bright: 10, dim: 20, angle: 0, darkness: { min: 0, max: 1 } } },
       { _id: "off", x: 100, y: 100, hidden: true, config: { bright: 10, dim: 20 } },
       { _id: "day", x: 100, y: 100, config: { bright: 10, dim: 20, darkness: { min: 0, max: 0.5 } } },
       { _id: "dark", x: 100, y: 100, walls: false, rotation: 90, config: { bright: 5, dim: 5, angle: 90, negative: true, darkness: { min: 0.5, max: 1 } } },
+      { _id: "floor", x: 100, y: 100, flags: { levels: { rangeBottom: 10, rangeTop: 19 } }, config: { bright: 5 } },
     ],
   }).lights;
-  assert.deepEqual(lights.map((l) => l.id), ["on", "dark"]);
+  assert.deepEqual(lights.map((l) => [l.id, l.on, l.elevation]), [["on", true, 15], ["off", false, 0], ["day", false, 0], ["dark", true, 0], ["floor", true, 10]]);
   assert.equal(lights[0].angle, 360);
-  assert.deepEqual(lights[1], { id: "dark", x: 100, y: 100, bright: 5, dim: 5, angle: 90, rotation: 90, darkness: true, walls: false });
+  assert.deepEqual(lights[3], { id: "dark", x: 100, y: 100, bright: 5, dim: 5, angle: 90, rotation: 90, darkness: true, walls: false, elevation: 0, on: true });
 });
 
 test("regions: shapes (holes dropped, rotated rectangles, ellipses), elevation and the Sightline behaviour", () => {
@@ -156,6 +182,8 @@ test("regions: shapes (holes dropped, rotated rectangles, ellipses), elevation a
     magical_darkness: true,
     water: false,
     gravity: 2,
+    // darkness 0.6 brightened by 0.5: 0.3, under the global light's max 0.5 (dim mode)
+    light: "dim",
     elevation: { bottom: 0, top: 20 },
   });
   assert.deepEqual(regions[1].shape, { type: "circle", x: 500, y: 500, radius: 50 });
@@ -164,4 +192,23 @@ test("regions: shapes (holes dropped, rotated rectangles, ellipses), elevation a
   const ellipse = regionShape({ type: "ellipse", x: 0, y: 0, radiusX: 20, radiusY: 10, rotation: 0 });
   assert.equal(ellipse.points.length, 32);
   assert.deepEqual(ellipse.points[0], [20, 0]);
+});
+
+test("regions: Adjust Darkness Level behaviours give the region's light (GEO-9)", () => {
+  const rect = { type: "rectangle", x: 0, y: 0, width: 100, height: 100, rotation: 0, hole: false };
+  const env = (darknessLevel, max, bright = true) => ({ darknessLevel, globalLight: { enabled: true, bright, darkness: { min: 0, max } } });
+  const cases = [
+    [env(0, 0.65, false), [[2, 0.7]], "dark"],
+    [env(0, 0.65, false), [[2, 0.5]], "dim"],
+    [env(0.2, 0.5), [[0, 1]], "dark"],
+    [env(0.8, 0.5), [[1, 0.5]], "bright"],
+    [env(0, 0.5), [], null],
+  ];
+  for (const [environment, behaviors, expected] of cases) {
+    const regions = build({
+      environment,
+      regions: [{ _id: "r", shapes: [rect], behaviors: behaviors.map(([mode, modifier], k) => ({ _id: `b${k}`, type: "adjustDarknessLevel", system: { mode, modifier } })) }],
+    }).regions;
+    assert.equal(regions[0].light, expected, JSON.stringify(behaviors));
+  }
 });
