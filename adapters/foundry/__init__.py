@@ -140,7 +140,7 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
     grid, grid_read = read_grid(doc, ctx, settings)
     ctx.distance = grid["distance"]
     canonical: dict[str, Any] = {"grid": grid}
-    canonical.update(canvas_size(doc, grid["size"], ctx))
+    canonical.update(canvas_size(doc, ctx.cell_px, ctx))
     environment, darkness, global_light = read_environment(doc, ctx)
     canonical["environment"] = environment
     canonical["walls"] = read_walls(doc, ctx)

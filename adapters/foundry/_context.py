@@ -20,6 +20,7 @@ from adapters.errors import AdapterError
 class Context:
     """Per-call state: warnings, detected version, JSON path prefix of the scene.
 
+    ``cell_px`` is the grid size as exported (px), which the canvas padding is counted in.
     ``read`` counts, per source (``"wall heights: flags.wall-height.bottom/top"``, ...),
     how many values were read from it; it becomes the warning-free ``stats["read"]``.
     """
@@ -28,6 +29,7 @@ class Context:
     prefix: tuple[str | int, ...] = ()
     warnings: list[str] = field(default_factory=list)
     distance: float = 5
+    cell_px: float = 1
     read: dict[str, int] = field(default_factory=dict)
 
     def warn(self, message: str) -> None:

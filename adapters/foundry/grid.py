@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from adapters._common import UNITS, diagonal_rule, finite_number, grid_units
+from adapters._common import UNITS, clean, diagonal_rule, finite_number, grid_units
 from adapters.foundry._context import Context, enum_value, positive_number
 from service.model import MAX_UNITS, MIN_GRID_DISTANCE
 
@@ -29,6 +29,10 @@ GRID_TYPE_NAMES = {
 #: Which rows (HEX*R) or columns (HEX*Q) of a Foundry hex grid are shifted by half a cell.
 #: The canonical ``Grid`` has no field for it yet; see :func:`read_grid`.
 HEX_OFFSETS = {2: "odd", 3: "even", 4: "odd", 5: "even"}
+
+#: Canonical hex size (between adjacent centres) per px of a legacy (<= v9, or
+#: ``flags.core.legacyHex``) Foundry hex size (across the corners): sqrt(3) / 2.
+LEGACY_HEX_FACTOR = math.sqrt(3) / 2
 
 #: Foundry v12+ CONST.GRID_DIAGONALS (world setting ``core.gridDiagonals``; a ``grid.diagonals``
 #: when a scene carries one) -> (canonical rule, note warned about or None).
@@ -84,6 +88,9 @@ def read_grid(doc: Mapping, ctx: Context, settings: object = None) -> tuple[dict
         The canonical grid ``{"size"`` (px), ``"distance"`` (units per square), ``"units"``,
         ``"type"``, ``"diagonals"}`` (None when the export sets no rule: each ruleset's
         default, GEO-8), and where each of type, diagonals and units was read, for the stats.
+        A legacy hex grid (<= v9, or ``flags.core.legacyHex``) has its size scaled by
+        :data:`LEGACY_HEX_FACTOR` (``ctx.cell_px`` keeps the exported size, which the canvas
+        padding is counted in).
 
     Raises
     ------
@@ -104,6 +111,7 @@ def read_grid(doc: Mapping, ctx: Context, settings: object = None) -> tuple[dict
     size_px = positive_number(size)
     if size_px is None:
         raise ctx.error(f"grid size must be a positive number of pixels, got {size!r}", *size_path)
+    ctx.cell_px = size_px
     distance_units = positive_number(distance)
     if distance_units is None or not MIN_GRID_DISTANCE <= distance_units <= MAX_UNITS:
         ctx.warn(f"{paths['distance']}: {distance!r} is not a usable distance, 5 used")
@@ -127,10 +135,15 @@ def read_grid(doc: Mapping, ctx: Context, settings: object = None) -> tuple[dict
         )
     flags = doc.get("flags")
     core = flags.get("core") if isinstance(flags, Mapping) else None
-    if gtype_out.startswith("hex") and isinstance(core, Mapping) and core.get("legacyHex"):
-        ctx.warn(
-            "flags.core.legacyHex: hex size from before Foundry v10 (Foundry scales it by "
-            "sqrt(3)/2 when drawing the grid); grid.size kept as exported"
+    legacy_flag = isinstance(core, Mapping) and core.get("legacyHex") is True
+    if gtype_out.startswith("hex") and (legacy_flag or not isinstance(raw, Mapping)):
+        # Before v10 a hex grid's size was measured across the hex's corners; the canonical
+        # size is the distance between adjacent hex centres (across the flat sides).
+        why = "flags.core.legacyHex" if legacy_flag else "a <= v9 hex grid"
+        exported = size_px
+        size_px = clean(size_px * LEGACY_HEX_FACTOR)
+        read["grid.size"] = (
+            f"{why}: {exported} px across the corners, {size_px} px between hex centres"
         )
     diag_out, read["grid.diagonals"] = _diagonals(doc, raw, settings, ctx)
     read["grid.units"] = f"{paths['units']} {units!r}: {units_out}"

@@ -215,7 +215,10 @@ export function buildGrid(scene, grid) {
   const units = typeof raw.units === "string" ? UNITS[raw.units.trim().toLowerCase()] ?? "ft" : "ft";
   const type = raw.type === undefined || raw.type === null ? "square" : lookup(GRID_TYPES, raw.type, "square");
   const diagonals = lookup(DIAGONALS, grid?.diagonals ?? raw.diagonals, null);
-  return { size, distance, units, type, diagonals };
+  // A legacy hex grid (`flags.core.legacyHex`: made before v10) measured its size across the
+  // hex's corners; the canonical size is the distance between adjacent centres.
+  const legacy = type.startsWith("hex") && scene.flags?.core?.legacyHex === true;
+  return { size: legacy ? clean((size * Math.sqrt(3)) / 2) : size, distance, units, type, diagonals };
 }
 
 /** Canvas width and height in px, padding included (`canvas.dimensions`, else computed). */
@@ -722,7 +725,7 @@ export function buildScene({ scene, grid, dimensions }) {
   const canonicalGrid = buildGrid(scene, grid);
   return {
     grid: canonicalGrid,
-    ...canvasSize(scene, canonicalGrid.size, dimensions),
+    ...canvasSize(scene, positive(scene.grid?.size) ?? canonicalGrid.size, dimensions),
     environment: environment(scene),
     walls: buildWalls(scene),
     tokens: buildTokens(scene, canonicalGrid.distance),

@@ -42,6 +42,9 @@ test("grid: type, units, diagonals from the core setting (GEO-8), canvas size wi
     assert.equal(build({ grid: { type, size: 100, distance: 5, units: "ft" } }).grid.type, expected);
   }
   assert.equal(build({ grid: { type: 0, size: 150, distance: 1, units: "Schritt" } }).grid.units, "m");
+  // legacy hex grids (made before v10) measured their size across the corners
+  assert.equal(build({ grid: { type: 4, size: 100, distance: 5, units: "ft" }, flags: { core: { legacyHex: true } } }).grid.size, 86.60254);
+  assert.equal(build({ grid: { type: 1, size: 100, distance: 5, units: "ft" }, flags: { core: { legacyHex: true } } }).grid.size, 100);
   assert.equal(build({ grid: { type: 2, size: 80, distance: 1, units: "" } }).grid.units, "ft");
   assert.equal(build().width, 1000 + 2 * 100);
   // darkness 0.6 above the global light's 0.5: unlit places are dark

@@ -10,6 +10,7 @@ exports: shared/scenes/real/foundry (tests skip when ../shared is absent).
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 
 import pytest
@@ -185,23 +186,61 @@ def test_real_lancer_crashed_ship_wall_height_ranges_and_elevated_tokens():
 
 
 def test_real_t2k_humvee_hex_metres():
-    scene = real_scene("foundry-v9-t2k-humvee-ambush-hex.json")["scene"]
-    assert scene["grid"] == {
-        "size": 91,
+    """A v9 hex grid is a legacy one: its size across the corners becomes the centre distance."""
+    result = real_scene("foundry-v9-t2k-humvee-ambush-hex.json")
+    assert result["scene"]["grid"] == {
+        "size": pytest.approx(91 * math.sqrt(3) / 2, abs=1e-6),
         "distance": 2,
         "units": "m",
         "type": "hex-col",
         "diagonals": None,
     }
+    assert result["stats"]["read"]["grid.size"].startswith("a <= v9 hex grid: 91 px")
 
 
 def test_real_harn_forest_road_legacy_hex():
     result = real_scene("foundry-v10-harn-forest-road-hex.json")
-    assert result["scene"]["grid"]["type"] == "hex-col"  # HEXODDQ (4): flat-topped
+    grid = result["scene"]["grid"]
+    assert grid["type"] == "hex-col"  # HEXODDQ (4): flat-topped
+    assert grid["size"] == pytest.approx(50 * math.sqrt(3), abs=1e-6)  # flags.core.legacyHex
     assert result["stats"]["read"]["grid.type"] == (
         "grid.type HEXODDQ (4): hex-col, odd columns shifted"
     )
-    assert result["warnings"][0].startswith("flags.core.legacyHex:")
+    assert result["stats"]["read"]["grid.size"].startswith("flags.core.legacyHex: 100 px")
+    # the canvas padding stays counted in the exported size
+    raw = load_real("foundry", "foundry-v10-harn-forest-road-hex.json")
+    pad = math.ceil(raw["width"] * raw["padding"] / 100) * 100
+    assert result["scene"]["width"] == raw["width"] + 2 * pad
+
+
+LEGACY_HEX = [
+    pytest.param(v10_doc, {"type": 2, "size": 100}, {}, 100, id="v10-new-hex"),
+    pytest.param(
+        v10_doc,
+        {"type": 2, "size": 100},
+        {"core": {"legacyHex": True}},
+        86.60254,
+        id="v10-legacy-flag",
+    ),
+    pytest.param(
+        v10_doc,
+        {"type": 1, "size": 100},
+        {"core": {"legacyHex": True}},
+        100,
+        id="square-flag-ignored",
+    ),
+]
+
+
+@pytest.mark.parametrize("make, grid, flags, size", LEGACY_HEX)
+def test_legacy_hex_size(make, grid, flags, size):
+    doc = make(grid={**grid, "distance": 5, "units": "ft"}, flags=flags)
+    assert to_scene(doc)["scene"]["grid"]["size"] == pytest.approx(size, abs=1e-5)
+
+
+def test_flat_hex_grid_is_legacy():
+    doc = v07_doc(grid=70, gridType=5)
+    assert to_scene(doc)["scene"]["grid"]["size"] == pytest.approx(35 * math.sqrt(3), abs=1e-6)
 
 
 def test_real_dingy_hostel_gridless():
