@@ -94,6 +94,8 @@ def read_regions(
             produced += 1
         if not produced:
             ctx.warn(f"regions[{i}].shapes: no usable shape, region skipped")
+        if produced and elevation is not None:
+            ctx.count("region elevations: elevation.bottom/top", produced)
         light = region_light(raw, i, scene_darkness, glight, ctx)
         if produced and light is not None:
             for canonical_region in regions[-produced:]:

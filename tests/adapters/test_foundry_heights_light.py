@@ -14,6 +14,8 @@ import math
 from collections import Counter
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adapters import detect
 from adapters.errors import AdapterError
@@ -309,6 +311,40 @@ def test_region_light_from_adjust_darkness_level(darkness, glight, behaviors, ex
     result = to_scene(v12_doc(environment=env, regions=[raw]))
     assert [r["light"] for r in result["scene"]["regions"]] == [expected]
     assert result["warnings"] == []
+
+
+LEVELS = ("dark", "dim", "bright")
+unit = st.floats(min_value=0, max_value=1, allow_nan=False)
+
+
+@given(darkness=unit, modifier=unit, threshold=unit, bright=st.booleans())
+def test_region_light_darken_never_brighter_brighten_never_darker(
+    darkness, modifier, threshold, bright
+):
+    """GEO-9 property: darkening never lights a region more than the scene around it, and
+    brightening never less; the region's level is always one the global light can give."""
+    env = {
+        "darknessLevel": darkness,
+        "globalLight": {"enabled": True, "bright": bright, "darkness": {"max": threshold}},
+    }
+
+    def light(mode):
+        behavior = {"type": "adjustDarknessLevel", "system": {"mode": mode, "modifier": modifier}}
+        doc = v12_doc(environment=env, regions=[region(RECT, behaviors=[behavior])])
+        result = to_scene(doc)
+        return result["scene"]["environment"]["light"], result["scene"]["regions"][0]["light"]
+
+    ambient, darkened = light(2)
+    _, brightened = light(1)
+    assert LEVELS.index(darkened) <= LEVELS.index(ambient) <= LEVELS.index(brightened)
+    assert {darkened, brightened} <= {"dark", "bright" if bright else "dim"}
+
+
+def test_region_elevation_is_counted_in_stats():
+    raw = region(RECT, elevation={"bottom": 0, "top": 10})
+    result = to_scene(v12_doc(regions=[raw]))
+    assert result["scene"]["regions"][0]["elevation"] == {"bottom": 0, "top": 10}
+    assert result["stats"]["read"]["region elevations: elevation.bottom/top"] == 1
 
 
 def test_region_light_modes_formulas():
