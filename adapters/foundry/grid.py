@@ -225,6 +225,10 @@ def canvas_size(doc: Mapping, size: float, ctx: Context) -> dict:
     return {"width": width + 2 * pad_x, "height": height + 2 * pad_y}
 
 
+#: Darkness levels (0 to 1) closer than this to a global light's threshold count as at it.
+DARKNESS_TOLERANCE = 1e-9
+
+
 @dataclass(frozen=True)
 class GlobalLight:
     """A scene's global illumination (FORMATS.md A.6): what lights places no light reaches.
@@ -239,8 +243,14 @@ class GlobalLight:
     bright: bool = True
 
     def light_at(self, darkness: float) -> str:
-        """Ambient light level where the darkness level is ``darkness`` (0 day .. 1 night)."""
-        if self.enabled and (self.threshold is None or darkness <= self.threshold):
+        """Ambient light level where the darkness level is ``darkness`` (0 day .. 1 night).
+
+        A level within :data:`DARKNESS_TOLERANCE` above the threshold counts as at it: the
+        region formulas' float noise (darkening 0.1 by 0 gives 0.09999999999999998) must not
+        decide whether the global light shines.
+        """
+        limit = None if self.threshold is None else self.threshold + DARKNESS_TOLERANCE
+        if self.enabled and (limit is None or darkness <= limit):
             return "bright" if self.bright else "dim"
         return "dark"
 

@@ -122,6 +122,8 @@ const SIZES = {
   grg: "gargantuan", gargantuan: "gargantuan", colossal: "gargantuan",
 };
 const OBSCUREMENTS = new Set(["light", "heavy"]);
+/** Darkness levels closer than this to the global light's threshold count as at it. */
+const DARKNESS_TOLERANCE = 1e-9;
 
 // ---------------------------------------------------------------------------- helpers
 
@@ -255,7 +257,8 @@ function environment(scene) {
 export function globalLightAt(scene, level) {
   const global = scene.environment?.globalLight ?? {};
   const threshold = finite(global.darkness?.max);
-  if (global.enabled === true && (threshold === null || level <= threshold)) {
+  // within 1e-9 of the threshold counts as at it (float noise, adapters/foundry/grid.py)
+  if (global.enabled === true && (threshold === null || level <= threshold + DARKNESS_TOLERANCE)) {
     return global.bright === false ? "dim" : "bright";
   }
   return "dark";
