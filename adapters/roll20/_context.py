@@ -116,6 +116,18 @@ def truthy(value: object) -> bool:
     return isinstance(value, int | float) and value == 1
 
 
+def falsy(value: object) -> bool:
+    """Roll20 booleans set to false: ``false``, also the strings "false"/"0" and the number 0.
+
+    None and "" (unset) are not false: the caller chooses what an unset flag means.
+    """
+    if isinstance(value, str):
+        return value.strip().lower() in ("false", "0")
+    if isinstance(value, bool):
+        return not value
+    return isinstance(value, int | float) and value == 0
+
+
 def left_top(raw: Mapping, where: str, what: str, ctx: Context) -> tuple[float, float] | None:
     """Page-px ``left``/``top`` of a path or graphic, or None (``what`` skipped, warned)."""
     left = read_number(raw.get("left"), f"{where}.left", ctx)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adapters._common import clean, diagonal_rule, grid_units
+from adapters._common import clean, grid_units
 from adapters.roll20._context import UNIT_PX, Context, Page, parse_number, read_number, truthy
 from service.model import (
     MAX_EXTENT_PX,
@@ -17,19 +17,44 @@ from service.model import (
     MAX_UNITS,
     MIN_GRID_DISTANCE,
     MIN_GRID_SIZE_PX,
+    Grid,
 )
 
-_GRID_TYPES = {"square": "square", "hex": "hex-col", "hexr": "hex-row"}
+#: Roll20 ``grid_type`` -> canonical grid type. Roll20's "Hex (V)" (``hex``) draws pointy-topped
+#: hexagons in rows, every odd row (0-based) pushed half a hexagon to the right; "Hex (H)"
+#: (``hexr``) draws flat-topped hexagons in columns, every odd column pushed half a hexagon
+#: down (Roll20/roll20-api-scripts ``Hexploration/src/HexagonTile.js``, which aligns hexagons
+#: to the page grid: vertices from 30 deg and a row shift for ``hex``, from 0 deg and a column
+#: shift for ``hexr``; help.roll20.net "Page Settings": the cell is sized by its width on
+#: Hex (V), by its height on Hex (H)). Canonical ``hex-row`` is the row-wise, pointy-topped
+#: grid and ``hex-col`` the column-wise, flat-topped one (Foundry HEXODDR/HEXODDQ).
+_GRID_TYPES = {"square": "square", "hex": "hex-row", "hexr": "hex-col"}
+#: Which rows (``hex``) or columns (``hexr``) Roll20 pushes by half a hexagon: the odd ones.
+HEX_OFFSET = "odd"
+#: Roll20 ``diagonaltype`` -> (canonical rule, note warned about). "Manhattan" counts a
+#: diagonal step as two; no canonical rule does, and ``alternating`` (1.5 a step on average)
+#: is the nearest, so the measure errs short by a quarter at most.
 _DIAGONALS = {
     "foure": ("equidistant", None),
     "pythagorean": ("euclidean", None),
     "threefive": ("alternating", None),
-    "manhattan": ("equidistant", "manhattan has no canonical rule, equidistant used"),
+    "manhattan": (
+        "alternating",
+        "manhattan (a diagonal step counts two squares) has no canonical rule; "
+        "alternating (5-10-5), the nearest, used",
+    ),
 }
 
 
 def read_grid(attrs: Mapping, page: Page, ctx: Context) -> dict:
-    """Canonical grid: size = 70 x snapping_increment px, distance = scale_number."""
+    """Canonical grid from the page settings (FORMATS.md B.1, pitfall 12; RULES.md GEO-8).
+
+    ``size`` = 70 x ``snapping_increment`` px, ``distance`` = ``scale_number`` grid units of
+    ``scale_units`` ("ft" or "m") per cell; ``type`` from ``grid_type`` (``hex`` -> "hex-row",
+    ``hexr`` -> "hex-col", see :data:`_GRID_TYPES`; ``hex_offset`` "odd" when the model has
+    it); ``diagonals`` from ``diagonaltype``, None (unset: each ruleset's default) when the
+    page does not say or says something unknown (warned).
+    """
     where = page.attr_prefix
 
     def at(key: str) -> str:
@@ -62,28 +87,34 @@ def read_grid(attrs: Mapping, page: Page, ctx: Context) -> dict:
         gtype = "square"
     elif gkey is not None and gkey in _GRID_TYPES:
         gtype = _GRID_TYPES[gkey]
-        if gtype != "square":
-            ctx.warn(
-                f"{at('grid_type')}: hex grid ({gtype_raw}) read as {gtype}; hex geometry "
-                "is approximated (cell size taken as the snapping width)"
-            )
     else:
         ctx.warn(f"{at('grid_type')}: unknown grid type {gtype_raw!r}, square used")
         gtype = "square"
 
     diag_raw = attrs.get("diagonaltype")
     dkey = diag_raw.strip().lower() if isinstance(diag_raw, str) else None
-    diagonals = "equidistant"
+    diagonals: str | None = None  # unset: each ruleset's own default (GEO-8)
     if diag_raw is not None and dkey != "":
         rule = _DIAGONALS.get(dkey) if dkey is not None else None
-        diagonals = diagonal_rule(rule, diag_raw, at("diagonaltype"), ctx.warn)
-    return {
+        if rule is None:
+            ctx.warn(
+                f"{at('diagonaltype')}: unknown value {diag_raw!r}, left unset (each "
+                "ruleset's default)"
+            )
+        else:
+            if rule[1]:
+                ctx.warn(f"{at('diagonaltype')}: {rule[1]}")
+            diagonals = rule[0]
+    grid: dict[str, Any] = {
         "size": size,
         "distance": distance,
         "units": units,
         "type": gtype,
         "diagonals": diagonals,
     }
+    if gtype.startswith("hex") and "hex_offset" in Grid.__struct_fields__:
+        grid["hex_offset"] = HEX_OFFSET
+    return grid
 
 
 def page_size(attrs: Mapping, page: Page, ctx: Context) -> dict:

@@ -219,6 +219,7 @@ REAL_GRIDS = [
 
 @pytest.mark.parametrize("name, width, height", REAL_GRIDS)
 def test_real_grid_size_and_environment(name, width, height):
+    """UVTT says nothing of diagonals: left unset, each ruleset's default applies (GEO-8)."""
     result = convert(real(name))
     scene = result["scene"]
     assert scene["grid"] == {
@@ -226,7 +227,7 @@ def test_real_grid_size_and_environment(name, width, height):
         "distance": 5.0,
         "units": "ft",
         "type": "square",
-        "diagonals": "equidistant",
+        "diagonals": None,
     }
     assert (scene["width"], scene["height"]) == (width, height)
     # ambient_light ffffffff: full white, baked lighting
