@@ -144,8 +144,9 @@ def to_scene(
         ``{"scene": canonical scene, "stats": {...}, "warnings": [str, ...]}``. ``scene``
         follows shared/DESIGN.md: page px with the top-left at (0, 0), y down; grid square
         = snapping cell (70 x ``snapping_increment`` px); token sizes in squares; radii in
-        page scale units; token lights and scene lights carry ``seen_by``. ``stats`` counts ``walls``, ``doors``, ``tokens``, ``lights``
-        (scene lights, not lights carried by tokens) and ``regions`` (always 0) and adds
+        page scale units; token lights and scene lights carry ``seen_by``. ``stats``
+        counts ``walls``, ``doors``, ``tokens`` (creatures only), ``lights`` (scene lights,
+        not lights carried by tokens) and ``regions`` (always 0) and adds
         ``roll20_format`` ("betteR20" or "R20Exporter"), ``page`` (its name),
         ``page_index`` (or None for a lone page) and ``lighting`` ("legacy", "updated" or
         "off"). ``warnings`` name the source path of everything skipped, defaulted,
