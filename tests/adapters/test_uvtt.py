@@ -356,6 +356,15 @@ def test_fragment_full_result():
     assert result["stats"]["baked_lighting"] is False
 
 
+def test_square_grid_leaves_diagonals_unset():
+    """GEO-8: a UVTT file does not say how diagonals count, so ``grid.diagonals`` is None
+    (each ruleset's own default), never a rule of the adapter's choosing."""
+    result = convert(uvtt())
+    assert result["scene"]["grid"]["type"] == "square"
+    assert result["scene"]["grid"]["diagonals"] is None
+    assert SceneSchema().load(result["scene"]).grid.diagonals is None
+
+
 def test_image_is_never_copied():
     doc = uvtt()
     text = json.dumps(to_scene(doc))
