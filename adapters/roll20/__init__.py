@@ -20,7 +20,9 @@ Frames and units
   ``distance`` = ``scale_number`` units of ``scale_units`` per square.
 * Light radii and vision ranges stay in page scale units (e.g. ft), which are the canonical
   grid units.
-* Token ``width``/``height`` are converted from px to squares (px / grid size).
+* Token ``width``/``height`` are converted from px to cells (px / (70 x
+  ``snapping_increment``): squares, or hexagons on a hex page, where the top-left corner is
+  placed so that the canonical hex token box keeps the graphic's centre).
 
 Walls (``paths`` on layer ``walls``)
 ------------------------------------
@@ -87,8 +89,12 @@ Decisions taken where Roll20 data has no direct canonical meaning
 * Grid: units other than feet/metres are kept as ``"ft"`` with a warning; ``grid_type``
   ``hex`` (Roll20's "Hex (V)", pointy-topped hexagons in rows, odd rows pushed right) maps to
   ``"hex-row"`` and ``hexr`` ("Hex (H)", flat-topped hexagons in columns, odd columns pushed
-  down) to ``"hex-col"`` (FORMATS.md pitfall 12; evidence in ``adapters.roll20.grid``), with
-  ``hex_offset`` ``"odd"`` where the model has that field; ``diagonaltype`` ``foure`` ->
+  down) to ``"hex-col"`` (FORMATS.md pitfall 12; evidence in ``adapters.roll20.grid``).
+  Roll20 draws a whole hexagon in the page's top-left corner: ``hex_offset`` ``"even"`` in
+  the canonical lattice (set where the model has that field). The hex ``size`` is Roll20's
+  centre spacing, 75.1986 px (``hex``) or 79.6888 px (``hexr``) per 70 px of snapping, not
+  70; Roll20's hexagons are slightly stretched, and a warning says how far the regular
+  canonical lattice drifts from them across the page. ``diagonaltype`` ``foure`` ->
   equidistant, ``pythagorean`` -> euclidean, ``threefive`` -> alternating, ``manhattan`` ->
   alternating (the nearest rule) with a warning, absent -> None (unset: each ruleset's
   default, RULES.md GEO-8), unknown -> None with a warning.
@@ -174,7 +180,7 @@ def to_scene(
     attrs = chosen.attributes
 
     grid = read_grid(attrs, chosen, ctx)
-    ctx.grid_size, ctx.distance = grid["size"], grid["distance"]
+    ctx.grid_size, ctx.distance, ctx.grid_type = grid["size"], grid["distance"], grid["type"]
     ctx.lighting = lighting_mode(attrs)
     canonical: dict[str, Any] = {"grid": grid}
     canonical.update(page_size(attrs, chosen, ctx))

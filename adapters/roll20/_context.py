@@ -30,12 +30,16 @@ LAYER_LABELS = {
 
 @dataclass
 class Context:
-    """Per-call state: warnings, JSON path prefix of the page, grid."""
+    """Per-call state: warnings, JSON path prefix of the page, grid (sizes in px)."""
 
     prefix: str
     error_prefix: tuple[str | int, ...]
     warnings: list[str] = field(default_factory=list)
     grid_size: float = UNIT_PX
+    #: Px of one grid cell as Roll20 sizes graphics (70 x snapping_increment): the grid size
+    #: on a square page; on a hex page the grid size is the hexagons' centre spacing.
+    cell_px: float = UNIT_PX
+    grid_type: str = "square"
     distance: float = 5
     lighting: str = "off"
 

@@ -259,12 +259,12 @@ def _box(raw: Mapping, where: str, ctx: Context) -> tuple[float, float, float, f
     size = []
     for key in ("width", "height"):
         value, _ = parse_number(raw.get(key))
-        if value is None or not MIN_SQUARES <= value / ctx.grid_size <= MAX_SQUARES:
+        if value is None or not MIN_SQUARES <= value / ctx.cell_px <= MAX_SQUARES:
             ctx.warn(
                 f"{where}.{key}: {raw.get(key)!r} is not a size in px, one square "
-                f"({clean(ctx.grid_size)} px) used"
+                f"({clean(ctx.cell_px)} px) used"
             )
-            value = ctx.grid_size
+            value = ctx.cell_px
         size.append(value)
     rotation = read_number(raw.get("rotation"), f"{where}.rotation", ctx) or 0
     turn = rotation % 180
@@ -278,6 +278,29 @@ def _box(raw: Mapping, where: str, ctx: Context) -> tuple[float, float, float, f
     return left, top, size[0], size[1]
 
 
+def _extent_px(width: float, height: float, ctx: Context) -> tuple[float, float]:
+    """Px width and height of a canonical token box of ``width`` x ``height`` cells.
+
+    Squares: cells of the grid size. Hexagons (the canonical box, as Foundry v12+ lays a token
+    on a hex grid): ``width`` hexagon widths by ``height`` hexagon heights on ``hex-row``, the
+    rows interleaving (three quarters of a hexagon height per further whole row);
+    ``hex-col`` the same turned a quarter.
+    """
+    size = ctx.grid_size
+    if ctx.grid_type not in ("hex-row", "hex-col"):
+        return width * size, height * size
+    tall = 2 * size / math.sqrt(3)  # a hexagon's long diagonal
+
+    def interleaved(cells: float) -> float:
+        if cells < 1:
+            return cells
+        return 0.75 * math.floor(cells) + 0.5 * (cells % 1) + 0.25
+
+    if ctx.grid_type == "hex-row":
+        return width * size, interleaved(height) * tall
+    return interleaved(width) * tall, height * size
+
+
 def _token(
     raw: Mapping,
     ident: str,
@@ -287,16 +310,17 @@ def _token(
     light: dict,
     ctx: Context,
 ) -> dict:
-    """Canonical token: top-left corner in px, size in squares."""
+    """Canonical token: top-left corner in px, size in cells (squares or hexagons)."""
     left, top, width_px, height_px = box
-    width = clean(width_px / ctx.grid_size)
-    height = clean(height_px / ctx.grid_size)
+    width = clean(width_px / ctx.cell_px)
+    height = clean(height_px / ctx.cell_px)
+    extent = _extent_px(width, height, ctx)
     name = raw.get("name")
     return {
         "id": ident,
         "name": name if isinstance(name, str) else ("" if name is None else str(name)),
-        "x": clean(left - width_px / 2),
-        "y": clean(top - height_px / 2),
+        "x": clean(left - extent[0] / 2),
+        "y": clean(top - extent[1] / 2),
         "width": width,
         "height": height,
         "elevation": 0,

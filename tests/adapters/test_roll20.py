@@ -933,12 +933,42 @@ GRIDS = [
         id="miles",
     ),
     # FORMATS.md pitfall 12: "hex" is Roll20's Hex (V), pointy-topped hexagons in rows ->
-    # hex-row; "hexr" its Hex (H), flat-topped hexagons in columns -> hex-col (no warning:
-    # the grid type is mapped, hex geometry is exact)
-    pytest.param({"grid_type": "hex"}, (70, 5, "ft", "hex-row", "equidistant"), [], id="hex"),
-    pytest.param({"grid_type": "hexr"}, (70, 5, "ft", "hex-col", "equidistant"), [], id="hexr"),
+    # hex-row; "hexr" its Hex (H), flat-topped hexagons in columns -> hex-col. The size is
+    # the px between neighbouring centres (Roll20: 75.1986 / 79.6888 px per 70 px unit); the
+    # warning gives the drift of regular hexagons from Roll20's stretched ones on this
+    # 10 x 8 unit page (560 px tall: 560 * (66.9658 - 65.1239) / 66.9658 = 15 px)
     pytest.param(
-        {"grid_type": " HexR "}, (70, 5, "ft", "hex-col", "equidistant"), [], id="hexr-spelling"
+        {"grid_type": "hex"},
+        (75.1986, 5, "ft", "hex-row", "equidistant"),
+        [
+            "maps[0].attributes.grid_type: Roll20 draws its rows of hexagons 66.97 px apart, "
+            "where regular hexagons 75.1986 px apart along a row would be 65.12 px apart: the "
+            "canonical (regular) lattice drifts from Roll20's, by up to 15 px at the bottom of "
+            "the page"
+        ],
+        id="hex",
+    ),
+    pytest.param(
+        {"grid_type": "hexr", "snapping_increment": 0.5},
+        (39.8444, 5, "ft", "hex-col", "equidistant"),
+        [
+            "maps[0].attributes.grid_type: Roll20 draws its columns of hexagons 34.79 px apart, "
+            "where regular hexagons 39.8444 px apart along a column would be 34.51 px apart: "
+            "the canonical (regular) lattice drifts from Roll20's, by up to 6 px at the right "
+            "of the page"
+        ],
+        id="hexr",
+    ),
+    pytest.param(
+        {"grid_type": " HexR ", "width": None},
+        (79.6888, 5, "ft", "hex-col", "equidistant"),
+        [
+            "maps[0].attributes.grid_type: Roll20 draws its columns of hexagons 69.59 px apart, "
+            "where regular hexagons 79.6888 px apart along a column would be 69.01 px apart: "
+            "the canonical (regular) lattice drifts from Roll20's",
+            "maps[0].attributes.width: None is not a page size, size unknown (null)",
+        ],
+        id="hexr-spelling-no-width",
     ),
     pytest.param(
         {"grid_type": "iso"},
@@ -1007,15 +1037,40 @@ def test_diagonaltype_absent_is_unset():
 
 
 @pytest.mark.parametrize("grid_type", ["hex", "hexr"])
-def test_hex_offset_is_odd_as_roll20_draws_it(grid_type):
-    """Roll20 pushes the odd rows (hex) or odd columns (hexr) by half a hexagon (FORMATS.md
-    pitfall 12): ``hex_offset`` "odd" where the model has the field, no other key else."""
+def test_hex_offset_as_roll20_draws_it(grid_type):
+    """Roll20 draws a whole hexagon in the page's top-left corner and pushes the odd rows
+    (hex) or columns (hexr) further in: the canonical lattice (origin at the scene's (0, 0))
+    whose row 0 starts with a whole hexagon, ``hex_offset`` "even" (FORMATS.md pitfall 12),
+    where the model has the field; no such key else."""
     grid = convert(module(grid_type=grid_type))["scene"]["grid"]
     if "hex_offset" in Grid.__struct_fields__:
-        assert grid["hex_offset"] == "odd"
+        assert grid["hex_offset"] == "even"
     else:
         assert "hex_offset" not in grid
     assert "hex_offset" not in convert(module())["scene"]["grid"]
+
+
+# grid_type, graphic centre and size (px) -> token x, y (px), width, height (hexagons)
+HEX_TOKENS = [
+    # hex-row, size 75.1986: box 75.1986 wide, 2 * 75.1986 / sqrt 3 = 86.8319 tall
+    pytest.param("hex", (105, 105, 70), (105 - 75.1986 / 2, 105 - 86.8319 / 2, 1, 1), id="row-1"),
+    # two hexagons: 2 widths by (0.75 + 0.25 + 0.75 * 1) ... = 1.75 heights
+    pytest.param(
+        "hex", (300, 300, 140), (300 - 75.1986, 300 - 1.75 * 86.8319 / 2, 2, 2), id="row-2"
+    ),
+    # hex-col, size 79.6888: box 2 * 79.6888 / sqrt 3 = 92.0167 wide, 79.6888 tall
+    pytest.param("hexr", (105, 105, 70), (105 - 92.0167 / 2, 105 - 79.6888 / 2, 1, 1), id="col-1"),
+]
+
+
+@pytest.mark.parametrize("grid_type, graphic_box, expected", HEX_TOKENS)
+def test_tokens_on_hex_pages_count_hexagons_and_keep_their_centre(grid_type, graphic_box, expected):
+    """A Roll20 graphic is sized in 70 px units (x snapping): whole hexagons; its top-left
+    corner is placed so that the canonical hex token box is centred on the graphic."""
+    left, top, px = graphic_box
+    doc = module(grid_type=grid_type, graphics=[graphic(left=left, top=top, width=px, height=px)])
+    tok = token_of(doc)
+    assert (tok["x"], tok["y"], tok["width"], tok["height"]) == pytest.approx(expected, abs=1e-3)
 
 
 def test_page_size_is_70_px_units_whatever_the_snapping():
