@@ -70,9 +70,10 @@ def read_graphics(
     Returns
     -------
     tuple of list of dict
-        ``(tokens, lights)``: tokens with ``x``/``y`` top-left page px and sizes in
-        squares, their ``light`` radii in page scale units with ``seen_by``; lights at the
-        graphic's centre (px), radii in page scale units.
+        ``(tokens, lights)``: tokens with ``x``/``y`` top-left page px and sizes in cells
+        (squares, or hexagons on a hex page), their ``light`` radii in page scale units with
+        ``seen_by``; lights at the graphic's centre (px), radii in page scale units, with
+        ``seen_by``.
     """
     tokens: list[dict] = []
     lights: list[dict] = []
