@@ -10,7 +10,9 @@ Frames and units
   ``px = (p - map_origin) * pixels_per_grid``. Canonical ``width``/``height`` are
   ``map_size * pixels_per_grid``.
 * Grid: ``size`` = ``pixels_per_grid`` px, ``distance`` = ``grid_distance`` (5 unless
-  told) ``grid_units`` ("ft" unless told) per square, square grid, equidistant diagonals.
+  told) ``grid_units`` ("ft" unless told) per square, square grid; ``diagonals`` unset
+  (None): a UVTT file does not say how diagonals count, so each ruleset's default applies
+  (RULES.md GEO-8).
 * Light ranges (cells) become grid units: ``range * grid_distance``.
 * The ``image`` (base64 picture) is never copied into the scene.
 
@@ -187,7 +189,7 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
             "distance": distance,
             "units": grid_units,
             "type": "square",
-            "diagonals": "equidistant",
+            "diagonals": None,  # UVTT does not say: each ruleset's default (GEO-8)
         },
         "width": None,
         "height": None,

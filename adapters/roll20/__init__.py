@@ -20,7 +20,9 @@ Frames and units
   ``distance`` = ``scale_number`` units of ``scale_units`` per square.
 * Light radii and vision ranges stay in page scale units (e.g. ft), which are the canonical
   grid units.
-* Token ``width``/``height`` are converted from px to squares (px / grid size).
+* Token ``width``/``height`` are converted from px to cells (px / (70 x
+  ``snapping_increment``): squares, or hexagons on a hex page, where the top-left corner is
+  placed so that the canonical hex token box keeps the graphic's centre).
 
 Walls (``paths`` on layer ``walls``)
 ------------------------------------
@@ -33,6 +35,10 @@ from the points' extent. Every consecutive pair of points is one canonical wall 
 starts a new polyline, ``L`` continues it, ``Z`` closes it; quadratic (``Q``) and cubic
 (``C``) curves are flattened into :data:`CURVE_SEGMENTS` straight segments each, with one
 warning per path. Zero-length segments (repeated points) are skipped with one warning.
+A path saved from a Roll20 API object carries its commands under ``_path`` and its id under
+``_id`` (the API's read-only fields); both are read. A path whose commands cannot be read
+(pathv2 ``shape``/``points``, broken JSON) is skipped with a warning naming it: no wall is
+dropped silently.
 
 Decisions taken where Roll20 data has no direct canonical meaning
 -----------------------------------------------------------------
@@ -47,10 +53,13 @@ Decisions taken where Roll20 data has no direct canonical meaning
   (``isOpen``), ``"locked"`` (``isLocked``) or ``"closed"``. Their segment is
   ``(x, y) + path.handle0`` -> ``(x, y) + path.handle1``; a negative ``y`` (Roll20 is said to
   store door and window ``y`` upward, unverified) is negated with a warning.
-* Graphics on the token layers (``objects``, ``gmlayer``) become tokens; GM-layer tokens are
-  ``hidden``. Drawings (``isdrawing``) and graphics on other layers are not tokens; those
-  that emit light become scene ``lights`` (centre of the graphic), the others are listed in
-  one warning per layer.
+* Graphics on the token layers (``objects``, ``gmlayer``) that are creatures become tokens;
+  GM-layer tokens are ``hidden``. A creature represents a character, carries a bar value
+  (``bar1_value`` .. ``bar4_value``) or has a name (shown or not); the other graphics of
+  those layers (unnamed GM markers, props, cards) are not tokens and one warning per layer
+  names them (their ids). Drawings (``isdrawing``) and graphics on other layers are not
+  tokens either. Graphics that are not tokens and emit light become scene ``lights``
+  (centre of the graphic); the others are listed in one warning per layer.
 * Legacy lights (``light_radius`` = total radius R, ``light_dimradius`` = where dim light
   starts D): no D -> bright R, dim R; 0 <= D < R -> bright D, dim R; D >= R -> bright R,
   dim R; D < 0 (the "dim only" trick) -> bright 0, dim R. Canonical ``dim`` is the outer
@@ -60,8 +69,13 @@ Decisions taken where Roll20 data has no direct canonical meaning
 * A legacy light that only its controllers see (``light_otherplayers`` false) on a token
   that has sight (``light_hassight`` true) is how pre-2020 Roll20 modelled darkvision (every
   monster of the 5etools modules carries one). With ``private_lights="vision"`` (default) it
-  becomes ``senses.darkvision`` = R and the token emits no light; ``private_lights="light"``
-  keeps it as the token's light. One warning gives the number of tokens concerned.
+  becomes ``senses.darkvision`` = R and the token emits no light. Any other private legacy
+  light (no sight, or ``private_lights="light"``) is kept as a private light: the token's
+  ``light.seen_by`` is ``"controllers"`` (it lights only for the token carrying it); on a
+  graphic that is not a token, the scene light's ``seen_by`` is ``"controllers"`` (it lights
+  for no observer). One warning counts each reading. An absent ``light_otherplayers`` reads
+  as a light everyone sees. Updated Dynamic Lighting has no private light; what a UDL token
+  shows its controllers alone is Night Vision, read as darkvision.
 * ``has_night_vision`` + ``night_vision_distance`` -> ``senses.darkvision``;
   ``light_multiplier`` > 1 -> ``senses.low_light_vision``.
 * Which light fields are read: Updated Dynamic Lighting fields on a UDL page
@@ -72,10 +86,18 @@ Decisions taken where Roll20 data has no direct canonical meaning
   ``"bright"`` with ``lightglobalillum``, else ``"dark"``; UDL -> with daylight mode the
   ``daylightModeOpacity`` (0-1, or a percentage) read as brightness (>= 0.75 bright,
   >= 0.25 dim, else dark), without it ``"dark"``.
-* Grid: units other than feet/metres are kept as ``"ft"`` with a warning; hex grids map to
-  ``"hex-col"`` (``hex``) and ``"hex-row"`` (``hexr``) with a warning that hex geometry is
-  approximated; ``diagonaltype`` ``foure`` -> equidistant, ``pythagorean`` -> euclidean,
-  ``threefive`` -> alternating, ``manhattan`` -> equidistant with a warning.
+* Grid: units other than feet/metres are kept as ``"ft"`` with a warning; ``grid_type``
+  ``hex`` (Roll20's "Hex (V)", pointy-topped hexagons in rows, odd rows pushed right) maps to
+  ``"hex-row"`` and ``hexr`` ("Hex (H)", flat-topped hexagons in columns, odd columns pushed
+  down) to ``"hex-col"`` (FORMATS.md pitfall 12; evidence in ``adapters.roll20.grid``).
+  Roll20 draws a whole hexagon in the page's top-left corner: ``hex_offset`` ``"even"`` in
+  the canonical lattice (set where the model has that field). The hex ``size`` is Roll20's
+  centre spacing, 75.1986 px (``hex``) or 79.6888 px (``hexr``) per 70 px of snapping, not
+  70; Roll20's hexagons are slightly stretched, and a warning says how far the regular
+  canonical lattice drifts from them across the page. ``diagonaltype`` ``foure`` ->
+  equidistant, ``pythagorean`` -> euclidean, ``threefive`` -> alternating, ``manhattan`` ->
+  alternating (the nearest rule) with a warning, absent -> None (unset: each ruleset's
+  default, RULES.md GEO-8), unknown -> None with a warning.
 * Values the canonical schema would reject (coordinates beyond +-:data:`MAX_COORD_PX`, radii
   beyond :data:`MAX_UNITS`) are dropped with a warning so that every result loads.
 
@@ -118,7 +140,9 @@ def to_scene(
         a page whose name is the string wins). Required when the export holds several pages.
     private_lights : {"vision", "light"}
         How a legacy light seen only by its controllers on a token with sight is read:
-        ``"vision"`` (default) as the token's darkvision, ``"light"`` as light it emits.
+        ``"vision"`` (default) as the token's darkvision, ``"light"`` as a private light it
+        carries (``seen_by`` ``"controllers"``). Private lights on tokens without sight are
+        always private lights.
 
     Returns
     -------
@@ -126,8 +150,9 @@ def to_scene(
         ``{"scene": canonical scene, "stats": {...}, "warnings": [str, ...]}``. ``scene``
         follows shared/DESIGN.md: page px with the top-left at (0, 0), y down; grid square
         = snapping cell (70 x ``snapping_increment`` px); token sizes in squares; radii in
-        page scale units. ``stats`` counts ``walls``, ``doors``, ``tokens``, ``lights``
-        (scene lights, not lights carried by tokens) and ``regions`` (always 0) and adds
+        page scale units; token lights and scene lights carry ``seen_by``. ``stats``
+        counts ``walls``, ``doors``, ``tokens`` (creatures only), ``lights`` (scene lights,
+        not lights carried by tokens) and ``regions`` (always 0) and adds
         ``roll20_format`` ("betteR20" or "R20Exporter"), ``page`` (its name),
         ``page_index`` (or None for a lone page) and ``lighting`` ("legacy", "updated" or
         "off"). ``warnings`` name the source path of everything skipped, defaulted,
@@ -155,7 +180,7 @@ def to_scene(
     attrs = chosen.attributes
 
     grid = read_grid(attrs, chosen, ctx)
-    ctx.grid_size, ctx.distance = grid["size"], grid["distance"]
+    ctx.grid_size, ctx.distance, ctx.grid_type = grid["size"], grid["distance"], grid["type"]
     ctx.lighting = lighting_mode(attrs)
     canonical: dict[str, Any] = {"grid": grid}
     canonical.update(page_size(attrs, chosen, ctx))

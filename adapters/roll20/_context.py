@@ -30,12 +30,16 @@ LAYER_LABELS = {
 
 @dataclass
 class Context:
-    """Per-call state: warnings, JSON path prefix of the page, grid."""
+    """Per-call state: warnings, JSON path prefix of the page, grid (sizes in px)."""
 
     prefix: str
     error_prefix: tuple[str | int, ...]
     warnings: list[str] = field(default_factory=list)
     grid_size: float = UNIT_PX
+    #: Px of one grid cell as Roll20 sizes graphics (70 x snapping_increment): the grid size
+    #: on a square page; on a hex page the grid size is the hexagons' centre spacing.
+    cell_px: float = UNIT_PX
+    grid_type: str = "square"
     distance: float = 5
     lighting: str = "off"
 
@@ -114,6 +118,18 @@ def truthy(value: object) -> bool:
     if isinstance(value, bool):
         return value
     return isinstance(value, int | float) and value == 1
+
+
+def falsy(value: object) -> bool:
+    """Roll20 booleans set to false: ``false``, also the strings "false"/"0" and the number 0.
+
+    None and "" (unset) are not false: the caller chooses what an unset flag means.
+    """
+    if isinstance(value, str):
+        return value.strip().lower() in ("false", "0")
+    if isinstance(value, bool):
+        return not value
+    return isinstance(value, int | float) and value == 0
 
 
 def left_top(raw: Mapping, where: str, what: str, ctx: Context) -> tuple[float, float] | None:

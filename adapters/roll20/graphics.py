@@ -7,6 +7,7 @@ page scale units (FORMATS.md B.4).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 
 from adapters._common import clean, entries, in_range, short_list, size_category
@@ -33,32 +34,54 @@ from service.model import MAX_COORD_PX, MAX_SQUARES, MIN_SQUARES
 RIGHT_ANGLE_TOL_DEG = 1e-6
 
 _TOKEN_LAYERS = ("objects", "gmlayer")
+#: How many ids a warning about skipped graphics names.
+_SHOWN_IDS = 12
 
 
 def read_graphics(
     content: Mapping, private_lights: str, ctx: Context
 ) -> tuple[list[dict], list[dict]]:
-    """Tokens (token layers) and scene lights (lit graphics elsewhere) from ``graphics``.
+    """Tokens (creatures on the token layers) and scene lights (other lit graphics).
+
+    A graphic on a token layer (``objects``, ``gmlayer``) that is not a drawing is a creature
+    when :func:`is_creature` says so; GM-layer creatures are ``hidden``. The other graphics
+    of the token layers (GM markers, props, cards) are skipped with one warning per layer
+    naming them; those that emit light become scene lights, as lit graphics of the other
+    layers do.
+
+    A legacy light that only the token's controllers see (``light_otherplayers`` false) is
+    read as the token's darkvision when the token has sight and ``private_lights`` is
+    ``"vision"`` (the pre-2020 darkvision idiom), else kept as a private light: the carried
+    light's ``seen_by`` is ``"controllers"`` (it lights only for the token carrying it); on a
+    graphic that is not a creature the scene light's ``seen_by`` is ``"controllers"`` (it
+    lights for no observer). Updated Dynamic Lighting has no private light: a token's
+    emitted light is seen by everyone, and what only its controllers see, Night Vision, is
+    read as darkvision (:func:`adapters.roll20.lights.udl_light`).
 
     Parameters
     ----------
     content : Mapping
         The page's content (its ``graphics``).
     private_lights : {"vision", "light"}
-        How a legacy light only its controllers see is read (see ``adapters.roll20``).
+        How a legacy private light on a token with sight is read (see above).
     ctx : Context
         Per-call state; every warning goes to ``ctx.warnings``.
 
     Returns
     -------
     tuple of list of dict
-        ``(tokens, lights)``: tokens with ``x``/``y`` top-left page px and sizes in
-        squares; lights at the graphic's centre (px), radii in page scale units.
+        ``(tokens, lights)``: tokens with ``x``/``y`` top-left page px and sizes in cells
+        (squares, or hexagons on a hex page), their ``light`` radii in page scale units with
+        ``seen_by``; lights at the graphic's centre (px), radii in page scale units, with
+        ``seen_by``.
     """
     tokens: list[dict] = []
     lights: list[dict] = []
     unmapped: dict[str, list[int]] = {}
-    private = 0
+    not_creatures: dict[str, list[str]] = {}
+    lit_not_creatures: Counter[str] = Counter()
+    as_vision = 0
+    kept_private = 0
     ignored_legacy = 0
     markers = 0
     for i, raw in entries(content, "graphics", ctx.warn, ctx.where("graphics")):
@@ -76,21 +99,24 @@ def read_graphics(
         else:
             emitted, vision, is_private = legacy_light(raw, where, ctx)
         lit = emitted["dim"] > 0
-        is_token = layer in _TOKEN_LAYERS and not drawing
-        ident = raw.get("id")
-        if not isinstance(ident, str) or not ident:
-            if is_token or lit:
-                ctx.warn(f"{where}.id: {ident!r} missing, graphic-{i} used")
+        on_token_layer = layer in _TOKEN_LAYERS and not drawing
+        creature = on_token_layer and is_creature(raw)
+        ident = graphic_id(raw)
+        if ident is None:
+            if creature or lit:
+                ctx.warn(f"{where}.id: {raw.get('id')!r} missing, graphic-{i} used")
             ident = f"graphic-{i}"
 
-        if is_token:
+        if creature:
             senses = light_senses(raw, where, ctx, use_udl)
-            if is_private and private_lights == "vision":
-                private += 1
+            seen_by = "everyone"
+            if is_private and private_lights == "vision" and truthy(raw.get("light_hassight")):
+                as_vision += 1
                 senses["darkvision"] = max(senses["darkvision"], emitted["dim"])
                 emitted = {"bright": 0, "dim": 0}
             elif is_private:
-                private += 1
+                kept_private += 1
+                seen_by = "controllers"
             if vision is not None:
                 senses["darkvision"] = max(senses["darkvision"], vision)
             if emitted["dim"] > 0:
@@ -99,43 +125,38 @@ def read_graphics(
                     ctx.warn(f"{where}: light cone of {angle} deg kept as an omnidirectional light")
             if isinstance(raw.get("statusmarkers"), str) and raw["statusmarkers"].strip():
                 markers += 1
-            tokens.append(_token(raw, ident, box, layer == "gmlayer", senses, emitted, ctx))
-        elif lit:
-            angle = light_angle(raw, use_udl, where, ctx)
-            if not use_udl and raw.get("light_otherplayers") is False:
-                ctx.warn(
-                    f"{where}: light shown only to its controllers in Roll20, kept as a "
-                    "light everyone sees"
-                )
-            rotation = read_number(raw.get("rotation"), f"{where}.rotation", ctx) or 0
-            rotation = clean(math.fmod(rotation, 360))
-            if angle != 360:
-                ctx.warn(
-                    f"{where}: light cone rotation {rotation} deg passed through unchanged "
-                    "(Roll20's facing convention unverified)"
-                )
-            lights.append(
-                {
-                    "id": ident,
-                    "x": box[0],
-                    "y": box[1],
-                    "bright": emitted["bright"],
-                    "dim": emitted["dim"],
-                    "angle": angle,
-                    "rotation": rotation,
-                    "darkness": False,
-                    "walls": True,
-                }
-            )
-        else:
+            light = dict(emitted, seen_by=seen_by)
+            tokens.append(_token(raw, ident, box, layer == "gmlayer", senses, light, ctx))
+            continue
+        if on_token_layer:
+            not_creatures.setdefault(str(layer), []).append(ident)
+            lit_not_creatures[str(layer)] += lit
+        if lit:
+            lights.append(_scene_light(raw, ident, box, emitted, is_private, use_udl, where, ctx))
+        elif not on_token_layer:
             label = "" if drawing and layer in _TOKEN_LAYERS else str(layer)
             unmapped.setdefault(label, []).append(i)
-    if private:
-        choice = "darkvision" if private_lights == "vision" else "light"
+    if as_vision:
         ctx.warn(
-            f"{ctx.where('graphics')}: {private} legacy lights seen only by their "
-            f"controllers (light_otherplayers false, light_hassight true) read as the "
-            f"token's own {choice}"
+            f"{ctx.where('graphics')}: {as_vision} legacy lights seen only by their "
+            "controllers (light_otherplayers false, light_hassight true) read as the "
+            "token's own darkvision"
+        )
+    if kept_private:
+        ctx.warn(
+            f"{ctx.where('graphics')}: {kept_private} token lights seen only by their "
+            "controllers (light_otherplayers false) kept as private lights (seen_by "
+            "controllers): they light nothing for anyone else"
+        )
+    for layer, idents in not_creatures.items():
+        label = LAYER_LABELS.get(layer, f"unknown layer {layer!r}")
+        lit_count = lit_not_creatures[layer]
+        lit_note = f"; {lit_count} of them emit light, kept as scene lights" if lit_count else ""
+        shown = ", ".join(idents[:_SHOWN_IDS]) + (", ..." if len(idents) > _SHOWN_IDS else "")
+        ctx.warn(
+            f"{ctx.where('graphics')}: {len(idents)} graphics on the {label} are not "
+            f"creatures (no represented character, bar value or name), skipped: "
+            f"{shown}{lit_note}"
         )
     if ignored_legacy:
         ctx.warn(
@@ -161,6 +182,75 @@ def read_graphics(
     return tokens, lights
 
 
+def is_creature(raw: Mapping) -> bool:
+    """Tell whether a token-layer graphic is a creature (a token of the canonical scene).
+
+    A creature represents a character (``represents``), or carries a bar value
+    (``bar1_value`` .. ``bar4_value``: hit points and the like), or has a name (shown or not:
+    a GM hides a monster's name from the players, the monster is still there). A graphic
+    with none of these, such as an unnamed GM-layer marker or a prop, is not a creature;
+    nor is a card dealt onto the table (``cardid`` or ``_subtype`` "card").
+    """
+    if _set(raw.get("cardid")) or raw.get("_subtype") == "card":
+        return False
+    keys = ("represents", "name", *(f"bar{k}_value" for k in range(1, 5)))
+    return any(_set(raw.get(key)) for key in keys)
+
+
+def graphic_id(raw: Mapping) -> str | None:
+    """The graphic's id: ``id``, or ``_id`` (Roll20 API objects), or None when neither is set."""
+    for key in ("id", "_id"):
+        value = raw.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _set(value: object) -> bool:
+    """Whether a Roll20 text field holds something (not None, "" or blanks)."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    return bool(str(value).strip())
+
+
+def _scene_light(
+    raw: Mapping,
+    ident: str,
+    box: tuple[float, float, float, float],
+    emitted: dict,
+    private: bool,
+    use_udl: bool,
+    where: str,
+    ctx: Context,
+) -> dict:
+    """Scene light at the graphic's centre (px); radii in page scale units."""
+    angle = light_angle(raw, use_udl, where, ctx)
+    rotation = read_number(raw.get("rotation"), f"{where}.rotation", ctx) or 0
+    rotation = clean(math.fmod(rotation, 360))
+    if angle != 360:
+        ctx.warn(
+            f"{where}: light cone rotation {rotation} deg passed through unchanged "
+            "(Roll20's facing convention unverified)"
+        )
+    if private:
+        ctx.warn(
+            f"{where}: light shown only to its controllers in Roll20 (light_otherplayers "
+            "false): seen_by controllers, it lights nothing for any observer"
+        )
+    return {
+        "id": ident,
+        "x": box[0],
+        "y": box[1],
+        "bright": emitted["bright"],
+        "dim": emitted["dim"],
+        "angle": angle,
+        "rotation": rotation,
+        "darkness": False,
+        "walls": True,
+        "seen_by": "controllers" if private else "everyone",
+    }
+
+
 def _box(raw: Mapping, where: str, ctx: Context) -> tuple[float, float, float, float] | None:
     """Centre (px) and footprint (px; a quarter turn swaps it) of a graphic, or None."""
     position = left_top(raw, where, "graphic", ctx)
@@ -170,12 +260,12 @@ def _box(raw: Mapping, where: str, ctx: Context) -> tuple[float, float, float, f
     size = []
     for key in ("width", "height"):
         value, _ = parse_number(raw.get(key))
-        if value is None or not MIN_SQUARES <= value / ctx.grid_size <= MAX_SQUARES:
+        if value is None or not MIN_SQUARES <= value / ctx.cell_px <= MAX_SQUARES:
             ctx.warn(
                 f"{where}.{key}: {raw.get(key)!r} is not a size in px, one square "
-                f"({clean(ctx.grid_size)} px) used"
+                f"({clean(ctx.cell_px)} px) used"
             )
-            value = ctx.grid_size
+            value = ctx.cell_px
         size.append(value)
     rotation = read_number(raw.get("rotation"), f"{where}.rotation", ctx) or 0
     turn = rotation % 180
@@ -189,6 +279,29 @@ def _box(raw: Mapping, where: str, ctx: Context) -> tuple[float, float, float, f
     return left, top, size[0], size[1]
 
 
+def _extent_px(width: float, height: float, ctx: Context) -> tuple[float, float]:
+    """Px width and height of a canonical token box of ``width`` x ``height`` cells.
+
+    Squares: cells of the grid size. Hexagons (the canonical box, as Foundry v12+ lays a token
+    on a hex grid): ``width`` hexagon widths by ``height`` hexagon heights on ``hex-row``, the
+    rows interleaving (three quarters of a hexagon height per further whole row);
+    ``hex-col`` the same turned a quarter.
+    """
+    size = ctx.grid_size
+    if ctx.grid_type not in ("hex-row", "hex-col"):
+        return width * size, height * size
+    tall = 2 * size / math.sqrt(3)  # a hexagon's long diagonal
+
+    def interleaved(cells: float) -> float:
+        if cells < 1:
+            return cells
+        return 0.75 * math.floor(cells) + 0.5 * (cells % 1) + 0.25
+
+    if ctx.grid_type == "hex-row":
+        return width * size, interleaved(height) * tall
+    return interleaved(width) * tall, height * size
+
+
 def _token(
     raw: Mapping,
     ident: str,
@@ -198,16 +311,17 @@ def _token(
     light: dict,
     ctx: Context,
 ) -> dict:
-    """Canonical token: top-left corner in px, size in squares."""
+    """Canonical token: top-left corner in px, size in cells (squares or hexagons)."""
     left, top, width_px, height_px = box
-    width = clean(width_px / ctx.grid_size)
-    height = clean(height_px / ctx.grid_size)
+    width = clean(width_px / ctx.cell_px)
+    height = clean(height_px / ctx.cell_px)
+    extent = _extent_px(width, height, ctx)
     name = raw.get("name")
     return {
         "id": ident,
         "name": name if isinstance(name, str) else ("" if name is None else str(name)),
-        "x": clean(left - width_px / 2),
-        "y": clean(top - height_px / 2),
+        "x": clean(left - extent[0] / 2),
+        "y": clean(top - extent[1] / 2),
         "width": width,
         "height": height,
         "elevation": 0,

@@ -6,10 +6,11 @@ page scale units, sizes in px (FORMATS.md B.1).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
-from adapters._common import clean, diagonal_rule, grid_units
+from adapters._common import clean, grid_units
 from adapters.roll20._context import UNIT_PX, Context, Page, parse_number, read_number, truthy
 from service.model import (
     MAX_EXTENT_PX,
@@ -17,19 +18,63 @@ from service.model import (
     MAX_UNITS,
     MIN_GRID_DISTANCE,
     MIN_GRID_SIZE_PX,
+    Grid,
 )
 
-_GRID_TYPES = {"square": "square", "hex": "hex-col", "hexr": "hex-row"}
+#: Roll20 ``grid_type`` -> canonical grid type. Roll20's "Hex (V)" (``hex``) draws pointy-topped
+#: hexagons in rows, every odd row (0-based) pushed half a hexagon to the right; "Hex (H)"
+#: (``hexr``) draws flat-topped hexagons in columns, every odd column pushed half a hexagon
+#: down (Roll20/roll20-api-scripts ``Hexploration/src/HexagonTile.js``, which aligns hexagons
+#: to the page grid: vertices from 30 deg and a row shift for ``hex``, from 0 deg and a column
+#: shift for ``hexr``; help.roll20.net "Page Settings": the cell is sized by its width on
+#: Hex (V), by its height on Hex (H)). Canonical ``hex-row`` is the row-wise, pointy-topped
+#: grid and ``hex-col`` the column-wise, flat-topped one (Foundry HEXODDR/HEXODDQ).
+_GRID_TYPES = {"square": "square", "hex": "hex-row", "hexr": "hex-col"}
+#: ``Grid.hex_offset`` of both Roll20 hex grids. The canonical lattice (Foundry's) starts at
+#: the scene's (0, 0): with "odd", row (column) 0 has its hexagons centred on the edge, cut in
+#: half, and the odd rows (columns) are the shifted ones; with "even" row (column) 0 starts
+#: with a whole hexagon against the edge ("start at a full grid space", Foundry's
+#: ``HexagonalGrid``). Roll20 draws a whole hexagon in the page's top-left corner (the first
+#: centre half a hexagon from each edge, HexagonTile.js) and pushes its odd rows (columns)
+#: further in: the canonical "even" lattice.
+HEX_OFFSET = "even"
+#: Px between the centres of neighbouring hexagons along Roll20's straight lines of them
+#: (rows of ``hex``, columns of ``hexr``), per 70 px page unit of ``snapping_increment``: the
+#: canonical hex ``size`` (HexagonTile.js; a Roll20 forum thread on hex maths,
+#: app.roll20.net/forum/post/2882234, notes the same: centres are not 70 px apart).
+HEX_SIZE_PER_UNIT = {"hex-row": 75.1986, "hex-col": 79.6888}
+#: Px between Roll20's rows (``hex``) or columns (``hexr``) per page unit. Regular hexagons
+#: ``size`` apart would have them ``size * sqrt(3) / 2`` apart (65.12 and 69.01): Roll20's
+#: hexagons are slightly stretched, so the regular canonical lattice drifts from Roll20's
+#: across the page (warned with the drift at the page's far edge).
+HEX_STRIDE_PER_UNIT = {"hex-row": 66.9658, "hex-col": 69.5851}
+#: Roll20 ``diagonaltype`` -> (canonical rule, note warned about). "Manhattan" counts a
+#: diagonal step as two; no canonical rule does, and ``alternating`` (1.5 a step on average)
+#: is the nearest, so the measure errs short by a quarter at most.
 _DIAGONALS = {
     "foure": ("equidistant", None),
     "pythagorean": ("euclidean", None),
     "threefive": ("alternating", None),
-    "manhattan": ("equidistant", "manhattan has no canonical rule, equidistant used"),
+    "manhattan": (
+        "alternating",
+        "manhattan (a diagonal step counts two squares) has no canonical rule; "
+        "alternating (5-10-5), the nearest, used",
+    ),
 }
 
 
 def read_grid(attrs: Mapping, page: Page, ctx: Context) -> dict:
-    """Canonical grid: size = 70 x snapping_increment px, distance = scale_number."""
+    """Canonical grid from the page settings (FORMATS.md B.1, pitfall 12; RULES.md GEO-8).
+
+    ``size`` = 70 x ``snapping_increment`` px on a square page; on a hex page the px between
+    neighbouring hexagon centres (:data:`HEX_SIZE_PER_UNIT` x ``snapping_increment``, with a
+    warning saying how far Roll20's stretched hexagons drift from regular ones);
+    ``distance`` = ``scale_number`` grid units of ``scale_units`` ("ft" or "m") per cell;
+    ``type`` from ``grid_type`` (``hex`` -> "hex-row", ``hexr`` -> "hex-col", see
+    :data:`_GRID_TYPES`; ``hex_offset`` :data:`HEX_OFFSET` when the model has that field);
+    ``diagonals`` from ``diagonaltype``, None (unset: each ruleset's default) when the page
+    does not say or says something unknown (warned).
+    """
     where = page.attr_prefix
 
     def at(key: str) -> str:
@@ -45,6 +90,7 @@ def read_grid(attrs: Mapping, page: Page, ctx: Context) -> dict:
         )
         snapping = 1
     size = clean(snapping * UNIT_PX)
+    ctx.cell_px = size
 
     distance = read_number(attrs.get("scale_number"), at("scale_number"), ctx)
     if distance is None:
@@ -62,28 +108,59 @@ def read_grid(attrs: Mapping, page: Page, ctx: Context) -> dict:
         gtype = "square"
     elif gkey is not None and gkey in _GRID_TYPES:
         gtype = _GRID_TYPES[gkey]
-        if gtype != "square":
-            ctx.warn(
-                f"{at('grid_type')}: hex grid ({gtype_raw}) read as {gtype}; hex geometry "
-                "is approximated (cell size taken as the snapping width)"
-            )
     else:
         ctx.warn(f"{at('grid_type')}: unknown grid type {gtype_raw!r}, square used")
         gtype = "square"
 
     diag_raw = attrs.get("diagonaltype")
     dkey = diag_raw.strip().lower() if isinstance(diag_raw, str) else None
-    diagonals = "equidistant"
+    diagonals: str | None = None  # unset: each ruleset's own default (GEO-8)
     if diag_raw is not None and dkey != "":
         rule = _DIAGONALS.get(dkey) if dkey is not None else None
-        diagonals = diagonal_rule(rule, diag_raw, at("diagonaltype"), ctx.warn)
-    return {
+        if rule is None:
+            ctx.warn(
+                f"{at('diagonaltype')}: unknown value {diag_raw!r}, left unset (each "
+                "ruleset's default)"
+            )
+        else:
+            if rule[1]:
+                ctx.warn(f"{at('diagonaltype')}: {rule[1]}")
+            diagonals = rule[0]
+    grid: dict[str, Any] = {
         "size": size,
         "distance": distance,
         "units": units,
         "type": gtype,
         "diagonals": diagonals,
     }
+    if gtype in HEX_SIZE_PER_UNIT:
+        grid["size"] = clean(round(HEX_SIZE_PER_UNIT[gtype] * snapping, 6))
+        _warn_hex_drift(gtype, snapping, attrs, at("grid_type"), ctx)
+        if "hex_offset" in Grid.__struct_fields__:
+            grid["hex_offset"] = HEX_OFFSET
+    return grid
+
+
+def _warn_hex_drift(gtype: str, snapping: float, attrs: Mapping, where: str, ctx: Context) -> None:
+    """Warn how far the regular canonical hexagons drift from Roll20's stretched ones."""
+    size = HEX_SIZE_PER_UNIT[gtype] * snapping
+    stride = HEX_STRIDE_PER_UNIT[gtype] * snapping
+    regular = size * math.sqrt(3) / 2
+    lines, line, key, edge = (
+        ("rows", "row", "height", "bottom")
+        if gtype == "hex-row"
+        else ("columns", "column", "width", "right")
+    )
+    pages, _ = parse_number(attrs.get(key))
+    drift = ""
+    if pages is not None and 0 < pages * UNIT_PX <= MAX_EXTENT_PX:
+        far = pages * UNIT_PX * (stride - regular) / stride
+        drift = f", by up to {far:.0f} px at the {edge} of the page"
+    ctx.warn(
+        f"{where}: Roll20 draws its {lines} of hexagons {stride:.2f} px apart, where regular "
+        f"hexagons {clean(round(size, 6))} px apart along a {line} would be {regular:.2f} px "
+        f"apart: the canonical (regular) lattice drifts from Roll20's{drift}"
+    )
 
 
 def page_size(attrs: Mapping, page: Page, ctx: Context) -> dict:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from adapters._common import clean, no_senses
-from adapters.roll20._context import Context, read_distance, read_number, truthy
+from adapters.roll20._context import Context, falsy, read_distance, read_number, truthy
 from service.model import MAX_UNITS
 
 _UDL_FIELDS = ("emits_bright_light", "emits_low_light", "has_night_vision")
@@ -29,7 +29,12 @@ def legacy_light_set(raw: Mapping) -> bool:
 
 
 def legacy_light(raw: Mapping, where: str, ctx: Context) -> tuple[dict, float | None, bool]:
-    """(light {bright, dim}, vision range or None, private?) from ``light_*`` fields."""
+    """(light {bright, dim}, vision range or None, private?) from ``light_*`` fields.
+
+    A lit graphic's light is private (seen only by the graphic's controllers) when
+    ``light_otherplayers`` is explicitly false (``false``, "false", 0); an absent or empty
+    field reads as a light everyone sees.
+    """
     radius = read_distance(raw.get("light_radius"), f"{where}.light_radius", ctx)
     none = {"bright": 0, "dim": 0}
     if radius is None or radius <= 0:
@@ -41,12 +46,19 @@ def legacy_light(raw: Mapping, where: str, ctx: Context) -> tuple[dict, float | 
         bright = 0
     else:
         bright = dim_start
-    private = raw.get("light_otherplayers") is False and truthy(raw.get("light_hassight"))
-    return {"bright": bright, "dim": radius}, None, private
+    return {"bright": bright, "dim": radius}, None, falsy(raw.get("light_otherplayers"))
 
 
 def udl_light(raw: Mapping, where: str, ctx: Context) -> tuple[dict, float | None, bool]:
-    """(light {bright, dim}, night vision range or None, False) from the UDL fields."""
+    """(light {bright, dim}, night vision range or None, False) from the UDL fields.
+
+    UDL has no private light: the Token Settings of Updated Dynamic Lighting offer Vision,
+    Night Vision and Limit Field of Vision, and emitted Bright and Low Light, with no
+    setting that hides a token's light from other players (help.roll20.net "Token
+    Settings"; TokenMod's list of UDL fields). What a UDL token shows its controllers
+    alone is its Night Vision (``has_night_vision``, ``night_vision_distance``), returned as
+    the vision range (the token's darkvision); the light is never private.
+    """
     bright = 0.0
     if truthy(raw.get("emits_bright_light")):
         bright = (

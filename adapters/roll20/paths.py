@@ -24,36 +24,43 @@ _ARITY = {"M": 2, "L": 2, "Q": 4, "C": 6, "Z": 0}
 def path_polylines(
     raw: Mapping, where: str, ctx: Context
 ) -> list[list[tuple[float, float]]] | None:
-    """Page-px polylines of one path, or None (path skipped with a warning)."""
-    commands = raw.get("path")
+    """Page-px polylines of one path, or None (path skipped with a warning).
+
+    The commands are read from ``path``, or from ``_path`` where the path was saved from a
+    Roll20 API object (whose read-only fields carry a leading underscore: ``_id``,
+    ``_path``); a JSON string or an array.
+    """
+    source = "path" if raw.get("path") is not None or "_path" not in raw else "_path"
+    commands = raw.get(source)
     if commands is None:
         if "points" in raw or "shape" in raw:
             ctx.warn(f"{where}: pathv2 shapes (shape/points) are not supported, path skipped")
         else:
             ctx.warn(f"{where}.path: missing, path skipped")
         return None
+    where_cmds = f"{where}.{source}"
     if isinstance(commands, str):
         try:
             commands = json.loads(commands)
         except ValueError:
-            ctx.warn(f"{where}.path: not valid JSON, path skipped")
+            ctx.warn(f"{where_cmds}: not valid JSON, path skipped")
             return None
     if not isinstance(commands, list):
-        ctx.warn(f"{where}.path: {kind_name(commands)} is not a list of commands, path skipped")
+        ctx.warn(f"{where_cmds}: {kind_name(commands)} is not a list of commands, path skipped")
         return None
     position = left_top(raw, where, "path", ctx)
     if position is None:
         return None
     left, top = position
 
-    local, curves = _local_polylines(commands, where, ctx)
+    local, curves = _local_polylines(commands, where_cmds, ctx)
     points = [p for line in local for p in line]
     if not points:
-        ctx.warn(f"{where}.path: no points, path skipped")
+        ctx.warn(f"{where_cmds}: no points, path skipped")
         return None
     if curves:
         ctx.warn(
-            f"{where}.path: {curves} curves (Q/C) flattened into {CURVE_SEGMENTS} segments each"
+            f"{where_cmds}: {curves} curves (Q/C) flattened into {CURVE_SEGMENTS} segments each"
         )
 
     # box centre in local coordinates: width/2, height/2 (FORMATS.md B.2)
@@ -129,7 +136,7 @@ def _local_polylines(
     if bad:
         shown = ", ".join(str(j) for j in bad[:5]) + (", ..." if len(bad) > 5 else "")
         ctx.warn(
-            f"{where}.path: {len(bad)} unreadable commands skipped (indices {shown}); "
+            f"{where}: {len(bad)} unreadable commands skipped (indices {shown}); "
             "the line restarts after each"
         )
     return [line for line in lines if line], curves

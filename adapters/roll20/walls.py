@@ -68,7 +68,7 @@ def path_walls(content: Mapping, ctx: Context) -> list[dict]:
         polylines = path_polylines(raw, where, ctx)
         if polylines is None:
             continue
-        base_id = raw.get("id")
+        base_id = raw.get("id") or raw.get("_id")
         if not isinstance(base_id, str) or not base_id:
             ctx.warn(f"{where}.id: {base_id!r} missing, path-{i} used")
             base_id = f"path-{i}"
@@ -162,7 +162,7 @@ def udl_openings(content: Mapping, key: str, ctx: Context) -> list[dict]:
         where = ctx.where(key, i)
         x = read_number(raw.get("x"), f"{where}.x", ctx)
         y = read_number(raw.get("y"), f"{where}.y", ctx)
-        handles = raw.get("path")
+        handles = raw.get("path") if raw.get("path") is not None else raw.get("_path")
         if isinstance(handles, str):
             try:
                 handles = json.loads(handles)
@@ -199,7 +199,7 @@ def udl_openings(content: Mapping, key: str, ctx: Context) -> list[dict]:
             if value not in (None, True, False, "true", "false"):
                 ctx.warn(f"{where}.{flag}: {value!r} is not true/false, false used")
             flags[flag] = truthy(value)
-        ident = raw.get("id")
+        ident = raw.get("id") or raw.get("_id")
         ident = ident if isinstance(ident, str) and ident else f"{key[:-1]}-{i}"
         if key == "doors":
             if flags["isOpen"] and flags["isLocked"]:

@@ -17,6 +17,7 @@ from adapters.errors import AdapterError
 from adapters.roll20 import CURVE_SEGMENTS, to_scene
 from schemas.scene import SceneSchema
 from service.engine.scene import build_scene
+from service.model import Grid
 from service.rules.ask import cover_one
 from service.rules.base import Attack
 from service.rules.dnd5e import RULESET
@@ -78,6 +79,14 @@ def lit(g: dict) -> bool:
     return g.get("light_radius") not in ("", None)
 
 
+def creature(g: dict) -> bool:
+    """A token-layer graphic that represents a character, has a name or a bar value."""
+    bars = (g.get(f"bar{k}_value") for k in (1, 2, 3, 4))
+    return g["layer"] in TOKEN_LAYERS and (
+        bool(g.get("represents")) or bool(g.get("name")) or any(b not in ("", None) for b in bars)
+    )
+
+
 # --------------------------------------------------------------------------- real files
 
 # file, wall paths, segments (non-zero), graphics per layer, lit graphics (SOURCES.md)
@@ -98,15 +107,18 @@ def test_real_raw_files_match_sources_md(name, paths, segments, layers, lit_coun
     assert sum(lit(g) for g in page["graphics"]) == lit_count
 
 
-# file, walls, doors, tokens, hidden tokens, scene lights, darkvision tokens
+# file, walls, doors, tokens, hidden tokens, scene lights, darkvision tokens; the token
+# layers also hold 34 (WPM) and 79 (ToH) unnamed GM-layer markers that represent no
+# character: not creatures, not tokens (issue 15)
 REAL_COUNTS = [
-    pytest.param(WPM, 455, 0, 93, 46, 0, 43, id="wpm"),
-    pytest.param(TOH, 652, 0, 107, 105, 3, 28, id="toh"),
+    pytest.param(WPM, 455, 0, 59, 12, 0, 43, id="wpm"),
+    pytest.param(TOH, 652, 0, 28, 26, 3, 28, id="toh"),
 ]
 
 
 @pytest.mark.parametrize("name, walls, doors, tokens, hidden, lights, darkvision", REAL_COUNTS)
 def test_real_counts_match_the_raw_file(name, walls, doors, tokens, hidden, lights, darkvision):
+    """Walls unchanged; only creatures are tokens, GM-layer creatures hidden (issue 15)."""
     raw = real(name)
     page = raw_page(raw)
     result = convert(raw)
@@ -115,8 +127,8 @@ def test_real_counts_match_the_raw_file(name, walls, doors, tokens, hidden, ligh
     from_raw = {
         "walls": len(raw_wall_segments(page)),
         "doors": 0,  # 2017 data: no UDL door objects
-        "tokens": sum(g["layer"] in TOKEN_LAYERS for g in graphics),
-        "hidden": sum(g["layer"] == "gmlayer" for g in graphics),
+        "tokens": sum(creature(g) for g in graphics),
+        "hidden": sum(creature(g) and g["layer"] == "gmlayer" for g in graphics),
         "lights": sum(lit(g) and g["layer"] not in TOKEN_LAYERS for g in graphics),
         "darkvision": sum(
             lit(g)
@@ -152,6 +164,7 @@ def test_real_counts_match_the_raw_file(name, walls, doors, tokens, hidden, ligh
         "regions": 0,
     }
     assert {t["light"]["dim"] for t in scene["tokens"]} == {0}
+    assert {t["light"]["seen_by"] for t in scene["tokens"]} == {"everyone"}
 
 
 @pytest.mark.parametrize("name", REAL_FILES)
@@ -193,6 +206,7 @@ REAL_GRIDS = [
 
 @pytest.mark.parametrize("name, size, distance, width, height", REAL_GRIDS)
 def test_real_grid_page_size_and_environment(name, size, distance, width, height):
+    """Square page, ``diagonaltype`` "foure" -> equidistant (GEO-8), 10 ft cells."""
     result = convert(real(name))
     scene = result["scene"]
     assert scene["grid"] == {
@@ -264,37 +278,33 @@ def test_real_wpm_tokens_by_hand():
         "conditions": [],
         "swim_speed": 0,
         "abilities": {"str": 0, "dex": 0, "con": 0},
-        "light": {"bright": 0, "dim": 0},
+        "light": {"bright": 0, "dim": 0, "seen_by": "everyone"},
         "hidden": False,
     }
-    # first graphic: GM-layer marker at centre (1435, 2765), 70 px
-    first = convert(raw)["scene"]["tokens"][0]
-    assert (first["id"], first["x"], first["y"], first["hidden"]) == (
-        "-KdtA7i3vge7xTsvW5Dq",
-        1400,
-        2730,
-        True,
-    )
+    # first graphic: an unnamed GM-layer marker (centre (1435, 2765), 70 px) that represents
+    # no character: not a creature, so not a token (issue 15)
+    assert "-KdtA7i3vge7xTsvW5Dq" not in tokens
+    first_creature = next(g for g in raw_page(raw)["graphics"] if creature(g))
+    assert first_creature["id"] == next(iter(tokens))
     from_raw = Counter(
-        int(g["light_radius"]) if lit(g) else 0
-        for g in raw_page(raw)["graphics"]
-        if g["layer"] in TOKEN_LAYERS
+        int(g["light_radius"]) if lit(g) else 0 for g in raw_page(raw)["graphics"] if creature(g)
     )
-    assert from_raw == {0: 50, 60: 30, 30: 7, 120: 6}
+    assert from_raw == {0: 16, 60: 30, 30: 7, 120: 6}
     assert Counter(t["senses"]["darkvision"] for t in tokens.values()) == from_raw
 
 
-def test_real_toh_rotated_graphic_swaps_its_footprint():
-    tokens = {t["id"]: t for t in convert(real(TOH))["scene"]["tokens"]}
-    # graphic 19: centre (1218, 691), 23.88 x 47.76 px turned by 90 deg -> 47.76 wide
-    marker = tokens["-Kcx89uQ9WlzyRTMD2XJ"]
-    assert marker["x"] == pytest.approx(1218 - 47.76 / 2)
-    assert marker["y"] == pytest.approx(691 - 23.88 / 2)
-    assert marker["width"] == pytest.approx(47.76 / 35, abs=1e-6)
-    assert marker["height"] == pytest.approx(23.88 / 35, abs=1e-6)
-    assert marker["hidden"] is True
-    # graphic 25 is rotated 90.00000000000001 deg: the same quarter turn
-    assert tokens["-Kcx8TgcbMEC-eY2Cmp2"]["width"] == pytest.approx(47.76 / 35, abs=1e-6)
+def test_real_toh_rotated_markers_are_not_creatures():
+    """Issue 15: ToH's rotated GM-layer markers (graphics 19-29, 23.88 x 47.76 px, no name,
+    no character, no bar) are not creatures; the warning names them."""
+    result = convert(real(TOH))
+    tokens = {t["id"]: t for t in result["scene"]["tokens"]}
+    assert not tokens.keys() & {"-Kcx89uQ9WlzyRTMD2XJ", "-Kcx8TgcbMEC-eY2Cmp2"}
+    skipped = next(w for w in result["warnings"] if "are not creatures" in w)
+    assert skipped.startswith(
+        "maps[0].graphics: 79 graphics on the GM layer are not creatures (no represented "
+        "character, bar value or name), skipped: -Kcx3-eg7zoOkmuQ1mdh, -Kcx3_WJ8S6hc9jnBcM7, "
+    )
+    assert skipped.endswith(", ...")  # the first 12 ids are named
     gargoyle = tokens["-Kcyi0VWZuTE7Yqzwrys"]
     assert (gargoyle["x"], gargoyle["y"], gargoyle["width"], gargoyle["hidden"]) == (
         1085,
@@ -320,6 +330,7 @@ def test_real_toh_walls_layer_lights():
             "rotation": 0,
             "darkness": False,
             "walls": True,
+            "seen_by": "everyone",  # light_otherplayers true
         }
         for g in page["graphics"]
         if g["layer"] == "walls"
@@ -329,13 +340,25 @@ def test_real_toh_walls_layer_lights():
     assert (lights[0]["x"], lights[0]["y"], lights[0]["dim"]) == (437.5, 157.5, 85)
 
 
-def test_real_private_lights_as_light():
-    result = convert(real(WPM), private_lights="light")
+@pytest.mark.parametrize("name, count", [(WPM, 43), (TOH, 28)])
+def test_real_private_lights_as_light_stay_private(name, count):
+    """Issue 15: every monster light of the modules is light_otherplayers false; read as a
+    light, it is seen by its controllers only, never a public light (none lights 30-120 ft
+    around a monster for everyone)."""
+    result = convert(real(name), private_lights="light")
     tokens = result["scene"]["tokens"]
-    assert sum(t["light"]["dim"] > 0 for t in tokens) == 43
+    lit_tokens = [t for t in tokens if t["light"]["dim"] > 0]
+    assert len(lit_tokens) == count
+    assert {t["light"]["seen_by"] for t in lit_tokens} == {"controllers"}
     assert {t["senses"]["darkvision"] for t in tokens} == {0}
-    sphinx = next(t for t in tokens if t["name"] == "Gynosphinx")
-    assert sphinx["light"] == {"bright": 120, "dim": 120}
+    assert (
+        f"maps[0].graphics: {count} token lights seen only by their controllers "
+        "(light_otherplayers false) kept as private lights (seen_by controllers): they light "
+        "nothing for anyone else"
+    ) in result["warnings"]
+    if name == WPM:
+        sphinx = next(t for t in tokens if t["name"] == "Gynosphinx")
+        assert sphinx["light"] == {"bright": 120, "dim": 120, "seen_by": "controllers"}
 
 
 REAL_WARNINGS = [
@@ -349,6 +372,12 @@ REAL_WARNINGS = [
             "conventions (doors, secret passages) are not mapped",
             "maps[0].graphics: 43 legacy lights seen only by their controllers "
             "(light_otherplayers false, light_hassight true) read as the token's own darkvision",
+            "maps[0].graphics: 34 graphics on the GM layer are not creatures (no represented "
+            "character, bar value or name), skipped: -KdtA7i3vge7xTsvW5Dq, -KdtAB8Jrlb9f-YlEQ0U, "
+            "-KdtACtH4Yg34leLIHi2, -KdtAGhQ6TJcrQKPLPIe, -KdtAJGxXhetreidianu, "
+            "-KdtAKiCdZAA5yBFQE7j, -KdtAMuWiqMVvsU878pv, -KdtAYhdB6gia_Fxst4E, "
+            "-KdtAauRRA3xY5YQMBn1, -KdtAfVPXq1ShVoDC7BN, -KdtAhhUCBOsOFpzoUz1, "
+            "-KdtAjKe2EzUq_GnLwwD, ...",
             "maps[0].graphics: conditions, abilities and swim speed live on Roll20 characters, "
             "not on the page; defaults used",
             "maps[0].graphics: 4 graphics on the map layer (map images) not mapped "
@@ -366,6 +395,12 @@ REAL_WARNINGS = [
             "conventions (doors, secret passages) are not mapped",
             "maps[0].graphics: 28 legacy lights seen only by their controllers "
             "(light_otherplayers false, light_hassight true) read as the token's own darkvision",
+            "maps[0].graphics: 79 graphics on the GM layer are not creatures (no represented "
+            "character, bar value or name), skipped: -Kcx3-eg7zoOkmuQ1mdh, -Kcx3_WJ8S6hc9jnBcM7, "
+            "-Kcx3m5sbBvoYTalT2W2, -Kcx3nHFjk53JMd9oAqT, -Kcx3pvVF7DauwYTCSF9, "
+            "-Kcx3sbUp_BM06JuXhGS, -Kcx3xbM9sAg19L8Z9oC, -Kcx3z6q5jNBkZbT1-2U, "
+            "-Kcx40IDHkibeH_E_b22, -Kcx44Wpy_50Oo_wS0ST, -Kcx45the4wLy6H9YJ_9, "
+            "-Kcx6AQm36BkqeUrzt8c, ...",
             "maps[0].graphics: conditions, abilities and swim speed live on Roll20 characters, "
             "not on the page; defaults used",
             "maps[0].graphics: 17 graphics on the map layer (map images) not mapped "
@@ -897,23 +932,43 @@ GRIDS = [
         ["maps[0].attributes.scale_units: 'mi' is not feet or metres, kept as 'ft'"],
         id="miles",
     ),
+    # FORMATS.md pitfall 12: "hex" is Roll20's Hex (V), pointy-topped hexagons in rows ->
+    # hex-row; "hexr" its Hex (H), flat-topped hexagons in columns -> hex-col. The size is
+    # the px between neighbouring centres (Roll20: 75.1986 / 79.6888 px per 70 px unit); the
+    # warning gives the drift of regular hexagons from Roll20's stretched ones on this
+    # 10 x 8 unit page (560 px tall: 560 * (66.9658 - 65.1239) / 66.9658 = 15 px)
     pytest.param(
         {"grid_type": "hex"},
-        (70, 5, "ft", "hex-col", "equidistant"),
+        (75.1986, 5, "ft", "hex-row", "equidistant"),
         [
-            "maps[0].attributes.grid_type: hex grid (hex) read as hex-col; hex geometry is "
-            "approximated (cell size taken as the snapping width)"
+            "maps[0].attributes.grid_type: Roll20 draws its rows of hexagons 66.97 px apart, "
+            "where regular hexagons 75.1986 px apart along a row would be 65.12 px apart: the "
+            "canonical (regular) lattice drifts from Roll20's, by up to 15 px at the bottom of "
+            "the page"
         ],
         id="hex",
     ),
     pytest.param(
-        {"grid_type": "hexr"},
-        (70, 5, "ft", "hex-row", "equidistant"),
+        {"grid_type": "hexr", "snapping_increment": 0.5},
+        (39.8444, 5, "ft", "hex-col", "equidistant"),
         [
-            "maps[0].attributes.grid_type: hex grid (hexr) read as hex-row; hex geometry is "
-            "approximated (cell size taken as the snapping width)"
+            "maps[0].attributes.grid_type: Roll20 draws its columns of hexagons 34.79 px apart, "
+            "where regular hexagons 39.8444 px apart along a column would be 34.51 px apart: "
+            "the canonical (regular) lattice drifts from Roll20's, by up to 6 px at the right "
+            "of the page"
         ],
         id="hexr",
+    ),
+    pytest.param(
+        {"grid_type": " HexR ", "width": None},
+        (79.6888, 5, "ft", "hex-col", "equidistant"),
+        [
+            "maps[0].attributes.grid_type: Roll20 draws its columns of hexagons 69.59 px apart, "
+            "where regular hexagons 79.6888 px apart along a column would be 69.01 px apart: "
+            "the canonical (regular) lattice drifts from Roll20's",
+            "maps[0].attributes.width: None is not a page size, size unknown (null)",
+        ],
+        id="hexr-spelling-no-width",
     ),
     pytest.param(
         {"grid_type": "iso"},
@@ -921,6 +976,8 @@ GRIDS = [
         ["maps[0].attributes.grid_type: unknown grid type 'iso', square used"],
         id="unknown-grid",
     ),
+    # GEO-8: diagonaltype -> the scene's rule; not said -> None (each ruleset's default)
+    pytest.param({"diagonaltype": "foure"}, (70, 5, "ft", "square", "equidistant"), [], id="foure"),
     pytest.param(
         {"diagonaltype": "pythagorean"}, (70, 5, "ft", "square", "euclidean"), [], id="pythagorean"
     ),
@@ -929,25 +986,91 @@ GRIDS = [
     ),
     pytest.param(
         {"diagonaltype": "manhattan"},
-        (70, 5, "ft", "square", "equidistant"),
-        ["maps[0].attributes.diagonaltype: manhattan has no canonical rule, equidistant used"],
+        (70, 5, "ft", "square", "alternating"),
+        [
+            "maps[0].attributes.diagonaltype: manhattan (a diagonal step counts two squares) "
+            "has no canonical rule; alternating (5-10-5), the nearest, used"
+        ],
         id="manhattan",
     ),
+    pytest.param({"diagonaltype": None}, (70, 5, "ft", "square", None), [], id="diagonal-null"),
+    pytest.param({"diagonaltype": ""}, (70, 5, "ft", "square", None), [], id="diagonal-empty"),
     pytest.param(
         {"diagonaltype": 3},
-        (70, 5, "ft", "square", "equidistant"),
-        ["maps[0].attributes.diagonaltype: unknown value 3, equidistant used"],
+        (70, 5, "ft", "square", None),
+        ["maps[0].attributes.diagonaltype: unknown value 3, left unset (each ruleset's default)"],
         id="diagonal-number",
     ),
+    pytest.param(
+        {"diagonaltype": "hex"},
+        (70, 5, "ft", "square", None),
+        [
+            "maps[0].attributes.diagonaltype: unknown value 'hex', left unset (each ruleset's "
+            "default)"
+        ],
+        id="diagonal-unknown",
+    ),
+    pytest.param({"scale_units": "M"}, (70, 5, "m", "square", "equidistant"), [], id="M"),
+    pytest.param(
+        {"scale_units": " metres "}, (70, 5, "m", "square", "equidistant"), [], id="metres-spelt"
+    ),
+    pytest.param({"scale_units": "meter"}, (70, 5, "m", "square", "equidistant"), [], id="meter"),
 ]
 
 
 @pytest.mark.parametrize("fields, expected, warnings", GRIDS)
 def test_grid_fields(fields, expected, warnings):
+    """Page grid -> canonical grid (FORMATS.md B.1, pitfall 12; RULES.md GEO-8)."""
     result = convert(module(**fields))
     g = result["scene"]["grid"]
     assert (g["size"], g["distance"], g["units"], g["type"], g["diagonals"]) == expected
     assert result["warnings"] == warnings
+
+
+def test_diagonaltype_absent_is_unset():
+    """GEO-8: a page that does not say how diagonals count leaves the rule unset (None)."""
+    doc = module()
+    del doc["maps"][0]["attributes"]["diagonaltype"]
+    result = convert(doc)
+    assert result["scene"]["grid"]["diagonals"] is None
+    assert SceneSchema().load(result["scene"]).grid.diagonals is None
+
+
+@pytest.mark.parametrize("grid_type", ["hex", "hexr"])
+def test_hex_offset_as_roll20_draws_it(grid_type):
+    """Roll20 draws a whole hexagon in the page's top-left corner and pushes the odd rows
+    (hex) or columns (hexr) further in: the canonical lattice (origin at the scene's (0, 0))
+    whose row 0 starts with a whole hexagon, ``hex_offset`` "even" (FORMATS.md pitfall 12),
+    where the model has the field; no such key else."""
+    grid = convert(module(grid_type=grid_type))["scene"]["grid"]
+    if "hex_offset" in Grid.__struct_fields__:
+        assert grid["hex_offset"] == "even"
+    else:
+        assert "hex_offset" not in grid
+    assert "hex_offset" not in convert(module())["scene"]["grid"]
+
+
+# grid_type, graphic centre and size (px) -> token x, y (px), width, height (hexagons)
+HEX_TOKENS = [
+    # hex-row, size 75.1986: box 75.1986 wide, 2 * 75.1986 / sqrt 3 = 86.8319 tall
+    pytest.param("hex", (105, 105, 70), (105 - 75.1986 / 2, 105 - 86.8319 / 2, 1, 1), id="row-1"),
+    # two hexagons: 2 widths by (0.75 + 0.25 + 0.75 * 1) ... = 1.75 heights
+    pytest.param(
+        "hex", (300, 300, 140), (300 - 75.1986, 300 - 1.75 * 86.8319 / 2, 2, 2), id="row-2"
+    ),
+    # hex-col, size 79.6888: box 2 * 79.6888 / sqrt 3 = 92.0167 wide, 79.6888 tall
+    pytest.param("hexr", (105, 105, 70), (105 - 92.0167 / 2, 105 - 79.6888 / 2, 1, 1), id="col-1"),
+]
+
+
+@pytest.mark.parametrize("grid_type, graphic_box, expected", HEX_TOKENS)
+def test_tokens_on_hex_pages_count_hexagons_and_keep_their_centre(grid_type, graphic_box, expected):
+    """A Roll20 graphic is sized in 70 px units (x snapping): whole hexagons; its top-left
+    corner is placed so that the canonical hex token box is centred on the graphic."""
+    left, top, px = graphic_box
+    doc = module(grid_type=grid_type, graphics=[graphic(left=left, top=top, width=px, height=px)])
+    tok = token_of(doc)
+    assert (tok["x"], tok["y"], tok["width"], tok["height"]) == pytest.approx(expected, abs=1e-3)
 
 
 def test_page_size_is_70_px_units_whatever_the_snapping():
@@ -1101,26 +1224,51 @@ def test_legacy_token_light(radius, dim_start, expected):
 def test_legacy_light_angle_on_a_token_warns():
     doc = module(graphics=[graphic(light_radius=30, light_otherplayers=True, light_angle="90")])
     result = convert(doc)
-    assert result["scene"]["tokens"][0]["light"] == {"bright": 30, "dim": 30}
+    assert result["scene"]["tokens"][0]["light"] == {"bright": 30, "dim": 30, "seen_by": "everyone"}
     assert result["warnings"][0] == (
         "maps[0].graphics[0]: light cone of 90 deg kept as an omnidirectional light"
     )
 
 
+VISION_WARNING = (
+    "maps[0].graphics: 1 legacy lights seen only by their controllers (light_otherplayers "
+    "false, light_hassight true) read as the token's own darkvision"
+)
+PRIVATE_WARNING = (
+    "maps[0].graphics: 1 token lights seen only by their controllers (light_otherplayers "
+    "false) kept as private lights (seen_by controllers): they light nothing for anyone else"
+)
+# private_lights, light_hassight, light_otherplayers -> token light, darkvision, warning
 PRIVATE = [
-    pytest.param("vision", {"bright": 0, "dim": 0}, 60, id="vision"),
-    pytest.param("light", {"bright": 0, "dim": 60}, 0, id="light"),
+    pytest.param("vision", True, False, (0, 0, "everyone"), 60, VISION_WARNING, id="vision"),
+    pytest.param("light", True, False, (0, 60, "controllers"), 0, PRIVATE_WARNING, id="light"),
+    # no sight: not the darkvision idiom, a private light whatever the choice
+    pytest.param("vision", False, False, (0, 60, "controllers"), 0, PRIVATE_WARNING, id="no-sight"),
+    pytest.param(
+        "vision", False, "false", (0, 60, "controllers"), 0, PRIVATE_WARNING, id="string-false"
+    ),
+    pytest.param("vision", False, 0, (0, 60, "controllers"), 0, PRIVATE_WARNING, id="zero"),
+    # public, or not said: everyone sees it
+    pytest.param("vision", True, True, (0, 60, "everyone"), 0, None, id="public"),
+    pytest.param("vision", True, "", (0, 60, "everyone"), 0, None, id="unset"),
+    pytest.param("vision", True, None, (0, 60, "everyone"), 0, None, id="null"),
 ]
 
 
-@pytest.mark.parametrize("mode, light, darkvision", PRIVATE)
-def test_private_legacy_light_is_darkvision_by_default(mode, light, darkvision):
-    g = graphic(light_radius="60", light_dimradius="-5", light_hassight=True)
+@pytest.mark.parametrize("mode, sight, others, light, darkvision, warning", PRIVATE)
+def test_private_legacy_lights(mode, sight, others, light, darkvision, warning):
+    """Issue 15: a light only its controllers see is the token's darkvision (the pre-2020
+    idiom: light_hassight, private_lights="vision") or a private light (``seen_by``
+    "controllers"), never a light everybody sees."""
+    g = graphic(
+        light_radius="60", light_dimradius="-5", light_hassight=sight, light_otherplayers=others
+    )
     result = convert(module(graphics=[g], showlighting=True), private_lights=mode)
     tok = result["scene"]["tokens"][0]
-    assert tok["light"] == light
+    assert (tok["light"]["bright"], tok["light"]["dim"], tok["light"]["seen_by"]) == light
     assert tok["senses"]["darkvision"] == darkvision
-    assert result["warnings"][0].startswith("maps[0].graphics: 1 legacy lights seen only")
+    private = [w for w in result["warnings"] if "seen only by their controllers" in w]
+    assert private == ([] if warning is None else [warning])
 
 
 def test_light_multiplier_is_low_light_vision():
@@ -1136,13 +1284,13 @@ UDL = [
             "emits_low_light": True,
             "low_light_distance": "20",
         },
-        {"bright": 20, "dim": 40},
+        {"bright": 20, "dim": 40, "seen_by": "everyone"},
         0,
         id="torch-strings",
     ),
     pytest.param(
         {"emits_low_light": True, "low_light_distance": 30},
-        {"bright": 0, "dim": 30},
+        {"bright": 0, "dim": 30, "seen_by": "everyone"},
         0,
         id="low-only",
     ),
@@ -1153,25 +1301,25 @@ UDL = [
             "emits_low_light": False,
             "low_light_distance": 30,
         },
-        {"bright": 15, "dim": 15},
+        {"bright": 15, "dim": 15, "seen_by": "everyone"},
         0,
         id="bright-only",
     ),
     pytest.param(
         {"emits_bright_light": False, "bright_light_distance": 15},
-        {"bright": 0, "dim": 0},
+        {"bright": 0, "dim": 0, "seen_by": "everyone"},
         0,
         id="switched-off",
     ),
     pytest.param(
         {"has_night_vision": True, "night_vision_distance": "60"},
-        {"bright": 0, "dim": 0},
+        {"bright": 0, "dim": 0, "seen_by": "everyone"},
         60,
         id="night-vision-string",
     ),
     pytest.param(
         {"has_night_vision": True, "night_vision_distance": ""},
-        {"bright": 0, "dim": 0},
+        {"bright": 0, "dim": 0, "seen_by": "everyone"},
         0,
         id="night-vision-unset",
     ),
@@ -1189,7 +1337,7 @@ def test_updated_dynamic_lighting_fields(fields, light, darkvision):
 def test_udl_fields_win_over_legacy_ones_on_a_udl_page():
     g = graphic(light_radius=60, emits_bright_light=True, bright_light_distance=10)
     result = convert(module(graphics=[g], dynamic_lighting_enabled=True))
-    assert result["scene"]["tokens"][0]["light"] == {"bright": 10, "dim": 10}
+    assert result["scene"]["tokens"][0]["light"] == {"bright": 10, "dim": 10, "seen_by": "everyone"}
     assert result["warnings"][0] == (
         "maps[0].graphics: legacy light_* fields ignored on 1 graphics (Updated Dynamic "
         "Lighting fields used)"
@@ -1222,6 +1370,7 @@ def test_lit_graphic_off_the_token_layers_is_a_scene_light():
             "rotation": 30,
             "darkness": False,
             "walls": True,
+            "seen_by": "everyone",
         }
     ]
     assert result["warnings"] == [

@@ -219,6 +219,7 @@ REAL_GRIDS = [
 
 @pytest.mark.parametrize("name, width, height", REAL_GRIDS)
 def test_real_grid_size_and_environment(name, width, height):
+    """UVTT says nothing of diagonals: left unset, each ruleset's default applies (GEO-8)."""
     result = convert(real(name))
     scene = result["scene"]
     assert scene["grid"] == {
@@ -226,7 +227,7 @@ def test_real_grid_size_and_environment(name, width, height):
         "distance": 5.0,
         "units": "ft",
         "type": "square",
-        "diagonals": "equidistant",
+        "diagonals": None,
     }
     assert (scene["width"], scene["height"]) == (width, height)
     # ambient_light ffffffff: full white, baked lighting
@@ -353,6 +354,15 @@ def test_fragment_full_result():
     assert (scene["width"], scene["height"]) == (400, 300)
     assert result["warnings"] == []
     assert result["stats"]["baked_lighting"] is False
+
+
+def test_square_grid_leaves_diagonals_unset():
+    """GEO-8: a UVTT file does not say how diagonals count, so ``grid.diagonals`` is None
+    (each ruleset's own default), never a rule of the adapter's choosing."""
+    result = convert(uvtt())
+    assert result["scene"]["grid"]["type"] == "square"
+    assert result["scene"]["grid"]["diagonals"] is None
+    assert SceneSchema().load(result["scene"]).grid.diagonals is None
 
 
 def test_image_is_never_copied():
