@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import shapely
 
+from service.engine.grids import feet_to_units
 from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
@@ -63,8 +64,9 @@ LINE_RANK = {"none": 0, "soft": 1, "cover": 2, "improved": 3}
 #: Rule id of the degree a line gives, when it decides the answer.
 DEGREE_RULE = {"soft": "SF-COV-6", "improved": "SF-COV-8"}
 
-#: SF-COV-5: a low obstacle gives cover only within 6 squares (30 ft) of the target.
-LOW_OBSTACLE_SQUARES = 6
+#: SF-COV-5: a low obstacle gives cover only within 30 ft (6 squares) of the target, in
+#: feet: converted to the scene's units (GEO-8, 9 m on a metric scene).
+LOW_OBSTACLE_FT = 30.0
 
 OPTIONS = {
     "corner_inset": OptionSpec(
@@ -277,7 +279,7 @@ class Starfinder:
         grid = built.scene.grid
         mask = np.ones(built.walls.size, dtype=bool)
         notes = []
-        reach_units = LOW_OBSTACLE_SQUARES * grid.distance
+        reach_units = feet_to_units(LOW_OBSTACLE_FT, grid)
         t_poly = shapely.box(*target_box)
         s_poly = (
             shapely.box(*source_box)
