@@ -520,3 +520,88 @@ def test_range_bands_in_metres(distance_m, increment_m, band, levels):
     assert res.band == band
     assert res.disadvantage_levels == levels
     assert "GEO-8" in res.rules
+
+
+# ---------------------------------------------------------------------------- hex corners
+
+R = 100 / SQRT3  # hex radius for size 100
+
+
+def hex_cover(ruleset: str, wall_span: tuple[float, float] | None, **options):
+    """Cover on a hex-row grid: A three hexes east of T in the same row; a vertical wall
+    midway whose extent is given relative to the row's centre line (px)."""
+    from service.rules.ask import cover_one
+    from service.rules.base import Attack
+
+    g = hex_grid(False)
+    t, a = hex_tok("T", 4, 4, False), hex_tok("A", 4, 7, False)
+    (tx, ty) = offset_centre(4, 4, False, False)
+    walls = []
+    if wall_span is not None:
+        walls = [{"id": "w", "c": [tx + 150, ty + wall_span[0], tx + 150, ty + wall_span[1]]}]
+    sc = scene(g, [t, a], walls)
+    return cover_one(
+        rules.get(ruleset), build_scene(sc), sc.token("A"), sc.token("T"), Attack(), options
+    )
+
+
+def test_hex_corners_are_the_hex_vertices():
+    """On hex grids a token's corners are its hex's six vertices (docs/decisions.md)."""
+    from service.geometry import sampling
+
+    g = hex_grid(False)
+    sc = scene(g, [hex_tok("T", 4, 4, False)])
+    built = build_scene(sc)
+    pts = sampling.space_corners(built, sc.token("T"), built.token_boxes["T"], 0.0)
+    (cx, cy) = offset_centre(4, 4, False, False)
+    assert pts.shape == (6, 2)
+    assert sorted(pts[:, 1].round(6).tolist()) == sorted(
+        [round(cy + d, 6) for d in (-R, -R / 2, -R / 2, R / 2, R / 2, R)]
+    )
+    assert pts[0].tolist() == pytest.approx([cx, cy - R])  # clockwise from the top
+
+
+@pytest.mark.parametrize(
+    ("span", "paired", "dmg"),
+    [
+        pytest.param(None, "none", "none", id="5E-COV-5/8 hex: nothing in the way"),
+        pytest.param((-R - 10, -R * 0.75), "none", "none", id="5E-COV-5 hex: 1 of 6 none"),
+        pytest.param((-R - 10, -R / 4), "half", "none", id="5E-COV-5 hex: 3 of 6 half"),
+        pytest.param((-R * 0.6, R * 0.6), "half", "half", id="5E-COV-5 hex: 4 of 6 still half"),
+        pytest.param(
+            (-R - 10, R * 0.75),
+            "three-quarters",
+            "three-quarters",
+            id="5E-COV-5 hex: 5 of 6; 5E-COV-8 6 of 6 with line of effect",
+        ),
+        pytest.param((-R - 10, R + 10), "total", "total", id="5E-COV-5 hex: 6 of 6 total"),
+    ],
+)
+def test_dnd5e_hex_corner_tables(span, paired, dmg):
+    assert hex_cover("dnd5e", span).cover == paired
+    assert hex_cover("dnd5e", span, cover_method="dmg-corner").cover == dmg
+    assert len(hex_cover("dnd5e", span).lines) == 6
+
+
+@pytest.mark.parametrize(
+    ("span", "degree"),
+    [
+        pytest.param(None, "none", id="SF-COV-1 hex: clear"),
+        pytest.param((-R - 10, R + 10), "total", id="SF-COV-9 hex: wall across"),
+        pytest.param((-R * 0.6, R * 0.6), "cover", id="SF-COV-1 hex: every vertex has a line"),
+        pytest.param((-R - 10, -R * 0.9), "none", id="SF-COV-1 hex: a low vertex sees all six"),
+    ],
+)
+def test_starfinder_hex_cover(span, degree):
+    assert hex_cover("starfinder", span).cover == degree
+
+
+@pytest.mark.parametrize(
+    ("span", "degree"),
+    [
+        pytest.param(None, "none", id="PV-COV-2 hex: centre line clear"),
+        pytest.param((-10, 10), "standard", id="PV-COV-2 hex: centre line through a wall"),
+    ],
+)
+def test_pf2e_hex_cover(span, degree):
+    assert hex_cover("pf2e-variant", span).cover == degree

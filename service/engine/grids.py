@@ -37,7 +37,6 @@ shared/RULES.md GEO-8, SF-FLK-1, PV-RNG-1/2, PV-MEL-1; shared/FORMATS.md A.1, A.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -492,33 +491,44 @@ def within_units(distance: float, limit: float) -> bool:
 # ---------------------------------------------------------------------------- corners
 
 
-def space_outline_cells(token: Token, grid: Grid) -> list[Cell]:
-    """The hexes of a token's footprint as a list of ``(q, r)`` (hex grids only)."""
-    return [(int(q), int(r)) for q, r in footprint(token, grid)]
+def _inset_toward(points: FloatArray, centres: FloatArray, inset_px: float) -> FloatArray:
+    """``points`` each moved ``inset_px`` toward its centre (at most to it), GEO-6."""
+    d = centres - points
+    length = np.hypot(d[:, 0], d[:, 1])
+    step = np.minimum(inset_px, length) / np.where(length > 0, length, 1.0)
+    return points + d * step[:, None]
 
 
-def hex_space_corners(cells: Iterable[Cell], lat: HexLattice) -> FloatArray:
+def hex_space_corners(cells: NDArray[np.int64], lat: HexLattice, inset_px: float) -> FloatArray:
     """The six corners of a space of hexes, clockwise as ``HexLattice.vertex_directions``.
 
     For one hex, its six vertices. For several, the vertex of the space that lies furthest
-    in each of the six vertex directions (the six outer corners of a hex-shaped token).
+    in each of the six vertex directions (the six outer corners of a hex-shaped token; on
+    a flat side facing that way, the vertex nearest the side's middle). Each corner is
+    moved ``inset_px`` toward the centre of its own hex (GEO-6). Shape (6, 2), px.
     """
-    cells_arr = np.array(list(cells), dtype=np.int64).reshape(-1, 2)
     dirs = lat.vertex_directions()
-    pts = (lat.centres(cells_arr)[:, None, :] + lat.radius * dirs[None, :, :]).reshape(-1, 2)
-    out = []
+    centres = lat.centres(cells)
+    pts = (centres[:, None, :] + lat.radius * dirs[None, :, :]).reshape(-1, 2)
+    owner = np.repeat(centres, 6, axis=0)
+    out, own = [], []
     for d in dirs:
         score = pts @ d
         best = np.flatnonzero(score >= score.max() - 1e-9 * lat.size)
-        # Ties (a flat side facing that direction): the one nearest the space's centre line.
         side = pts[best] @ np.array([-d[1], d[0]])
-        mid = (side.max() + side.min()) / 2
-        out.append(pts[best[np.argmin(np.abs(side - mid))]])
-    return np.array(out, dtype=np.float64)
+        pick = best[np.argmin(np.abs(side - (side.max() + side.min()) / 2))]
+        out.append(pts[pick])
+        own.append(owner[pick])
+    return _inset_toward(np.array(out), np.array(own), inset_px)
 
 
-def hex_cell_corners(cells: Sequence[Cell], lat: HexLattice) -> FloatArray:
-    """Every distinct vertex of every hex of a space, px, sorted by x then y."""
-    cells_arr = np.array(list(cells), dtype=np.int64).reshape(-1, 2)
-    pts = (lat.centres(cells_arr)[:, None, :] + lat.radius * lat.vertex_directions()).reshape(-1, 2)
+def hex_every_corner(cells: NDArray[np.int64], lat: HexLattice, inset_px: float) -> FloatArray:
+    """Every vertex of every hex of a space, each inset toward its own hex's centre, (k, 2).
+
+    A vertex shared by two hexes of the space appears once per hex (inset apart); with no
+    inset the duplicates are dropped. Sorted by x then y.
+    """
+    centres = lat.centres(cells)
+    pts = (centres[:, None, :] + lat.radius * lat.vertex_directions()[None, :, :]).reshape(-1, 2)
+    pts = _inset_toward(pts, np.repeat(centres, 6, axis=0), inset_px)
     return np.unique(np.round(pts, 9), axis=0)

@@ -136,16 +136,14 @@ class Starfinder:
         """
         inset = float(options.get("corner_inset") or 0.0)
         target_box = built.token_boxes[target.id]
-        target_corners = sampling.corners(target_box, inset)
+        target_corners = sampling.space_corners(built, target, target_box, inset)
         notes: list[str] = []
         source_box, source_elev, from_origin = attack_source(built, attacker, target, attack)
         if from_origin:
             sources = sampling.origin(source_box[:2])
         else:
             toward = box_centre(target_box)
-            sources, total = sampling.square_corners(
-                source_box, built.scene.grid.size, inset, toward
-            )
+            sources, total = sampling.every_corner(built, attacker, source_box, inset, toward)
             if total > len(sources):
                 notes.append(
                     f"SF-COV-1: the attacker's space has {total} square corners; the "
@@ -205,7 +203,8 @@ class Starfinder:
                 line_kind.append("soft")
             else:
                 line_kind.append("none")
-        per_corner = [max(line_kind[4 * c : 4 * c + 4], key=_rank) for c in range(len(sources))]
+        k = len(ask.target_corners)  # lines per attacker corner: 4, or 6 on hexes
+        per_corner = [max(line_kind[k * c : k * c + k], key=_rank) for c in range(len(sources))]
         best = min(range(len(sources)), key=lambda c: (_rank(per_corner[c]), c))
         degree = per_corner[best]
 
@@ -259,7 +258,7 @@ class Starfinder:
             can_target=degree != "total",
             line_of_effect=loe_clear,
             rules=tuple(dict.fromkeys(rules)),
-            lines=measured.lines(built.walls, slice(4 * best, 4 * best + 4)) if detail else (),
+            lines=measured.lines(built.walls, slice(k * best, k * best + k)) if detail else (),
             notes=tuple(notes),
             concealment=found,
             miss_chance=MISS_CHANCE[found],
