@@ -179,7 +179,8 @@ class HexLattice:
 def _cube_round(qf: FloatArray, rf: FloatArray) -> NDArray[np.int64]:
     """Round fractional axial coordinates to the hex holding them (cube rounding)."""
     sf = -qf - rf
-    q, r, s = np.round(qf), np.round(rf), np.round(sf)
+    # Halves round up, as Foundry's Math.round does (numpy's round goes to even).
+    q, r, s = np.floor(qf + 0.5), np.floor(rf + 0.5), np.floor(sf + 0.5)
     dq, dr, ds = np.abs(q - qf), np.abs(r - rf), np.abs(s - sf)
     fix_q = (dq > dr) & (dq > ds)
     fix_r = ~fix_q & (dr > ds)
