@@ -277,10 +277,22 @@ def footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
 
     A token smaller than a hex counts from the hex that holds its centre (GEO-8). Whole
     sizes take Foundry v12+'s default hex shape (``_ellipse_rows``); any other size the
-    hexes whose centres lie inside its box, else the hex holding its centre.
+    hexes whose centres lie inside its box, else the hex holding its centre. The array is
+    read-only and shared: it is kept per (token, grid), as every pair of a matrix asks.
 
     Raises ``ValueError`` on a square or gridless grid.
     """
+    return _footprint(token, grid)
+
+
+@lru_cache(maxsize=8192)
+def _footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
+    cells = _compute_footprint(token, grid)
+    cells.setflags(write=False)
+    return cells
+
+
+def _compute_footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
     lat = lattice(grid)
     if lat is None:
         raise ValueError("footprint() needs a hex grid.")
