@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from service.engine.grids import FEET_PER_SQUARE, METRES_PER_SQUARE
 from service.errors import RulesError
 from service.rules.arithmetic import check_number, snap
 
@@ -45,7 +46,7 @@ BANDS: tuple[tuple[str, float], ...] = (
 INCREMENT_LEVELS: tuple[tuple[int, int], ...] = ((1, 0), (2, 1), (3, 2), (4, 3), (5, 4), (6, 5))
 
 #: GEO-8: the bands are in feet; a metric distance counts 5 ft per 1.5 m.
-FEET_PER_METRE = 5.0 / 1.5
+FEET_PER_METRE = FEET_PER_SQUARE / METRES_PER_SQUARE
 
 
 # --------------------------------------------------------------------------------------

@@ -71,7 +71,7 @@ def flanking(
         if not within_units(dist, reach):
             return (
                 False,
-                ["SF-FLK-1", "GEO-8"],
+                ["SF-FLK-1"],
                 (
                     f"{who.id} does not threaten {target.id} ({dist:g} {grid.units} > reach "
                     f"{reach:g})."
@@ -80,7 +80,7 @@ def flanking(
         if not _line_of_effect(built, who, target):
             return (
                 False,
-                ["SF-FLK-1", "GEO-1"],
+                ["SF-FLK-1"],
                 f"{who.id} does not threaten {target.id}: no line of effect to it.",
             )
     if lattice(grid) is not None:
