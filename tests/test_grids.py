@@ -527,18 +527,28 @@ def test_range_bands_in_metres(distance_m, increment_m, band, levels):
 R = 100 / SQRT3  # hex radius for size 100
 
 
-def hex_cover(ruleset: str, wall_span: tuple[float, float] | None, **options):
-    """Cover on a hex-row grid: A three hexes east of T in the same row; a vertical wall
-    midway whose extent is given relative to the row's centre line (px)."""
+def hex_cover(ruleset: str, wall_span: tuple[float, float] | None, columns=False, **options):
+    """Cover on a hex grid: A three hexes from T along its row (hex-row: east) or column
+    (hex-col: south); a wall across midway whose extent is given relative to the line of
+    centres (px)."""
     from service.rules.ask import cover_one
     from service.rules.base import Attack
 
-    g = hex_grid(False)
-    t, a = hex_tok("T", 4, 4, False), hex_tok("A", 4, 7, False)
-    (tx, ty) = offset_centre(4, 4, False, False)
+    g = hex_grid(columns)
+    if columns:
+        t, a = hex_tok("T", 4, 4, True), hex_tok("A", 7, 4, True)
+    else:
+        t, a = hex_tok("T", 4, 4, False), hex_tok("A", 4, 7, False)
+    (tx, ty) = offset_centre(4, 4, columns, False)
     walls = []
     if wall_span is not None:
-        walls = [{"id": "w", "c": [tx + 150, ty + wall_span[0], tx + 150, ty + wall_span[1]]}]
+        lo, hi = wall_span
+        c = (
+            [tx + lo, ty + 150, tx + hi, ty + 150]
+            if columns
+            else [tx + 150, ty + lo, tx + 150, ty + hi]
+        )
+        walls = [{"id": "w", "c": c}]
     sc = scene(g, [t, a], walls)
     return cover_one(
         rules.get(ruleset), build_scene(sc), sc.token("A"), sc.token("T"), Attack(), options
@@ -577,10 +587,11 @@ def test_hex_corners_are_the_hex_vertices():
         pytest.param((-R - 10, R + 10), "total", "total", id="5E-COV-5 hex: 6 of 6 total"),
     ],
 )
-def test_dnd5e_hex_corner_tables(span, paired, dmg):
-    assert hex_cover("dnd5e", span).cover == paired
-    assert hex_cover("dnd5e", span, cover_method="dmg-corner").cover == dmg
-    assert len(hex_cover("dnd5e", span).lines) == 6
+@pytest.mark.parametrize("columns", [False, True], ids=["hex-row", "hex-col"])
+def test_dnd5e_hex_corner_tables(columns, span, paired, dmg):
+    assert hex_cover("dnd5e", span, columns).cover == paired
+    assert hex_cover("dnd5e", span, columns, cover_method="dmg-corner").cover == dmg
+    assert len(hex_cover("dnd5e", span, columns).lines) == 6
 
 
 @pytest.mark.parametrize(
@@ -592,8 +603,9 @@ def test_dnd5e_hex_corner_tables(span, paired, dmg):
         pytest.param((-R - 10, -R * 0.9), "none", id="SF-COV-1 hex: a low vertex sees all six"),
     ],
 )
-def test_starfinder_hex_cover(span, degree):
-    assert hex_cover("starfinder", span).cover == degree
+@pytest.mark.parametrize("columns", [False, True], ids=["hex-row", "hex-col"])
+def test_starfinder_hex_cover(columns, span, degree):
+    assert hex_cover("starfinder", span, columns).cover == degree
 
 
 @pytest.mark.parametrize(
@@ -603,5 +615,6 @@ def test_starfinder_hex_cover(span, degree):
         pytest.param((-10, 10), "standard", id="PV-COV-2 hex: centre line through a wall"),
     ],
 )
-def test_pf2e_hex_cover(span, degree):
-    assert hex_cover("pf2e-variant", span).cover == degree
+@pytest.mark.parametrize("columns", [False, True], ids=["hex-row", "hex-col"])
+def test_pf2e_hex_cover(columns, span, degree):
+    assert hex_cover("pf2e-variant", span, columns).cover == degree
