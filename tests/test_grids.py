@@ -618,3 +618,21 @@ def test_starfinder_hex_cover(columns, span, degree):
 @pytest.mark.parametrize("columns", [False, True], ids=["hex-row", "hex-col"])
 def test_pf2e_hex_cover(columns, span, degree):
     assert hex_cover("pf2e-variant", span, columns).cover == degree
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["dnd5e", "starfinder", "pf2e-variant"]),
+    st.integers(-3, 3),
+    st.integers(-3, 3),
+    st.floats(0, 50),
+    st.floats(0, 50),
+)
+def test_tiny_counts_from_its_square(ruleset, i, j, dx, dy):
+    """GEO-8: a tiny creature anywhere in a square is as far as a medium one in it."""
+    if (i, j) == (0, 0):
+        return
+    tiny = tok("T", 100 * i + dx, 100 * j + dy, **TINY)
+    medium = tok("T", 100 * i, 100 * j)
+    a = tok("A", 0, 0)
+    assert distance(ruleset, grid(), [a, tiny]) == distance(ruleset, grid(), [a, medium])

@@ -355,15 +355,15 @@ def hex_box(cells: NDArray[np.int64], lat: HexLattice) -> Box:
 
 
 def hex_inner_boxes(cells: NDArray[np.int64], lat: HexLattice) -> FloatArray:
-    """The largest axis-aligned box inside each hex of ``cells``, px, shape (k, 4).
+    """An axis-aligned box inside each hex of ``cells``, px, shape (k, 4).
 
-    Pointy hexes: the full width between the two vertical sides by the sides' height;
-    flat hexes: the mirror. Lines between two such boxes stay inside the two spaces at
-    their ends (the hexes' bounding boxes would overlap the neighbouring hexes).
+    Pointy hexes: the full width between the two vertical sides by the sides' length; flat
+    hexes: the mirror. Lines between two such boxes start and end inside the two spaces
+    (the hexes' bounding boxes would reach into the neighbouring hexes).
     """
     c = lat.centres(cells)
-    half_long, half_short = lat.radius / 2, lat.size / 2
-    hx, hy = (half_long, half_short) if lat.columns else (half_short, half_long)
+    half_side, half_width = lat.radius / 2, lat.size / 2
+    hx, hy = (half_side, half_width) if lat.columns else (half_width, half_side)
     return np.stack([c[:, 0] - hx, c[:, 1] - hy, c[:, 0] + hx, c[:, 1] + hy], axis=1)
 
 
