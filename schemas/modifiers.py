@@ -426,15 +426,27 @@ class RangeRequestSchema(StrictSchema):
     """``POST /v1/modifiers/range`` (PV-RNG-1..2)."""
 
     ruleset = _ruleset("pf2e-variant", "Range bands and range increments", "PV-RNG-1..2")
-    distance = _ft(required=True, metadata={"description": "Distance to the target in ft."})
+    distance = _ft(
+        required=True, metadata={"description": "Distance to the target in ft (m with units m)."}
+    )
     range_increment = Number(
         load_default=None,
         allow_none=True,
         allow_nan=False,
         validate=validate.Range(0, model.MAX_UNITS, min_inclusive=False),
-        metadata={"description": "Weapon range increment in ft (> 0); omit for band only."},
+        metadata={
+            "description": "Weapon range increment in ft (m with units m, > 0); omit for band only."
+        },
     )
     engaged = Flag(load_default=False, metadata={"description": "Adjacent or in melee."})
+    units = fields.String(
+        load_default="ft",
+        validate=validate.OneOf(("ft", "m")),
+        metadata={
+            "description": "Unit of distance and range_increment: ft (default) or m; "
+            "metres count 5 ft per 1.5 m for the bands (GEO-8)."
+        },
+    )
 
     @post_load
     def kwargs(self, data: dict, **_: Any) -> dict[str, Any]:
@@ -443,6 +455,7 @@ class RangeRequestSchema(StrictSchema):
             "distance_ft": data["distance"],
             "range_increment_ft": data["range_increment"],
             "engaged": data["engaged"],
+            "units": data["units"],
         }
 
 

@@ -91,7 +91,12 @@ class RulesetSchema(Schema):
     id = fields.String()
     title = fields.String()
     cover_degrees = fields.List(fields.String())
-    diagonals = fields.String()
+    diagonals = fields.String(
+        metadata={
+            "description": "The ruleset's default diagonal rule, used when the scene's "
+            "grid.diagonals is unset (GEO-8)."
+        }
+    )
     options = fields.Dict(keys=fields.String(), values=fields.Nested(OptionSchema))
     capabilities = fields.List(fields.String())
 

@@ -93,6 +93,7 @@ class GridSchema(StrictSchema):
     units = _choice(model.Grid, "units", load_default="ft")
     type = _choice(model.Grid, "type", load_default="square")
     diagonals = _choice(model.Grid, "diagonals", load_default=None, allow_none=True)
+    hex_offset = _choice(model.Grid, "hex_offset", load_default="odd")
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Grid:
@@ -324,7 +325,7 @@ class TokenSchema(StrictSchema):
     elevation = _bounded(model.Token, "elevation", load_default=0.0)
     vertical_extent = _bounded(model.Token, "vertical_extent", load_default=None, allow_none=True)
     size = _choice(model.Token, "size", load_default=None, allow_none=True)
-    reach = _bounded(model.Token, "reach", load_default=5.0)
+    reach = _bounded(model.Token, "reach", load_default=None, allow_none=True)
     senses = fields.Nested(SensesSchema, load_default=model.Senses)
     conditions = fields.List(fields.String(), load_default=list)
     swim_speed = _bounded(model.Token, "swim_speed", load_default=0.0)

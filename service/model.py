@@ -146,6 +146,11 @@ class Grid(Value, frozen=True):
 
     ``diagonals`` ``None`` means the scene does not set a diagonal rule: each ruleset takes
     its own default (GEO-8); an explicit value is the scene's rule for every ruleset.
+    ``type``: ``hex-row`` is pointy-topped hexes in rows (Foundry HEXODDR/HEXEVENR),
+    ``hex-col`` flat-topped hexes in columns (HEXODDQ/HEXEVENQ); on hex grids ``size`` is
+    the px between the centres of adjacent hexes, and ``hex_offset`` says which rows
+    (columns) are shifted by half a hex: ``odd`` (Foundry's ODD types) or ``even``
+    (``service.engine.grids``).
     """
 
     size: Annotated[float, Meta(ge=MIN_GRID_SIZE_PX, le=MAX_GRID_SIZE_PX)]
@@ -153,6 +158,7 @@ class Grid(Value, frozen=True):
     units: Literal["ft", "m"] = "ft"
     type: GridType = "square"
     diagonals: Diagonals | None = None
+    hex_offset: Literal["odd", "even"] = "odd"
 
     @property
     def px_per_unit(self) -> float:
@@ -276,6 +282,8 @@ class Token(Value, frozen=True):
     (GEO-5a; ``None``: from its size); it is named so as not to be taken for ``height``, the
     footprint in squares. ``hidden``: hidden from players (Foundry hidden token, Roll20 GM
     layer); the ``ignore_hidden`` option leaves such tokens out of every obstacle.
+    ``reach`` in grid units; ``None`` (the default) is the rules' 5 ft in the scene's units
+    (1.5 m on a metric scene, GEO-8; ``service.engine.grids.reach_units``).
     """
 
     id: Id
@@ -287,7 +295,7 @@ class Token(Value, frozen=True):
     elevation: Elevation = 0.0
     vertical_extent: Units | None = None
     size: Size = None  # type: ignore[assignment]  # None only until __post_init__
-    reach: Units = 5.0
+    reach: Units | None = None
     senses: Senses = field(default_factory=Senses)
     conditions: tuple[str, ...] = ()
     swim_speed: Units = 0.0

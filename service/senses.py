@@ -31,7 +31,6 @@ shared/RULES.md 5E-VIS-1..10, GEO-1, GEO-8; shared/API.md "Vision and detection"
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -39,8 +38,9 @@ import numpy as np
 import shapely
 
 from service.engine.budget import WorkBudget
+from service.engine.grids import diagonal_rule, space_distance_units
 from service.engine.scene import BuiltScene
-from service.engine.spaces import inset_box, space_distance
+from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.geometry.exact import LineOfEffect, lines_of_effect
 from service.geometry.measure import Blocker, wall_blocker
@@ -93,23 +93,13 @@ class SenseReport:
 def distance_units(built: BuiltScene, a: Token, b: Token, diagonals: str) -> float:
     """Distance between two tokens' spaces in grid units, with elevation (GEO-8).
 
-    The horizontal distance counts squares between the nearest squares; the elevation
-    difference is a third axis combined with the same diagonal rule (equidistant: the
-    larger; alternating: every second diagonal step doubled; euclidean: Pythagoras).
+    ``service.engine.grids.space_distance_units`` on the scene's grid (squares, hexes or
+    gridless ruler), with the scene's diagonal rule when it sets one, else ``diagonals``
+    (the ruleset's default). The elevation difference is a third axis under the same rule.
     """
     grid = built.scene.grid
-    flat = space_distance(
-        built.token_boxes[a.id], built.token_boxes[b.id], grid.size, grid.distance, diagonals
-    )
-    dz = abs(a.elevation - b.elevation)
-    if dz == 0:
-        return flat
-    if diagonals == "euclidean":
-        return math.hypot(flat, dz)
-    lo, hi = sorted((flat, dz))
-    if diagonals == "alternating":  # straight (hi - lo) + diagonal lo, every second doubled
-        return hi + math.floor(lo / grid.distance / 2) * grid.distance
-    return hi
+    rule = diagonal_rule(grid, diagonals)
+    return space_distance_units(a, b, grid, built.token_boxes, rule)
 
 
 def _wholly_inside(built: BuiltScene, box: tuple[float, ...], obscurement: str) -> bool:
@@ -168,7 +158,8 @@ def perceive_all(
     built : BuiltScene
     pairs : sequence of (observer, target) Token pairs
     diagonals : str
-        The ruleset's diagonal rule for ranges (GEO-8).
+        The ruleset's default diagonal rule for ranges, used when the scene's grid sets
+        none (GEO-8).
     inset : float
         px by which both spaces shrink before tracing lines (GEO-6).
     budget : WorkBudget, optional

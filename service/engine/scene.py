@@ -15,6 +15,7 @@ import shapely
 from numpy.typing import NDArray
 
 from service.engine.density import WallDensity, wall_density
+from service.engine.grids import token_space_box
 from service.engine.regions import region_edges, region_geometry
 from service.engine.spaces import box_centre
 from service.engine.walls import WallIndex, build_wall_index, index_walls
@@ -93,7 +94,7 @@ def build_scene(scene: Scene) -> BuiltScene:
 
     Cost: O(walls log walls) for the tree, plus the outlines of heavily obscured regions.
     """
-    boxes = {t.id: t.box(scene.grid.size) for t in scene.tokens}
+    boxes = {t.id: token_space_box(t, scene.grid) for t in scene.tokens}
     walls = build_wall_index(scene)
     tall = None
     covers = list(map(attrgetter("cover"), walls.walls))

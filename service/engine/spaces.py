@@ -1,14 +1,11 @@
-"""Token spaces and their sample points, in px (GEO-6, GEO-8)."""
+"""Token spaces and their sample points, in px (GEO-6); distances are ``grids`` (GEO-8)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-
-from service.engine.tolerances import SQUARE_COUNT_TOL
 
 FloatArray = NDArray[np.float64]
 
@@ -59,43 +56,3 @@ def boxes_overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     if a[0] == a[2] or a[1] == a[3] or b[0] == b[2] or b[1] == b[3]:
         return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def space_distance(
-    box_a: tuple[float, float, float, float],
-    box_b: tuple[float, float, float, float],
-    grid_size_px: float,
-    grid_distance: float,
-    diagonals: str,
-) -> float:
-    """Distance in grid units between two spaces (GEO-8).
-
-    Counted between the nearest squares of the two spaces, as a move would count them:
-    adjacent spaces are one square (e.g. 5 ft) apart, overlapping spaces 0. Diagonals:
-    ``equidistant`` (5-5-5), ``alternating`` (5-10-5: every second diagonal costs two
-    squares) or ``euclidean``.
-
-    Parameters
-    ----------
-    box_a, box_b : (x0, y0, x1, y1) px
-    grid_size_px : float
-        Pixels per square.
-    grid_distance : float
-        Grid units per square.
-    diagonals : str
-    """
-
-    def squares(lo_a: float, hi_a: float, lo_b: float, hi_b: float) -> float:
-        gap = max(lo_b - hi_a, lo_a - hi_b)
-        if gap < 0:
-            return 0.0
-        return math.ceil(gap / grid_size_px - SQUARE_COUNT_TOL) + 1.0
-
-    dx = squares(box_a[0], box_a[2], box_b[0], box_b[2])
-    dy = squares(box_a[1], box_a[3], box_b[1], box_b[3])
-    if diagonals == "euclidean":
-        return math.hypot(dx, dy) * grid_distance
-    diag, straight = min(dx, dy), abs(dx - dy)
-    if diagonals == "alternating":
-        return (straight + diag + math.floor(diag / 2)) * grid_distance
-    return (straight + diag) * grid_distance

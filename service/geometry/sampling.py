@@ -3,7 +3,8 @@
 Each function takes a space ``(x0, y0, x1, y1)`` in px and returns points of shape (k, 2)
 in px: the four corners inset toward the centre (dnd5e's paired corners and the DMG's
 corner to corners), every square corner of a multi-square space (Starfinder), the centre
-(pf2e-variant), or an area's point of origin.
+(pf2e-variant), or an area's point of origin. On hex grids a token's corners are its
+hexes' vertices (``space_corners``, ``every_corner``: ``service.engine.grids``).
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ import math
 
 import numpy as np
 
+from service.engine.grids import footprint, hex_every_corner, hex_space_corners, lattice
+from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre, inset_corners
 from service.engine.tolerances import SQUARE_COUNT_TOL
 from service.engine.walls import FloatArray
+from service.model import Token
 
 Box = tuple[float, float, float, float]
 
@@ -78,3 +82,42 @@ def _square_edges(lo: float, hi: float, size_px: float, inset: float) -> FloatAr
         d = min(inset, (b - a) / 2)
         out.update((a + d, b - d))
     return np.array(sorted(out), dtype=np.float64)
+
+
+def space_corners(built: BuiltScene, token: Token | None, box: Box, inset: float) -> FloatArray:
+    """The corners of a token's space that the corner rules trace from (GEO-6, 5E-COV-5).
+
+    Squares and gridless: the box's four corners (``corners``). Hex grids: the six outer
+    corners of the token's hexes, clockwise (``service.engine.grids.hex_space_corners``),
+    each inset toward its hex's centre. ``token`` ``None`` (a point of origin): the box's.
+    """
+    grid = built.scene.grid
+    lat = lattice(grid)
+    if lat is None or token is None:
+        return corners(box, inset)
+    return hex_space_corners(footprint(token, grid), lat, inset)
+
+
+def every_corner(
+    built: BuiltScene,
+    token: Token | None,
+    box: Box,
+    inset: float,
+    toward: tuple[float, float] | None = None,
+) -> tuple[FloatArray, int]:
+    """Every corner of every square (hex) of a token's space (SF-COV-1), as ``square_corners``.
+
+    On hex grids the vertices of its hexes, each inset toward its hex's centre; more than
+    ``MAX_SOURCE_CORNERS`` keep those nearest ``toward``. Returns the corners and how many
+    there were before any cut.
+    """
+    grid = built.scene.grid
+    lat = lattice(grid)
+    if lat is None or token is None:
+        return square_corners(box, grid.size, inset, toward)
+    pts = hex_every_corner(footprint(token, grid), lat, inset)
+    total = len(pts)
+    if total > MAX_SOURCE_CORNERS and toward is not None:
+        d2 = (pts[:, 0] - toward[0]) ** 2 + (pts[:, 1] - toward[1]) ** 2
+        pts = pts[np.sort(np.argsort(d2, kind="stable")[:MAX_SOURCE_CORNERS])]
+    return pts, total

@@ -45,6 +45,21 @@ PAIRED_CORNERS = {0: "none", 1: "none", 2: "half", 3: "three-quarters", 4: "tota
 #: is total only when there is no line of effect at all.
 DMG_CORNER = {0: "none", 1: "half", 2: "half", 3: "three-quarters", 4: "three-quarters"}
 
+#: Hex grids (six corners, docs/decisions.md "Hex grids"): 5E-COV-5 by the share of the six
+#: paired lines blocked, at the seed's cuts (half from 1/2, three-quarters from 3/4, total
+#: all); 5E-COV-8 half up to half of the six lines, three-quarters beyond.
+PAIRED_CORNERS_HEX = {
+    0: "none",
+    1: "none",
+    2: "none",
+    3: "half",
+    4: "half",
+    5: "three-quarters",
+    6: "total",
+}
+DMG_CORNER_HEX = {0: "none", 1: "half", 2: "half", 3: "half", 4: "three-quarters"}
+DMG_CORNER_HEX |= {5: "three-quarters", 6: "three-quarters"}
+
 #: 5E-COV-6: creatures and low walls give at most this degree.
 CREATURE_CAP = "half"
 
@@ -56,18 +71,28 @@ class Method:
     ``pairing`` ``paired``: line k from source corner k to target corner k (4 lines, one
     group); ``every``: every source corner to every target corner (4 groups of 4, one per
     source corner; the attacker picks the best). ``sealed_total``: 4 blocked lines in a
-    group are total only without any line of effect.
+    group are total only without any line of effect. ``hex_table``: the table for the six
+    corners of hex spaces.
     """
 
     rule: str
     pairing: str
     table: dict[int, str]
     sealed_total: bool
+    hex_table: dict[int, str]
+
+    def degree(self, blocked: int, lines: int) -> str:
+        """The degree of ``blocked`` lines out of a group of ``lines`` (4 or 6 on hexes)."""
+        return (self.hex_table if lines == 6 else self.table)[blocked]
 
 
 METHODS = {
-    "paired-corners": Method("5E-COV-5", "paired", PAIRED_CORNERS, sealed_total=False),
-    "dmg-corner": Method("5E-COV-8", "every", DMG_CORNER, sealed_total=True),
+    "paired-corners": Method(
+        "5E-COV-5", "paired", PAIRED_CORNERS, sealed_total=False, hex_table=PAIRED_CORNERS_HEX
+    ),
+    "dmg-corner": Method(
+        "5E-COV-8", "every", DMG_CORNER, sealed_total=True, hex_table=DMG_CORNER_HEX
+    ),
 }
 
 OPTIONS = {
@@ -149,17 +174,18 @@ class Dnd5e:
         method = METHODS[options.get("cover_method") or "paired-corners"]
         target_box = built.token_boxes[target.id]
         source_box, source_elev, from_origin = attack_source(built, attacker, target, attack)
-        if from_origin:  # four lines from the point of origin, one per target corner
-            sources = sampling.origin(source_box[:2], 4)
+        target_corners = sampling.space_corners(built, target, target_box, inset)
+        if from_origin:  # one line from the point of origin per target corner
+            sources = sampling.origin(source_box[:2], len(target_corners))
             method = METHODS["paired-corners"]
         else:
-            sources = sampling.corners(source_box, inset)
+            sources = sampling.space_corners(built, attacker, source_box, inset)
         # GEO-7 / 5E-COV-1: other creatures are solid obstacles; 5E-COV-7: a creature sharing
         # the attacker's or the target's space gives no cover.
         shared, excluded = shared_space(built, attacker, target, source_box, from_origin)
         question = Question(
             sources,
-            sampling.corners(target_box, inset),
+            target_corners,
             method.pairing,  # type: ignore[arg-type]
             (source_elev, target.elevation),
             inset_box(source_box, inset) if attacker is not None else source_box,
@@ -189,15 +215,16 @@ class Dnd5e:
         """
         method = ask.method
         loe_clear = measured.clear("move")
-        full = measured.full_blocked.reshape(-1, 4).sum(axis=1).tolist()
-        anything = measured.blocked.reshape(-1, 4).sum(axis=1).tolist()
+        k = len(ask.question.targets)  # lines per group: 4 corners, 6 on hexes
+        full = measured.full_blocked.reshape(-1, k).sum(axis=1).tolist()
+        anything = measured.blocked.reshape(-1, k).sum(axis=1).tolist()
         best: tuple[str, bool, int] | None = None
         for group in range(len(full)):
             n_wall, n_any = full[group], anything[group]
-            wall_degree = method.table[n_wall]
-            if method.sealed_total and n_wall == 4 and not loe_clear:
+            wall_degree = method.degree(n_wall, k)
+            if method.sealed_total and n_wall == k and not loe_clear:
                 wall_degree = "total"
-            degree, by_creature = _combine(wall_degree, method.table[n_any])
+            degree, by_creature = _combine(wall_degree, method.degree(n_any, k))
             if best is None or _rank(degree) < _rank(best[0]):
                 best = (degree, by_creature, group)
         assert best is not None
@@ -230,7 +257,7 @@ class Dnd5e:
             can_target=degree != "total",
             line_of_effect=loe_clear,
             rules=tuple(dict.fromkeys(rules)),
-            lines=measured.lines(built.walls, slice(4 * group, 4 * group + 4)) if detail else (),
+            lines=measured.lines(built.walls, slice(k * group, k * group + k)) if detail else (),
             notes=tuple(notes),
             modifiers=scene_modifiers(built, attacker, target, attack) if detail else (),
         )

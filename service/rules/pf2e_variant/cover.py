@@ -126,7 +126,7 @@ class Pf2eVariant:
             sources = sampling.origin(source_box[:2])
             rules.append("PV-COV-7")
         elif options.get("measure_from") == "best-corner":
-            sources = sampling.corners(source_box, corner_inset(options))
+            sources = sampling.space_corners(built, attacker, source_box, corner_inset(options))
             rules.append("PV-COV-8")
         else:
             sources = sampling.centre(source_box)

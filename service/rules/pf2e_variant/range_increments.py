@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from service.engine.grids import FEET_PER_SQUARE, METRES_PER_SQUARE
 from service.errors import RulesError
 from service.rules.arithmetic import check_number, snap
 
@@ -43,6 +44,9 @@ BANDS: tuple[tuple[str, float], ...] = (
 #: Disadvantage; beyond the last row the attack is not possible. The seed's light
 #: crossbow (30 ft): ≤ 30 ft none, ≤ 60 one, ≤ 90 two, ≤ 120 three, ≤ 150 four, ≤ 180 five.
 INCREMENT_LEVELS: tuple[tuple[int, int], ...] = ((1, 0), (2, 1), (3, 2), (4, 3), (5, 4), (6, 5))
+
+#: GEO-8: the bands are in feet; a metric distance counts 5 ft per 1.5 m.
+FEET_PER_METRE = FEET_PER_SQUARE / METRES_PER_SQUARE
 
 
 # --------------------------------------------------------------------------------------
@@ -132,33 +136,45 @@ def range_increment_penalty(distance_ft: float, increment_ft: float) -> tuple[in
 
 
 def range_modifiers(
-    distance_ft: float, range_increment_ft: float | None = None, engaged: bool = False
+    distance_ft: float,
+    range_increment_ft: float | None = None,
+    engaged: bool = False,
+    units: str = "ft",
 ) -> RangeResult:
     """Band (PV-RNG-1) and, with an increment, the Disadvantage levels (PV-RNG-2).
 
     Parameters
     ----------
     distance_ft : float
-        Distance to the target in ft, ≥ 0.
+        Distance to the target, ≥ 0, in ``units`` (feet unless ``units`` is ``m``).
     range_increment_ft : float, optional
-        The weapon's range increment in ft, > 0.
+        The weapon's range increment in the same units, > 0.
     engaged : bool
         Adjacent or in melee.
+    units : str
+        ``ft`` or ``m``: a metric distance is converted to feet for the bands, 1.5 m per
+        5 ft (GEO-8); the increments count the same in either unit.
 
     Returns
     -------
     RangeResult
-        ``rules`` is ``("PV-RNG-1",)`` without an increment, else both rule ids.
+        ``rules`` is ``("PV-RNG-1",)`` without an increment, else both rule ids (and
+        ``GEO-8`` when metres were converted).
 
     Raises
     ------
     RulesError
         As ``range_band`` and ``range_increment_penalty``.
     """
-    band = range_band(distance_ft, engaged)
+    extra: tuple[str, ...] = ()
+    band_distance = distance_ft
+    if units == "m":
+        band_distance = check_number(distance_ft, ("distance",)) * FEET_PER_METRE
+        extra = ("GEO-8",)
+    band = range_band(band_distance, engaged)
     if range_increment_ft is None:
         note = "No range_increment: band only (PV-RNG-1)."
-        return RangeResult(band, None, None, ("PV-RNG-1",), (note,))
+        return RangeResult(band, None, None, ("PV-RNG-1", *extra), (note,))
     levels, possible = range_increment_penalty(distance_ft, range_increment_ft)
     notes = () if possible else ("Beyond six range increments: not possible (PV-RNG-2).",)
-    return RangeResult(band, levels, possible, ("PV-RNG-1", "PV-RNG-2"), notes)
+    return RangeResult(band, levels, possible, ("PV-RNG-1", "PV-RNG-2", *extra), notes)

@@ -45,8 +45,8 @@ def concealment(
     ----------
     sources : ndarray of shape (s, 2)
         The attacker's corner points in px (SF-COV-1).
-    target_corners : ndarray of shape (4, 2)
-        px.
+    target_corners : ndarray of shape (k, 2)
+        px: the target space's 4 corners (6 on hex grids).
     rules : list of str
         Rule ids applied are appended.
 
@@ -71,7 +71,7 @@ def concealment(
     rules.append("SF-CON-1")
     segs = np.array([[*s, *t] for s in sources for t in target_corners], dtype=np.float64)
     touched = segments_touch_regions(segs, polys).any(axis=1)
-    per_corner = touched.reshape(len(sources), 4).any(axis=1)
+    per_corner = touched.reshape(len(sources), len(target_corners)).any(axis=1)
     reading = options.get("concealment_corner") or "defender"
     hit = per_corner.any() if reading == "defender" else per_corner.all()
     return "concealment" if hit else "none"

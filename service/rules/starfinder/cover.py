@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import shapely
 
+from service.engine.grids import feet_to_units
 from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
@@ -63,8 +64,9 @@ LINE_RANK = {"none": 0, "soft": 1, "cover": 2, "improved": 3}
 #: Rule id of the degree a line gives, when it decides the answer.
 DEGREE_RULE = {"soft": "SF-COV-6", "improved": "SF-COV-8"}
 
-#: SF-COV-5: a low obstacle gives cover only within 6 squares (30 ft) of the target.
-LOW_OBSTACLE_SQUARES = 6
+#: SF-COV-5: a low obstacle gives cover only within 30 ft (6 squares) of the target, in
+#: feet: converted to the scene's units (GEO-8, 9 m on a metric scene).
+LOW_OBSTACLE_FT = 30.0
 
 OPTIONS = {
     "corner_inset": OptionSpec(
@@ -134,16 +136,14 @@ class Starfinder:
         """
         inset = float(options.get("corner_inset") or 0.0)
         target_box = built.token_boxes[target.id]
-        target_corners = sampling.corners(target_box, inset)
+        target_corners = sampling.space_corners(built, target, target_box, inset)
         notes: list[str] = []
         source_box, source_elev, from_origin = attack_source(built, attacker, target, attack)
         if from_origin:
             sources = sampling.origin(source_box[:2])
         else:
             toward = box_centre(target_box)
-            sources, total = sampling.square_corners(
-                source_box, built.scene.grid.size, inset, toward
-            )
+            sources, total = sampling.every_corner(built, attacker, source_box, inset, toward)
             if total > len(sources):
                 notes.append(
                     f"SF-COV-1: the attacker's space has {total} square corners; the "
@@ -203,7 +203,8 @@ class Starfinder:
                 line_kind.append("soft")
             else:
                 line_kind.append("none")
-        per_corner = [max(line_kind[4 * c : 4 * c + 4], key=_rank) for c in range(len(sources))]
+        k = len(ask.target_corners)  # lines per attacker corner: 4, or 6 on hexes
+        per_corner = [max(line_kind[k * c : k * c + k], key=_rank) for c in range(len(sources))]
         best = min(range(len(sources)), key=lambda c: (_rank(per_corner[c]), c))
         degree = per_corner[best]
 
@@ -257,7 +258,7 @@ class Starfinder:
             can_target=degree != "total",
             line_of_effect=loe_clear,
             rules=tuple(dict.fromkeys(rules)),
-            lines=measured.lines(built.walls, slice(4 * best, 4 * best + 4)) if detail else (),
+            lines=measured.lines(built.walls, slice(k * best, k * best + k)) if detail else (),
             notes=tuple(notes),
             concealment=found,
             miss_chance=MISS_CHANCE[found],
@@ -277,7 +278,7 @@ class Starfinder:
         grid = built.scene.grid
         mask = np.ones(built.walls.size, dtype=bool)
         notes = []
-        reach_units = LOW_OBSTACLE_SQUARES * grid.distance
+        reach_units = feet_to_units(LOW_OBSTACLE_FT, grid)
         t_poly = shapely.box(*target_box)
         s_poly = (
             shapely.box(*source_box)

@@ -1,19 +1,46 @@
-"""Starfinder flanking (SF-FLK-1 of ``shared/RULES.md``)."""
+"""Starfinder flanking (SF-FLK-1 of ``shared/RULES.md``).
+
+A creature flanks with an ally when both **threaten** the target, that is could attack it
+in melee: the target is within its reach (GEO-8: the distance the grid counts, reach in
+the scene's units, 5 ft by default) **and** it has line of effect to the target (a wall
+between them stops the threat, ``service.geometry.exact``); and the line between the
+centres of a square (hex) of each passes through opposite edges or opposite corners of
+the target's space. Creatures with 0 reach cannot flank.
+
+On hex grids the target's space is the outline of its hexes: two sides are opposite when
+their outward directions are; on squares that is the seed's left/right, top/bottom and
+opposite corners.
+"""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+import shapely
+
+from service.engine.grids import (
+    diagonal_rule,
+    footprint,
+    hex_inner_boxes,
+    lattice,
+    reach_units,
+    space_distance_units,
+    within_units,
+)
 from service.engine.scene import BuiltScene
-from service.engine.spaces import space_distance
-from service.engine.tolerances import CHORD_TOL, SQUARE_COUNT_TOL
+from service.engine.spaces import inset_box
+from service.engine.tolerances import CHORD_TOL, DEFAULT_CORNER_INSET_PX, SQUARE_COUNT_TOL
+from service.geometry.exact import lines_of_effect
 from service.model import Token
 
-#: GEO-8: Starfinder counts diagonals 5-10-5.
+#: GEO-8: Starfinder counts diagonals 5-10-5 (when the scene sets no rule).
 DIAGONALS = "alternating"
 
 #: Slack in px when telling which edge of a space a line crosses.
 EDGE_TOL_PX = 1e-6
+
+Point = tuple[float, float]
 
 
 def flanking(
@@ -21,10 +48,12 @@ def flanking(
 ) -> tuple[bool, list[str], str]:
     """SF-FLK-1: whether ``attacker`` and ``ally`` flank ``target``.
 
-    The line between the centres of a square of each (any square of a multi-square
-    creature) must pass through opposite edges or opposite corners of the target's
-    space; both must threaten the target (within reach, GEO-8 with alternating
-    diagonals) and have reach above 0.
+    Both must threaten the target: reach above 0, the target within reach (GEO-8, the
+    scene's diagonal rule or alternating; reach ``None`` is 5 ft in the scene's units), and
+    line of effect from their space to the target's (walls restricting movement, low
+    obstacles aside). Then the line between the centres of a square (hex) of each (any
+    square of a multi-square creature) must pass through opposite edges or opposite
+    corners of the target's space.
 
     Returns
     -------
@@ -32,20 +61,30 @@ def flanking(
         Flanking, rule ids, and the reason.
     """
     grid = built.scene.grid
+    rule = diagonal_rule(grid, DIAGONALS)
     tb = built.token_boxes[target.id]
     for who in (attacker, ally):
-        if who.reach <= 0:
+        reach = reach_units(who, grid)
+        if reach <= 0:
             return False, ["SF-FLK-1"], f"{who.id} has 0 reach and cannot flank."
-        dist = space_distance(built.token_boxes[who.id], tb, grid.size, grid.distance, DIAGONALS)
-        if dist > who.reach:
+        dist = space_distance_units(who, target, grid, built.token_boxes, rule)
+        if not within_units(dist, reach):
             return (
                 False,
                 ["SF-FLK-1"],
                 (
                     f"{who.id} does not threaten {target.id} ({dist:g} {grid.units} > reach "
-                    f"{who.reach:g})."
+                    f"{reach:g})."
                 ),
             )
+        if not _line_of_effect(built, who, target):
+            return (
+                False,
+                ["SF-FLK-1"],
+                f"{who.id} does not threaten {target.id}: no line of effect to it.",
+            )
+    if lattice(grid) is not None:
+        return _hex_flanking(built, attacker, ally, target)
     for ca in _square_centres(built.token_boxes[attacker.id], grid.size):
         for cb in _square_centres(built.token_boxes[ally.id], grid.size):
             if _opposite_sides(ca, cb, tb):
@@ -53,9 +92,32 @@ def flanking(
     return False, ["SF-FLK-1"], "No line between their squares crosses opposite sides."
 
 
-def _square_centres(
-    box: tuple[float, float, float, float], size: float
-) -> list[tuple[float, float]]:
+def _line_of_effect(built: BuiltScene, who: Token, target: Token) -> bool:
+    """Line of effect from ``who``'s space to ``target``'s (5E-LOE-2's exact search).
+
+    Walls restricting movement block (GEO-1), low obstacles do not (one attacks over
+    them). On hex grids each space is the boxes inside its hexes (``hex_inner_boxes``):
+    any clear pair of hexes is a line of effect.
+    """
+    grid = built.scene.grid
+    lat = lattice(grid)
+    if lat is None:
+        boxes_a = np.array([built.token_boxes[who.id]])
+        boxes_b = np.array([built.token_boxes[target.id]])
+    else:
+        boxes_a = hex_inner_boxes(footprint(who, grid), lat)
+        boxes_b = hex_inner_boxes(footprint(target, grid), lat)
+    ia, ib = np.meshgrid(np.arange(len(boxes_a)), np.arange(len(boxes_b)), indexing="ij")
+    froms = np.array([inset_box(b, DEFAULT_CORNER_INSET_PX) for b in boxes_a[ia.ravel()]])
+    tos = np.array([inset_box(b, DEFAULT_CORNER_INSET_PX) for b in boxes_b[ib.ravel()]])
+    elev = np.tile([who.elevation, target.elevation], (len(froms), 1)).astype(np.float64)
+    found = lines_of_effect(
+        built.walls, froms, tos, "move", elevations=elev, wall_mask=built.tall_walls
+    )
+    return any(line.clear for line in found)
+
+
+def _square_centres(box: tuple[float, float, float, float], size: float) -> list[Point]:
     x0, y0, x1, y1 = box
     nx = max(1, math.ceil((x1 - x0) / size - SQUARE_COUNT_TOL))
     ny = max(1, math.ceil((y1 - y0) / size - SQUARE_COUNT_TOL))
@@ -64,9 +126,7 @@ def _square_centres(
     return [(x0 + (i + 0.5) * w, y0 + (j + 0.5) * h) for i in range(nx) for j in range(ny)]
 
 
-def _opposite_sides(
-    a: tuple[float, float], b: tuple[float, float], box: tuple[float, float, float, float]
-) -> bool:
+def _opposite_sides(a: Point, b: Point, box: tuple[float, float, float, float]) -> bool:
     """Whether segment a-b enters and leaves ``box`` through opposite edges or corners."""
     x0, y0, x1, y1 = box
     dx, dy = b[0] - a[0], b[1] - a[1]
@@ -102,3 +162,62 @@ def _opposite_sides(
         or ("top" in enter and "bottom" in leave)
         or ("bottom" in enter and "top" in leave)
     )
+
+
+# ---------------------------------------------------------------------------- hexes
+
+
+def _hex_flanking(
+    built: BuiltScene, attacker: Token, ally: Token, target: Token
+) -> tuple[bool, list[str], str]:
+    """SF-FLK-1 on a hex grid: hex centres of each, opposite sides of the target's hexes."""
+    grid = built.scene.grid
+    lat = lattice(grid)
+    assert lat is not None
+    cells = footprint(target, grid)
+    hexes = [shapely.Polygon(lat.vertices((int(q), int(r)))) for q, r in cells]
+    outline = shapely.union_all(hexes, grid_size=lat.size * 1e-9)
+    if not isinstance(outline, shapely.Polygon):  # hexes meeting at a point only
+        outline = outline.convex_hull
+    ring = np.asarray(shapely.geometry.polygon.orient(outline, 1.0).exterior.coords)
+    centres_a = lat.centres(footprint(attacker, grid))
+    centres_b = lat.centres(footprint(ally, grid))
+    for ca in centres_a:
+        for cb in centres_b:
+            if _opposite_outline_sides(tuple(ca), tuple(cb), outline, ring):
+                return True, ["SF-FLK-1"], "The line between them crosses opposite sides."
+    return False, ["SF-FLK-1"], "No line between their hexes crosses opposite sides."
+
+
+def _opposite_outline_sides(a: Point, b: Point, outline: shapely.Polygon, ring: np.ndarray) -> bool:
+    """Whether segment a-b enters and leaves ``outline`` through sides facing opposite ways.
+
+    ``ring`` is the outline's exterior, counter-clockwise by the shoelace sign, so that
+    the outward normal of the side ``(dx, dy)`` is ``(dy, -dx)``.
+    """
+    seg = shapely.LineString([a, b])
+    cut = shapely.intersection(seg, outline)
+    if cut.is_empty or cut.length <= CHORD_TOL * max(seg.length, 1.0):
+        return False
+    pts = np.concatenate([np.asarray(g.coords) for g in getattr(cut, "geoms", [cut])])
+    d = np.subtract(b, a)
+    t = (pts - np.asarray(a)) @ d / (d @ d)
+    enter, leave = pts[np.argmin(t)], pts[np.argmax(t)]
+    n_in, n_out = _side_normals(enter, ring), _side_normals(leave, ring)
+    return any(float(u @ v) < -1 + 1e-9 for u in n_in for v in n_out)
+
+
+def _side_normals(p: np.ndarray, ring: np.ndarray) -> list[np.ndarray]:
+    """Outward unit normals of the outline's sides through point ``p`` (two at a corner)."""
+    out = []
+    for s, e in zip(ring[:-1], ring[1:], strict=True):
+        edge = e - s
+        length = float(np.hypot(*edge))
+        if length == 0:
+            continue
+        w = p - s
+        along = float(w @ edge) / length
+        off = abs(float(edge[0] * w[1] - edge[1] * w[0])) / length
+        if off < EDGE_TOL_PX and -EDGE_TOL_PX <= along <= length + EDGE_TOL_PX:
+            out.append(np.array([edge[1], -edge[0]]) / length)
+    return out
