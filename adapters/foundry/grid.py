@@ -154,6 +154,8 @@ def read_grid(doc: Mapping, ctx: Context, settings: object = None) -> tuple[dict
         "type": gtype_out,
         "diagonals": diag_out,
     }
+    if gtype is not None and gtype_out.startswith("hex"):
+        grid["hex_offset"] = HEX_OFFSETS.get(int(gtype), "odd")
     return grid, read
 
 

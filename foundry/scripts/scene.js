@@ -205,7 +205,8 @@ function span(bottom, top) {
  *
  * @param {object} scene  the Scene document (`grid: {type, size, distance, units}`)
  * @param {object} [grid] `canvas.grid` (v12+: `diagonals` from the core setting)
- * @returns {object} `{size, distance, units, type, diagonals}`; size in px, distance in units;
+ * @returns {object} `{size, distance, units, type, diagonals, hex_offset?}`; size in px, distance in units
+ *   (`hex_offset` on hex grids: which rows or columns Foundry shifts, HEX_OFFSETS);
  *   `diagonals` null when `canvas.grid` has no known rule (GEO-8: each ruleset's default)
  */
 export function buildGrid(scene, grid) {
@@ -220,7 +221,9 @@ export function buildGrid(scene, grid) {
   // A legacy hex grid (`flags.core.legacyHex`: made before v10) measured its size across the
   // hex's corners; the canonical size is the distance between adjacent centres.
   const legacy = type.startsWith("hex") && scene.flags?.core?.legacyHex === true;
-  return { size: legacy ? clean((size * Math.sqrt(3)) / 2) : size, distance, units, type, diagonals };
+  const out = { size: legacy ? clean((size * Math.sqrt(3)) / 2) : size, distance, units, type, diagonals };
+  if (type.startsWith("hex")) out.hex_offset = HEX_OFFSETS[raw.type] ?? "odd";
+  return out;
 }
 
 /** Canvas width and height in px, padding included (`canvas.dimensions`, else computed). */

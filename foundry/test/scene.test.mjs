@@ -37,9 +37,12 @@ test("grid: type, units, diagonals from the core setting (GEO-8), canvas size wi
     assert.equal(build({}, { diagonals }).grid.diagonals, rule, `diagonals ${diagonals}`);
   }
   const scene = build({ grid: { type: 4, size: 80, distance: 1.5, units: "m" } });
-  assert.deepEqual(scene.grid, { size: 80, distance: 1.5, units: "m", type: "hex-col", diagonals: "equidistant" });
-  for (const [type, expected] of [[0, "gridless"], [1, "square"], [2, "hex-row"], [3, "hex-row"], [4, "hex-col"], [5, "hex-col"]]) {
-    assert.equal(build({ grid: { type, size: 100, distance: 5, units: "ft" } }).grid.type, expected);
+  assert.deepEqual(scene.grid, { size: 80, distance: 1.5, units: "m", type: "hex-col", diagonals: "equidistant", hex_offset: "odd" });
+  const types = [[0, "gridless", undefined], [1, "square", undefined], [2, "hex-row", "odd"], [3, "hex-row", "even"], [4, "hex-col", "odd"], [5, "hex-col", "even"]];
+  for (const [type, expected, offset] of types) {
+    const grid = build({ grid: { type, size: 100, distance: 5, units: "ft" } }).grid;
+    assert.equal(grid.type, expected);
+    assert.equal(grid.hex_offset, offset, `hex_offset of type ${type}`);
   }
   assert.equal(build({ grid: { type: 0, size: 150, distance: 1, units: "Schritt" } }).grid.units, "m");
   // legacy hex grids (made before v10) measured their size across the corners

@@ -949,10 +949,15 @@ def test_grid_types(value, expected, read, warnings):
     "value, offset", [(2, "odd"), (3, "even"), (4, "odd"), (5, "even"), (0, None), (1, None)]
 )
 def test_hex_offsets_table(value, offset):
-    """HEXODD* shift the odd rows/columns, HEXEVEN* the even ones (FORMATS.md A.2)."""
+    """HEXODD* shift the odd rows/columns, HEXEVEN* the even ones (FORMATS.md A.2).
+
+    The imported grid carries it as ``hex_offset`` (hex grids only), which places the hexes.
+    """
     from adapters.foundry.grid import HEX_OFFSETS
 
     assert HEX_OFFSETS.get(value) == offset
+    grid = to_scene(v10_doc(grid={"type": value, "size": 100, "distance": 5, "units": "ft"}))
+    assert grid["scene"]["grid"].get("hex_offset") == offset
 
 
 DIAGONALS = [

@@ -196,6 +196,7 @@ def test_real_t2k_humvee_hex_metres():
         "units": "m",
         "type": "hex-col",
         "diagonals": None,
+        "hex_offset": "odd",
     }
     assert result["stats"]["read"]["grid.size"].startswith("a <= v9 hex grid: 91 px")
 
