@@ -196,11 +196,15 @@ def test_characters_xml_cannot_hold_are_dropped():
     assert "Orc chief" in texts
 
 
-def test_light_circles_bright_and_dim_in_px():
-    root = parse(render_svg(load(sample_scene())))
+def test_light_bright_and_dim_radii_in_px_when_no_wall_cuts():
+    """5E-VIS-3: bright and dim radii (grid units) drawn in px: 100 px per 5 ft."""
+    raw = {
+        "grid": {"size": 100, "distance": 5},
+        "lights": [{"id": "torch", "x": 150, "y": 150, "bright": 20, "dim": 40}],
+    }
+    root = parse(render_svg(load(raw)))
     (torch,) = find_all(root, "./svg:g[@id='lights']/svg:g[@data-id='torch']")
     circles = {c.get("class"): c for c in torch.findall("svg:circle", NS)}
-    # grid 100 px per 5 ft: bright 20 ft = 400 px, dim 40 ft = 800 px, at (150, 150)
     assert float(circles["bright"].get("r")) == 400
     assert float(circles["dim"].get("r")) == 800
     assert (circles["dim"].get("cx"), circles["dim"].get("cy")) == ("150", "150")
@@ -216,7 +220,7 @@ def test_cone_light_is_a_sector_and_token_light_is_drawn():
     root = parse(render_svg(load(raw)))
     cone = find_all(root, ".//svg:g[@data-id='cone']")[0]
     assert [p.get("class") for p in cone.findall("svg:path", NS)] == ["dim", "bright"]
-    carried = find_all(root, ".//svg:g[@class='light token-light']")[0]
+    carried = find_all(root, ".//svg:g[@class='light token-light on']")[0]
     assert carried.get("data-id") == "t"
     bright = carried.find("svg:circle[@class='bright']", NS)
     assert (bright.get("cx"), bright.get("cy"), bright.get("r")) == ("350", "350", "100")
@@ -293,12 +297,12 @@ def test_lines_coloured_and_caption_in_band_above_scene():
     assert blocked.get("data-blockers") == "w"
     assert root.find("svg:title", NS).text == "Answer: 1 of 2 <blocked>"
     caption = root.find("./svg:g[@id='caption']/svg:text", NS)
-    assert caption.text == "Answer: 1 of 2 <blocked>"
+    assert "".join(caption.itertext()) == "Answer: 1 of 2 <blocked>"
     x, y, w, h = view_box(root)
     assert y < -100  # the band sits above the contents' box
     assert float(caption.get("y")) < -100
     labels = [t.text for t in find_all(root, ".//svg:g[@id='legend']/svg:text")]
-    assert labels[:3] == ["clear line", "blocked line", "wall"]
+    assert labels[:3] == ["clear line", "blocked line", "wall: blocks movement, sight, light"]
 
 
 def test_highlight_marks_source_and_target():
@@ -322,7 +326,7 @@ def test_cover_query_half_cover_two_red_two_green(sample_geo):
     root = parse(render_query(sample_geo, query))
     assert _colours(root) == sorted([BLOCKED_COLOUR] * 2 + [CLEAR_COLOUR] * 2)
     caption = root.find("svg:title", NS).text
-    assert caption.startswith("dnd5e cover of Goblin from Elf archer: half (+2 AC) — ")
+    assert caption.startswith("dnd5e: Goblin has half cover from Elf archer (+2 AC) — ")
     assert "5E-COV-5" in caption
 
 
@@ -330,7 +334,7 @@ def test_cover_query_total_cover_all_red(sample_geo):
     query = {"type": "cover", "ruleset": "dnd5e", "attacker": "archer", "target": "kobold"}
     root = parse(render_query(sample_geo, query))
     assert _colours(root) == [BLOCKED_COLOUR] * 4
-    assert "total (cannot be targeted)" in root.find("svg:title", NS).text
+    assert "has total cover from Elf archer (cannot be targeted)" in root.find("svg:title", NS).text
     blockers = {line.get("data-blockers") for line in traced(root)}
     assert all("inner-north" in b.split() for b in blockers)
 
@@ -344,14 +348,21 @@ def test_cover_query_area_origin(sample_geo):
     }
     root = parse(render_query(sample_geo, query))
     assert traced(root)
-    assert "cover of Goblin from area origin (150, 150): " in root.find("svg:title", NS).text
+    assert "Goblin has no cover from an area at (150, 150)" in root.find("svg:title", NS).text
 
 
 @pytest.mark.parametrize(
     ("target", "colour", "words"),
     [
-        pytest.param("goblin", CLEAR_COLOUR, "seen (sight", id="seen"),
-        pytest.param("kobold", BLOCKED_COLOUR, "not seen", id="behind-wall"),
+        pytest.param(
+            "goblin", CLEAR_COLOUR, "Elf archer sees Goblin in bright light (sight)", id="seen"
+        ),
+        pytest.param(
+            "kobold",
+            BLOCKED_COLOUR,
+            "Elf archer does not see Kobold in dim light: no line of sight",
+            id="behind-wall",
+        ),
     ],
 )
 def test_vision_query_centre_line_coloured_by_can_see(sample_geo, target, colour, words):
@@ -374,7 +385,7 @@ def test_line_of_effect_query_witness_or_blocked(sample_geo):
         render_query(sample_geo, {"type": "line-of-effect", "from": "archer", "to": "kobold"})
     )
     assert _colours(blocked) == [BLOCKED_COLOUR]
-    assert "blocked by inner-north" in blocked.find("svg:title", NS).text
+    assert "blocked by wall inner-north" in blocked.find("svg:title", NS).text
 
 
 def test_line_query_between_a_point_and_a_token(sample_geo):
@@ -491,7 +502,7 @@ def test_delian_tomb_cover_picture():
     assert (x, w, y + h) == (0, 6148, 6148)
     caption = root.find("svg:title", NS).text
     assert caption.startswith(
-        "dnd5e cover of Goblin (bNmhsTCeyRtXVwRs) from Goblin (vTb2FbAEQ4QQcZAA): none"
+        "dnd5e: Goblin (bNmhsTCeyRtXVwRs) has no cover from Goblin (vTb2FbAEQ4QQcZAA) — "
     )
 
 
