@@ -91,8 +91,9 @@ OUTPUT_MAX_PX = 2400.0
 MIN_TEXT_PX = 13.0
 LEGEND_TEXT_PX = 15.0
 CAPTION_TEXT_PX = 19.0
-#: Width of a normal wall in output px, at least.
-MIN_WALL_PX = 2.0
+#: Width of a normal wall, and of a traced line, in output px, at least.
+MIN_WALL_PX = 2.5
+MIN_LINE_PX = 3.0
 
 
 @dataclass(frozen=True)

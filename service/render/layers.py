@@ -19,8 +19,15 @@ from typing import Any
 from shapely.geometry import Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
-from service.model import Light, Region, Scene, Wall
-from service.render.frame import Scale, creature_band, height_text, line_parts, token_name
+from service.model import Light, Region, Scene, Token, Wall
+from service.render.frame import (
+    MIN_LINE_PX,
+    Scale,
+    creature_band,
+    height_text,
+    line_parts,
+    token_name,
+)
 from service.render.lightarea import QUAD_SEGS, geometry_path, lit_area
 from service.render.styles import (
     BLOCKED_COLOUR,
@@ -355,6 +362,10 @@ def draw_lights(
     return kinds
 
 
+#: A token's name is cut to this many times the token's width (full name in its title).
+LABEL_WIDTH = 1.8
+
+
 def _halo_text(
     parent: ET.Element,
     x: float,
@@ -424,6 +435,7 @@ def draw_tokens(
     grid_type = scene.grid.type
     source = highlight[0] if len(highlight) >= 2 else None
     unit = scale.unit
+    texts: list[tuple[Token, bool, bool, tuple[float, float]]] = []
     for tok in scene.tokens:
         x0, y0, x1, y1 = tok.box(size)
         lit = tok.id in highlight
@@ -463,27 +475,43 @@ def draw_tokens(
         else:
             hexagon = _hexagon(bx0, by0, bx1, by1, pointy=grid_type == "hex-row")
             sub(g, "polygon", {"points": hexagon, **paint})
-        name = xml_text(token_name(tok))
-        width = x1 - x0
-        font = min(0.24 * size, max(0.11 * size, 1.7 * width / max(len(name), 1)))
-        font = max(font, scale.text)
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        elevated = tok.elevation != 0 or tok.id in show_heights
-        _halo_text(g, cx, cy - (0.55 * font if elevated else 0), name, font, {"class": "name"})
         bottom, top = creature_band(tok, scene.grid.units)
-        if elevated:
-            _halo_text(
-                g,
-                cx,
-                cy + 0.6 * font,
-                height_text(bottom, top, scene.grid.units),
-                font * 0.85,
-                {"class": "elevation", "font-style": "italic"},
-            )
+        elevated = tok.elevation != 0 or tok.id in show_heights
         title = f"{token_name(tok)} ({tok.id})"
         if elevated:
             title += f", {height_text(bottom, top, scene.grid.units)}"
         sub(g, "title").text = xml_text(title)
+        named = bool(tok.name) and tok.name != tok.id
+        if named or lit or elevated:
+            texts.append((tok, named, elevated, (bottom, top)))
+    # Names last, over every token's space, so that a large token never hides a name.
+    names = sub(root, "g", {"id": "token-labels"})
+    for tok, named, elevated, band in texts:
+        x0, y0, x1, y1 = tok.box(size)
+        width = x1 - x0
+        name = xml_text(token_name(tok))
+        font = min(0.24 * size, max(0.11 * size, 1.7 * width / max(len(name), 1)))
+        font = max(font, scale.text)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        label = sub(names, "g", {"class": "token-label", "data-id": tok.id})
+        if named or tok.id in highlight:
+            shown = short_text(name, max(int(LABEL_WIDTH * max(width, size) / (0.55 * font)), 4))
+            dy = -0.55 * font if elevated else 0.0
+            _halo_text(label, cx, cy + dy, shown, font, {"class": "name"})
+        if elevated:
+            _halo_text(
+                label,
+                cx,
+                cy + (0.6 * font if named or tok.id in highlight else 0.0),
+                height_text(*band, scene.grid.units),
+                font * 0.85,
+                {"class": "elevation", "font-style": "italic"},
+            )
+
+
+def short_text(text: str, most: int) -> str:
+    """``text`` cut to at most ``most`` characters, ending with "…" when cut."""
+    return text if len(text) <= most else text[: max(most - 1, 1)].rstrip() + "…"
 
 
 def draw_height_labels(
@@ -555,7 +583,7 @@ def draw_lines(root: ET.Element, lines: Sequence[Any], scale: Scale) -> None:
                 "x2": num(xb),
                 "y2": num(yb),
                 "stroke": BLOCKED_COLOUR if blocked else CLEAR_COLOUR,
-                "stroke-width": num(0.8 * scale.unit),
+                "stroke-width": num(max(0.8 * scale.unit, MIN_LINE_PX / scale.out)),
                 "stroke-opacity": "0.9",
                 "stroke-linecap": "round",
                 "data-blockers": " ".join(blockers) if blockers else None,

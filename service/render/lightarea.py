@@ -110,8 +110,8 @@ def lit_area(scene: Scene, light: Light, radius_px: float) -> BaseGeometry | Non
     shapely geometry or None
         The lit area (a star-shaped polygon from the light, cut to the circle of
         ``radius_px``), or None when the light is not constrained by walls (``walls:
-        false``) or no light-blocking wall comes within its radius: then the whole circle
-        is lit.
+        false``) or no light-blocking wall within its radius cuts anything off: then the
+        whole circle is lit.
     """
     if not light.walls or radius_px <= 0 or not scene.walls:
         return None
@@ -157,7 +157,10 @@ def lit_area(scene: Scene, light: Light, radius_px: float) -> BaseGeometry | Non
     if not ring.is_valid:
         ring = shapely.make_valid(ring)
     circle = Point(light.x, light.y).buffer(radius_px, quad_segs=QUAD_SEGS)
-    return ring.intersection(circle)
+    lit = ring.intersection(circle)
+    if lit.area >= circle.area * (1 - 1e-9):
+        return None  # the walls in reach cut nothing off (one limited wall, say)
+    return lit
 
 
 def _polygons(geom: BaseGeometry) -> list[Polygon]:

@@ -56,7 +56,7 @@ WALL_STYLES: dict[str, WallStyle] = {
     "light-only": WallStyle("#e0a800", 1.0, (0.8, 0.8), "blocks light only"),
     "sound-only": WallStyle("#00897b", 1.0, (0.3, 0.9), "blocks sound only"),
     "none": WallStyle("#9e9e9e", 0.5, (0.4, 1.2), "blocks nothing"),
-    "limited": WallStyle("#1c1c1c", 1.0, (0.05, 1.0), "limited (terrain): 2 block"),
+    "limited": WallStyle("#795548", 1.2, (0.05, 2.4), "limited (terrain): 2 block"),
     "proximity": WallStyle("#6a1b9a", 1.2, (2.4, 0.6, 0.6, 0.6), "proximity / distance"),
 }
 
