@@ -122,7 +122,7 @@ def sense_words(sense: str) -> str:
 def cover_words(degree: str) -> str:
     """A cover degree as a caption says it.
 
-    A cover degree as a caption says it: ``"no cover"``, ``"half cover"``, ``"cover"``
+    ``"no cover"``, ``"half cover"``, ``"cover"``
     (Starfinder's plain degree), ``"total cover"``.
     """
     if degree == "none":

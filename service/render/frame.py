@@ -92,7 +92,7 @@ MIN_TEXT_PX = 13.0
 LEGEND_TEXT_PX = 15.0
 CAPTION_TEXT_PX = 19.0
 #: Width of a normal wall, and of a traced line, in output px, at least.
-MIN_WALL_PX = 2.5
+MIN_WALL_PX = 3.0
 MIN_LINE_PX = 3.0
 
 
@@ -157,7 +157,7 @@ def creature_band(token: Token, units: str) -> tuple[float, float]:
 def height_text(bottom: float | None, top: float | None, units: str) -> str:
     """A height range for a label.
 
-    A height range for a label: ``"0–10 ft"``, ``"up to 10 ft"``, ``"from 5 ft up"``
+    ``"0–10 ft"``, ``"up to 10 ft"``, ``"from 5 ft up"``
     (a ``None`` bound is unbounded, GEO-5).
     """
     if bottom is None and top is None:

@@ -321,7 +321,7 @@ def draw_lights(
 ) -> set[str]:
     """Append ``<g id="lights">``.
 
-    Append ``<g id="lights">``: scene lights, then lights carried by tokens (at their
+    Scene lights, then lights carried by tokens (at their
     centre, at the token's elevation); return the light kinds drawn (``lit``, ``off``,
     ``private``, ``darkness``).
 
@@ -362,8 +362,10 @@ def draw_lights(
     return kinds
 
 
-#: A token's name is cut to this many times the token's width (full name in its title).
+#: A token's name is cut to this many times its width (at least two squares) or to
+#: LABEL_CHARS characters, whichever is longer (the full name is in its title).
 LABEL_WIDTH = 1.8
+LABEL_CHARS = 8
 
 
 def _halo_text(
@@ -400,7 +402,7 @@ def _halo_text(
 def _hexagon(x0: float, y0: float, x1: float, y1: float, pointy: bool) -> str:
     """Points of a hexagon inscribed in a box.
 
-    Points of a hexagon inscribed in a box: pointy-topped (``hex-row``) or flat-topped
+    Pointy-topped (``hex-row``) or flat-topped
     (``hex-col``), its flat sides on the box's sides.
     """
     w, h = x1 - x0, y1 - y0
@@ -414,28 +416,34 @@ def _hexagon(x0: float, y0: float, x1: float, y1: float, pointy: bool) -> str:
     return " ".join(f"{num(x)},{num(y)}" for x, y in pts)
 
 
+#: What :func:`draw_token_labels` writes for a token: the token, whether it has a name of
+#: its own, whether its elevation is shown, its vertical extent (grid units).
+TokenLabel = tuple[Token, bool, bool, tuple[float, float]]
+
+
 def draw_tokens(
     root: ET.Element,
     scene: Scene,
     scale: Scale,
     highlight: Sequence[str],
     show_heights: Sequence[str] = (),
-) -> None:
-    """Append ``<g id="tokens">``: a space and a name per token.
+) -> list[TokenLabel]:
+    """Append ``<g id="tokens">``: one space per token; return the labels to write.
 
     The space is a rectangle on square grids, a hexagon on hex grids (``hex-row``
     pointy-topped, ``hex-col`` flat-topped), an ellipse on gridless scenes. ``highlight``
-    holds token ids to outline; with two or more, the first is the source. A token with a
-    non-zero elevation, and each token in ``show_heights``, gets a second label
-    (class ``elevation``) with its vertical extent (GEO-5a), e.g. ``"30–35 ft"``.
-    Names are at least :data:`~service.render.frame.MIN_TEXT_PX` output px high.
+    holds token ids to outline; with two or more, the first is the source. The labels
+    (for :func:`draw_token_labels`): a token's name when it has one of its own (not its
+    id) or is highlighted; a second label with its vertical extent (GEO-5a, e.g.
+    ``"30–35 ft"``) when its elevation is not 0 or it is in ``show_heights``. Names are at
+    least :data:`~service.render.frame.MIN_TEXT_PX` output px high.
     """
     group = sub(root, "g", {"id": "tokens"})
     size = scene.grid.size
     grid_type = scene.grid.type
     source = highlight[0] if len(highlight) >= 2 else None
     unit = scale.unit
-    texts: list[tuple[Token, bool, bool, tuple[float, float]]] = []
+    texts: list[TokenLabel] = []
     for tok in scene.tokens:
         x0, y0, x1, y1 = tok.box(size)
         lit = tok.id in highlight
@@ -484,7 +492,23 @@ def draw_tokens(
         named = bool(tok.name) and tok.name != tok.id
         if named or lit or elevated:
             texts.append((tok, named, elevated, (bottom, top)))
-    # Names last, over every token's space, so that a large token never hides a name.
+    return texts
+
+
+def draw_token_labels(
+    root: ET.Element,
+    scene: Scene,
+    scale: Scale,
+    highlight: Sequence[str],
+    texts: Sequence[TokenLabel],
+) -> None:
+    """Append ``<g id="token-labels">``: each token's name and elevation (:func:`draw_tokens`).
+
+    Drawn last, over every token's space and traced line, so that neither hides a name;
+    one ``<g class="token-label" data-id=...>`` per labelled token, with a ``<text
+    class="name">`` and, for an elevated token, a ``<text class="elevation">``.
+    """
+    size = scene.grid.size
     names = sub(root, "g", {"id": "token-labels"})
     for tok, named, elevated, band in texts:
         x0, y0, x1, y1 = tok.box(size)
@@ -495,7 +519,8 @@ def draw_tokens(
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         label = sub(names, "g", {"class": "token-label", "data-id": tok.id})
         if named or tok.id in highlight:
-            shown = short_text(name, max(int(LABEL_WIDTH * max(width, size) / (0.55 * font)), 4))
+            most = int(LABEL_WIDTH * max(width, 2 * size) / (0.55 * font))
+            shown = short_text(name, max(most, LABEL_CHARS))
             dy = -0.55 * font if elevated else 0.0
             _halo_text(label, cx, cy + dy, shown, font, {"class": "name"})
         if elevated:
@@ -519,7 +544,7 @@ def draw_height_labels(
 ) -> None:
     """Append ``<g id="height-labels">``.
 
-    Append ``<g id="height-labels">``: one label per blocker whose height range decides
+    One label per blocker whose height range decides
     a traced line (GEO-5): ``(kind, id, x, y, text)`` with ``kind`` ``wall`` or ``region``,
     the label at ``(x, y)`` px; class ``height-label``, ``data-id`` the blocker's id.
     """

@@ -176,7 +176,7 @@ def _polygons(geom: BaseGeometry) -> list[Polygon]:
 def geometry_path(geom: BaseGeometry, num: Callable[[float], str]) -> str:
     """SVG path data of the polygons of ``geom``.
 
-    SVG path data of the polygons of ``geom``, every ring closed (draw with
+    Every ring closed (draw with
     ``fill-rule="evenodd"``); ``num`` formats a coordinate.
     """
     parts: list[str] = []

@@ -24,6 +24,7 @@ from service.render.layers import (
     draw_lines,
     draw_map_outline,
     draw_regions,
+    draw_token_labels,
     draw_tokens,
     draw_walls,
 )
@@ -106,7 +107,7 @@ def deciding_heights(
 ) -> list[tuple[str, str, float, float, str]]:
     """Blockers whose height range decides a traced line (GEO-5).
 
-    Blockers whose height range decides a traced line (GEO-5): every wall with a
+    Every wall with a
     ``height`` and every region with an ``elevation`` that a traced line crosses in 2-D
     (the height is what lets the line pass over or under it, or not).
 
@@ -200,8 +201,9 @@ def render_svg(
     draw_map_outline(root, scene, scale)
     wall_kinds = draw_walls(root, scene, scale)
     highlight = list(dict.fromkeys(highlight))
-    draw_tokens(root, scene, scale, highlight, list(show_heights))
+    labels = draw_tokens(root, scene, scale, highlight, list(show_heights))
     draw_lines(root, lines, scale)
+    draw_token_labels(root, scene, scale, highlight, labels)
     draw_height_labels(root, deciding_heights(scene, lines), scale)
 
     legend = legend_entries(
