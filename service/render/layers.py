@@ -400,19 +400,21 @@ def _halo_text(
 
 
 def _hexagon(x0: float, y0: float, x1: float, y1: float, pointy: bool) -> str:
-    """Points of a hexagon inscribed in a box.
+    """Points of the regular hexagon a token's box stands for.
 
-    Pointy-topped (``hex-row``) or flat-topped
-    (``hex-col``), its flat sides on the box's sides.
+    Pointy-topped (``hex-row``): as wide across its flat sides as the box; flat-topped
+    (``hex-col``): as high across its flat sides as the box; centred on the box, as the
+    grid's cells are drawn.
     """
-    w, h = x1 - x0, y1 - y0
-    cx, cy = x0 + w / 2, y0 + h / 2
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     if pointy:
-        pts = [(cx, y0), (x1, y0 + h / 4), (x1, y0 + 3 * h / 4), (cx, y1)]
-        pts += [(x0, y0 + 3 * h / 4), (x0, y0 + h / 4)]
+        half, r = (x1 - x0) / 2, (x1 - x0) / math.sqrt(3)
+        pts = [(cx, cy - r), (cx + half, cy - r / 2), (cx + half, cy + r / 2), (cx, cy + r)]
+        pts += [(cx - half, cy + r / 2), (cx - half, cy - r / 2)]
     else:
-        pts = [(x0 + w / 4, y0), (x0 + 3 * w / 4, y0), (x1, cy), (x0 + 3 * w / 4, y1)]
-        pts += [(x0 + w / 4, y1), (x0, cy)]
+        half, r = (y1 - y0) / 2, (y1 - y0) / math.sqrt(3)
+        pts = [(cx - r, cy), (cx - r / 2, cy - half), (cx + r / 2, cy - half), (cx + r, cy)]
+        pts += [(cx + r / 2, cy + half), (cx - r / 2, cy + half)]
     return " ".join(f"{num(x)},{num(y)}" for x, y in pts)
 
 

@@ -51,7 +51,8 @@ def _grid_pattern(defs: ET.Element, scene: Scene, scale: Scale) -> bool:
 
     Square: cells of ``grid.size`` px. ``hex-row``: pointy-topped hexagons ``grid.size`` px
     across their flat sides, rows offset; ``hex-col``: flat-topped, columns offset. The
-    pattern starts at the scene's origin.
+    cells are lined up with the first token (its corner on a square grid, its centre on a
+    hex grid), else with the scene's origin.
     """
     grid = scene.grid
     size = grid.size
@@ -77,12 +78,32 @@ def _grid_pattern(defs: ET.Element, scene: Scene, scale: Scale) -> bool:
             tile = (3 * r, size)
             centres = [(y, x) for x, y in centres]
         paths = [_hex_d(cx, cy, r, pointy) for cx, cy in centres]
+    # Line the cells up with the first token (tokens stand on cells): its top-left corner
+    # on a square grid, its centre on a hex's centre.
+    ox = oy = 0.0
+    if scene.tokens:
+        first = scene.tokens[0]
+        if grid.type == "square":
+            ox, oy = first.x, first.y
+        else:
+            x0, y0, x1, y1 = first.box(size)
+            hx, hy = (
+                (size / 2, size / math.sqrt(3))
+                if grid.type == "hex-row"
+                else (
+                    size / math.sqrt(3),
+                    size / 2,
+                )
+            )
+            ox, oy = (x0 + x1) / 2 - hx, (y0 + y1) / 2 - hy
     pattern = sub(
         defs,
         "pattern",
         {
             "id": "grid",
             "class": f"grid-{grid.type}",
+            "x": num(ox % tile[0]),
+            "y": num(oy % tile[1]),
             "width": num(tile[0]),
             "height": num(tile[1]),
             "patternUnits": "userSpaceOnUse",
