@@ -352,6 +352,7 @@ def test_render_vision_line_of_effect_and_bare_scene_to_stdout(sample):
     for args in (
         ["--vision", "archer:kobold", "-r", "dnd5e"],
         ["--line-of-effect", "archer:kobold"],
+        ["--line-of-sight", "archer:kobold"],
         [],
     ):
         svg = ok("render", sample, *args).stdout

@@ -838,7 +838,10 @@ def test_cropped_map_shows_its_outline():
     assert outline.get("fill") == "none"
     x, _, w, _ = view_box(root)
     assert (x, w) == (-200, 1000)
+    assert "map outline (scene width × height)" in _labels(root)
     assert not find_all(parse(render_svg(load(mini()))), "./svg:rect[@id='map-outline']")
+    inside = {**raw, "walls": [{"id": "w", "c": [0, 100, 500, 100]}]}
+    assert "map outline (scene width × height)" not in _labels(parse(render_svg(load(inside))))
 
 
 # ----- readable text at any grid size

@@ -177,11 +177,13 @@ def legend_entries(
     scale: Scale,
     scene: Scene,
     highlighted: int,
+    outline: bool = False,
 ) -> list[tuple[str, dict[str, object]]]:
     """Legend entries for what the picture holds: (label, stroke attributes of its sample).
 
     Wall kinds are named by what they block (GEO-1), e.g. ``"window: blocks movement, not
-    sight"``; regions by obscurement and light (GEO-9); lights lit, off or private.
+    sight"``; regions by obscurement and light (GEO-9); lights lit, off or private;
+    ``outline``: the map's outline, when something is drawn outside it (a cropped map).
     """
     unit = scale.unit
     out: list[tuple[str, dict[str, object]]] = []
@@ -246,4 +248,11 @@ def legend_entries(
             "stroke-dasharray": f"{num(1.5 * unit)} {num(1.5 * unit)}",
         }
         out.append(("light switched off", off))
+    if outline:
+        edge: dict[str, object] = {
+            "stroke": "#37474f",
+            "stroke-width": num(0.6 * unit),
+            "stroke-dasharray": f"{num(3 * unit)} {num(1.5 * unit)}",
+        }
+        out.append(("map outline (scene width × height)", edge))
     return out

@@ -227,8 +227,14 @@ def render_svg(
     draw_token_labels(root, scene, scale, highlight, labels)
     draw_height_labels(root, deciding_heights(scene, lines), scale)
 
+    cropped = bool(scene.width and scene.height) and box != (
+        0.0,
+        0.0,
+        float(scene.width or 0),
+        float(scene.height or 0),
+    )
     legend = legend_entries(
-        wall_kinds, region_kinds, light_kinds, lines, scale, scene, len(highlight)
+        wall_kinds, region_kinds, light_kinds, lines, scale, scene, len(highlight), cropped
     )
     band = band_height(x1 - x0, scale, caption, legend)
     if band:
