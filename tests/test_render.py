@@ -25,6 +25,7 @@ from service.render import (
     CAPTIONS,
     CLEAR_COLOUR,
     WALL_STYLES,
+    lightarea,
     render_svg,
     wall_kind,
 )
@@ -1135,3 +1136,20 @@ def test_unnamed_tokens_get_no_label_unless_highlighted():
     root = parse(render_svg(load(raw), highlight=["-KdtA7i3vge7xTsvW5Dq"]))
     (label,) = find_all(root, "./svg:g[@id='token-labels']/svg:g")
     assert label.get("data-id") == "-KdtA7i3vge7xTsvW5Dq"
+
+
+def test_light_clipping_is_bounded_per_picture(monkeypatch):
+    """Clipping work is bounded: once the picture's ray–wall tests are spent, further lights
+    are whole circles whose titles say they were not clipped."""
+    monkeypatch.setattr(lightarea, "PICTURE_TESTS", 2000)
+    raw = {
+        "grid": {"size": 100, "distance": 5},
+        "walls": [{"id": "w", "c": [300, -1000, 300, 1000]}],
+        "lights": [{"id": f"l{k}", "x": 100, "y": 10 * k, "dim": 20} for k in range(20)],
+    }
+    root = parse(render_svg(load(raw)))
+    groups = find_all(root, "./svg:g[@id='lights']/svg:g")
+    clipped = [g.find("svg:path[@class='dim']", NS) is not None for g in groups]
+    assert clipped[0] and not clipped[-1]
+    assert clipped == sorted(clipped, reverse=True)
+    assert "not clipped" in groups[-1].find("svg:title", NS).text

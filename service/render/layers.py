@@ -28,7 +28,7 @@ from service.render.frame import (
     line_parts,
     token_name,
 )
-from service.render.lightarea import QUAD_SEGS, geometry_path, lit_area
+from service.render.lightarea import QUAD_SEGS, ClipBudget, geometry_path, lit_area
 from service.render.styles import (
     BLOCKED_COLOUR,
     CLEAR_COLOUR,
@@ -219,6 +219,7 @@ def _draw_light(
     scale: Scale,
     reach: float,
     private: bool,
+    budget: ClipBudget,
 ) -> str:
     """Draw one light's ``<g>``.
 
@@ -268,7 +269,7 @@ def _draw_light(
         )
         sub(g, "title").text = xml_text(f"{kind} {light.id}: off")
         return "off"
-    lit = lit_area(scene, light, outer)
+    lit = lit_area(scene, light, outer, budget)
     if light.darkness:
         radii = (("dim", light.dim, "#000000", "0.3"), ("bright", light.bright, "#000000", "0.3"))
         edge = "#000000"
@@ -310,6 +311,8 @@ def _draw_light(
     )
     who = ", private (its controllers only)" if private else ""
     clipped = ", clipped by walls" if lit is not None else ""
+    if lit is None and budget.exhausted and light.walls:
+        clipped = ", not clipped (too many lights and walls to clip in one picture)"
     sub(g, "title").text = xml_text(
         f"{kind} {light.id}: bright {light.bright:g}, dim {light.dim:g} units{clipped}{who}"
     )
@@ -335,6 +338,7 @@ def draw_lights(
     group = sub(root, "g", {"id": "lights"})
     x0, y0, x1, y1 = box
     kinds: set[str] = set()
+    budget = ClipBudget(scene)
 
     def reach(x: float, y: float) -> float:
         far_x = max(abs(x - x0), abs(x - x1))
@@ -344,7 +348,9 @@ def draw_lights(
     for light in scene.lights:
         private = light.seen_by == "controllers"
         kinds.add(
-            _draw_light(group, scene, light, "light", scale, reach(light.x, light.y), private)
+            _draw_light(
+                group, scene, light, "light", scale, reach(light.x, light.y), private, budget
+            )
         )
     for tok in scene.tokens:
         if tok.light.bright > 0 or tok.light.dim > 0:
@@ -356,7 +362,14 @@ def draw_lights(
             private = tok.light.seen_by == "controllers"
             kinds.add(
                 _draw_light(
-                    group, scene, carried, "light token-light", scale, reach(cx, cy), private
+                    group,
+                    scene,
+                    carried,
+                    "light token-light",
+                    scale,
+                    reach(cx, cy),
+                    private,
+                    budget,
                 )
             )
     return kinds

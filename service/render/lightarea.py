@@ -8,7 +8,9 @@ is exact up to :data:`BESIDE_RAD`; it is then cut to the light's radius (and con
 
 Bounded work: at most :data:`MAX_WALLS` walls per light (the nearest) and so at most
 ``3 * 2 * MAX_WALLS + ARC_RAYS`` rays; a light with more walls in reach is drawn against
-its nearest :data:`MAX_WALLS` only (the picture, not an answer, is approximate there).
+its nearest :data:`MAX_WALLS` only (the picture, not an answer, is approximate there). All
+the lights of one picture share :data:`PICTURE_TESTS` ray–wall tests (:class:`ClipBudget`);
+lights past it are drawn unclipped, and their titles say so.
 
 Which walls (as ``service.lighting`` reads them): a closed door or wall whose ``light`` is
 not ``"none"``; a one-way wall only from its blocking side (GEO-3); a proximity wall only
@@ -43,6 +45,8 @@ MAX_WALLS = 400
 BESIDE_RAD = 1e-4
 #: Segments per quarter circle of the light's round edge.
 QUAD_SEGS = 24
+#: Most ray–wall tests for all the lights of one picture (beyond: whole circles).
+PICTURE_TESTS = 10_000_000
 
 
 def _segment_distance(px: float, py: float, c: np.ndarray) -> np.ndarray:
@@ -93,7 +97,30 @@ def _ray_hits(ox: float, oy: float, angles: np.ndarray, c: np.ndarray) -> np.nda
     return np.where(hit, t, np.inf)  # type: ignore[no-any-return]
 
 
-def lit_area(scene: Scene, light: Light, radius_px: float) -> BaseGeometry | None:
+class ClipBudget:
+    """Ray–wall tests left for one picture (:data:`PICTURE_TESTS`) and the walls' ends.
+
+    Once spent, further lights are drawn as whole circles (``exhausted`` says so), so a
+    scene with thousands of lights and walls still draws in bounded time.
+    """
+
+    def __init__(self, scene: Scene, tests: int | None = None) -> None:
+        self.left = PICTURE_TESTS if tests is None else tests
+        self.exhausted = False
+        self.coords = np.array([w.c for w in scene.walls], dtype=float).reshape(-1, 4)
+
+    def spend(self, tests: int) -> bool:
+        """Take ``tests`` ray–wall tests if that many are left; False (and exhausted) if not."""
+        if tests > self.left:
+            self.exhausted = True
+            return False
+        self.left -= tests
+        return True
+
+
+def lit_area(
+    scene: Scene, light: Light, radius_px: float, budget: ClipBudget | None = None
+) -> BaseGeometry | None:
     """The area ``light`` lights within ``radius_px``, clipped by walls; None if no wall cuts.
 
     Parameters
@@ -104,6 +131,9 @@ def lit_area(scene: Scene, light: Light, radius_px: float) -> BaseGeometry | Non
         Position px; ``angle``/``rotation`` give its cone (clipped by the caller's sector).
     radius_px : float
         The outer radius drawn, px (> 0).
+    budget : ClipBudget, optional
+        The picture's ray–wall tests left (a fresh one of :data:`PICTURE_TESTS` if None);
+        when it cannot pay for this light, None (the whole circle).
 
     Returns
     -------
@@ -116,7 +146,10 @@ def lit_area(scene: Scene, light: Light, radius_px: float) -> BaseGeometry | Non
     if not light.walls or radius_px <= 0 or not scene.walls:
         return None
     ppu = scene.grid.px_per_unit
-    coords = np.array([w.c for w in scene.walls], dtype=float)
+    budget = budget if budget is not None else ClipBudget(scene)
+    if budget.exhausted:
+        return None
+    coords = budget.coords
     near = _segment_distance(light.x, light.y, coords) < radius_px
     kinds: list[str] = []
     keep: list[int] = []
@@ -144,6 +177,8 @@ def lit_area(scene: Scene, light: Light, radius_px: float) -> BaseGeometry | Non
     )
     angles = np.unique(np.mod(angles + math.pi, 2 * math.pi) - math.pi)
     far = radius_px * 1.5
+    if not budget.spend(len(angles) * len(c)):
+        return None
     hits = _ray_hits(light.x, light.y, angles, c)
     reach = np.full(len(angles), far)
     if np.any(~limited):
