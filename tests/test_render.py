@@ -314,7 +314,7 @@ def test_lines_coloured_and_caption_in_band_above_scene():
     assert y < -100  # the band sits above the contents' box
     assert float(caption.get("y")) < -100
     labels = [t.text for t in find_all(root, ".//svg:g[@id='legend']/svg:text")]
-    assert labels[:3] == ["clear line", "blocked line", "wall: blocks movement, sight, light"]
+    assert labels[:3] == ["clear line", "blocked line", "wall: blocks movement and sight"]
 
 
 def test_highlight_marks_source_and_target():

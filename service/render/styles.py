@@ -44,7 +44,7 @@ SENSES = ("move", "sight", "light", "sound")
 #: Wall kinds (:func:`wall_kind`) and their strokes, in legend order. Each label says what
 #: the kind blocks (GEO-1): "movement" is movement and effect (line of effect, cover).
 WALL_STYLES: dict[str, WallStyle] = {
-    "normal": WallStyle("#1c1c1c", 1.0, (), "wall: blocks movement, sight, light"),
+    "normal": WallStyle("#1c1c1c", 1.0, (), "wall: blocks movement and sight"),
     "low": WallStyle("#7a6a2f", 0.8, (), "low wall (cover: low)"),
     "door": WallStyle("#8b4513", 2.0, (), "door (closed)"),
     "door-locked": WallStyle("#5a2608", 2.0, (), "door (locked)"),
@@ -53,7 +53,7 @@ WALL_STYLES: dict[str, WallStyle] = {
     "secret-open": WallStyle("#8e24aa", 1.0, (1.6, 1.2), "secret door (open)"),
     "window": WallStyle("#4fb3ef", 1.4, (), "window: blocks movement, not sight"),
     "sight-only": WallStyle("#5f5f5f", 1.0, (2.0, 0.8, 0.3, 0.8), "blocks sight, not movement"),
-    "light-only": WallStyle("#e0a800", 1.0, (0.8, 0.8), "blocks light only"),
+    "light-only": WallStyle("#e0a800", 1.0, (0.8, 0.8), "blocks light, not movement or sight"),
     "sound-only": WallStyle("#00897b", 1.0, (0.3, 0.9), "blocks sound only"),
     "none": WallStyle("#9e9e9e", 0.5, (0.4, 1.2), "blocks nothing"),
     "limited": WallStyle("#795548", 1.2, (0.05, 2.4), "limited (terrain): 2 block"),
