@@ -1153,3 +1153,12 @@ def test_light_clipping_is_bounded_per_picture(monkeypatch):
     assert clipped[0] and not clipped[-1]
     assert clipped == sorted(clipped, reverse=True)
     assert "not clipped" in groups[-1].find("svg:title", NS).text
+
+
+def test_cone_light_is_clipped_by_walls_too():
+    """A cone (angle 90, rotation -90: facing +x) stops at the light-blocking wall x = 300."""
+    group = _one_wall_light({}, {"angle": 90, "rotation": -90})
+    lit = _lit_polygon(group, "dim")
+    assert lit.bounds[2] <= 300.01
+    assert lit.bounds[0] >= 100 - 0.01  # facing +x: nothing behind the light
+    assert lit.area < math.pi * 400**2 / 4
