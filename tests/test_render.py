@@ -1162,3 +1162,21 @@ def test_cone_light_is_clipped_by_walls_too():
     assert lit.bounds[2] <= 300.01
     assert lit.bounds[0] >= 100 - 0.01  # facing +x: nothing behind the light
     assert lit.area < math.pi * 400**2 / 4
+
+
+@pytest.mark.parametrize(
+    ("grid_type", "origin"),
+    [
+        pytest.param("square", ("0", "0"), id="squares from (0, 0)"),
+        pytest.param("hex-row", ("35", "0"), id="hex-row: row 0 centred on x = 0 (odd rows)"),
+        pytest.param("hex-col", ("0", "35"), id="hex-col: column 0 centred on y = 0 (odd)"),
+    ],
+)
+def test_grid_cells_start_at_the_scene_origin(grid_type, origin):
+    """The drawn cells are the engine's lattice: from the scene's (0, 0); on hex grids
+    ``grid.size`` px between adjacent centres (docs/decisions.md "Hex grids")."""
+    root = parse(render_svg(load({"grid": {"size": 70, "type": grid_type}})))
+    (pattern,) = find_all(root, "./svg:defs/svg:pattern")
+    assert (pattern.get("x"), pattern.get("y")) == origin
+    across = {"square": (70, 70), "hex-row": (70, 121.24), "hex-col": (121.24, 70)}[grid_type]
+    assert (float(pattern.get("width")), float(pattern.get("height"))) == across

@@ -50,9 +50,9 @@ def _grid_pattern(defs: ET.Element, scene: Scene, scale: Scale) -> bool:
     """Add ``<pattern id="grid">`` for a square or hex grid; False on a gridless scene.
 
     Square: cells of ``grid.size`` px. ``hex-row``: pointy-topped hexagons ``grid.size`` px
-    across their flat sides, rows offset; ``hex-col``: flat-topped, columns offset. The
-    cells are lined up with the first token (its corner on a square grid, its centre on a
-    hex grid), else with the scene's origin.
+    across their flat sides (the px between adjacent centres), rows offset; ``hex-col``:
+    flat-topped, columns offset. Cells start at the scene's (0, 0), as
+    ``service.engine`` lays them.
     """
     grid = scene.grid
     size = grid.size
@@ -78,24 +78,16 @@ def _grid_pattern(defs: ET.Element, scene: Scene, scale: Scale) -> bool:
             tile = (3 * r, size)
             centres = [(y, x) for x, y in centres]
         paths = [_hex_d(cx, cy, r, pointy) for cx, cy in centres]
-    # Line the cells up with the first token (tokens stand on cells): its top-left corner
-    # on a square grid, its centre on a hex's centre.
+    # The lattice starts at the scene's (0, 0) (docs/decisions.md "Hex grids"): hex-row's
+    # row 0 and hex-col's column 0 have a hex centred on the axis unless even rows
+    # (columns) are the shifted ones (``grid.hex_offset``, "odd" when the model has none).
     ox = oy = 0.0
-    if scene.tokens:
-        first = scene.tokens[0]
-        if grid.type == "square":
-            ox, oy = first.x, first.y
+    if grid.type != "square":
+        odd = getattr(grid, "hex_offset", "odd") != "even"
+        if grid.type == "hex-row":
+            ox = size / 2 if odd else 0.0
         else:
-            x0, y0, x1, y1 = first.box(size)
-            hx, hy = (
-                (size / 2, size / math.sqrt(3))
-                if grid.type == "hex-row"
-                else (
-                    size / math.sqrt(3),
-                    size / 2,
-                )
-            )
-            ox, oy = (x0 + x1) / 2 - hx, (y0 + y1) / 2 - hy
+            oy = size / 2 if odd else 0.0
     pattern = sub(
         defs,
         "pattern",
