@@ -341,7 +341,7 @@ def test_render_writes_svg_with_caption(sample, tmp_path):
     out = tmp_path / "cover.svg"
     result = ok("render", sample, "--cover", "archer:goblin", "-r", "dnd5e", "-o", out)
     assert result.stderr.startswith(
-        f"sightline: wrote {out}: dnd5e cover of Goblin from Elf archer: half"
+        f"sightline: wrote {out}: dnd5e: Goblin has half cover from Elf archer (+2 AC)"
     )
     root = ET.parse(out).getroot()
     ns = {"svg": "http://www.w3.org/2000/svg"}
@@ -352,6 +352,7 @@ def test_render_vision_line_of_effect_and_bare_scene_to_stdout(sample):
     for args in (
         ["--vision", "archer:kobold", "-r", "dnd5e"],
         ["--line-of-effect", "archer:kobold"],
+        ["--line-of-sight", "archer:kobold"],
         [],
     ):
         svg = ok("render", sample, *args).stdout

@@ -269,26 +269,30 @@ def matrix(**kw: Any) -> None:
 @click.option("--cover", "cover_pair", metavar="A:T", help="Draw the cover of T against A.")
 @click.option("--vision", "vision_pair", metavar="O:T", help="Draw what O perceives of T.")
 @click.option("--line-of-effect", "loe_pair", metavar="A:B", help="Draw line of effect A to B.")
+@click.option("--line-of-sight", "los_pair", metavar="A:B", help="Draw line of sight A to B.")
 @click.option("--ruleset", "-r", help="Ruleset of --cover / --vision.")
 @click.option("-o", "--output", default="-", help="SVG file to write [stdout].")
 def render(**kw: Any) -> None:
     """Draw the scene as SVG, with the traced lines of one query."""
     kw.pop("as_json")  # the answer is the SVG itself
     session = session_from(kw)
-    given = [k for k in ("cover_pair", "vision_pair", "loe_pair") if kw[k]]
+    options = {
+        "cover_pair": "cover",
+        "vision_pair": "vision",
+        "loe_pair": "line-of-effect",
+        "los_pair": "line-of-sight",
+    }
+    given = [k for k in options if kw[k]]
     if len(given) > 1:
-        raise CliError("give at most one of --cover, --vision, --line-of-effect")
+        raise CliError("give at most one of --cover, --vision, --line-of-effect, --line-of-sight")
     query: dict[str, Any] | None = None
     if given:
         name = given[0]
-        option = (
-            "--"
-            + {"cover_pair": "cover", "vision_pair": "vision", "loe_pair": "line-of-effect"}[name]
-        )
+        option = "--" + options[name]
         first, second = parse_pair(kw[name], option)
         a, b = session.token(first, option), session.token(second, option)
-        if name == "loe_pair":
-            query = {"type": "line-of-effect", "from": a, "to": b}
+        if name in ("loe_pair", "los_pair"):
+            query = {"type": options[name], "from": a, "to": b}
         else:
             if not kw["ruleset"]:
                 raise CliError(f"{option} needs --ruleset")

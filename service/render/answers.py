@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from service.model import Scene
-from service.render.frame import token_name
+from service.render.frame import creature_band, height_text, token_name
 from service.render.picture import render_svg
 
 
@@ -45,8 +45,11 @@ def render_answer(
     Returns
     -------
     str
-        SVG document (:func:`render_svg`) with a caption such as ``"dnd5e cover of Goblin
-        from Archer: half (+2 AC) — 5E-COV-1, 5E-COV-3, 5E-COV-5, 5E-COV-4"``.
+        SVG document (:func:`render_svg`) with a caption such as ``"dnd5e: Goblin has half
+        cover from Archer (+2 AC) — 5E-COV-1, 5E-COV-3, 5E-COV-5, 5E-COV-4"`` or ``"dnd5e:
+        Archer sees Goblin in darkness (darkvision)"``; when either creature is off the
+        ground (or has its own height) the caption ends with both creatures' vertical
+        extents (GEO-5a), e.g. ``" · Archer 0–5 ft, Bat 30–32.5 ft"``.
 
     Raises
     ------
@@ -54,10 +57,30 @@ def render_answer(
         For a query type other than the four above (the schema admits no other).
     """
     caption, highlight = CAPTIONS[str(query["type"])](scene, query, answer)
-    return render_svg(scene, lines=lines, caption=caption, highlight=highlight)
+    return render_svg(
+        scene,
+        lines=lines,
+        caption=caption,
+        highlight=highlight,
+        show_heights=elevated(scene, highlight),
+    )
 
 
 OBSCURED = {"light": "lightly obscured", "heavy": "heavily obscured"}
+
+#: How a caption says a target's light level (5E-VIS-3): "in darkness", never "dark light".
+LIGHT_WORDS = {"bright": "in bright light", "dim": "in dim light", "dark": "in darkness"}
+
+#: How a caption names a sense (the vision answer's ``sense``); others: "_" -> " ".
+SENSE_WORDS = {
+    "devils_sight": "Devil's Sight",
+    "low_light_vision": "low-light vision",
+    "xray": "X-ray vision",
+    "see_invisibility": "See Invisibility",
+}
+
+#: How a caption says a detection state other than observed.
+DETECTION_WORDS = {"hidden": "hidden", "undetected": "undetected", "unnoticed": "unnoticed"}
 
 
 def _label(scene: Scene, token_id: str) -> str:
@@ -76,6 +99,58 @@ def _rules_text(rule_ids: Iterable[str]) -> str:
     return f" — {', '.join(ids)}" if ids else ""
 
 
+def light_words(level: str, magical_darkness: bool = False) -> str:
+    """A light level as a caption says it.
+
+    ``"in bright light"``, ``"in dim light"``, ``"in darkness"`` (``"in magical
+    darkness"``) for a light level (5E-VIS-3, 5E-VIS-5).
+    """
+    if magical_darkness:
+        return "in magical darkness"
+    return LIGHT_WORDS.get(level, f"in {level} light")
+
+
+def sense_words(sense: str) -> str:
+    """A sense as a caption names it.
+
+    A sense of the vision answer as a caption names it (``"devils_sight"`` → ``"Devil's
+    Sight"``).
+    """
+    return SENSE_WORDS.get(sense, sense.replace("_", " "))
+
+
+def cover_words(degree: str) -> str:
+    """A cover degree as a caption says it.
+
+    ``"no cover"``, ``"half cover"``, ``"cover"``
+    (Starfinder's plain degree), ``"total cover"``.
+    """
+    if degree == "none":
+        return "no cover"
+    return degree if degree.endswith("cover") else f"{degree} cover"
+
+
+def heights_text(scene: Scene, token_ids: Sequence[str]) -> str:
+    """The two creatures' vertical extents for a caption, or ``""``.
+
+    ``" · Elf archer 0–5 ft, Bat 30–32.5 ft"``: the creatures' vertical extents (GEO-5a)
+    when one of them is off the ground or has a height of its own; else ``""``.
+    """
+    toks = [t for t in (scene.token(i) for i in token_ids) if t is not None]
+    if not any(t.elevation != 0 or t.vertical_extent is not None for t in toks):
+        return ""
+    units = scene.grid.units
+    parts = [f"{_label(scene, t.id)} {height_text(*creature_band(t, units), units)}" for t in toks]
+    return " · " + ", ".join(parts)
+
+
+def elevated(scene: Scene, token_ids: Sequence[str]) -> tuple[str, ...]:
+    """The ids among ``token_ids`` whose heights a caption gives (:func:`heights_text`)."""
+    if not heights_text(scene, token_ids):
+        return ()
+    return tuple(token_ids)
+
+
 def _cover_caption(
     scene: Scene, query: Mapping[str, Any], answer: Mapping[str, Any]
 ) -> tuple[str, tuple[str, ...]]:
@@ -92,21 +167,22 @@ def _cover_caption(
         bonus = ""
     extra = ""
     if result["concealment"] != "none":
-        extra = f", {result['concealment']} concealment ({result['miss_chance']}% miss)"
+        extra = f", {result['concealment']} concealment ({result['miss_chance']}% miss chance)"
     attacker = query.get("attacker")
     origin = (query.get("attack") or {}).get("origin")
     if attacker is not None:
         source = _label(scene, attacker)
     elif origin:
-        source = f"area origin ({float(origin[0]):g}, {float(origin[1]):g})"
+        source = f"an area at ({float(origin[0]):g}, {float(origin[1]):g})"
     else:
         source = "an area"
     target = query["target"]
+    pair = (target,) if attacker is None else (attacker, target)
     caption = (
-        f"{answer['ruleset']} cover of {_label(scene, target)} from {source}: "
-        f"{result['cover']}{bonus}{extra}{_rules_text(result['rules'])}"
+        f"{answer['ruleset']}: {_label(scene, target)} has {cover_words(result['cover'])} "
+        f"from {source}{bonus}{extra}{heights_text(scene, pair)}{_rules_text(result['rules'])}"
     )
-    return caption, (target,) if attacker is None else (attacker, target)
+    return caption, pair
 
 
 def _vision_caption(
@@ -114,30 +190,32 @@ def _vision_caption(
 ) -> tuple[str, tuple[str, ...]]:
     """Caption and highlighted tokens of a vision answer (its one result)."""
     r = answer["results"][0]
+    observer, target = query["observer"], query["target"]
+    who, whom = _label(scene, observer), _label(scene, target)
+    where = light_words(r["light"], bool(r.get("magical_darkness")))
     if r["can_see"]:
-        said = f"seen ({r['sense']}, {r['light']} light)"
+        said = f"{who} sees {whom} {where} ({sense_words(r['sense'])})"
     elif r["sense"]:
-        said = f"not seen (only {r['sense']}; {r['light']} light)"
+        said = f"{who} does not see {whom} {where}, only perceives it by {sense_words(r['sense'])}"
     else:
-        said = f"not seen ({r['light']} light)"
+        said = f"{who} does not see {whom} {where}"
     details = []
     if not r["line_of_sight"]:
         details.append("no line of sight")
     if r["obscurement"] != "none":
         details.append(OBSCURED.get(r["obscurement"], r["obscurement"]))
     if r["detection"] != "observed":
-        details.append(r["detection"])
+        details.append(DETECTION_WORDS.get(r["detection"], r["detection"]))
     if r["concealed"]:
-        details.append(f"concealed (DC {r['flat_check_dc']})")
+        details.append(f"concealed (DC {r['flat_check_dc']} flat check)")
     if r["concealment"] != "none":
-        details.append(f"{r['concealment']} concealment ({r['miss_chance']}% miss)")
-    extra = f", {', '.join(details)}" if details else ""
-    observer, target = query["observer"], query["target"]
+        details.append(f"{r['concealment']} concealment ({r['miss_chance']}% miss chance)")
+    extra = f": {', '.join(details)}" if details else ""
+    pair = (observer, target)
     caption = (
-        f"{answer['ruleset']} vision of {_label(scene, target)} from {_label(scene, observer)}: "
-        f"{said}{extra}{_rules_text(r['rules'])}"
+        f"{answer['ruleset']}: {said}{extra}{heights_text(scene, pair)}{_rules_text(r['rules'])}"
     )
-    return caption, (observer, target)
+    return caption, pair
 
 
 def _end_label(scene: Scene, ref: Mapping[str, Any]) -> str:
@@ -145,6 +223,14 @@ def _end_label(scene: Scene, ref: Mapping[str, Any]) -> str:
         return _label(scene, ref["token"])
     x, y = ref["point"]
     return f"({float(x):g}, {float(y):g})"
+
+
+def _blocker_words(scene: Scene, blocker: Mapping[str, Any]) -> str:
+    """``"wall inner-north"``, ``"Goblin"`` (a creature, by name), ``"region fog"``."""
+    kind, ident = blocker.get("kind", "wall"), str(blocker["id"])
+    if kind == "token":
+        return _label(scene, ident)
+    return f"{kind} {ident}"
 
 
 def _line_caption(
@@ -155,15 +241,16 @@ def _line_caption(
     if answer["clear"]:
         verdict = "clear"
     elif answer["blockers"]:
-        verdict = "blocked by " + ", ".join(b["id"] for b in answer["blockers"])
+        verdict = "blocked by " + ", ".join(_blocker_words(scene, b) for b in answer["blockers"])
     else:
         verdict = "blocked"
     ends = (query["from"], query["to"])
+    tokens = tuple(e["token"] for e in ends if "token" in e)
     caption = (
         f"{what} from {_end_label(scene, ends[0])} to {_end_label(scene, ends[1])}: "
-        f"{verdict}{_rules_text(answer['rules'])}"
+        f"{verdict}{heights_text(scene, tokens)}{_rules_text(answer['rules'])}"
     )
-    return caption, tuple(e["token"] for e in ends if "token" in e)
+    return caption, tokens
 
 
 Caption = Callable[[Scene, Mapping[str, Any], Mapping[str, Any]], tuple[str, tuple[str, ...]]]

@@ -6,6 +6,7 @@ Everything is in the scene's pixel frame (y down).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from service.model import Region, Scene, Token
@@ -80,3 +81,89 @@ def scene_box(scene: Scene, lines: Sequence[Any] = ()) -> tuple[float, float, fl
     if not xs:
         return (0.0, 0.0, 10 * margin, 10 * margin)
     return (min(xs) - margin, min(ys) - margin, max(xs) + margin, max(ys) + margin)
+
+
+#: Longest side of the output picture, px: a small scene is drawn larger, a large map
+#: smaller (the SVG's ``width`` and ``height``; its ``viewBox`` stays the scene frame).
+OUTPUT_MIN_PX = 1000.0
+OUTPUT_MAX_PX = 2400.0
+#: Smallest text in output px: token names and labels; legend; caption.
+MIN_TEXT_PX = 13.0
+LEGEND_TEXT_PX = 15.0
+CAPTION_TEXT_PX = 19.0
+#: Width of a normal wall, and of a traced line, in output px, at least.
+MIN_WALL_PX = 3.0
+MIN_LINE_PX = 3.0
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How big a picture is drawn, from its own output scale (not the grid size alone).
+
+    ``out`` is output px per scene px (``width`` attribute / ``viewBox`` width); ``unit`` is
+    scene px per stroke unit (a normal wall is one unit wide); ``text``, ``legend`` and
+    ``caption`` are the smallest font sizes in scene px, so that text is at least
+    :data:`MIN_TEXT_PX`, :data:`LEGEND_TEXT_PX` and :data:`CAPTION_TEXT_PX` output px at any
+    grid size (a 35 px Roll20 grid drew 4 px names before).
+    """
+
+    out: float
+    unit: float
+    text: float
+    legend: float
+    caption: float
+
+
+def picture_scale(box: tuple[float, float, float, float], grid_size: float) -> Scale:
+    """The :class:`Scale` of a picture of ``box`` (px) on a grid of ``grid_size`` px."""
+    x0, y0, x1, y1 = box
+    big = max(x1 - x0, y1 - y0, 1e-6)
+    out = min(max(big, OUTPUT_MIN_PX), OUTPUT_MAX_PX) / big
+    unit = max(grid_size / 20, MIN_WALL_PX / out)
+    return Scale(
+        out=out,
+        unit=unit,
+        text=MIN_TEXT_PX / out,
+        legend=LEGEND_TEXT_PX / out,
+        caption=CAPTION_TEXT_PX / out,
+    )
+
+
+#: GEO-5a: a creature's height by size when the scene does not give it, in feet.
+HEIGHT_FT_BY_SIZE = {
+    "tiny": 2.5,
+    "small": 5.0,
+    "medium": 5.0,
+    "large": 10.0,
+    "huge": 15.0,
+    "gargantuan": 20.0,
+}
+#: Scene units per foot (GEO-8: 1.5 m per 5 ft).
+UNITS_PER_FOOT = {"ft": 1.0, "m": 0.3}
+
+
+def creature_band(token: Token, units: str) -> tuple[float, float]:
+    """A creature's vertical extent ``(bottom, top)`` in grid units.
+
+    ``(bottom, top)`` of a creature in grid units (GEO-5a): from its ``elevation`` up by
+    its ``vertical_extent``, or by its size's height when the scene gives none.
+    """
+    extent = token.vertical_extent
+    if extent is None:
+        extent = HEIGHT_FT_BY_SIZE[token.size] * UNITS_PER_FOOT.get(units, 1.0)
+    return (token.elevation, token.elevation + extent)
+
+
+def height_text(bottom: float | None, top: float | None, units: str) -> str:
+    """A height range for a label.
+
+    ``"0–10 ft"``, ``"up to 10 ft"``, ``"from 5 ft up"``
+    (a ``None`` bound is unbounded, GEO-5).
+    """
+    if bottom is None and top is None:
+        return "any height"
+    if bottom is None:
+        return f"up to {top:g} {units}"
+    if top is None:
+        return f"from {bottom:g} {units} up"
+    return f"{bottom:g}–{top:g} {units}"

@@ -283,7 +283,7 @@ def test_render_svg(client):
         sample_scene(),
         {"type": "cover", "ruleset": "dnd5e", "attacker": "archer", "target": "goblin"},
     )
-    assert svg.startswith("<svg") and "half (+2 AC)" in svg
+    assert svg.startswith("<svg") and "half cover from Elf archer (+2 AC)" in svg
 
 
 # --------------------------------------------------------------------------- CLI --url
