@@ -83,7 +83,7 @@ def _grid_pattern(defs: ET.Element, scene: Scene, scale: Scale) -> bool:
     # (columns) are the shifted ones (``grid.hex_offset``, "odd" when the model has none).
     ox = oy = 0.0
     if grid.type != "square":
-        odd = getattr(grid, "hex_offset", "odd") != "even"
+        odd = grid.hex_offset != "even"
         if grid.type == "hex-row":
             ox = size / 2 if odd else 0.0
         else:
