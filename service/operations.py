@@ -332,13 +332,20 @@ def _flanking_prepare(args: dict[str, Any]) -> dict[str, Any]:
 def flanking(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
     """``POST /v1/modifiers/flanking``: whether attacker and ally flank the target (SF-FLK-1).
 
-    Returns ``{"flanking", "attack_bonus" (+2 or 0), "rules", "reason"}``. Raises
-    ``UnknownToken`` for an unknown id, ``RulesError`` unless the three tokens differ.
+    Returns ``{"flanking", "attack_bonus" (+2 or 0), "rules", "reason"}``; with option
+    ``ignore_hidden``, a hidden attacker or ally does not flank. Raises ``UnknownToken`` for
+    an unknown id, ``RulesError`` unless the three tokens differ.
     """
     system = rules.get(args["ruleset"])
     toks = [find_token(geo.scene, args[k], (k,)) for k in ("attacker", "ally", "target")]
     if len({t.id for t in toks}) < 3:
         raise RulesError("Attacker, ally and target must be three different tokens.", ("ally",))
+    options = ruleset_options(system, args.get("options") or {})
+    if options.get("ignore_hidden"):  # service.rules.options: hidden tokens do not flank
+        hidden = [t.id for t in toks[:2] if t.hidden]
+        if hidden:
+            reason = f"Option ignore_hidden: {', '.join(hidden)} is hidden and does not flank."
+            return {"flanking": False, "attack_bonus": 0, "rules": ["SF-FLK-1"], "reason": reason}
     rule = cast(FlankingRule, system)  # declared by its extra_capabilities (_flanking_prepare)
     ok, rule_ids, reason = rule.flanking(geo, *toks)
     return {"flanking": ok, "attack_bonus": 2 if ok else 0, "rules": rule_ids, "reason": reason}
