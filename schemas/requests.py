@@ -46,7 +46,9 @@ def _miss_chance() -> fields.Integer:
         load_default=None,
         allow_none=True,
         validate=validate.Range(min=0, max=100),
-        metadata={"description": "SF-CON-7 (starfinder): miss chance in %, replacing the computed one."},
+        metadata={
+            "description": "SF-CON-7 (starfinder): miss chance in %, replacing the computed one."
+        },
     )
 
 

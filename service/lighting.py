@@ -2,12 +2,12 @@
 
 Sources: the scene's ambient ``environment.light``, replaced inside a region with ``light``
 (GEO-9: Foundry v12+ "Adjust Darkness Level"; the last such region in scene order that holds
-the point decides, within its half-open elevation range ``[bottom, top)``, GEO-5); point lights (``bright`` and outer ``dim``
-radius in grid units, an emission cone of ``angle`` degrees facing ``rotation``); lights
-carried by tokens (from the token's centre); walls that restrict light (GEO-1, GEO-3,
-GEO-4 thresholds) when a light is ``walls``-constrained; magical darkness from regions with
-``magical_darkness`` and from lights with ``darkness: true`` (their outer radius), where no
-light shines (5E-VIS-3, 5E-VIS-5).
+the point decides, within its half-open elevation range ``[bottom, top)``, GEO-5); point
+lights (``bright`` and outer ``dim`` radius in grid units, an emission cone of ``angle``
+degrees facing ``rotation``); lights carried by tokens (from the token's centre); walls that
+restrict light (GEO-1, GEO-3, GEO-4 thresholds) when a light is ``walls``-constrained;
+magical darkness from regions with ``magical_darkness`` and from lights with
+``darkness: true`` (their outer radius), where no light shines (5E-VIS-3, 5E-VIS-5).
 
 Rotation follows Foundry VTT: degrees clockwise, 0 facing down the screen (+y).
 
@@ -81,7 +81,9 @@ def shining_lights(geo: BuiltScene, observer: Token | None = None) -> list[Light
             continue
         x0, y0, x1, y1 = geo.token_boxes[tok.id]
         out.append(
-            Light(id=tok.id, x=(x0 + x1) / 2, y=(y0 + y1) / 2, bright=carried.bright, dim=carried.dim)
+            Light(
+                id=tok.id, x=(x0 + x1) / 2, y=(y0 + y1) / 2, bright=carried.bright, dim=carried.dim
+            )
         )
     return out
 

@@ -160,9 +160,7 @@ def test_matrix_and_vision_take_ignore_hidden(client, ruleset):
 
 def test_flanking_ignore_hidden(client):
     """``ignore_hidden``: a hidden ally does not flank (SF-FLK-1)."""
-    scene = scene_dict(
-        [], [tok("A", 0, 100), tok("T", 100, 100), tok("B", 200, 100, hidden=True)]
-    )
+    scene = scene_dict([], [tok("A", 0, 100), tok("T", 100, 100), tok("B", 200, 100, hidden=True)])
     body = {"ruleset": "starfinder", "scene": scene, "attacker": "A", "ally": "B", "target": "T"}
     assert client.post("/v1/modifiers/flanking", json=body).get_json()["flanking"] is True
     body["options"] = {"ignore_hidden": True}
@@ -178,7 +176,10 @@ GM_OPTIONS = {
     "magical_darkness_blocks_sight": (False, None),
 }
 PER_RULESET = {
-    "dnd5e": {"darkvision_dim_as_bright": (False, None), "levels_rounding": ("down", ["down", "up"])},
+    "dnd5e": {
+        "darkvision_dim_as_bright": (False, None),
+        "levels_rounding": ("down", ["down", "up"]),
+    },
     "starfinder": {"miss_chance": (None, None)},
     "pf2e-variant": {},
 }

@@ -179,7 +179,7 @@ def test_gravity_answer_shape(client):
 
 
 def test_gravity_fractional_and_option(client):
-    """5E-GRV-3/4 Decision: floor(X - modifier) by default; ``up`` (a started point) is the option."""
+    """5E-GRV-3/4 Decision: floor(X - modifier) by default; ``up`` (started point) an option."""
     body = dict(GRAV_3, gravity=2.5, creature={"str": 2, "dex": 0, "con": 3, "speed": 40})
     down = post(client, "gravity", body).get_json()
     assert (down["speed"], down["fall_damage_cap"], down["attack_disadvantage_levels"]) == (

@@ -140,42 +140,85 @@ def test_property_dnd5e_never_heavy_and_seen(x, w, kind, env, senses):
     ("senses", "target_kw", "env", "options", "detection", "sense"),
     [
         pytest.param(
-            {"tremorsense": 30}, {"conditions": ["invisible"]}, "bright", {}, "hidden",
-            "tremorsense", id="PV-DET-2/7 invisible, tremorsense (imprecise): hidden",
+            {"tremorsense": 30},
+            {"conditions": ["invisible"]},
+            "bright",
+            {},
+            "hidden",
+            "tremorsense",
+            id="PV-DET-2/7 invisible, tremorsense (imprecise): hidden",
         ),
         pytest.param(
-            {"tremorsense": 30}, {}, "dark", {}, "hidden", "tremorsense",
+            {"tremorsense": 30},
+            {},
+            "dark",
+            {},
+            "hidden",
+            "tremorsense",
             id="PV-DET-2 tremorsense in the dark: at best hidden",
         ),
         pytest.param(
-            {"tremorsense": 30, "hearing": 0}, {}, "dark", {}, "hidden", "tremorsense",
+            {"tremorsense": 30, "hearing": 0},
+            {},
+            "dark",
+            {},
+            "hidden",
+            "tremorsense",
             id="PV-DET-2 tremorsense without hearing: hidden",
         ),
         pytest.param(
-            {}, {"conditions": ["invisible"]}, "bright", {}, "undetected", "hearing",
+            {},
+            {"conditions": ["invisible"]},
+            "bright",
+            {},
+            "undetected",
+            "hearing",
             id="PV-DET-7 invisible, sight only: undetected even if heard",
         ),
         pytest.param(
-            {"see_invisibility": 60}, {"conditions": ["invisible"]}, "dark", {}, "hidden",
-            "hearing", id="PV-DET-9 sees invisible, in the dark: hidden by hearing",
+            {"see_invisibility": 60},
+            {"conditions": ["invisible"]},
+            "dark",
+            {},
+            "hidden",
+            "hearing",
+            id="PV-DET-9 sees invisible, in the dark: hidden by hearing",
         ),
         pytest.param(
-            {"see_invisibility": 60}, {"conditions": ["invisible"]}, "bright", {}, "observed",
-            "sight", id="PV-DET-9 sees invisible, in light: observed",
+            {"see_invisibility": 60},
+            {"conditions": ["invisible"]},
+            "bright",
+            {},
+            "observed",
+            "sight",
+            id="PV-DET-9 sees invisible, in light: observed",
         ),
         pytest.param(
-            {"blindsight": 30}, {"conditions": ["invisible"]}, "dark", {}, "observed",
-            "blindsight", id="PV-DET-2/7 blindsight (precise): observed",
+            {"blindsight": 30},
+            {"conditions": ["invisible"]},
+            "dark",
+            {},
+            "observed",
+            "blindsight",
+            id="PV-DET-2/7 blindsight (precise): observed",
         ),
         pytest.param(
-            {}, {"conditions": ["invisible"]}, "bright", {"was_observing": ["T"]}, "hidden",
-            "hearing", id="PV-DET-7 was observing: hidden",
+            {},
+            {"conditions": ["invisible"]},
+            "bright",
+            {"was_observing": ["T"]},
+            "hidden",
+            "hearing",
+            id="PV-DET-7 was observing: hidden",
         ),
+        pytest.param({}, {}, "dark", {}, "hidden", "hearing", id="PV-DET-9 dark, heard: hidden"),
         pytest.param(
-            {}, {}, "dark", {}, "hidden", "hearing", id="PV-DET-9 dark, heard: hidden"
-        ),
-        pytest.param(
-            {"hearing": 0}, {}, "dark", {}, "undetected", None,
+            {"hearing": 0},
+            {},
+            "dark",
+            {},
+            "undetected",
+            None,
             id="PV-DET-9 dark, not heard: undetected",
         ),
     ],
@@ -206,9 +249,7 @@ def test_dnd5e_tremorsense_stays_precise():
 )
 def test_darkvision_dim_as_bright(option, light_level, obscurement):
     """GM option (published 5e): within darkvision range, dim light counts as bright."""
-    r = see(
-        "dnd5e", env=light_level, senses={"darkvision": 60}, darkvision_dim_as_bright=option
-    )
+    r = see("dnd5e", env=light_level, senses={"darkvision": 60}, darkvision_dim_as_bright=option)
     assert (r.can_see, r.obscurement) == (True, obscurement)
 
 
@@ -299,11 +340,15 @@ def cover_with(ruleset, blocker_kw, **options):
         pytest.param({"hidden": True}, {"ignore_hidden": True}, False, id="ignore_hidden"),
         pytest.param({}, {"ignore_hidden": True}, True, id="ignore_hidden: visible still blocks"),
         pytest.param(
-            {"conditions": ["prone"]}, {"ignore_prone_or_dead": True}, False,
+            {"conditions": ["prone"]},
+            {"ignore_prone_or_dead": True},
+            False,
             id="ignore_prone_or_dead: prone",
         ),
         pytest.param(
-            {"conditions": ["dead"]}, {"ignore_prone_or_dead": True}, False,
+            {"conditions": ["dead"]},
+            {"ignore_prone_or_dead": True},
+            False,
             id="ignore_prone_or_dead: dead",
         ),
         pytest.param({"conditions": ["prone"]}, {}, True, id="prone, option off: blocks"),
