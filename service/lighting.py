@@ -88,6 +88,46 @@ def shining_lights(geo: BuiltScene, observer: Token | None = None) -> list[Light
     return out
 
 
+def silent_light_notes(
+    geo: BuiltScene, points: np.ndarray, observer: Token | None = None
+) -> tuple[str, ...]:
+    """Why lights within reach of ``points`` (px, shape (k, 2)) do not shine there.
+
+    One note for each light whose outer radius reaches one of the points (walls aside)
+    but which does not shine for ``observer`` (``shining_lights``): switched off, private
+    scene light, or a private carried light of another token. For answers' ``notes``.
+    """
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    if not len(pts):
+        return ()
+    ppu = geo.scene.grid.px_per_unit
+
+    def reaches(x: float, y: float, outer: float) -> bool:
+        return outer > 0 and bool((np.hypot(pts[:, 0] - x, pts[:, 1] - y) <= outer * ppu).any())
+
+    notes = []
+    for light in geo.scene.lights:
+        if not reaches(light.x, light.y, max(light.bright, light.dim)):
+            continue
+        if not light.on:
+            notes.append(f"Light {light.id} is switched off (on: false): it lights nothing.")
+        elif light.seen_by != "everyone":
+            notes.append(
+                f"Light {light.id} is private (seen_by: controllers): no observer controls a "
+                "scene light, so it lights nothing."
+            )
+    for tok in geo.scene.tokens:
+        if not has_private_light(tok) or (observer is not None and observer.id == tok.id):
+            continue
+        x0, y0, x1, y1 = geo.token_boxes[tok.id]
+        if reaches((x0 + x1) / 2, (y0 + y1) / 2, max(tok.light.bright, tok.light.dim)):
+            notes.append(
+                f"{tok.id} carries a private light (seen_by: controllers): it lights only for "
+                f"{tok.id}."
+            )
+    return tuple(notes)
+
+
 def has_private_light(token: Token) -> bool:
     """Whether ``token`` carries a light only it sees (``seen_by: "controllers"``)."""
     carried = token.light

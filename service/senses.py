@@ -59,7 +59,14 @@ from service.engine.spaces import inset_box, space_distance
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.geometry.exact import LineOfEffect, lines_of_effect
 from service.geometry.measure import Blocker, wall_blocker
-from service.lighting import LightSample, has_private_light, in_span, light_over_token
+from service.lighting import (
+    LightSample,
+    has_private_light,
+    in_span,
+    light_over_token,
+    silent_light_notes,
+    token_sample_points,
+)
 from service.model import Region, Token
 
 #: Precise senses in the order API.md names them (the first that reaches is ``sense``).
@@ -334,15 +341,18 @@ def perceive_all(
         built.walls, box_o, box_t, "sound", elevations=elev, budget=budget, density=density
     )
     lights: dict[tuple[str, str | None], LightSample] = {}
+    silent: dict[tuple[str, str | None], tuple[str, ...]] = {}
     out = []
     for (observer, target), los, loe, sound in zip(pairs, los_all, loe_all, sound_all, strict=True):
         # A private carried light shines only for its carrier: its light is its own entry.
         key = (target.id, observer.id if has_private_light(observer) else None)
         if key not in lights:
-            lights[key] = light_over_token(
-                built, target, budget, observer if key[1] is not None else None
-            )
+            who = observer if key[1] is not None else None
+            lights[key] = light_over_token(built, target, budget, who)
+            silent[key] = silent_light_notes(built, token_sample_points(built, target), who)
         report = _report(built, observer, target, diagonals, lights[key], los, loe, sound)
+        if silent[key]:
+            report = dataclasses.replace(report, notes=(*report.notes, *silent[key]))
         if magical_darkness_blocks_sight:
             report = _darkness_blocks(built, observer, target, report, inset)
         out.append(report)

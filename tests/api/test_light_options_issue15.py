@@ -103,6 +103,9 @@ def test_hidden_light_is_off(client):
     results = lighting(client, HIDDEN_LIGHT, [[500, 500], [550, 500]])
     assert [r["level"] for r in results] == ["dark", "dark"]
     assert all(r["lights"] == [] for r in results)
+    assert all("switched off" in " ".join(r["notes"]) for r in results)  # says how it decided
+    far = lighting(client, HIDDEN_LIGHT, [[5000, 5000]])[0]
+    assert "notes" not in far  # no light within reach: nothing to say
 
 
 #: roll20-private-token-light: the goblin's light is seen only by its controllers.
@@ -120,8 +123,10 @@ def test_private_token_light(client):
     """A private carried light lights nothing for anyone else (imports-2 Roll20)."""
     seen = vision(client, PRIVATE, "Fighter", "Goblin")
     assert (seen["can_see"], seen["light"]) == (False, "dark")
+    assert any("private light" in n for n in seen["notes"])
     (public,) = lighting(client, PRIVATE, tokens=["Goblin"])
     assert (public["level"], public["lights"]) == ("dark", [])
+    assert any("lights only for Goblin" in n for n in public["notes"])
     own = vision(client, PRIVATE, "Goblin", "Fighter")  # its own light reaches 40 ft
     assert own["light"] == "dim"
 
