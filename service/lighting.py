@@ -68,9 +68,9 @@ def shining_lights(geo: BuiltScene, observer: Token | None = None) -> list[Light
     """The lights that shine for ``observer`` (``None``: no observer, ``/v1/lighting``).
 
     Scene lights that are ``on`` and seen by ``everyone``, plus token-carried lights
-    (centred on the token, wall-constrained, id = the token's id) seen by everyone or, for
-    a private carried light (``seen_by: "controllers"``), only when ``observer`` carries it
-    (see the module docstring).
+    (centred on the token at its elevation, wall-constrained, id = the token's id) seen by
+    everyone or, for a private carried light (``seen_by: "controllers"``), only when
+    ``observer`` carries it (see the module docstring).
     """
     out = [light for light in geo.scene.lights if light.on and light.seen_by == "everyone"]
     for tok in geo.scene.tokens:
@@ -248,7 +248,14 @@ def light_at_points(
         seg_arr = np.hstack([xy, pts[pi_all]])
         if budget is not None:
             budget.afford(estimate_tests(geo.density, seg_arr))
-        blocked = trace(geo.walls, seg_arr, "light", origins=xy, budget=budget).wall_blocked
+        # GEO-5/5a: a light is a band of no thickness at its elevation; the ray runs from it
+        # to the point's elevation, and walls block only where their height range holds it.
+        z = np.column_stack(
+            [np.array([sources[i].elevation for i in li_all.tolist()]), elev[pi_all]]
+        )
+        blocked = trace(
+            geo.walls, seg_arr, "light", origins=xy, elevations=z, budget=budget
+        ).wall_blocked
         for li, pi, lvl, is_blocked in zip(
             li_all.tolist(), pi_all.tolist(), lvl_all.tolist(), blocked.tolist(), strict=True
         ):

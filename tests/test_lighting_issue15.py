@@ -166,3 +166,26 @@ def test_property_region_light_is_ambient_inside(env, region_light, x):
     """GEO-9 property: without lights, the level is the region's inside, the scene's outside."""
     sample = level_at((x, 50.0), env, [region(region_light)])
     assert sample.level == (region_light if x >= 500 else env)
+
+
+@pytest.mark.parametrize(
+    ("wall_height", "light_elevation", "point_elevation", "level"),
+    [
+        pytest.param(None, 0, 0, "dark", id="GEO-5 a wall without heights shadows"),
+        pytest.param({"bottom": 0, "top": 10}, 0, 0, "dark", id="GEO-5 wall 0-10, light at 0"),
+        pytest.param({"bottom": 0, "top": 10}, 12, 12, "bright", id="GEO-5 light over the top"),
+        pytest.param({"bottom": 10, "top": 20}, 0, 0, "bright", id="GEO-5 upper floor's wall"),
+        pytest.param({"bottom": 10, "top": 20}, 15, 15, "dark", id="GEO-5 on the upper floor"),
+    ],
+)
+def test_light_elevation_against_wall_heights(wall_height, light_elevation, point_elevation, level):
+    """GEO-5/5a: a light is a band of no thickness at its elevation; walls block in range."""
+    stone = {"id": "w", "c": [300, -1000, 300, 1000]}
+    if wall_height is not None:
+        stone["height"] = wall_height
+    light = {"id": "l", "x": 50, "y": 50, "bright": 30, "dim": 40, "elevation": light_elevation}
+    scene = load([stone], [], environment={"light": "dark"}, lights=[light])
+    (sample,) = light_at_points(
+        build_scene(scene), np.array([(500.0, 50.0)]), elevations=point_elevation
+    )
+    assert sample.level == level
