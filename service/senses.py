@@ -189,24 +189,29 @@ def obscurement_at(built: BuiltScene, token: Token) -> str:
     return worst
 
 
-def concealing_regions(built: BuiltScene, observer: Token, target: Token) -> tuple[str, ...]:
-    """Ids of the concealing regions (GEO-9) on the centre line or at the target's space.
+def concealing_regions(
+    built: BuiltScene, pairs: Sequence[tuple[Token, Token]]
+) -> list[tuple[str, ...]]:
+    """For each pair, the ids of the concealing regions (GEO-9) on its line or at its target.
 
     A region conceals when it has ``obscurement`` (light or heavy) or ``concealment``; it
     counts when the segment between the two spaces' centres crosses it or when it overlaps
     the target's space (inset 0.5 px) (PV-DET-6).
+
+    Cost: one vectorised shapely test per concealing region over all pairs.
     """
-    line = shapely.LineString([built.centre(observer), built.centre(target)])
-    space = shapely.box(*inset_box(built.token_boxes[target.id], 0.5))
-    return tuple(
-        r.id
-        for r in built.scene.regions
-        if region_obscurement(r)
-        and (
-            shapely.intersects(built.region_shapes[r.id], line)
-            or shapely.intersects(built.region_shapes[r.id], space)
-        )
-    )
+    out: list[list[str]] = [[] for _ in pairs]
+    regions = [r for r in built.scene.regions if region_obscurement(r)]
+    if not regions or not pairs:
+        return [() for _ in pairs]
+    lines = shapely.linestrings([[built.centre(o), built.centre(t)] for o, t in pairs])
+    spaces = shapely.box(*np.array([inset_box(built.token_boxes[t.id], 0.5) for _, t in pairs]).T)
+    for r in regions:
+        shape = built.region_shapes[r.id]
+        hit = shapely.intersects(shape, lines) | shapely.intersects(shape, spaces)
+        for k in np.flatnonzero(hit).tolist():
+            out[k].append(r.id)
+    return [tuple(ids) for ids in out]
 
 
 def _sample_points(box: tuple[float, ...], inset: float) -> list[tuple[float, float]]:
@@ -342,8 +347,11 @@ def perceive_all(
     )
     lights: dict[tuple[str, str | None], LightSample] = {}
     silent: dict[tuple[str, str | None], tuple[str, ...]] = {}
+    concealed = concealing_regions(built, pairs)
     out = []
-    for (observer, target), los, loe, sound in zip(pairs, los_all, loe_all, sound_all, strict=True):
+    for (observer, target), los, loe, sound, by in zip(
+        pairs, los_all, loe_all, sound_all, concealed, strict=True
+    ):
         # A private carried light shines only for its carrier: its light is its own entry.
         key = (target.id, observer.id if has_private_light(observer) else None)
         if key not in lights:
@@ -351,6 +359,8 @@ def perceive_all(
             lights[key] = light_over_token(built, target, budget, who)
             silent[key] = silent_light_notes(built, token_sample_points(built, target), who)
         report = _report(built, observer, target, diagonals, lights[key], los, loe, sound)
+        if by:
+            report = dataclasses.replace(report, concealed_by=by)
         if silent[key]:
             report = dataclasses.replace(report, notes=(*report.notes, *silent[key]))
         if magical_darkness_blocks_sight:
@@ -444,7 +454,6 @@ def _report(
         blockers=blockers,
         invisible=invisible,
         sees_invisible=sees_invisible or within(senses.truesight),
-        concealed_by=concealing_regions(built, observer, target),
     )
 
 
