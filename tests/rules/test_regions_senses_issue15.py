@@ -419,3 +419,33 @@ def test_starfinder_low_obstacle_rule_listed(wall_x, rule):
         {},
     )
     assert ("SF-COV-5" in r.rules) is rule
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    bx=st.integers(-2, 6),
+    by=st.integers(-2, 2),
+    size=st.sampled_from([0.5, 1, 2]),
+    ruleset=st.sampled_from(RULESETS),
+    kind=st.sampled_from(["ranged", "melee"]),
+)
+def test_property_ignore_hidden_is_as_if_absent(bx, by, size, ruleset, kind):
+    """``ignore_hidden``: the answer is the one of the scene without the hidden tokens."""
+    walls = [wall("w", 250, 60, 250, 400)]
+    base = [tok("A", 0, 0), tok("T", 400, 0)]
+    hidden = tok("H", bx * 100, by * 100, size, hidden=True)
+    system = rules.get(ruleset)
+
+    def answer(tokens, options):
+        scene = load(walls, tokens)
+        r = cover_one(
+            system,
+            build_scene(scene),
+            scene.token("A"),
+            scene.token("T"),
+            Attack(kind),
+            options,
+        )
+        return (r.cover, r.ac_bonus, r.line_of_effect, r.concealment)
+
+    assert answer([*base, hidden], {"ignore_hidden": True}) == answer(base, {})
