@@ -140,11 +140,11 @@ class GravityWeaponSchema(StrictSchema):
 
 class GravityOptionsSchema(StrictSchema):
     levels_rounding = fields.String(
-        load_default="up",
-        validate=validate.OneOf(["up", "down"]),
+        load_default="down",
+        validate=validate.OneOf(["down", "up"]),
         metadata={
-            "description": "5E-GRV-3/4 with a fractional X: `up` counts a started point "
-            "(ceil(X - mod), default), `down` whole points only (floor)."
+            "description": "5E-GRV-3/4 with a fractional X: `down` whole points only "
+            "(floor(X - mod), default: the Decision), `up` counts a started point (ceil)."
         },
     )
 
@@ -166,7 +166,7 @@ class GravityRequestSchema(StrictSchema):
         allow_none=True,
         metadata={"description": "A ranged weapon whose ranges to scale (5E-GRV-1)."},
     )
-    options = fields.Nested(GravityOptionsSchema, load_default=lambda: {"levels_rounding": "up"})
+    options = fields.Nested(GravityOptionsSchema, load_default=lambda: {"levels_rounding": "down"})
 
     @post_load
     def kwargs(self, data: dict, **_: Any) -> dict[str, Any]:

@@ -39,6 +39,19 @@ class AttackSchema(StrictSchema):
     origin = point_field(load_default=None, allow_none=True)
 
 
+def _miss_chance() -> fields.Integer:
+    """SF-CON-7: the GM's miss chance override in % (starfinder; cover and vision)."""
+    return fields.Integer(
+        strict=True,
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=0, max=100),
+        metadata={
+            "description": "SF-CON-7 (starfinder): miss chance in %, replacing the computed one."
+        },
+    )
+
+
 class CoverOptionsSchema(StrictSchema):
     """Options of ``POST /v1/cover``; a ruleset ignores those it does not use."""
 
@@ -59,6 +72,17 @@ class CoverOptionsSchema(StrictSchema):
         load_default=None, allow_none=True, validate=validate.OneOf(["center", "best-corner"])
     )
     ignore_small_terrain = Flag(load_default=None, allow_none=True)
+    ignore_hidden = Flag(
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "Hidden tokens neither block, nor give cover (all rulesets)."},
+    )
+    ignore_prone_or_dead = Flag(
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "Prone or dead creatures give no cover (all rulesets)."},
+    )
+    miss_chance = _miss_chance()
     advantage_levels = fields.Dict(
         keys=fields.String(validate=validate.OneOf(["lesser", "standard", "greater"])),
         values=fields.Integer(strict=True, validate=validate.Range(min=0, max=10)),
@@ -205,11 +229,20 @@ class LineRequestSchema(SceneRefSchema):
     options = fields.Nested(LineOptionsSchema, load_default=dict)
 
 
+class FlankingOptionsSchema(StrictSchema):
+    ignore_hidden = Flag(
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "A hidden attacker or ally does not flank."},
+    )
+
+
 class FlankingRequestSchema(SceneRefSchema):
     ruleset = fields.String(required=True, metadata={"example": "starfinder"})
     attacker = fields.String(required=True)
     ally = fields.String(required=True)
     target = fields.String(required=True)
+    options = fields.Nested(FlankingOptionsSchema, load_default=dict)
 
 
 class VisionOptionsSchema(StrictSchema):
@@ -223,6 +256,22 @@ class VisionOptionsSchema(StrictSchema):
     )
     unnoticed = fields.List(fields.String(), load_default=list)
     was_observing = fields.List(fields.String(), load_default=list)
+    ignore_hidden = Flag(
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "Hidden tokens are no obstacle (all rulesets)."},
+    )
+    magical_darkness_blocks_sight = Flag(
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "Magical darkness blocks sight through it (all rulesets)."},
+    )
+    darkvision_dim_as_bright = Flag(
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "dnd5e: darkvision treats dim light as bright."},
+    )
+    miss_chance = _miss_chance()
 
 
 class VisionRequestSchema(SceneRefSchema):

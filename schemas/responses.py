@@ -179,6 +179,10 @@ class LightingResultSchema(Schema):
     magical_darkness = fields.Boolean()
     lights = fields.List(fields.String())
     rules = fields.List(fields.String())
+    notes = fields.List(
+        fields.String(),
+        metadata={"description": "Present when lights within reach do not shine (off, private)."},
+    )
 
 
 class LightingResponseSchema(Schema):

@@ -1,17 +1,32 @@
 """Light level at points and over token spaces (pure; no Flask).
 
-Sources: the scene's ambient ``environment.light``; point lights (``bright`` and outer ``dim``
-radius in grid units, an emission cone of ``angle`` degrees facing ``rotation``); lights
-carried by tokens (from the token's centre); walls that restrict light (GEO-1, GEO-3,
-GEO-4 thresholds) when a light is ``walls``-constrained; magical darkness from regions with
-``magical_darkness`` and from lights with ``darkness: true`` (their outer radius), where no
-light shines (5E-VIS-3, 5E-VIS-5).
+Sources: the scene's ambient ``environment.light``, replaced inside a region with ``light``
+(GEO-9: Foundry v12+ "Adjust Darkness Level"; the last such region in scene order that holds
+the point decides, within its half-open elevation range ``[bottom, top)``, GEO-5); point
+lights (``bright`` and outer ``dim`` radius in grid units, an emission cone of ``angle``
+degrees facing ``rotation``); lights carried by tokens (from the token's centre); walls that
+restrict light (GEO-1, GEO-3, GEO-4 thresholds) when a light is ``walls``-constrained;
+magical darkness from regions with ``magical_darkness`` and from lights with
+``darkness: true`` (their outer radius), where no light shines (5E-VIS-3, 5E-VIS-5).
 
 Rotation follows Foundry VTT: degrees clockwise, 0 facing down the screen (+y).
 
+Which lights shine (``shining_lights``), decided here for every ruleset:
+
+- a scene light with ``on: false`` (switched off in the VTT: Foundry ``hidden``) lights
+  nothing and is never listed in ``lights``;
+- a scene light with ``seen_by: "controllers"`` (private) lights nothing for any observer:
+  no observer controls a scene light;
+- a token's carried light with ``seen_by: "controllers"`` lights only for the token that
+  carries it, as observer (its own vision); not for other observers, and not in
+  ``/v1/lighting``, which has no observer.
+
+Lights add to the ambient level (the brightest applies); magical darkness darkens what it
+covers wherever it lies.
+
 References
 ----------
-shared/RULES.md 5E-VIS-3..6, GEO-1..4; shared/API.md "Lighting".
+shared/RULES.md 5E-VIS-3..6, GEO-1..5, GEO-9; shared/API.md "Lighting".
 """
 
 from __future__ import annotations
@@ -28,7 +43,7 @@ from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.geometry.trace import estimate_tests, trace
-from service.model import LIGHT_LEVELS, Light, LightLevel, Token
+from service.model import LIGHT_LEVELS, Light, LightLevel, Span, Token
 
 RANK = {level: k for k, level in enumerate(LIGHT_LEVELS)}  # dark 0, dim 1, bright 2
 
@@ -49,22 +64,84 @@ class LightSample:
     rules: tuple[str, ...]
 
 
-def _sources(geo: BuiltScene) -> list[Light]:
-    """Scene lights plus token-carried lights (centred on the token, wall-constrained)."""
-    out = list(geo.scene.lights)
+def shining_lights(geo: BuiltScene, observer: Token | None = None) -> list[Light]:
+    """The lights that shine for ``observer`` (``None``: no observer, ``/v1/lighting``).
+
+    Scene lights that are ``on`` and seen by ``everyone``, plus token-carried lights
+    (centred on the token at its elevation, wall-constrained, id = the token's id) seen by
+    everyone or, for a private carried light (``seen_by: "controllers"``), only when
+    ``observer`` carries it (see the module docstring).
+    """
+    out = [light for light in geo.scene.lights if light.on and light.seen_by == "everyone"]
     for tok in geo.scene.tokens:
-        if tok.light.bright > 0 or tok.light.dim > 0:
-            x0, y0, x1, y1 = geo.token_boxes[tok.id]
-            out.append(
-                Light(
-                    id=tok.id,
-                    x=(x0 + x1) / 2,
-                    y=(y0 + y1) / 2,
-                    bright=tok.light.bright,
-                    dim=tok.light.dim,
-                )
+        carried = tok.light
+        if carried.bright <= 0 and carried.dim <= 0:
+            continue
+        if carried.seen_by != "everyone" and (observer is None or observer.id != tok.id):
+            continue
+        x0, y0, x1, y1 = geo.token_boxes[tok.id]
+        out.append(
+            Light(
+                id=tok.id, x=(x0 + x1) / 2, y=(y0 + y1) / 2, bright=carried.bright, dim=carried.dim
             )
+        )
     return out
+
+
+def silent_light_notes(
+    geo: BuiltScene, points: np.ndarray, observer: Token | None = None
+) -> tuple[str, ...]:
+    """Why lights within reach of ``points`` (px, shape (k, 2)) do not shine there.
+
+    One note for each light whose outer radius reaches one of the points (walls aside)
+    but which does not shine for ``observer`` (``shining_lights``): switched off, private
+    scene light, or a private carried light of another token. For answers' ``notes``.
+    """
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    if not len(pts):
+        return ()
+    ppu = geo.scene.grid.px_per_unit
+
+    def reaches(x: float, y: float, outer: float) -> bool:
+        return outer > 0 and bool((np.hypot(pts[:, 0] - x, pts[:, 1] - y) <= outer * ppu).any())
+
+    notes = []
+    for light in geo.scene.lights:
+        if not reaches(light.x, light.y, max(light.bright, light.dim)):
+            continue
+        if not light.on:
+            notes.append(f"Light {light.id} is switched off (on: false): it lights nothing.")
+        elif light.seen_by != "everyone":
+            notes.append(
+                f"Light {light.id} is private (seen_by: controllers): no observer controls a "
+                "scene light, so it lights nothing."
+            )
+    for tok in geo.scene.tokens:
+        if not has_private_light(tok) or (observer is not None and observer.id == tok.id):
+            continue
+        x0, y0, x1, y1 = geo.token_boxes[tok.id]
+        if reaches((x0 + x1) / 2, (y0 + y1) / 2, max(tok.light.bright, tok.light.dim)):
+            notes.append(
+                f"{tok.id} carries a private light (seen_by: controllers): it lights only for "
+                f"{tok.id}."
+            )
+    return tuple(notes)
+
+
+def has_private_light(token: Token) -> bool:
+    """Whether ``token`` carries a light only it sees (``seen_by: "controllers"``)."""
+    carried = token.light
+    return carried.seen_by != "everyone" and (carried.bright > 0 or carried.dim > 0)
+
+
+def in_span(span: Span | None, elevation: np.ndarray) -> np.ndarray:
+    """Whether each elevation (grid units) lies in ``span``, half-open ``[bottom, top)``.
+
+    GEO-5: ``None`` (no height range) holds every elevation.
+    """
+    if span is None:
+        return np.ones(elevation.shape, dtype=bool)
+    return (elevation >= span.low) & (elevation < span.high)
 
 
 def _in_cone(light: Light, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
@@ -83,8 +160,13 @@ def light_at_points(
     points: np.ndarray,
     budget: WorkBudget | None = None,
     sources: list[Light] | None = None,
+    elevations: np.ndarray | float = 0.0,
 ) -> list[LightSample]:
     """Light level at each point.
+
+    The ambient level is the scene's, or a ``light`` region's where one holds the point
+    (GEO-9); each light that reaches the point adds its level (the brightest applies);
+    magical darkness makes the point ``dark`` (5E-VIS-3/5).
 
     Parameters
     ----------
@@ -94,7 +176,9 @@ def light_at_points(
     budget : WorkBudget, optional
         The request's budget of line-wall tests (issue 16).
     sources : list of Light, optional
-        The scene's lights and token lights when the caller has them already.
+        The lights that shine (``shining_lights``); default: those with no observer.
+    elevations : float or ndarray of shape (k,)
+        Grid units of the points, against the regions' height ranges (GEO-5); default 0.
 
     Returns
     -------
@@ -116,15 +200,23 @@ def light_at_points(
     magical = np.zeros(k, dtype=bool)
     who: list[list[str]] = [[] for _ in range(k)]
     rules = {"5E-VIS-3"}
+    by_region = np.zeros(k, dtype=bool)
+    elev = np.broadcast_to(np.asarray(elevations, dtype=np.float64), (k,))
 
     for region in geo.scene.regions:
+        if not (region.magical_darkness or region.light is not None):
+            continue
+        inside = shapely.intersects_xy(geo.region_shapes[region.id], pts[:, 0], pts[:, 1])
+        inside &= in_span(region.elevation, elev)
+        if region.light is not None:  # GEO-9: replaces the ambient light (last one wins)
+            level[inside] = RANK[region.light]
+            by_region |= inside
         if region.magical_darkness:
-            inside = shapely.intersects_xy(geo.region_shapes[region.id], pts[:, 0], pts[:, 1])
             magical |= inside
             for i in np.nonzero(inside)[0]:
                 who[i].append(region.id)
 
-    sources = _sources(geo) if sources is None else sources
+    sources = shining_lights(geo) if sources is None else sources
     # (light, point) pairs in range, light-major as the answer lists lights: per light, the
     # points are tested in one vectorised step, lights far from every point are skipped.
     lis: list[NDArray[np.intp]] = []
@@ -156,7 +248,14 @@ def light_at_points(
         seg_arr = np.hstack([xy, pts[pi_all]])
         if budget is not None:
             budget.afford(estimate_tests(geo.density, seg_arr))
-        blocked = trace(geo.walls, seg_arr, "light", origins=xy, budget=budget).wall_blocked
+        # GEO-5/5a: a light is a band of no thickness at its elevation; the ray runs from it
+        # to the point's elevation, and walls block only where their height range holds it.
+        z = np.column_stack(
+            [np.array([sources[i].elevation for i in li_all.tolist()]), elev[pi_all]]
+        )
+        blocked = trace(
+            geo.walls, seg_arr, "light", origins=xy, elevations=z, budget=budget
+        ).wall_blocked
         for li, pi, lvl, is_blocked in zip(
             li_all.tolist(), pi_all.tolist(), lvl_all.tolist(), blocked.tolist(), strict=True
         ):
@@ -172,6 +271,8 @@ def light_at_points(
     out = []
     for n in range(k):
         point_rules = set(rules)
+        if by_region[n]:
+            point_rules.add("GEO-9")
         best = int(level[n])
         if magical[n]:
             best = RANK["dark"]
@@ -201,7 +302,7 @@ def token_sample_points(
     xs, ys = np.meshgrid(np.linspace(x0, x1, nx), np.linspace(y0, y1, ny))
     pts = [np.column_stack([xs.ravel(), ys.ravel()])]
     ppu = geo.scene.grid.px_per_unit
-    for light in _sources(geo) if sources is None else sources:
+    for light in shining_lights(geo) if sources is None else sources:
         near = (min(max(light.x, x0), x1), min(max(light.y, y0), y1))
         if math.hypot(near[0] - light.x, near[1] - light.y) <= max(light.bright, light.dim) * ppu:
             pts.append(np.array([near]))  # only lights that reach the space add a point
@@ -209,14 +310,22 @@ def token_sample_points(
 
 
 def light_over_token(
-    geo: BuiltScene, token: Token, budget: WorkBudget | None = None
+    geo: BuiltScene,
+    token: Token,
+    budget: WorkBudget | None = None,
+    observer: Token | None = None,
 ) -> LightSample:
     """The brightest level over a token's space (API.md "Lighting").
 
-    Magical darkness is reported when it covers every sampled point of the space.
+    Sampled at the token's ``elevation`` against the regions' height ranges (GEO-5, GEO-9).
+    ``observer``: whose private carried light also shines (``shining_lights``); ``None``
+    for ``/v1/lighting``. Magical darkness is reported when it covers every sampled point of
+    the space.
     """
-    sources = _sources(geo)  # once for both steps: it scans every token
-    samples = light_at_points(geo, token_sample_points(geo, token, sources), budget, sources)
+    sources = shining_lights(geo, observer)  # once for both steps: it scans every token
+    samples = light_at_points(
+        geo, token_sample_points(geo, token, sources), budget, sources, token.elevation
+    )
     best = max(samples, key=lambda s: RANK[s.level])
     magical = all(s.magical_darkness for s in samples)
     lights = tuple(dict.fromkeys(i for s in samples for i in s.lights))

@@ -45,7 +45,12 @@ from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene, build_scene, find_token  # the built scene
 from service.engine.spaces import box_centre
 from service.errors import RulesError
-from service.lighting import light_at_points, light_over_token
+from service.lighting import (
+    light_at_points,
+    light_over_token,
+    silent_light_notes,
+    token_sample_points,
+)
 from service.line_of_effect import Endpoint, LineAnswer, line_between
 from service.matrix import matrix as all_pairs
 from service.model import Scene, Token
@@ -221,7 +226,8 @@ def lighting(
 
     ``args`` is loaded by ``LightingRequestSchema`` (``points`` ``[[x, y]]`` px, ``tokens``
     ids). Returns ``{"results": [{"point", "token", "level", "magical_darkness", "lights",
-    "rules"}]}``, points first. Raises ``UnknownToken`` at ``tokens.<i>``.
+    "rules"}]}``, points first, with ``notes`` when lights within reach do not shine there
+    (switched off, private: ``service.lighting``). Raises ``UnknownToken`` at ``tokens.<i>``.
     """
     tokens = [find_token(geo.scene, t, ("tokens", i)) for i, t in enumerate(args["tokens"])]
     out: list[dict[str, Any]] = []
@@ -229,11 +235,18 @@ def lighting(
     if points:
         samples = light_at_points(geo, np.array(points, dtype=np.float64), budget)
         for point, sample in zip(points, samples, strict=True):
-            out.append({"point": point, "token": None, **sample.__dict__})
+            notes = silent_light_notes(geo, np.array([point], dtype=np.float64))
+            out.append({"point": point, "token": None, **sample.__dict__, **_notes(notes)})
     for tok in tokens:
         light = light_over_token(geo, tok, budget)
-        out.append({"point": None, "token": tok.id, **light.__dict__})
+        notes = silent_light_notes(geo, token_sample_points(geo, tok))
+        out.append({"point": None, "token": tok.id, **light.__dict__, **_notes(notes)})
     return {"results": out}
+
+
+def _notes(notes: tuple[str, ...]) -> dict[str, Any]:
+    """``{"notes": [...]}`` when there are notes (lights that do not shine), else ``{}``."""
+    return {"notes": list(notes)} if notes else {}
 
 
 def endpoint(scene: Scene, ref: dict[str, Any], field: str) -> Endpoint:
@@ -332,13 +345,20 @@ def _flanking_prepare(args: dict[str, Any]) -> dict[str, Any]:
 def flanking(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
     """``POST /v1/modifiers/flanking``: whether attacker and ally flank the target (SF-FLK-1).
 
-    Returns ``{"flanking", "attack_bonus" (+2 or 0), "rules", "reason"}``. Raises
-    ``UnknownToken`` for an unknown id, ``RulesError`` unless the three tokens differ.
+    Returns ``{"flanking", "attack_bonus" (+2 or 0), "rules", "reason"}``; with option
+    ``ignore_hidden``, a hidden attacker or ally does not flank. Raises ``UnknownToken`` for
+    an unknown id, ``RulesError`` unless the three tokens differ.
     """
     system = rules.get(args["ruleset"])
     toks = [find_token(geo.scene, args[k], (k,)) for k in ("attacker", "ally", "target")]
     if len({t.id for t in toks}) < 3:
         raise RulesError("Attacker, ally and target must be three different tokens.", ("ally",))
+    options = ruleset_options(system, args.get("options") or {})
+    if options.get("ignore_hidden"):  # service.rules.options: hidden tokens do not flank
+        hidden = [t.id for t in toks[:2] if t.hidden]
+        if hidden:
+            reason = f"Option ignore_hidden: {', '.join(hidden)} is hidden and does not flank."
+            return {"flanking": False, "attack_bonus": 0, "rules": ["SF-FLK-1"], "reason": reason}
     rule = cast(FlankingRule, system)  # declared by its extra_capabilities (_flanking_prepare)
     ok, rule_ids, reason = rule.flanking(geo, *toks)
     return {"flanking": ok, "attack_bonus": 2 if ok else 0, "rules": rule_ids, "reason": reason}

@@ -23,6 +23,20 @@ Decisions (see also the rules modules):
   not ``deafened``; ``senses.hearing`` ``None`` is unlimited range.
 - A target or observer whose space lies wholly in heavy obscurement cannot be seen by
   sight-based senses (5E-VIS-1).
+- GEO-9, one vocabulary for every ruleset: a region's ``concealment: true`` flag is light
+  obscurement. A target whose space is only **partly** inside heavy obscurement is lightly
+  obscured (``obscurement_at``): the part outside is seen, as GEO-5a reads a region that
+  covers only part of a line's band. ``concealed_by`` lists the concealing regions (light
+  or heavy obscurement, or the flag) that the centre line crosses or that overlap the
+  target's space, for the rulesets that conceal along the line (PV-DET-6).
+- A target with ``invisible`` is not invisible to an observer that sees invisible within
+  range (``see_invisibility``, truesight): ``visible_to_observer`` (PV-DET-9, 5E-VIS-7).
+- Light over the target is the light that shines for this observer (``service.lighting``:
+  a private carried light shines only for its carrier).
+- GM option ``magical_darkness_blocks_sight`` (Foundry v12's behaviour; off by default, as
+  5E-VIS-4 reads darkness): magical darkness between the spaces blocks sight, darkvision
+  and x-ray vision through it when every sampled line (inset corners and centre of each
+  space, 25 lines) crosses it; devil's sight and truesight see through it.
 
 References
 ----------
@@ -31,6 +45,7 @@ shared/RULES.md 5E-VIS-1..10, GEO-1, GEO-8; shared/API.md "Vision and detection"
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -44,8 +59,15 @@ from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.geometry.exact import LineOfEffect, lines_of_effect
 from service.geometry.measure import Blocker, wall_blocker
-from service.lighting import LightSample, light_over_token
-from service.model import Token
+from service.lighting import (
+    LightSample,
+    has_private_light,
+    in_span,
+    light_over_token,
+    silent_light_notes,
+    token_sample_points,
+)
+from service.model import Region, Token
 
 #: Precise senses in the order API.md names them (the first that reaches is ``sense``).
 PRECISE = ("sight", "darkvision", "devils_sight", "truesight", "blindsight", "tremorsense", "xray")
@@ -73,6 +95,14 @@ class SenseReport:
         What blocks the centre-to-centre sight line when there is no line of sight.
     invisible : bool
         The target has the ``invisible`` condition.
+    sees_invisible : bool
+        The observer sees invisible creatures at this distance (``see_invisibility`` or
+        truesight in range): for it the target is not invisible.
+    concealed_by : tuple of str
+        Ids of the concealing regions (GEO-9) that the centre line crosses or that overlap
+        the target's space.
+    notes : tuple of str
+        What the GM options changed.
     """
 
     distance: float
@@ -83,11 +113,18 @@ class SenseReport:
     line_of_effect: bool
     blockers: tuple[Blocker, ...] = ()
     invisible: bool = False
+    sees_invisible: bool = False
+    concealed_by: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
 
-    def first_precise(self) -> str | None:
-        """The first precise sense that reaches, in API order, or ``None``."""
-        return next((s for s in PRECISE if self.reaches.get(s)), None)
+    def first_precise(self, precise: Sequence[str] = PRECISE) -> str | None:
+        """The first sense of ``precise`` (default every precise sense) that reaches."""
+        return next((s for s in precise if self.reaches.get(s)), None)
+
+    @property
+    def visible_to_observer(self) -> bool:
+        """The target is not invisible, or the observer sees invisible in range."""
+        return not self.invisible or self.sees_invisible
 
 
 def distance_units(built: BuiltScene, a: Token, b: Token, diagonals: str) -> float:
@@ -102,6 +139,13 @@ def distance_units(built: BuiltScene, a: Token, b: Token, diagonals: str) -> flo
     return space_distance_units(a, b, grid, built.token_boxes, rule)
 
 
+def region_obscurement(region: Region) -> str | None:
+    """GEO-9: a region's obscurement, ``concealment: true`` counting as ``light``."""
+    if region.obscurement is not None:
+        return region.obscurement
+    return "light" if region.concealment else None
+
+
 def _wholly_inside(built: BuiltScene, box: tuple[float, ...], obscurement: str) -> bool:
     space = shapely.box(*box)
     return any(
@@ -112,19 +156,94 @@ def _wholly_inside(built: BuiltScene, box: tuple[float, ...], obscurement: str) 
 
 
 def obscurement_at(built: BuiltScene, token: Token) -> str:
-    """Obscurement of a token's space from regions (5E-VIS-1).
+    """Obscurement of a token's space from regions (5E-VIS-1, GEO-9).
 
-    ``heavy`` if a heavily obscured region overlaps the space, else ``light`` for a lightly
-    obscured one, else ``none``.
+    | regions at the space (inset 0.5 px)                  | obscurement |
+    | ---------------------------------------------------- | ----------- |
+    | a heavy region covers the whole space                | ``heavy``   |
+    | a heavy region covers only part of it                | ``light``   |
+    | a light region, or a ``concealment`` one, overlaps it | ``light``   |
+    | none                                                 | ``none``    |
+
+    A space partly in dense fog is lightly obscured: the part outside is seen (as GEO-5a
+    reads a region covering only part of a line's band).
     """
     space = shapely.box(*inset_box(built.token_boxes[token.id], 0.5))
     worst = "none"
     for r in built.scene.regions:
-        if r.obscurement and shapely.intersects(built.region_shapes[r.id], space):
-            if r.obscurement == "heavy":
+        kind = region_obscurement(r)
+        if kind and shapely.intersects(built.region_shapes[r.id], space):
+            if kind == "heavy" and shapely.covers(built.region_shapes[r.id], space):
                 return "heavy"
             worst = "light"
     return worst
+
+
+def concealing_regions(
+    built: BuiltScene, pairs: Sequence[tuple[Token, Token]]
+) -> list[tuple[str, ...]]:
+    """For each pair, the ids of the concealing regions (GEO-9) on its line or at its target.
+
+    A region conceals when it has ``obscurement`` (light or heavy) or ``concealment``; it
+    counts when the segment between the two spaces' centres crosses it or when it overlaps
+    the target's space (inset 0.5 px) (PV-DET-6).
+
+    Cost: one vectorised shapely test per concealing region over all pairs.
+    """
+    out: list[list[str]] = [[] for _ in pairs]
+    regions = [r for r in built.scene.regions if region_obscurement(r)]
+    if not regions or not pairs:
+        return [() for _ in pairs]
+    lines = shapely.linestrings([[built.centre(o), built.centre(t)] for o, t in pairs])
+    spaces = shapely.box(*np.array([inset_box(built.token_boxes[t.id], 0.5) for _, t in pairs]).T)
+    for r in regions:
+        shape = built.region_shapes[r.id]
+        hit = shapely.intersects(shape, lines) | shapely.intersects(shape, spaces)
+        for k in np.flatnonzero(hit).tolist():
+            out[k].append(r.id)
+    return [tuple(ids) for ids in out]
+
+
+def _sample_points(box: tuple[float, ...], inset: float) -> list[tuple[float, float]]:
+    x0, y0, x1, y1 = inset_box(box, inset)
+    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1), ((x0 + x1) / 2, (y0 + y1) / 2)]
+
+
+def magical_darkness_area(built: BuiltScene, elevations: tuple[float, float]) -> object | None:
+    """Union of magical darkness (regions and darkness lights' outer discs), or ``None``.
+
+    A region counts when its height range ``[bottom, top)`` holds either elevation (GEO-5);
+    a darkness light is its full disc (walls are not subtracted). Only lights that shine
+    for everyone count (``service.lighting``: ``on``, ``seen_by``).
+    """
+    parts = []
+    elev = np.array(elevations, dtype=np.float64)
+    for r in built.scene.regions:
+        if r.magical_darkness and in_span(r.elevation, elev).any():
+            parts.append(built.region_shapes[r.id])
+    ppu = built.scene.grid.px_per_unit
+    for light in built.scene.lights:
+        outer = max(light.bright, light.dim)
+        if light.darkness and light.on and light.seen_by == "everyone" and outer > 0:
+            parts.append(shapely.Point(light.x, light.y).buffer(outer * ppu))
+    return shapely.union_all(parts) if parts else None
+
+
+def darkness_between(
+    built: BuiltScene, observer: Token, target: Token, inset: float = DEFAULT_CORNER_INSET_PX
+) -> bool:
+    """Whether magical darkness lies across every sampled line between the two spaces.
+
+    The lines join the inset corners and centre of each space (25 lines); a line counts as
+    crossing when it meets the darkness area (``magical_darkness_area``).
+    """
+    area = magical_darkness_area(built, (observer.elevation, target.elevation))
+    if area is None:
+        return False
+    a = _sample_points(built.token_boxes[observer.id], inset)
+    b = _sample_points(built.token_boxes[target.id], inset)
+    lines = shapely.linestrings([[p, q] for p in a for q in b])
+    return bool(shapely.intersects(area, lines).all())
 
 
 def perceive(
@@ -134,9 +253,16 @@ def perceive(
     *,
     diagonals: str = "equidistant",
     inset: float = DEFAULT_CORNER_INSET_PX,
+    magical_darkness_blocks_sight: bool = False,
 ) -> SenseReport:
     """Which of ``observer``'s senses locate ``target``: ``perceive_all`` for one pair."""
-    return perceive_all(built, [(observer, target)], diagonals=diagonals, inset=inset)[0]
+    return perceive_all(
+        built,
+        [(observer, target)],
+        diagonals=diagonals,
+        inset=inset,
+        magical_darkness_blocks_sight=magical_darkness_blocks_sight,
+    )[0]
 
 
 def perceive_all(
@@ -146,6 +272,7 @@ def perceive_all(
     diagonals: str = "equidistant",
     inset: float = DEFAULT_CORNER_INSET_PX,
     budget: WorkBudget | None = None,
+    magical_darkness_blocks_sight: bool = False,
 ) -> list[SenseReport]:
     """Which of each observer's senses locate each target (see the module docstring).
 
@@ -164,6 +291,8 @@ def perceive_all(
         px by which both spaces shrink before tracing lines (GEO-6).
     budget : WorkBudget, optional
         The request's budget of line-wall tests (issue 16).
+    magical_darkness_blocks_sight : bool
+        GM option (see the module docstring); default off.
 
     Returns
     -------
@@ -207,13 +336,50 @@ def perceive_all(
     sound_all = lines_of_effect(
         built.walls, box_o, box_t, "sound", elevations=elev, budget=budget, density=density
     )
-    lights: dict[str, LightSample] = {}
+    lights: dict[tuple[str, str | None], LightSample] = {}
+    silent: dict[tuple[str, str | None], tuple[str, ...]] = {}
+    concealed = concealing_regions(built, pairs)
     out = []
-    for (observer, target), los, loe, sound in zip(pairs, los_all, loe_all, sound_all, strict=True):
-        if target.id not in lights:
-            lights[target.id] = light_over_token(built, target, budget)
-        out.append(_report(built, observer, target, diagonals, lights[target.id], los, loe, sound))
+    for (observer, target), los, loe, sound, by in zip(
+        pairs, los_all, loe_all, sound_all, concealed, strict=True
+    ):
+        # A private carried light shines only for its carrier: its light is its own entry.
+        key = (target.id, observer.id if has_private_light(observer) else None)
+        if key not in lights:
+            who = observer if key[1] is not None else None
+            lights[key] = light_over_token(built, target, budget, who)
+            silent[key] = silent_light_notes(built, token_sample_points(built, target), who)
+        report = _report(built, observer, target, diagonals, lights[key], los, loe, sound)
+        if by:
+            report = dataclasses.replace(report, concealed_by=by)
+        if silent[key]:
+            report = dataclasses.replace(report, notes=(*report.notes, *silent[key]))
+        if magical_darkness_blocks_sight:
+            report = _darkness_blocks(built, observer, target, report, inset)
+        out.append(report)
     return out
+
+
+#: Senses that magical darkness between the spaces blocks under the GM option.
+DARKNESS_BLOCKS = ("sight", "darkvision", "xray")
+
+
+def _darkness_blocks(
+    built: BuiltScene, observer: Token, target: Token, report: SenseReport, inset: float
+) -> SenseReport:
+    """``report`` with sight-based senses cut by magical darkness between the spaces."""
+    if not any(report.reaches[s] for s in DARKNESS_BLOCKS):
+        return report
+    if not darkness_between(built, observer, target, inset):
+        return report
+    reaches = dict(report.reaches)
+    for s in DARKNESS_BLOCKS:
+        reaches[s] = False
+    note = (
+        "Option magical_darkness_blocks_sight: magical darkness between them blocks sight "
+        "and darkvision (devil's sight and truesight see through it)."
+    )
+    return dataclasses.replace(report, reaches=reaches, notes=(*report.notes, note))
 
 
 def _report(
@@ -278,6 +444,7 @@ def _report(
         line_of_effect=loe.clear,
         blockers=blockers,
         invisible=invisible,
+        sees_invisible=sees_invisible or within(senses.truesight),
     )
 
 

@@ -4,6 +4,10 @@
 call (``service.geometry.measure``), then lets the ruleset map each pair's measurement to its
 answer. ``vision_all`` does the same with ``service.senses.perceive_all``.
 
+The obstacle options (``ignore_hidden``, ``ignore_prone_or_dead``: ``service.rules.options``)
+are applied here, once for every ruleset: the tokens they set aside join each pair's
+``excluded`` creatures before measuring.
+
 Cost: see ``service.geometry.measure`` (cover) and ``service.senses.perceive_all`` (vision);
 the per-pair rule is O(lines of the pair).
 """
@@ -18,6 +22,7 @@ from service.engine.scene import BuiltScene
 from service.geometry.measure import measure
 from service.model import Token
 from service.rules.base import Attack, CoverResult, RuleSystem, VisionResult
+from service.rules.options import without_set_aside
 from service.senses import perceive_all
 
 
@@ -59,7 +64,8 @@ def cover_all(
     """
     asks = [system.cover_ask(built, a, t, attack, options) for a, t in pairs]
     spec = system.cover_measure(attack, options, detail)
-    measured = measure(built, spec, [ask.question for ask in asks], budget)
+    questions = without_set_aside(built, [ask.question for ask in asks], options)
+    measured = measure(built, spec, questions, budget)
     return [
         system.cover(built, ask, m, a, t, attack, options, detail)
         for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
@@ -83,6 +89,7 @@ def vision_all(
         diagonals=system.diagonals,
         inset=system.vision_inset(options),
         budget=budget,
+        magical_darkness_blocks_sight=bool(options.get("magical_darkness_blocks_sight")),
     )
     return [
         system.vision(built, o, t, report, options)

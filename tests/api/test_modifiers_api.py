@@ -179,17 +179,19 @@ def test_gravity_answer_shape(client):
 
 
 def test_gravity_fractional_and_option(client):
+    """5E-GRV-3/4 Decision: floor(X - modifier) by default; ``up`` (started point) an option."""
     body = dict(GRAV_3, gravity=2.5, creature={"str": 2, "dex": 0, "con": 3, "speed": 40})
-    up = post(client, "gravity", body).get_json()
-    assert (up["speed"], up["fall_damage_cap"], up["attack_disadvantage_levels"]) == (
+    down = post(client, "gravity", body).get_json()
+    assert (down["speed"], down["fall_damage_cap"], down["attack_disadvantage_levels"]) == (
         27.5,
         "50d6",
-        1,
+        0,
     )
-    assert up["save_disadvantage_levels"] == {"str": 1, "dex": 3, "con": 0}
-    down = post(client, "gravity", dict(body, options={"levels_rounding": "down"})).get_json()
-    assert down["attack_disadvantage_levels"] == 0
     assert down["save_disadvantage_levels"] == {"str": 0, "dex": 2, "con": 0}
+    assert down["grounded"] is True  # 5E-GRV-2: Str +2 is below X = 2.5
+    up = post(client, "gravity", dict(body, options={"levels_rounding": "up"})).get_json()
+    assert up["attack_disadvantage_levels"] == 1
+    assert up["save_disadvantage_levels"] == {"str": 1, "dex": 3, "con": 0}
 
 
 def test_gravity_zero(client):

@@ -27,7 +27,7 @@ from service.rules.base import (
     shared_space,
 )
 from service.rules.dnd5e.modifiers import scene_modifiers
-from service.rules.dnd5e.vision import vision
+from service.rules.dnd5e.vision import EXTRA_OPTIONS, vision
 from service.senses import SenseReport
 
 # ---------------------------------------------------------------------------- tables
@@ -106,6 +106,7 @@ OPTIONS = {
         DEFAULT_CORNER_INSET_PX,
         "GEO-6: px by which traced corner points move toward the square's centre.",
     ),
+    **EXTRA_OPTIONS,  # GM options (service.rules.options) and this ruleset's vision ones
 }
 
 # ---------------------------------------------------------------------------- rules

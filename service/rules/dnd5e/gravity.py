@@ -139,17 +139,17 @@ def inverse_multiplier(x: float) -> float:
     return 1.0 / x
 
 
-def disadvantage_levels(x: float, modifier: int, rounding: Rounding = "up") -> int:
+def disadvantage_levels(x: float, modifier: int, rounding: Rounding = "down") -> int:
     """Levels of disadvantage for an ability modifier below gravity X (5E-GRV-3, 5E-GRV-4).
 
     The seed: "生物的力量属性调整值每比X低1点，发动的武器攻击就具有一重劣势" (one level for
     each point by which the modifier is below X). With an integer X this is ``X - modifier``.
 
-    **Decision** for a fractional X: ``rounding="up"`` (default) counts a started point,
-    ``ceil(X - modifier)``: the number of points the modifier must rise before it is no
-    longer below X. Then "at least one level" coincides exactly with the seed's grounded
-    test "力量调整值不足X" (modifier below X). ``rounding="down"`` counts whole points only,
-    ``floor(X - modifier)``: the other reading, for a GM who wants it.
+    **Decision** (RULES.md 5E-GRV-3/4, fractional X): ``rounding="down"`` (default) counts
+    whole points only, ``floor(X - modifier)``: X = 2.5 and a modifier of 2 give 0 levels,
+    a modifier of 1 gives 1. ``rounding="up"`` is the other reading, kept as an option: a
+    started point counts, ``ceil(X - modifier)`` (the points the modifier must rise before it
+    is no longer below X).
 
     Parameters
     ----------
@@ -242,7 +242,7 @@ def gravity_modifiers(
     speed_ft: float,
     normal_range: float | None = None,
     long_range: float | None = None,
-    levels_rounding: Rounding = "up",
+    levels_rounding: Rounding = "down",
 ) -> GravityResult:
     """Modifiers of abnormal gravity X for one creature (5E-GRV-1..6).
 
@@ -277,8 +277,9 @@ def gravity_modifiers(
         The creature's (walking) speed in ft, ≥ 0.
     normal_range, long_range : float, optional
         A ranged weapon's normal and long (maximum) range in ft, ≥ 0.
-    levels_rounding : {"up", "down"}
-        How a fractional X counts in the levels of disadvantage (``disadvantage_levels``).
+    levels_rounding : {"down", "up"}
+        How a fractional X counts in the levels of disadvantage (``disadvantage_levels``):
+        ``down`` (default, 5E-GRV-3/4 Decision) whole points, ``up`` a started point.
 
     Returns
     -------

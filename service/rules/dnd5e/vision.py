@@ -1,4 +1,26 @@
-"""dnd5e vision: senses, light and obscurement (5E-VIS-1..10 of ``shared/RULES.md``)."""
+"""dnd5e vision: senses, light and obscurement (5E-VIS-1..10 of ``shared/RULES.md``).
+
+The answer's ``obscurement`` is what this observer experiences at the target (5E-VIS-1), by
+the sense that located it:
+
+| sense                         | obscurement                                             |
+| ----------------------------- | ------------------------------------------------------- |
+| none (not seen)               | worse of the light's (``FROM_LIGHT``) and the regions'   |
+| sight                         | worse of the light's and the regions' (never heavy: a    |
+|                               | target wholly in dense fog or darkness is not seen)      |
+| darkvision, devil's sight     | worse of ``light`` and the regions' (darkness as dim)    |
+| x-ray                         | the light's, ``light`` at most with darkvision in range  |
+| truesight                     | the regions' unless heavy; darkness gives none           |
+| blindsight, tremorsense       | ``none`` (not sight)                                     |
+
+A target only partly inside dense fog is lightly obscured (``service.senses.obscurement_at``,
+GEO-9), so it is seen with disadvantage on Perception. Hence one answer never says both
+``obscurement: "heavy"`` and ``can_see: true`` (5E-VIS-1).
+
+GM option ``darkvision_dim_as_bright`` (the published 5e reading; default off, the seed's
+5E-VIS-5 names only darkness): within darkvision range, dim light counts as bright, so a
+target in dim light is not lightly obscured for that observer.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +28,8 @@ from typing import Any
 
 from service.engine.scene import BuiltScene
 from service.model import Token
-from service.rules.base import VisionResult
+from service.rules.base import OptionSpec, VisionResult
+from service.rules.options import GM_OPTIONS
 from service.senses import VISUAL, SenseReport
 
 # ---------------------------------------------------------------------------- tables
@@ -24,6 +47,22 @@ _OBSCURE_RANK = {"none": 0, "light": 1, "heavy": 2}
 
 #: 5E-VIS-3: obscurement from the light over the target, for sight.
 FROM_LIGHT = {"bright": "none", "dim": "light", "dark": "heavy"}
+
+#: Options of dnd5e vision and GM rulings, listed with the ruleset's (``GET /v1/rulesets``).
+EXTRA_OPTIONS = {
+    **GM_OPTIONS,
+    "darkvision_dim_as_bright": OptionSpec(
+        False,
+        "5E-VIS-5 (vision): within darkvision range, dim light counts as bright (published "
+        "5e). Off: the seed, darkvision only lifts darkness to dim.",
+    ),
+    "levels_rounding": OptionSpec(
+        "down",
+        "5E-GRV-3/4 (modifiers/gravity request options): 'down' counts whole points below a "
+        "fractional X (the Decision), 'up' a started point.",
+        ("down", "up"),
+    ),
+}
 
 
 def _worse(a: str, b: str) -> str:
@@ -46,7 +85,7 @@ def vision(
     report : SenseReport
         What the observer's senses do toward the target (``service.senses.perceive_all``).
     options : dict
-        The ruleset's options (none used here).
+        The ruleset's options: ``darkvision_dim_as_bright`` (see the module docstring).
 
     Returns
     -------
@@ -57,30 +96,45 @@ def vision(
     """
     sense = report.first_precise()
     rules = ["5E-VIS-3"]
+    notes: list[str] = []
     level = report.light.level
     if report.light.magical_darkness:
         rules.append("5E-VIS-5")
-    from_light = FROM_LIGHT[level]
+    if "GEO-9" in report.light.rules:
+        rules.append("GEO-9")
+    seen_level = level
+    darkvision = observer.senses.darkvision
+    if (
+        options.get("darkvision_dim_as_bright")
+        and level == "dim"
+        and darkvision > 0
+        and report.distance <= darkvision
+    ):
+        seen_level = "bright"
+        rules.append("5E-VIS-5")
+        notes.append("Option darkvision_dim_as_bright: dim light counts as bright.")
+    from_light = FROM_LIGHT[seen_level]
+    region = report.obscurement
     if sense in ("blindsight", "tremorsense"):
         obscurement = "none"
     elif sense == "truesight":
-        obscurement = report.obscurement if report.obscurement != "heavy" else "none"
+        obscurement = region if region != "heavy" else "none"
     elif sense in ("darkvision", "devils_sight"):
-        obscurement = _worse("light", report.obscurement)
-    elif sense is not None:  # sight or x-ray in light
-        obscurement = _worse(from_light, report.obscurement)
-        if sense == "xray":
-            obscurement = from_light
-    else:
-        obscurement = _worse(from_light, report.obscurement)
+        obscurement = _worse("light", region)
+    elif sense == "xray":
+        obscurement = from_light if from_light != "heavy" else "light"
+    else:  # sight (lit target), or not seen
+        obscurement = _worse(from_light, region)
     if sense is not None:
         rules.append(SENSE_RULE.get(sense, "5E-VIS-8"))
     if not report.line_of_sight and any(b.kind == "region" for b in report.blockers):
         rules.append("5E-VIS-2")
-    if report.obscurement != "none" or obscurement != "none":
+    if region != "none" or obscurement != "none":
         rules.append("5E-VIS-1")
+    if region != "none":
+        rules.append("GEO-9")
+    notes.extend(report.notes)
     heard = sense is None and report.reaches["hearing"]
-    notes = []
     if report.invisible and sense in ("truesight", "blindsight", "tremorsense"):
         notes.append(f"Invisible, but {sense} perceives it.")
     if sense is None and not report.line_of_sight:

@@ -26,7 +26,7 @@ from service.rules.base import (
     corner_inset,
     shared_space,
 )
-from service.rules.pf2e_variant.vision import vision
+from service.rules.pf2e_variant.vision import EXTRA_OPTIONS, vision
 from service.senses import SenseReport
 
 # ---------------------------------------------------------------------------- tables
@@ -61,6 +61,7 @@ OPTIONS = {
     "was_observing": OptionSpec(
         [], "PV-DET-7 (vision): invisible targets the observer saw turn invisible (hidden)."
     ),
+    **EXTRA_OPTIONS,  # GM options (service.rules.options) and this ruleset's vision ones
 }
 
 

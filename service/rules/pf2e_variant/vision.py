@@ -1,4 +1,28 @@
-"""pf2e-variant detection: observed, hidden, undetected, unnoticed (PV-DET-1..9)."""
+"""pf2e-variant detection: observed, hidden, undetected, unnoticed (PV-DET-1..9).
+
+Detection by what reaches the target (PV-DET-2 Decision: tremorsense, scent and hearing are
+imprecise; ``PRECISE`` are the precise senses of this ruleset):
+
+| target                                  | what reaches                 | detection   |
+| --------------------------------------- | ---------------------------- | ----------- |
+| any (GM lists it ``unnoticed``)          | anything                     | unnoticed   |
+| not invisible to this observer          | a precise sense              | observed    |
+| not invisible to this observer          | tremorsense or hearing only  | hidden      |
+| not invisible to this observer          | nothing                      | undetected  |
+| invisible (observer does not see it)    | blindsight (precise, not eyes) | observed  |
+| invisible                               | tremorsense                  | hidden      |
+| invisible, GM lists it ``was_observing`` | hearing or nothing           | hidden      |
+| invisible                               | hearing or nothing           | undetected  |
+
+An observer that sees invisible within range (``see_invisibility``, truesight) finds the
+target not invisible (PV-DET-9): light, obscurement and senses decide, so in darkness
+without darkvision it is hidden by hearing.
+
+Concealed (PV-DET-6, GEO-9): a concealing region (light or heavy obscurement, or the
+``concealment`` flag) that the line to the target crosses or that holds the target; dim
+light for an observer without low-light vision or darkvision (PV-DET-9). Not for a target
+located by blindsight or tremorsense.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +31,18 @@ from typing import Any
 from service.engine.scene import BuiltScene
 from service.model import Token
 from service.rules.base import VisionResult
+from service.rules.options import GM_OPTIONS
 from service.senses import SenseReport
+
+#: PV-DET-2 Decision: the precise senses of this ruleset (vision with darkvision, devil's
+#: sight and truesight; blindsight; x-ray). Tremorsense is imprecise here.
+PRECISE = ("sight", "darkvision", "devils_sight", "truesight", "blindsight", "xray")
+
+#: PV-DET-2: imprecise senses besides hearing, which find an invisible target too.
+IMPRECISE = ("tremorsense",)
+
+#: Options of pf2e-variant vision and GM rulings, listed with the ruleset's.
+EXTRA_OPTIONS = dict(GM_OPTIONS)
 
 
 def vision(
@@ -19,12 +54,9 @@ def vision(
 ) -> VisionResult:
     """Detection state of ``target`` for ``observer`` (PV-DET-1..9).
 
-    Observed when a precise sense reaches it (PV-DET-2). An invisible target is undetected
-    to observers whose only precise senses are visual (PV-DET-7), hidden instead when the
-    GM lists it in ``was_observing``. Otherwise, without a precise sense: hidden if heard,
-    else undetected (PV-DET-9). ``unnoticed`` (GM input) overrides all (PV-DET-5).
-    Concealed (PV-DET-6/9): dim light for observers without low-light vision or darkvision,
-    or lightly obscured regions (mist, smoke) at the target.
+    See the module docstring for the table. ``sense`` is the precise sense that located
+    the target, else the imprecise one (``tremorsense``, ``hearing``); ``can_see`` only for
+    a precise sense.
 
     Returns
     -------
@@ -34,35 +66,50 @@ def vision(
         ``auditory_flat_check_dc`` 5 for a deafened observer (PV-DET-8).
     """
     senses = observer.senses
-    sense = report.first_precise()
+    sense = report.first_precise(PRECISE)
+    imprecise = next((s for s in IMPRECISE if report.reaches.get(s)), None)
+    invisible = not report.visible_to_observer
     rules = ["PV-DET-1"]
-    notes = []
+    notes = list(report.notes)
+    if report.invisible and not invisible:
+        notes.append("Invisible, but this observer sees invisible: light and senses decide.")
     if target.id in (options.get("unnoticed") or ()):
         detection = "unnoticed"
         rules.append("PV-DET-5")
     elif sense is not None:
         detection = "observed"
         rules.append("PV-DET-2")
-        if report.invisible:
+        if invisible:
             rules.append("PV-DET-7")
-    elif report.invisible:
+    elif invisible:
         rules.append("PV-DET-7")
-        if target.id in (options.get("was_observing") or ()):
+        if imprecise is not None:
+            detection = "hidden"
+            rules.append("PV-DET-2")
+            notes.append(f"Invisible, but {imprecise} (imprecise) finds its space.")
+        elif target.id in (options.get("was_observing") or ()):
             detection = "hidden"
             notes.append("Turned invisible while observed: starts hidden.")
         else:
             detection = "undetected"
     else:
         rules.append("PV-DET-9")
-        detection = "hidden" if report.reaches["hearing"] else "undetected"
+        if imprecise is not None:
+            rules.append("PV-DET-2")
+        heard_or_felt = imprecise is not None or report.reaches["hearing"]
+        detection = "hidden" if heard_or_felt else "undetected"
     concealed = False
-    if detection in ("observed", "hidden") and sense not in ("blindsight", "tremorsense"):
+    heard = sense is None and report.reaches["hearing"]
+    located_by = sense or imprecise or ("hearing" if heard else None)
+    if detection in ("observed", "hidden") and located_by not in ("blindsight", "tremorsense"):
         dim = report.light.level == "dim" and not report.light.magical_darkness
         if dim and not (senses.low_light_vision or senses.darkvision > 0):
             concealed = True
             rules.append("PV-DET-9")
-        if report.obscurement == "light":
+        if report.concealed_by:
             concealed = True
+            rules.append("GEO-9")
+            notes.append("Concealed by " + ", ".join(report.concealed_by) + ".")
         if concealed:
             rules.append("PV-DET-6")
     dc = None
@@ -81,11 +128,10 @@ def vision(
     deafened = "deafened" in observer.conditions
     if deafened:
         rules.append("PV-DET-8")
-    heard = sense is None and report.reaches["hearing"]
     return VisionResult(
         target=target.id,
         can_see=sense is not None,
-        sense=sense if sense is not None else ("hearing" if heard else None),
+        sense=located_by,
         light=report.light.level,
         magical_darkness=report.light.magical_darkness,
         distance=report.distance,

@@ -1,4 +1,14 @@
-"""Starfinder concealment from regions and conditions (SF-CON-1, -2, -5)."""
+"""Starfinder concealment from regions and conditions (SF-CON-1, -2, -5, -7).
+
+Regions (GEO-9, one vocabulary for every ruleset): a region with ``concealment: true`` or
+``obscurement`` ``light`` gives concealment (20 %); one with ``obscurement`` ``heavy``
+gives total concealment (50 %) where it blocks sight (the line of sight is lost at its
+outline: SF-CON-4 in the callers), and concealment where it does not (a target partly
+inside it: heavy conceals at least as much as light).
+
+``miss_chance`` (SF-CON-7): a GM override, a percentage from 0 to 100 that replaces the
+computed miss chance (``miss_chance_of``).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +21,7 @@ from service.engine.regions import region_geometry
 from service.engine.scene import BuiltScene
 from service.geometry.trace import segments_touch_regions
 from service.model import Token
-from service.rules.base import Attack
+from service.rules.base import Attack, OptionSpec
 
 #: SF-CON-3/4: miss chance per concealment degree (several do not stack).
 MISS_CHANCE = {"none": 0, "concealment": 20, "total": 50}
@@ -21,6 +31,25 @@ CONCEALMENT_RANK = {"none": 0, "concealment": 1, "total": 2}
 
 #: SF-CON-5: a target condition that gives concealment against all attacks.
 CONCEALED_CONDITIONS = frozenset({"concealed", "blurred", "displaced"})
+
+#: SF-CON-7: the GM's miss chance override (cover and vision).
+MISS_CHANCE_OPTION = OptionSpec(
+    None,
+    "SF-CON-7: a miss chance in % (0-100) set by the GM for a special situation; it "
+    "replaces the computed one (20 % concealment, 50 % total).",
+)
+
+
+def miss_chance_of(degree: str, options: dict[str, Any], rules: list[str]) -> int:
+    """The miss chance in % of a concealment degree, or the GM's ``miss_chance`` (SF-CON-7).
+
+    ``rules`` gets ``SF-CON-7`` when the override applies.
+    """
+    override = options.get("miss_chance")
+    if override is None:
+        return MISS_CHANCE[degree]
+    rules.append("SF-CON-7")
+    return int(override)
 
 
 def adjacent(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
@@ -39,7 +68,10 @@ def concealment(
     options: dict[str, Any],
     rules: list[str],
 ) -> str:
-    """Concealment of ``target`` from regions and conditions (SF-CON-1, -2, -5).
+    """Concealment of ``target`` from regions and conditions (SF-CON-1, -2, -5, GEO-9).
+
+    Every region with ``concealment`` or ``obscurement`` conceals (see the module
+    docstring); ``rules`` gets ``GEO-9`` when one does.
 
     Parameters
     ----------
@@ -58,7 +90,7 @@ def concealment(
     if CONCEALED_CONDITIONS & set(target.conditions):
         rules.append("SF-CON-5")
         return "concealment"
-    regions = [r for r in built.scene.regions if r.concealment]
+    regions = [r for r in built.scene.regions if r.concealment or r.obscurement is not None]
     if not regions:
         return "none"
     polys = [region_geometry(r.shape) for r in regions]
@@ -67,6 +99,8 @@ def concealment(
         rules.append("SF-CON-2")
         space = shapely.box(*target_box)
         inside = any(shapely.covers(p, space) for p in polys)
+        if inside:
+            rules.append("GEO-9")
         return "concealment" if inside else "none"
     rules.append("SF-CON-1")
     segs = np.array([[*s, *t] for s in sources for t in target_corners], dtype=np.float64)
@@ -74,4 +108,6 @@ def concealment(
     per_corner = touched.reshape(len(sources), len(target_corners)).any(axis=1)
     reading = options.get("concealment_corner") or "defender"
     hit = per_corner.any() if reading == "defender" else per_corner.all()
+    if hit:
+        rules.append("GEO-9")
     return "concealment" if hit else "none"

@@ -38,9 +38,9 @@ from service.rules.base import (
     attack_source,
     shared_space,
 )
-from service.rules.starfinder.concealment import MISS_CHANCE, concealment
+from service.rules.starfinder.concealment import concealment, miss_chance_of
 from service.rules.starfinder.flanking import DIAGONALS, flanking
-from service.rules.starfinder.vision import vision
+from service.rules.starfinder.vision import EXTRA_OPTIONS, vision
 from service.senses import SenseReport
 
 # ---------------------------------------------------------------------------- tables
@@ -81,6 +81,7 @@ OPTIONS = {
     "partial_cover": OptionSpec(
         [], "SF-COV-7: ids of targets the GM rules have partial cover (more than half visible)."
     ),
+    **EXTRA_OPTIONS,  # GM options (service.rules.options) and this ruleset's vision ones
 }
 
 # ---------------------------------------------------------------------------- rules
@@ -248,6 +249,14 @@ class Starfinder:
                 rules.append("SF-CON-4")
         if found != "none":
             rules.append("SF-CON-3")
+        chance = miss_chance_of(found, options, rules)  # SF-CON-7: the GM's override
+        low = set(_low_walls(built))
+        if any(n.startswith("SF-COV-5") for n in notes) or any(
+            w in low for k in range(4 * best, 4 * best + 4) for w in measured.wall_blockers[k]
+        ):
+            rules.append("SF-COV-5")  # a low obstacle was weighed for this pair
+        modifiers = self._prone(built, attacker, target, attack)
+        rules.extend(m.rule for m in modifiers)
         ac, reflex = BONUS[degree]
         return CoverResult(
             target=target.id,
@@ -261,8 +270,8 @@ class Starfinder:
             lines=measured.lines(built.walls, slice(k * best, k * best + k)) if detail else (),
             notes=tuple(notes),
             concealment=found,
-            miss_chance=MISS_CHANCE[found],
-            modifiers=self._prone(built, attacker, target, attack),
+            miss_chance=chance,
+            modifiers=modifiers,
         )
 
     def _low_obstacles(

@@ -1,4 +1,9 @@
-"""Starfinder vision: concealment from light, lines and conditions (SF-CON-1..6)."""
+"""Starfinder vision: concealment from light, lines and conditions (SF-CON-1..7).
+
+Every answer cites what decided it: ``SF-CON-1`` (the corner lines, read as a ranged
+attack) always, ``SF-CON-6`` whenever light was weighed (any answer by sight), plus the
+rules that gave concealment.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,17 @@ from service.engine.spaces import box_centre, inset_corners
 from service.geometry.sampling import square_corners
 from service.model import Token
 from service.rules.base import Attack, VisionResult
-from service.rules.starfinder.concealment import CONCEALMENT_RANK, MISS_CHANCE, concealment
+from service.rules.options import GM_OPTIONS
+from service.rules.starfinder.concealment import (
+    CONCEALMENT_RANK,
+    MISS_CHANCE_OPTION,
+    concealment,
+    miss_chance_of,
+)
 from service.senses import SenseReport
+
+#: Options of starfinder vision and GM rulings, listed with the ruleset's.
+EXTRA_OPTIONS = {**GM_OPTIONS, "miss_chance": MISS_CHANCE_OPTION}
 
 
 def vision(
@@ -27,7 +41,9 @@ def vision(
     line of effect without line of sight (SF-CON-4), from concealing regions along the corner
     lines (SF-CON-1, as for a ranged attack) and target conditions (SF-CON-5); several do not
     stack (SF-CON-3). Decision: an invisible target has total concealment unless the
-    observer sees invisible (see invisibility, truesight or blindsight in range).
+    observer sees invisible (see invisibility, truesight or blindsight in range). Regions
+    conceal as GEO-9 says (``concealment`` module). ``miss_chance`` (SF-CON-7) replaces
+    the computed miss chance.
 
     Returns
     -------
@@ -36,25 +52,24 @@ def vision(
     """
     senses = observer.senses
     sense = report.first_precise()
-    rules: list[str] = []
+    rules: list[str] = ["SF-CON-1"]
     found = ["none"]
     dist = report.distance
     darkvision = senses.darkvision > 0 and dist <= senses.darkvision
     level = report.light.level
     if sense not in ("blindsight", "tremorsense", "truesight"):
+        rules.append("SF-CON-6")  # light weighed, whether or not it conceals
         if level == "dim" and not (darkvision or senses.low_light_vision):
             found.append("concealment")
-            rules.append("SF-CON-6")
         elif level == "dark" and not (darkvision and not report.light.magical_darkness):
             if not (senses.devils_sight > 0 and dist <= senses.devils_sight):
                 found.append("total")
-                rules.append("SF-CON-6")
-        elif level in ("dim", "dark"):
-            rules.append("SF-CON-6")
+        if "GEO-9" in report.light.rules:
+            rules.append("GEO-9")
     if not report.line_of_sight:
         found.append("total")
         rules.append("SF-CON-4" if report.line_of_effect else "SF-COV-9")
-    if report.invisible and sense is None:
+    if not report.visible_to_observer and sense is None:
         found.append("total")
         rules.append("SF-CON-5")
     source_box = built.token_boxes[observer.id]
@@ -77,6 +92,7 @@ def vision(
     degree = max(found, key=lambda c: CONCEALMENT_RANK[c])
     if degree != "none":
         rules.append("SF-CON-3")
+    chance = miss_chance_of(degree, options, rules)
     heard = sense is None and report.reaches["hearing"]
     return VisionResult(
         target=target.id,
@@ -88,6 +104,7 @@ def vision(
         line_of_sight=report.line_of_sight,
         rules=tuple(dict.fromkeys(rules)),
         concealment=degree,
-        miss_chance=MISS_CHANCE[degree],
+        miss_chance=chance,
         blockers=report.blockers,
+        notes=report.notes,
     )

@@ -1,0 +1,81 @@
+"""GM options shared by every ruleset, and the one place that applies the obstacle ones.
+
+Each ruleset lists these in its ``options`` (``GET /v1/rulesets`` shows the default, which
+is the seed's reading, and the choices); an option a ruleset does not list is a 422
+(``service.operations.ruleset_options``). Options that only one ruleset reads
+(``darkvision_dim_as_bright`` in dnd5e, ``miss_chance`` in starfinder) live in that
+ruleset's table.
+
+Tables
+------
+``OBSTACLE_OPTIONS``: option name -> which tokens it sets aside as obstacles (they neither
+block a line nor give cover, GEO-7; ``ignore_hidden`` also keeps them from flanking).
+
+References
+----------
+shared/API.md "Cover" (``ignore_hidden`` on every query), shared/RULES.md GEO-7, 5E-VIS-5.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from service.engine.scene import BuiltScene
+from service.geometry.measure import Question
+from service.model import Token
+from service.rules.base import OptionSpec
+
+#: Conditions that make a creature no cover under ``ignore_prone_or_dead``.
+DOWN_CONDITIONS = frozenset({"prone", "dead"})
+
+#: Option -> the tokens it leaves out of every obstacle.
+OBSTACLE_OPTIONS: dict[str, Callable[[Token], bool]] = {
+    "ignore_hidden": lambda tok: tok.hidden,
+    "ignore_prone_or_dead": lambda tok: bool(DOWN_CONDITIONS & set(tok.conditions)),
+}
+
+IGNORE_HIDDEN = OptionSpec(
+    False,
+    "Hidden tokens (Foundry hidden, Roll20 GM layer) neither block lines, nor give cover, "
+    "nor flank (GEO-7). On every query: cover, vision, matrix, flanking.",
+)
+
+IGNORE_PRONE_OR_DEAD = OptionSpec(
+    False,
+    "Creatures that are prone or dead give no cover and block no line (GEO-7 as a GM "
+    "ruling; the seeds count every creature).",
+)
+
+MAGICAL_DARKNESS_BLOCKS_SIGHT = OptionSpec(
+    False,
+    "Vision: magical darkness between observer and target blocks sight, darkvision and "
+    "x-ray vision through it (Foundry v12's behaviour); devil's sight and truesight see "
+    "through. Off: only darkness at the target matters (5E-VIS-4/5).",
+)
+
+#: The GM options every ruleset lists.
+GM_OPTIONS: dict[str, OptionSpec] = {
+    "ignore_hidden": IGNORE_HIDDEN,
+    "ignore_prone_or_dead": IGNORE_PRONE_OR_DEAD,
+    "magical_darkness_blocks_sight": MAGICAL_DARKNESS_BLOCKS_SIGHT,
+}
+
+
+def set_aside(built: BuiltScene, options: dict[str, Any]) -> frozenset[str]:
+    """Ids of the tokens that the options given leave out of every obstacle."""
+    tests = [test for name, test in OBSTACLE_OPTIONS.items() if options.get(name)]
+    if not tests:
+        return frozenset()
+    return frozenset(tok.id for tok in built.scene.tokens if any(t(tok) for t in tests))
+
+
+def without_set_aside(
+    built: BuiltScene, questions: Sequence[Question], options: dict[str, Any]
+) -> list[Question]:
+    """``questions`` with the tokens ``set_aside`` added to each one's ``excluded``."""
+    ignored = set_aside(built, options)
+    if not ignored:
+        return list(questions)
+    return [dataclasses.replace(q, excluded=q.excluded | ignored) for q in questions]
