@@ -42,10 +42,11 @@ from service.engine.grids import diagonal_rule, space_distance_units
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.geometry.bands import span_meets
 from service.geometry.exact import LineOfEffect, lines_of_effect
 from service.geometry.measure import Blocker, wall_blocker
 from service.lighting import LightSample, light_over_token
-from service.model import Token
+from service.model import Region, Token
 
 #: Precise senses in the order API.md names them (the first that reaches is ``sense``).
 PRECISE = ("sight", "darkvision", "devils_sight", "truesight", "blindsight", "tremorsense", "xray")
@@ -102,10 +103,19 @@ def distance_units(built: BuiltScene, a: Token, b: Token, diagonals: str) -> flo
     return space_distance_units(a, b, grid, built.token_boxes, rule)
 
 
-def _wholly_inside(built: BuiltScene, box: tuple[float, ...], obscurement: str) -> bool:
-    space = shapely.box(*box)
+def _height_meets(built: BuiltScene, token: Token, region: Region) -> str:
+    """How a region's height range meets a token's vertical extent (GEO-5, GEO-5a)."""
+    span = region.elevation
+    if span is None:
+        return "covers"
+    return span_meets(built.span(token), span.bottom, span.top)
+
+
+def _wholly_inside(built: BuiltScene, token: Token, obscurement: str) -> bool:
+    space = shapely.box(*built.token_boxes[token.id])
     return any(
         shapely.covers(built.region_shapes[r.id], space)
+        and _height_meets(built, token, r) == "covers"
         for r in built.scene.regions
         if r.obscurement == obscurement
     )
@@ -115,13 +125,18 @@ def obscurement_at(built: BuiltScene, token: Token) -> str:
     """Obscurement of a token's space from regions (5E-VIS-1).
 
     ``heavy`` if a heavily obscured region overlaps the space, else ``light`` for a lightly
-    obscured one, else ``none``.
+    obscured one, else ``none``. A region with a height range counts only where it meets
+    the token's vertical extent, and at most as light where it covers only part of it
+    (GEO-5, GEO-5a).
     """
     space = shapely.box(*inset_box(built.token_boxes[token.id], 0.5))
     worst = "none"
     for r in built.scene.regions:
         if r.obscurement and shapely.intersects(built.region_shapes[r.id], space):
-            if r.obscurement == "heavy":
+            meets = _height_meets(built, token, r)
+            if meets == "misses":
+                continue
+            if r.obscurement == "heavy" and meets == "covers":
                 return "heavy"
             worst = "light"
     return worst
@@ -181,7 +196,9 @@ def perceive_all(
         return []
     box_o = np.array([inset_box(built.token_boxes[o.id], inset) for o, _ in pairs])
     box_t = np.array([inset_box(built.token_boxes[t.id], inset) for _, t in pairs])
-    elev = np.array([(o.elevation, t.elevation) for o, t in pairs], dtype=np.float64)
+    # GEO-5a: each pair's band, from the observer's vertical extent to the target's.
+    spans = [(built.span(o), built.span(t)) for o, t in pairs]
+    elev = np.array([(a[0], b[0], a[1], b[1]) for a, b in spans], dtype=np.float64)
     sight_index = built.sight
     density = built.density
     los_all = lines_of_effect(
@@ -234,8 +251,8 @@ def _report(
     blockers: tuple[Blocker, ...] = ()
     if not los.clear:
         blockers = tuple(dict.fromkeys(wall_blocker(n) for n in sight_index.names(los.blockers)))
-    hidden_in_fog = _wholly_inside(built, built.token_boxes[target.id], "heavy") or _wholly_inside(
-        built, built.token_boxes[observer.id], "heavy"
+    hidden_in_fog = _wholly_inside(built, target, "heavy") or _wholly_inside(
+        built, observer, "heavy"
     )
     conditions = set(target.conditions)
     observer_conditions = set(observer.conditions)

@@ -17,6 +17,7 @@ from service.engine.density import WallDensity
 from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
 from service.engine.walls import FloatArray, WallIndex, index_walls
 from service.geometry import kernel
+from service.geometry.bands import as_bands, band_at, meets, overlaps_between
 from service.geometry.junctions import collinear_runs, junctions
 from service.geometry.kernel import kernel_enabled
 from service.model import Wall
@@ -55,6 +56,9 @@ class TraceResult:
         Per segment, indices (into ``WallIndex.ids``) of the walls that block it, sorted.
     creature_blockers : list of list of str
         Per segment, ids of the creatures whose space it crosses.
+    low_blockers : list of list of int
+        Per segment, the walls of ``wall_blockers`` that block it as low obstacles: they
+        cover only part of the segment's band at the crossing (GEO-5a).
     """
 
     segments: FloatArray
@@ -62,6 +66,7 @@ class TraceResult:
     creature_blocked: NDArray[np.bool_]
     wall_blockers: list[list[int]]
     creature_blockers: list[list[str]] = field(default_factory=list)
+    low_blockers: list[list[int]] = field(default_factory=list)
 
     @property
     def blocked(self) -> NDArray[np.bool_]:
@@ -99,10 +104,14 @@ def trace(
     creature_boxes: FloatArray | None = None,
     creature_ids: Sequence[str] = (),
     creature_mask: NDArray[np.bool_] | None = None,
+    creature_spans: FloatArray | None = None,
     wall_mask: NDArray[np.bool_] | None = None,
+    low_obstacles: bool | NDArray[np.bool_] = True,
+    corners: FloatArray | None = None,
     edge_blocks: bool = False,
     with_blockers: bool = True,
     budget: WorkBudget | None = None,
+    _inward: FloatArray | None = None,
 ) -> TraceResult:
     """Trace m segments against the walls (and optionally creatures) in one vectorised pass.
 
@@ -117,18 +126,38 @@ def trace(
     origins : ndarray of shape (m, 2), optional
         Source point of each segment (the observer, light or attacker) for one-way walls
         (GEO-3) and proximity/distance thresholds (GEO-4); default the segment's first point.
-    elevations : ndarray of shape (m, 2), optional
-        Elevation in grid units at the segment's two ends; walls with a height range block
-        only where the segment's elevation at the crossing is inside it (GEO-5).
+    elevations : ndarray of shape (m, 2) or (m, 4), optional
+        Each segment's band in grid units (``service.geometry.bands``): ``(m, 2)`` the
+        elevations of its two ends (a band of no thickness), ``(m, 4)`` ``bottom0, bottom1,
+        top0, top1``. At a crossing, a wall whose half-open height range ``[bottom, top)``
+        covers the whole band blocks; one that covers part of it is a low obstacle for that
+        segment (``low_obstacles``); one that misses it does nothing (GEO-5, GEO-5a).
+        ``None``: every wall is infinitely tall.
     creature_boxes : ndarray of shape (k, 4), optional
         Creature spaces ``x0, y0, x1, y1`` in px (GEO-7); a segment is blocked by one when it
         passes through the open interior of the space.
     creature_ids : sequence of str, length k
     creature_mask : ndarray of shape (m, k), bool, optional
         Which creatures count for which segment (e.g. not the attacker and target).
+    creature_spans : ndarray of shape (k, 2), optional
+        Each creature's vertical extent ``[bottom, top)`` in grid units (GEO-5a); with
+        ``elevations``, a creature blocks only where it overlaps the band inside its space
+        (GEO-7). ``None``: creatures are infinitely tall.
     wall_mask : ndarray of shape (n,), bool, optional
         Walls to consider (default all); a ruleset uses it to set aside walls that do not
         apply to this attack (e.g. a low obstacle too far from the target, SF-COV-5).
+    low_obstacles : bool or ndarray of shape (n,), bool
+        Whether a wall covering only part of a segment's band blocks it (as a low obstacle,
+        GEO-5a): ``True`` (cover lines), ``False`` (line of effect or sight, light), or per
+        wall (SF-COV-5 per pair).
+    corners : ndarray of shape (m, 4), optional
+        The exact corner points ``x0, y0, x1, y1`` px that each segment's ends were inset
+        from (GEO-6). A wall with an end, or a creature's space with a corner, on one of
+        them blocks the segment only if it blocks the exact corner line: the inset only
+        ever removes false blocks. A segment blocked where such a wall crosses or touches
+        it is judged on the exact corner line, on which the walls meeting at a corner block
+        it when they separate the token's space from the line's direction
+        (``_end_junctions``).
     edge_blocks : bool
         Starfinder's exception to GEO-6 (SF-COV-1): a segment running along a wall
         (collinear, overlapping it over a positive length) is blocked by it.
@@ -149,42 +178,153 @@ def trace(
     """
     seg = np.asarray(segments, dtype=np.float64).reshape(-1, 4)
     m = len(seg)
+    bands = as_bands(elevations, m)
+    exact = None if corners is None else np.asarray(corners, dtype=np.float64).reshape(-1, 4)
+    corner_hit = None
+    if exact is not None and np.any(exact != seg):
+        corner_hit = np.zeros(m, dtype=bool)
+    else:
+        exact = None
+    inward = None if _inward is None else np.asarray(_inward, dtype=np.float64)
     wall_blocked = np.zeros(m, dtype=bool)
     wall_blockers: list[list[int]] = [[] for _ in range(m)] if with_blockers else []
+    low_blockers: list[list[int]] = [[] for _ in range(m)] if with_blockers else []
     if origins is None:
         origins = seg[:, 0:2]
     # Bounded memory: long segments are looked up in pieces, so trace in batches.
     for lo in range(0, m if index.size else 0, SEGMENT_BATCH):
         hi = min(m, lo + SEGMENT_BATCH)
         part = wall_blockers[lo:hi] if with_blockers else None
+        low_part = low_blockers[lo:hi] if with_blockers else None
         _trace_walls(
             index,
             seg[lo:hi],
             sense,
             origins[lo:hi],
-            None if elevations is None else elevations[lo:hi],
+            None if bands is None else bands[lo:hi],
             wall_blocked[lo:hi],
             part,
             wall_mask,
             edge_blocks,
             budget,
+            _Heights(
+                low_obstacles,
+                None if exact is None else exact[lo:hi],
+                low_part,
+                None if corner_hit is None else corner_hit[lo:hi],
+                None if inward is None else inward[lo:hi],
+            ),
         )
-        if part is not None:
+        if part is not None and low_part is not None:
             wall_blockers[lo:hi] = part
+            low_blockers[lo:hi] = low_part
+    if corner_hit is not None and exact is not None:
+        # GEO-6: a line blocked where a wall ends on its token's own corner is judged on the
+        # exact corner line (the inset only ever removes false blocks, never adds one).
+        again = np.flatnonzero(corner_hit & wall_blocked)
+        if len(again):
+            judged = trace(
+                index,
+                exact[again],
+                sense,
+                origins=origins[again],
+                elevations=None if bands is None else bands[again],
+                wall_mask=wall_mask,
+                low_obstacles=low_obstacles,
+                edge_blocks=edge_blocks,
+                with_blockers=with_blockers,
+                budget=budget,
+                _inward=(seg - exact)[again],
+            )
+            wall_blocked[again] = judged.wall_blocked
+            if with_blockers:
+                for k, i in enumerate(again.tolist()):
+                    wall_blockers[i] = judged.wall_blockers[k]
+                    low_blockers[i] = judged.low_blockers[k]
     creature_blocked = np.zeros(m, dtype=bool)
     creature_blockers: list[list[str]] = [[] for _ in range(m)] if with_blockers else []
     if creature_boxes is not None and len(creature_boxes) and m:
         boxes = np.asarray(creature_boxes, dtype=np.float64)
+        spans = None
+        if creature_spans is not None and bands is not None:
+            spans = np.asarray(creature_spans, dtype=np.float64).reshape(-1, 2)
         step = max(1, CHUNK_CELLS // len(boxes))
         for lo in range(0, m, step):  # bounded memory: (step, k) arrays at a time
-            hits = segments_cross_boxes(seg[lo : lo + step], boxes)
+            hits = _creature_hits(
+                seg[lo : lo + step],
+                boxes,
+                None if bands is None else bands[lo : lo + step],
+                spans,
+                None if exact is None else exact[lo : lo + step],
+            )
             if creature_mask is not None:
                 hits &= creature_mask[lo : lo + step]
             creature_blocked[lo : lo + step] = hits.any(axis=1)
             if with_blockers:
                 for i, j in zip(*np.nonzero(hits), strict=True):
                     creature_blockers[lo + i].append(creature_ids[j])
-    return TraceResult(seg, wall_blocked, creature_blocked, wall_blockers, creature_blockers)
+    return TraceResult(
+        seg, wall_blocked, creature_blocked, wall_blockers, creature_blockers, low_blockers
+    )
+
+
+def _creature_hits(
+    seg: FloatArray,
+    boxes: FloatArray,
+    bands: FloatArray | None,
+    spans: FloatArray | None,
+    exact: FloatArray | None,
+) -> NDArray[np.bool_]:
+    """Which of segments (m, 4) pass through which creature spaces (k, 4), shape (m, k).
+
+    GEO-7 with GEO-5a: where ``spans`` (k, 2) are given, only where the creature's vertical
+    extent overlaps the segment's band (m, 4) inside the space. GEO-6: a space with a corner
+    on a segment's exact corner point (``exact`` (m, 4)) is tested on the exact segment.
+    """
+    hits, t_in, t_out = segment_box_intervals(seg, boxes)
+    if exact is not None:
+        on_corner = _box_corner_on(boxes, exact[:, 0:2]) | _box_corner_on(boxes, exact[:, 2:4])
+        if np.any(on_corner):
+            e_hits, e_in, e_out = segment_box_intervals(exact, boxes)
+            hits = np.where(on_corner, e_hits, hits)
+            t_in = np.where(on_corner, e_in, t_in)
+            t_out = np.where(on_corner, e_out, t_out)
+    if spans is not None and bands is not None and np.any(hits):
+        hits &= overlaps_between(
+            bands[:, None, :], t_in, t_out, spans[None, :, 0], spans[None, :, 1]
+        )
+    return hits
+
+
+def _box_corner_on(boxes: FloatArray, points: FloatArray) -> NDArray[np.bool_]:
+    """Whether a corner of each box (k, 4) lies on each point (m, 2), shape (m, k)."""
+    px, py = points[:, None, 0], points[:, None, 1]
+    on_x = (np.abs(boxes[None, :, 0] - px) <= QUERY_TOL_PX) | (
+        np.abs(boxes[None, :, 2] - px) <= QUERY_TOL_PX
+    )
+    on_y = (np.abs(boxes[None, :, 1] - py) <= QUERY_TOL_PX) | (
+        np.abs(boxes[None, :, 3] - py) <= QUERY_TOL_PX
+    )
+    return on_x & on_y
+
+
+@dataclass(frozen=True)
+class _Heights:
+    """What ``_exact_walls`` needs beyond GEO-1..6 (see ``trace``'s parameters).
+
+    ``low_obstacles``: walls that block where they cover only part of the band;
+    ``corners``: exact corner points (m, 4) of the batch; ``low_blockers``: per segment of
+    the batch, filled with the walls that block as low obstacles; ``corner_hit`` (m,):
+    set where a wall with an end on the segment's exact corner crosses or touches it;
+    ``inward`` (m, 4): for segments that are exact corner lines, the directions from each
+    end into its token's space (GEO-6 at the line's own ends, ``_end_junctions``).
+    """
+
+    low_obstacles: bool | NDArray[np.bool_] = True
+    corners: FloatArray | None = None
+    low_blockers: list[list[int]] | None = None
+    corner_hit: NDArray[np.bool_] | None = None
+    inward: FloatArray | None = None
 
 
 def estimate_tests(density: WallDensity, seg: FloatArray) -> float:
@@ -257,6 +397,7 @@ def _trace_walls(
     wall_mask: NDArray[np.bool_] | None = None,
     edge_blocks: bool = False,
     budget: WorkBudget | None = None,
+    heights: _Heights | None = None,
 ) -> None:
     """Fill ``wall_blocked``/``wall_blockers`` in place (see ``trace``).
 
@@ -297,6 +438,7 @@ def _trace_walls(
         si,
         wi,
         code,
+        heights or _Heights(),
     )
 
 
@@ -312,8 +454,12 @@ def _exact_walls(
     si: NDArray[np.intp],
     wi: NDArray[np.intp],
     code: NDArray[np.int8],
+    heights: _Heights,
 ) -> None:
-    """The exact tests (GEO-1..6) on candidate pairs ``(si, wi)`` of eligible walls."""
+    """The exact tests (GEO-1..6) on candidate pairs ``(si, wi)`` of eligible walls.
+
+    ``elevations`` are bands (m, 4) (``service.geometry.bands``) or ``None``.
+    """
     p0 = seg[si, 0:2]
     d = seg[si, 2:4] - p0
     a = index.coords[wi, 0:2]
@@ -356,9 +502,17 @@ def _exact_walls(
     ap = a - p0
     with np.errstate(divide="ignore", invalid="ignore"):
         t_cross = np.where(denom != 0, (ap[:, 0] * e[:, 1] - ap[:, 1] * e[:, 0]) / denom, 0.0)
-    if elevations is not None:
-        z = elevations[si, 0] + np.clip(t_cross, 0, 1) * (elevations[si, 1] - elevations[si, 0])
-        active &= (z >= index.bottom[wi]) & (z <= index.top[wi])
+    partial = np.zeros(len(si), dtype=bool)
+    if elevations is not None:  # GEO-5, GEO-5a: the band at the crossing
+        low, high, thin = band_at(elevations[si], t_cross)
+        covers, partly = meets(low, high, thin, index.bottom[wi], index.top[wi])
+        allowed = heights.low_obstacles
+        if not isinstance(allowed, bool):
+            partly_ok = partly & allowed[wi]
+        else:
+            partly_ok = partly if allowed else np.zeros(len(si), dtype=bool)
+        active &= covers | partly_ok
+        partial = partly_ok & active
 
     limited = code == 1  # "limited"; proximity/distance walls that are active block as normal
     proper = active & (s_a * s_b < 0) & (s_p * s_q < 0)
@@ -376,6 +530,20 @@ def _exact_walls(
     inside_b = (proj_b > ON_LINE_TOL_PX) & (proj_b < len_d - ON_LINE_TOL_PX)
     ev_a = active & (s_a == 0) & (s_b != 0) & inside_a
     ev_b = active & (s_b == 0) & (s_a != 0) & inside_b
+
+    if heights.corner_hit is not None and heights.corners is not None:
+        # GEO-6: walls with an end on the exact corner that cross or touch the inset line.
+        ex = heights.corners[si]
+        on_corner = np.zeros(len(si), dtype=bool)
+        for end in (a, b):
+            for c in (0, 2):
+                on_corner |= (np.abs(end[:, 0] - ex[:, c]) <= QUERY_TOL_PX) & (
+                    np.abs(end[:, 1] - ex[:, c + 1]) <= QUERY_TOL_PX
+                )
+        touching = proper | collinear | ev_a | ev_b | (active & ((s_a == 0) | (s_b == 0)))
+        heights.corner_hit[si[on_corner & touching]] = True
+    if heights.inward is not None:
+        _end_junctions(seg, si, wi, a, b, active & ~limited, heights.inward, wall_blocked, wall_blockers)
 
     limited_count = np.zeros(len(seg), dtype=np.int64)
     np.add.at(limited_count, si[proper & limited], 1)
@@ -413,6 +581,83 @@ def _exact_walls(
             wall_blockers[s].extend(hits)
     for s in np.nonzero(wall_blocked)[0].tolist():
         wall_blockers[s] = sorted(set(wall_blockers[s]))
+    if heights.low_blockers is not None and np.any(partial):
+        low_pairs = set(zip(si[partial].tolist(), wi[partial].tolist(), strict=True))
+        for s in {k for k, _ in low_pairs}:
+            if wall_blocked[s]:
+                heights.low_blockers[s] = [w for w in wall_blockers[s] if (s, w) in low_pairs]
+
+
+def _end_junctions(
+    seg: FloatArray,
+    si: NDArray[np.intp],
+    wi: NDArray[np.intp],
+    a: FloatArray,
+    b: FloatArray,
+    active: NDArray[np.bool_],
+    inward: FloatArray,
+    wall_blocked: NDArray[np.bool_],
+    wall_blockers: list[list[int]] | None,
+) -> None:
+    """GEO-6 at an exact corner line's own ends: the token's space is the line's far side.
+
+    A line leaving a token's corner comes, as it were, from inside the token's space: the
+    walls meeting at that corner block it when they separate the direction into the space
+    (``inward``, (m, 4): start then end, zero for a point) from the line's direction, as
+    the junction rule does for a line passing through a point where walls meet. A room
+    corner wrapped around the token blocks a line leaving the room there; a pillar the token
+    stands flush against blocks only lines going into it. Walls whose interior holds the
+    corner count as two rays. These touches are rare, so a Python loop over them is fine.
+    """
+    rays: dict[tuple[int, int], list[tuple[int, FloatArray]]] = {}
+    for k in np.flatnonzero(active).tolist():
+        s = int(si[k])
+        for end in (0, 1):
+            v = inward[s, 2 * end : 2 * end + 2]
+            if not (v[0] or v[1]):
+                continue
+            pt = seg[s, 2 * end : 2 * end + 2]
+            wa, wb = a[k], b[k]
+            e = wb - wa
+            length = float(np.hypot(*e))
+            if length <= ON_LINE_TOL_PX:
+                continue
+            da, db = float(np.hypot(*(wa - pt))), float(np.hypot(*(wb - pt)))
+            found: list[FloatArray] = []
+            if da <= QUERY_TOL_PX:
+                found.append(wb - wa)
+            elif db <= QUERY_TOL_PX:
+                found.append(wa - wb)
+            else:
+                off = abs(float(e[0] * (pt[1] - wa[1]) - e[1] * (pt[0] - wa[0]))) / length
+                along = float(np.dot(pt - wa, e)) / length
+                if off <= ON_LINE_TOL_PX and 0 < along < length:
+                    found += [wa - pt, wb - pt]
+            for r in found:
+                rays.setdefault((s, end), []).append((int(wi[k]), r))
+    for (s, end), found in rays.items():
+        pt = seg[s, 2 * end : 2 * end + 2]
+        other = seg[s, 2 - 2 * end : 4 - 2 * end]
+        line = other - pt
+        into = inward[s, 2 * end : 2 * end + 2]
+        alpha = _angle(line, into)
+        sides = {}
+        for w, r in found:
+            ang = _angle(line, r)
+            tol = 1e-9
+            if ang <= tol or ang >= 2 * np.pi - tol or abs(ang - alpha) <= tol:
+                continue  # along the line or along the way in: on neither side
+            sides.setdefault(ang < alpha, []).append(w)
+        if len(sides) == 2:
+            wall_blocked[s] = True
+            if wall_blockers is not None:
+                wall_blockers[s].extend(sides[True] + sides[False])
+
+
+def _angle(u: FloatArray, v: FloatArray) -> float:
+    """Angle in [0, 2 pi) from direction ``u`` to direction ``v`` (screen frame)."""
+    ang = float(np.arctan2(u[0] * v[1] - u[1] * v[0], u[0] * v[0] + u[1] * v[1]))
+    return ang if ang >= 0 else ang + 2 * np.pi
 
 
 def _by_segment(si: NDArray[np.intp], wi: NDArray[np.intp]) -> list[tuple[int, list[int]]]:
@@ -441,6 +686,21 @@ def segments_cross_boxes(seg: FloatArray, boxes: FloatArray) -> NDArray[np.bool_
     ndarray of shape (m, k), bool
         A segment that only touches a box's boundary (an edge or a corner) does not cross it.
     """
+    return segment_box_intervals(seg, boxes)[0]
+
+
+def segment_box_intervals(
+    seg: FloatArray, boxes: FloatArray
+) -> tuple[NDArray[np.bool_], FloatArray, FloatArray]:
+    """``segments_cross_boxes`` and the parameters where each segment enters and leaves.
+
+    Returns
+    -------
+    crosses : ndarray of shape (m, k), bool
+    t_enter, t_exit : ndarray of shape (m, k)
+        Parameters along the segment (0 at its start, 1 at its end) of the part inside the
+        box; meaningful where ``crosses``.
+    """
     p = seg[:, None, 0:2]
     d = seg[:, None, 2:4] - seg[:, None, 0:2]
     lo = boxes[None, :, 0:2]
@@ -465,7 +725,7 @@ def segments_cross_boxes(seg: FloatArray, boxes: FloatArray) -> NDArray[np.bool_
         t_enter = np.maximum(t_enter, t_lo)
         t_exit = np.minimum(t_exit, t_hi)
     length = np.hypot(d[..., 0], d[..., 1])
-    return inside & ((t_exit - t_enter) * length > ON_LINE_TOL_PX)
+    return inside & ((t_exit - t_enter) * length > ON_LINE_TOL_PX), t_enter, t_exit
 
 
 def crossing_order(
