@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import shapely
@@ -112,6 +113,7 @@ def trace(
     with_blockers: bool = True,
     budget: WorkBudget | None = None,
     _inward: FloatArray | None = None,
+    _only: tuple[NDArray[np.int64], bool] | None = None,
 ) -> TraceResult:
     """Trace m segments against the walls (and optionally creatures) in one vectorised pass.
 
@@ -180,9 +182,9 @@ def trace(
     m = len(seg)
     bands = as_bands(elevations, m)
     exact = None if corners is None else np.asarray(corners, dtype=np.float64).reshape(-1, 4)
-    corner_hit = None
-    if exact is not None and np.any(exact != seg):
-        corner_hit = np.zeros(m, dtype=bool)
+    corner_comp = None
+    if exact is not None and np.any(exact != seg) and index.size:
+        corner_comp = np.full((m, 2), -1, dtype=np.int64)
     else:
         exact = None
     inward = None if _inward is None else np.asarray(_inward, dtype=np.float64)
@@ -211,36 +213,47 @@ def trace(
                 low_obstacles,
                 None if exact is None else exact[lo:hi],
                 low_part,
-                None if corner_hit is None else corner_hit[lo:hi],
+                None if corner_comp is None else corner_comp[lo:hi],
                 None if inward is None else inward[lo:hi],
+                None if _only is None else (_only[0][lo:hi], _only[1]),
             ),
         )
         if part is not None and low_part is not None:
             wall_blockers[lo:hi] = part
             low_blockers[lo:hi] = low_part
-    if corner_hit is not None and exact is not None:
-        # GEO-6: a line blocked where a wall ends on its token's own corner is judged on the
-        # exact corner line (the inset only ever removes false blocks, never adds one).
-        again = np.flatnonzero(corner_hit & wall_blocked)
+    if corner_comp is not None and exact is not None:
+        # GEO-6: where an obstacle (walls joined end to end) has a wall ending on the line's
+        # exact corner, its walls are judged on the exact corner line and the other walls on
+        # the inset line: the inset only ever removes false blocks, never adds one.
+        again = np.flatnonzero((corner_comp >= 0).any(axis=1) & wall_blocked)
         if len(again):
-            judged = trace(
+            comps = corner_comp[again]
+            common: dict[str, Any] = {
+                "elevations": None if bands is None else bands[again],
+                "wall_mask": wall_mask,
+                "low_obstacles": low_obstacles,
+                "edge_blocks": edge_blocks,
+                "with_blockers": False,
+                "budget": budget,
+            }
+            others = trace(
+                index, seg[again], sense, origins=origins[again], _only=(comps, False), **common
+            )
+            obstacle = trace(
                 index,
                 exact[again],
                 sense,
-                origins=origins[again],
-                elevations=None if bands is None else bands[again],
-                wall_mask=wall_mask,
-                low_obstacles=low_obstacles,
-                edge_blocks=edge_blocks,
-                with_blockers=with_blockers,
-                budget=budget,
+                origins=exact[again, 0:2],
                 _inward=(seg - exact)[again],
+                _only=(comps, True),
+                **common,
             )
-            wall_blocked[again] = judged.wall_blocked
-            if with_blockers:
-                for k, i in enumerate(again.tolist()):
-                    wall_blockers[i] = judged.wall_blockers[k]
-                    low_blockers[i] = judged.low_blockers[k]
+            judged = others.wall_blocked | obstacle.wall_blocked
+            wall_blocked[again] = judged
+            if with_blockers:  # still blocked: the inset line names what it meets
+                for i in again[~judged].tolist():
+                    wall_blockers[i] = []
+                    low_blockers[i] = []
     creature_blocked = np.zeros(m, dtype=bool)
     creature_blockers: list[list[str]] = [[] for _ in range(m)] if with_blockers else []
     if creature_boxes is not None and len(creature_boxes) and m:
@@ -314,17 +327,51 @@ class _Heights:
 
     ``low_obstacles``: walls that block where they cover only part of the band;
     ``corners``: exact corner points (m, 4) of the batch; ``low_blockers``: per segment of
-    the batch, filled with the walls that block as low obstacles; ``corner_hit`` (m,):
-    set where a wall with an end on the segment's exact corner crosses or touches it;
-    ``inward`` (m, 4): for segments that are exact corner lines, the directions from each
-    end into its token's space (GEO-6 at the line's own ends, ``_end_junctions``).
+    the batch, filled with the walls that block as low obstacles; ``corner_comp`` (m, 2):
+    filled with the obstacle (``wall_components``) of a wall that ends on the segment's
+    exact start / end corner and crosses or touches it (-1: none); ``inward`` (m, 4): for
+    segments that are exact corner lines, the directions from each end into its token's
+    space (GEO-6 at the line's own ends, ``_end_junctions``); ``only``: obstacles (m, 2)
+    and whether to trace only their walls (``True``) or every other wall.
     """
 
     low_obstacles: bool | NDArray[np.bool_] = True
     corners: FloatArray | None = None
     low_blockers: list[list[int]] | None = None
-    corner_hit: NDArray[np.bool_] | None = None
+    corner_comp: NDArray[np.int64] | None = None
     inward: FloatArray | None = None
+    only: tuple[NDArray[np.int64], bool] | None = None
+
+
+def wall_components(index: WallIndex) -> NDArray[np.int64]:
+    """The obstacle of each wall: walls joined end to end share one label, shape (n,).
+
+    GEO-6's "a wall whose end lies on the token's own corner" is read as the whole
+    obstacle it belongs to (the four sides of a pillar). Ends join when they agree to
+    ``QUERY_TOL_PX``. Computed once per index (``WallIndex.memo``); O(n log n).
+    """
+    found = index.memo.get("components")
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    n = index.size
+    ends = np.round(index.coords.reshape(-1, 2) / QUERY_TOL_PX)
+    _, node = np.unique(ends, axis=0, return_inverse=True)
+    node = node.ravel().reshape(n, 2)
+    parent = list(range(int(node.max()) + 1 if n else 0))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for u, v in node.tolist():
+        ru, rv = root(u), root(v)
+        if ru != rv:
+            parent[max(ru, rv)] = min(ru, rv)
+    labels = np.array([root(int(u)) for u in node[:, 0]], dtype=np.int64)
+    index.memo["components"] = labels
+    return labels
 
 
 def estimate_tests(density: WallDensity, seg: FloatArray) -> float:
@@ -496,6 +543,11 @@ def _exact_walls(
             active &= ~(prox & (dist_units < t_units))
             active &= ~(dist & (dist_units > t_units))
     active &= ~degenerate
+    if heights.only is not None:
+        comps, inside = heights.only
+        comp = wall_components(index)[wi]
+        member = (comp == comps[si, 0]) | (comp == comps[si, 1])
+        active &= member if inside else ~member
 
     # Parameter along the segment where it meets the wall's line, for heights (GEO-5).
     denom = d[:, 0] * e[:, 1] - d[:, 1] * e[:, 0]
@@ -531,19 +583,27 @@ def _exact_walls(
     ev_a = active & (s_a == 0) & (s_b != 0) & inside_a
     ev_b = active & (s_b == 0) & (s_a != 0) & inside_b
 
-    if heights.corner_hit is not None and heights.corners is not None:
+    if heights.corner_comp is not None and heights.corners is not None:
         # GEO-6: walls with an end on the exact corner that cross or touch the inset line.
         ex = heights.corners[si]
-        on_corner = np.zeros(len(si), dtype=bool)
-        for end in (a, b):
-            for c in (0, 2):
-                on_corner |= (np.abs(end[:, 0] - ex[:, c]) <= QUERY_TOL_PX) & (
-                    np.abs(end[:, 1] - ex[:, c + 1]) <= QUERY_TOL_PX
-                )
         touching = proper | collinear | ev_a | ev_b | (active & ((s_a == 0) | (s_b == 0)))
-        heights.corner_hit[si[on_corner & touching]] = True
+        comp = wall_components(index)[wi]
+        for c in (0, 1):
+            on_corner = np.zeros(len(si), dtype=bool)
+            for end in (a, b):
+                on_corner |= (np.abs(end[:, 0] - ex[:, 2 * c]) <= QUERY_TOL_PX) & (
+                    np.abs(end[:, 1] - ex[:, 2 * c + 1]) <= QUERY_TOL_PX
+                )
+            hit = on_corner & touching
+            heights.corner_comp[si[hit], c] = comp[hit]
     if heights.inward is not None:
-        _end_junctions(seg, si, wi, a, b, active & ~limited, heights.inward, wall_blocked, wall_blockers)
+        runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
+        along = _RunEvents(
+            runs, (ev_a & ~limited, ev_b & ~limited), (proj_a, proj_b), (s_b, s_a)
+        )
+        _end_junctions(
+            seg, si, wi, a, b, active & ~limited, heights.inward, along, wall_blocked, wall_blockers
+        )
 
     limited_count = np.zeros(len(seg), dtype=np.int64)
     np.add.at(limited_count, si[proper & limited], 1)
@@ -588,6 +648,43 @@ def _exact_walls(
                 heights.low_blockers[s] = [w for w in wall_blockers[s] if (s, w) in low_pairs]
 
 
+@dataclass
+class _RunEvents:
+    """Wall ends lying on traced segments, for ``_end_junctions`` (see ``_exact_walls``).
+
+    ``runs``: per segment, stretches (px along it) where it runs along walls; ``events``:
+    pairs whose wall's first / second end lies on the segment's open interior; ``proj``:
+    where along it (px); ``sides``: the side (+1 left, -1 right) of the wall's other end.
+    """
+
+    runs: dict[int, list[tuple[float, float]]]
+    events: tuple[NDArray[np.bool_], NDArray[np.bool_]]
+    proj: tuple[FloatArray, FloatArray]
+    sides: tuple[NDArray[np.int8], NDArray[np.int8]]
+
+    def on_run_from(
+        self, s: int, end: int, length: float
+    ) -> tuple[list[tuple[int, int]], bool]:
+        """Wall ends on the stretch that starts at end ``end`` of segment ``s``.
+
+        Returns ``(pair, side)`` of each, and whether the stretch reaches the other end.
+        """
+        stretch = None
+        for lo, hi in self.runs.get(s, ()):
+            if (end == 0 and lo <= ON_LINE_TOL_PX) or (end == 1 and hi >= length - ON_LINE_TOL_PX):
+                stretch = (lo, hi)
+        if stretch is None:
+            return [], False
+        out = []
+        for which in (0, 1):
+            for k in np.flatnonzero(self.events[which]).tolist():
+                pos = float(self.proj[which][k])
+                if stretch[0] - ON_LINE_TOL_PX <= pos <= stretch[1] + ON_LINE_TOL_PX:
+                    out.append((k, int(self.sides[which][k])))
+        reaches = stretch[0] <= ON_LINE_TOL_PX and stretch[1] >= length - ON_LINE_TOL_PX
+        return out, reaches
+
+
 def _end_junctions(
     seg: FloatArray,
     si: NDArray[np.intp],
@@ -596,6 +693,7 @@ def _end_junctions(
     b: FloatArray,
     active: NDArray[np.bool_],
     inward: FloatArray,
+    along: _RunEvents,
     wall_blocked: NDArray[np.bool_],
     wall_blockers: list[list[int]] | None,
 ) -> None:
@@ -607,7 +705,10 @@ def _end_junctions(
     the junction rule does for a line passing through a point where walls meet. A room
     corner wrapped around the token blocks a line leaving the room there; a pillar the token
     stands flush against blocks only lines going into it. Walls whose interior holds the
-    corner count as two rays. These touches are rare, so a Python loop over them is fine.
+    corner count as two rays. Where the line runs along walls from its end, the wall ends
+    on that stretch count with the corner (as ``junctions`` counts a stretch as one point):
+    a line leaving a corner along a wall, between a wall on the token's side and walls on
+    the other, is blocked. These touches are rare, so a Python loop over them is fine.
     """
     rays: dict[tuple[int, int], list[tuple[int, FloatArray]]] = {}
     for k in np.flatnonzero(active).tolist():
@@ -630,28 +731,48 @@ def _end_junctions(
                 found.append(wa - wb)
             else:
                 off = abs(float(e[0] * (pt[1] - wa[1]) - e[1] * (pt[0] - wa[0]))) / length
-                along = float(np.dot(pt - wa, e)) / length
-                if off <= ON_LINE_TOL_PX and 0 < along < length:
+                at = float(np.dot(pt - wa, e)) / length
+                if off <= ON_LINE_TOL_PX and 0 < at < length:
                     found += [wa - pt, wb - pt]
             for r in found:
                 rays.setdefault((s, end), []).append((int(wi[k]), r))
+    # Each end's walls, as the left (True) or right side of the path that comes out of the
+    # token's space, follows the line and goes into the other token's space.
+    groups: dict[tuple[int, int], dict[bool, list[int]]] = {}
     for (s, end), found in rays.items():
         pt = seg[s, 2 * end : 2 * end + 2]
-        other = seg[s, 2 - 2 * end : 4 - 2 * end]
-        line = other - pt
-        into = inward[s, 2 * end : 2 * end + 2]
-        alpha = _angle(line, into)
-        sides = {}
+        line = seg[s, 2 - 2 * end : 4 - 2 * end] - pt
+        alpha = _angle(line, inward[s, 2 * end : 2 * end + 2])
+        sides = groups.setdefault((s, end), {})
         for w, r in found:
             ang = _angle(line, r)
             tol = 1e-9
             if ang <= tol or ang >= 2 * np.pi - tol or abs(ang - alpha) <= tol:
                 continue  # along the line or along the way in: on neither side
-            sides.setdefault(ang < alpha, []).append(w)
-        if len(sides) == 2:
-            wall_blocked[s] = True
-            if wall_blockers is not None:
-                wall_blockers[s].extend(sides[True] + sides[False])
+            # From the start, the sector between the line and the way in holds the line's
+            # left; from the end (looking back), it holds its right.
+            sides.setdefault((ang < alpha) == (end == 0), []).append(w)
+    for s in sorted({k for k, _ in groups}):
+        length = float(np.hypot(*(seg[s, 2:4] - seg[s, 0:2])))
+        merged = False
+        for end in (0, 1):
+            sides = groups.get((s, end))
+            if sides is None:
+                continue
+            # Wall ends along a stretch run from this end belong to the same junction.
+            events, reaches = along.on_run_from(s, end, length)
+            for k, side in events:
+                if int(si[k]) == s:
+                    sides.setdefault(side > 0, []).append(int(wi[k]))
+            if end == 0 and reaches and (s, 1) in groups:
+                for key, ws in sides.items():  # one stretch from end to end: one junction
+                    groups[(s, 1)].setdefault(key, []).extend(ws)
+                merged = True
+                continue
+            if len(sides) == 2 or (end == 1 and merged and len(sides) == 2):
+                wall_blocked[s] = True
+                if wall_blockers is not None:
+                    wall_blockers[s].extend(sides[True] + sides[False])
 
 
 def _angle(u: FloatArray, v: FloatArray) -> float:
