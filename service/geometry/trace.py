@@ -183,10 +183,10 @@ def trace(
     bands = as_bands(elevations, m)
     exact = None if corners is None else np.asarray(corners, dtype=np.float64).reshape(-1, 4)
     corner_comp = None
-    if exact is not None and np.any(exact != seg) and index.size:
+    if exact is not None and not np.any(exact != seg):
+        exact = None  # no inset: the segments are the exact corner lines
+    if exact is not None and index.size:
         corner_comp = np.full((m, 2), -1, dtype=np.int64)
-    else:
-        exact = None
     inward = None if _inward is None else np.asarray(_inward, dtype=np.float64)
     wall_blocked = np.zeros(m, dtype=bool)
     wall_blockers: list[list[int]] = [[] for _ in range(m)] if with_blockers else []
