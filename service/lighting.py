@@ -62,6 +62,7 @@ def _sources(geo: BuiltScene) -> list[Light]:
                     y=(y0 + y1) / 2,
                     bright=tok.light.bright,
                     dim=tok.light.dim,
+                    elevation=tok.elevation,  # GEO-5a: carried at the bearer's elevation
                 )
             )
     return out
@@ -83,6 +84,7 @@ def light_at_points(
     points: np.ndarray,
     budget: WorkBudget | None = None,
     sources: list[Light] | None = None,
+    span: tuple[float, float] = (0.0, 0.0),
 ) -> list[LightSample]:
     """Light level at each point.
 
@@ -95,6 +97,10 @@ def light_at_points(
         The request's budget of line-wall tests (issue 16).
     sources : list of Light, optional
         The scene's lights and token lights when the caller has them already.
+    span : (bottom, top)
+        Vertical extent in grid units of what the points light (a token's, GEO-5a; default
+        the ground). Each ray is a band from the light's elevation (no thickness) to it: a
+        wall blocks the light only where its height range holds the whole band (GEO-5).
 
     Returns
     -------
@@ -156,7 +162,17 @@ def light_at_points(
         seg_arr = np.hstack([xy, pts[pi_all]])
         if budget is not None:
             budget.afford(estimate_tests(geo.density, seg_arr))
-        blocked = trace(geo.walls, seg_arr, "light", origins=xy, budget=budget).wall_blocked
+        lz = np.array([light.elevation for light in sources], dtype=np.float64)[li_all]
+        bands = np.column_stack([lz, np.full_like(lz, span[0]), lz, np.full_like(lz, span[1])])
+        blocked = trace(
+            geo.walls,
+            seg_arr,
+            "light",
+            origins=xy,
+            elevations=bands,
+            low_obstacles=False,
+            budget=budget,
+        ).wall_blocked
         for li, pi, lvl, is_blocked in zip(
             li_all.tolist(), pi_all.tolist(), lvl_all.tolist(), blocked.tolist(), strict=True
         ):
@@ -216,7 +232,9 @@ def light_over_token(
     Magical darkness is reported when it covers every sampled point of the space.
     """
     sources = _sources(geo)  # once for both steps: it scans every token
-    samples = light_at_points(geo, token_sample_points(geo, token, sources), budget, sources)
+    samples = light_at_points(
+        geo, token_sample_points(geo, token, sources), budget, sources, geo.span(token)
+    )
     best = max(samples, key=lambda s: RANK[s.level])
     magical = all(s.magical_darkness for s in samples)
     lights = tuple(dict.fromkeys(i for s in samples for i in s.lights))

@@ -255,3 +255,27 @@ def test_inset_against_a_creature_flush_beside():
     tokens = [tok("A", 0, 0), tok("T", 500, -100), tok("C", 100, 0)]
     res = cover("dnd5e", [], tokens)
     assert [line.blocked for line in res.lines] == [False, False, True, True]
+
+
+@pytest.mark.parametrize(
+    ("light_z", "token_z", "wall", "lit"),
+    [
+        pytest.param(10, 10, (0, 10), True, id="GEO-5 a lamp on the upper floor over a lower wall"),
+        pytest.param(0, 0, (0, 10), False, id="GEO-5a a wall holding the whole band: dark"),
+        pytest.param(0, 0, (0, 3), False, id="GEO-5a a lamp on the ground behind a low wall"),
+        pytest.param(4, 0, (0, 3), True, id="GEO-5a a raised lamp lights the creature's top"),
+        pytest.param(20, 0, (0, 10), True, id="GEO-5a a lamp high above shines over the wall"),
+    ],
+)
+def test_light_bands(light_z, token_z, wall, lit):
+    """GEO-5a for light: a band of no thickness at the light's elevation to the token's extent."""
+    from service.lighting import light_over_token
+
+    scene = load(
+        [across(*wall)],
+        [tok("T", 400, 0, elevation=token_z)],
+        lights=[{"id": "l", "x": 50, "y": 50, "bright": 40, "elevation": light_z}],
+        environment={"light": "dark"},
+    )
+    geo = build_scene(scene)
+    assert (light_over_token(geo, scene.token("T")).level == "bright") is lit
