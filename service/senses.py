@@ -32,7 +32,7 @@ shared/RULES.md 5E-VIS-1..10, GEO-1, GEO-8; shared/API.md "Vision and detection"
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import shapely
@@ -44,6 +44,7 @@ from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.geometry.bands import span_meets
 from service.geometry.exact import LineOfEffect, lines_of_effect
+from service.geometry.trace import trace
 from service.geometry.measure import Blocker, wall_blocker
 from service.lighting import LightSample, light_over_token
 from service.model import Region, Token
@@ -224,13 +225,45 @@ def perceive_all(
     sound_all = lines_of_effect(
         built.walls, box_o, box_t, "sound", elevations=elev, budget=budget, density=density
     )
+    partial_fog = _fog_partly_on_line(built, box_o, box_t, elev)
     lights: dict[str, LightSample] = {}
     out = []
-    for (observer, target), los, loe, sound in zip(pairs, los_all, loe_all, sound_all, strict=True):
+    for k, ((observer, target), los, loe, sound) in enumerate(
+        zip(pairs, los_all, loe_all, sound_all, strict=True)
+    ):
         if target.id not in lights:
             lights[target.id] = light_over_token(built, target, budget)
-        out.append(_report(built, observer, target, diagonals, lights[target.id], los, loe, sound))
+        report = _report(built, observer, target, diagonals, lights[target.id], los, loe, sound)
+        if partial_fog[k] and report.obscurement == "none":
+            report = replace(report, obscurement="light")
+        out.append(report)
     return out
+
+
+def _fog_partly_on_line(
+    built: BuiltScene, box_o: np.ndarray, box_t: np.ndarray, bands: np.ndarray
+) -> list[bool]:
+    """Per pair, whether the centre line crosses heavy fog holding only part of its band.
+
+    GEO-5a: a region that covers only part of a line's band obscures that line at most
+    lightly (its outline then does not block sight). One trace of the p centre lines, only
+    when the scene has heavy fog and heights.
+    """
+    if built.sight_walls is None or not built.heights or not len(box_o):
+        return [False] * len(box_o)
+    index = built.sight_walls
+    centres = np.column_stack(
+        [
+            (box_o[:, 0] + box_o[:, 2]) / 2,
+            (box_o[:, 1] + box_o[:, 3]) / 2,
+            (box_t[:, 0] + box_t[:, 2]) / 2,
+            (box_t[:, 1] + box_t[:, 3]) / 2,
+        ]
+    )
+    pseudo = np.zeros(index.size, dtype=bool)
+    pseudo[index.room_walls or 0 :] = True
+    traced = trace(index, centres, "sight", elevations=bands, wall_mask=pseudo)
+    return [bool(low) for low in traced.low_blockers]
 
 
 def _report(

@@ -279,3 +279,35 @@ def test_light_bands(light_z, token_z, wall, lit):
     )
     geo = build_scene(scene)
     assert (light_over_token(geo, scene.token("T")).level == "bright") is lit
+
+
+@pytest.mark.parametrize(
+    ("fog", "elev", "can_see", "obscurement"),
+    [
+        pytest.param((0, 10), 0, False, "none", id="5E-VIS-2 fog holding the whole band: unseen"),
+        pytest.param((0, 3), 0, True, "light", id="GEO-5a fog holding part of the band: light"),
+        pytest.param((0, 10), 20, True, "none", id="GEO-5 fog below both creatures: nothing"),
+        pytest.param((0, 10), 10, True, "none", id="GEO-5 half-open: fog up to their feet"),
+    ],
+)
+def test_fog_layers_along_the_line(fog, elev, can_see, obscurement):
+    """GEO-5, GEO-5a: a heavy fog layer between two creatures, by its height range."""
+    scene = load(
+        [],
+        [tok("A", 0, 0, elevation=elev), tok("T", 400, 0, elevation=elev)],
+        regions=[
+            {
+                "id": "fog",
+                "shape": {"type": "rect", "x": 200, "y": -500, "width": 100, "height": 1000},
+                "obscurement": "heavy",
+                "elevation": {"bottom": fog[0], "top": fog[1]},
+            }
+        ],
+        environment={"light": "bright"},
+    )
+    geo = build_scene(scene)
+    from service.rules.ask import vision_one
+
+    res = vision_one(rules.get("dnd5e"), geo, scene.token("A"), scene.token("T"), {})
+    assert res.can_see is can_see
+    assert res.obscurement == obscurement
