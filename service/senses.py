@@ -44,8 +44,8 @@ from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.geometry.bands import span_meets
 from service.geometry.exact import LineOfEffect, lines_of_effect
-from service.geometry.trace import trace
 from service.geometry.measure import Blocker, wall_blocker
+from service.geometry.trace import trace
 from service.lighting import LightSample, light_over_token
 from service.model import Region, Token
 

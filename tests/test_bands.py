@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from service.engine.scene import build_scene, vertical_span
+from service.engine.walls import index_walls
 from service.geometry.bands import as_bands, meets, overlaps_between, span_meets
 from service.geometry.trace import trace
-from service.engine.walls import index_walls
 from service.model import Span, Wall
 from tests.scenes import load, tok
 
@@ -48,7 +48,9 @@ def test_range_meets_band(band, bottom, top, want):
     [
         pytest.param((0, 0, 5, 5), (0.4, 0.6), (30, 35), False, id="GEO-7 flying 30 ft above"),
         pytest.param((0, 0, 5, 5), (0.4, 0.6), (0, 2.5), True, id="GEO-7 tiny creature between"),
-        pytest.param((0, 0, 5, 5), (0.4, 0.6), (5, 10), False, id="GEO-7 standing on the band's top"),
+        pytest.param(
+            (0, 0, 5, 5), (0.4, 0.6), (5, 10), False, id="GEO-7 standing on the band's top"
+        ),
         pytest.param((0, 20, 5, 25), (0.4, 0.6), (12, 13), True, id="GEO-5a sloped band meets"),
         pytest.param((0, 20, 5, 25), (0.0, 0.1), (12, 13), False, id="GEO-5a not where it crosses"),
         pytest.param((3, 3, 3, 3), (0.2, 0.8), (0, 5), True, id="GEO-5a thin band inside"),
@@ -109,7 +111,9 @@ def test_trace_classifies_each_crossing(height, band, low_obstacles, blocked, lo
     w = Wall("w", (50.0, -100.0, 50.0, 100.0), height=Span(*height))
     index = index_walls([w], 20.0)
     got = trace(
-        index, [[0.0, 0.0, 100.0, 0.0]], elevations=np.array([band], float),
+        index,
+        [[0.0, 0.0, 100.0, 0.0]],
+        elevations=np.array([band], float),
         low_obstacles=low_obstacles,
     )
     assert bool(got.wall_blocked[0]) is blocked

@@ -135,9 +135,7 @@ def overlaps_between(
     return ok & (hi > lo)
 
 
-def span_meets(
-    extent: tuple[float, float], bottom: float | None, top: float | None
-) -> str:
+def span_meets(extent: tuple[float, float], bottom: float | None, top: float | None) -> str:
     """How a height range ``[bottom, top)`` meets a creature's extent ``[low, high)``.
 
     For a region with an elevation range at a creature's space (GEO-5: a region obscures only

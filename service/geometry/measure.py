@@ -287,9 +287,7 @@ def measure(
     n = int(rows[-1])
     all_segs = np.vstack(segs) if n else np.empty((0, 4))
     pair_bands = [q.band() for q in questions]
-    elev = np.repeat(
-        np.array(pair_bands, dtype=np.float64).reshape(-1, 4), np.diff(rows), axis=0
-    )
+    elev = np.repeat(np.array(pair_bands, dtype=np.float64).reshape(-1, 4), np.diff(rows), axis=0)
     corners = None
     if any(q.exact_points is not None for q in questions):
         corners = np.vstack([q.corner_segments() for q in questions]) if n else None

@@ -598,9 +598,7 @@ def _exact_walls(
             heights.corner_comp[si[hit], c] = comp[hit]
     if heights.inward is not None:
         runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
-        along = _RunEvents(
-            runs, (ev_a & ~limited, ev_b & ~limited), (proj_a, proj_b), (s_b, s_a)
-        )
+        along = _RunEvents(runs, (ev_a & ~limited, ev_b & ~limited), (proj_a, proj_b), (s_b, s_a))
         _end_junctions(
             seg, si, wi, a, b, active & ~limited, heights.inward, along, wall_blocked, wall_blockers
         )
@@ -662,9 +660,7 @@ class _RunEvents:
     proj: tuple[FloatArray, FloatArray]
     sides: tuple[NDArray[np.int8], NDArray[np.int8]]
 
-    def on_run_from(
-        self, s: int, end: int, length: float
-    ) -> tuple[list[tuple[int, int]], bool]:
+    def on_run_from(self, s: int, end: int, length: float) -> tuple[list[tuple[int, int]], bool]:
         """Wall ends on the stretch that starts at end ``end`` of segment ``s``.
 
         Returns ``(pair, side)`` of each, and whether the stretch reaches the other end.
@@ -724,27 +720,27 @@ def _end_junctions(
             if length <= ON_LINE_TOL_PX:
                 continue
             da, db = float(np.hypot(*(wa - pt))), float(np.hypot(*(wb - pt)))
-            found: list[FloatArray] = []
+            hits: list[FloatArray] = []
             if da <= QUERY_TOL_PX:
-                found.append(wb - wa)
+                hits.append(wb - wa)
             elif db <= QUERY_TOL_PX:
-                found.append(wa - wb)
+                hits.append(wa - wb)
             else:
                 off = abs(float(e[0] * (pt[1] - wa[1]) - e[1] * (pt[0] - wa[0]))) / length
                 at = float(np.dot(pt - wa, e)) / length
                 if off <= ON_LINE_TOL_PX and 0 < at < length:
-                    found += [wa - pt, wb - pt]
-            for r in found:
+                    hits += [wa - pt, wb - pt]
+            for r in hits:
                 rays.setdefault((s, end), []).append((int(wi[k]), r))
     # Each end's walls, as the left (True) or right side of the path that comes out of the
     # token's space, follows the line and goes into the other token's space.
     groups: dict[tuple[int, int], dict[bool, list[int]]] = {}
-    for (s, end), found in rays.items():
+    for (s, end), wall_rays in rays.items():
         pt = seg[s, 2 * end : 2 * end + 2]
         line = seg[s, 2 - 2 * end : 4 - 2 * end] - pt
         alpha = _angle(line, inward[s, 2 * end : 2 * end + 2])
         sides = groups.setdefault((s, end), {})
-        for w, r in found:
+        for w, r in wall_rays:
             ang = _angle(line, r)
             tol = 1e-9
             if ang <= tol or ang >= 2 * np.pi - tol or abs(ang - alpha) <= tol:
@@ -754,25 +750,23 @@ def _end_junctions(
             sides.setdefault((ang < alpha) == (end == 0), []).append(w)
     for s in sorted({k for k, _ in groups}):
         length = float(np.hypot(*(seg[s, 2:4] - seg[s, 0:2])))
-        merged = False
         for end in (0, 1):
-            sides = groups.get((s, end))
-            if sides is None:
+            group = groups.get((s, end))
+            if group is None:
                 continue
             # Wall ends along a stretch run from this end belong to the same junction.
             events, reaches = along.on_run_from(s, end, length)
             for k, side in events:
                 if int(si[k]) == s:
-                    sides.setdefault(side > 0, []).append(int(wi[k]))
+                    group.setdefault(side > 0, []).append(int(wi[k]))
             if end == 0 and reaches and (s, 1) in groups:
-                for key, ws in sides.items():  # one stretch from end to end: one junction
+                for key, ws in group.items():  # one stretch from end to end: one junction
                     groups[(s, 1)].setdefault(key, []).extend(ws)
-                merged = True
                 continue
-            if len(sides) == 2 or (end == 1 and merged and len(sides) == 2):
+            if len(group) == 2:
                 wall_blocked[s] = True
                 if wall_blockers is not None:
-                    wall_blockers[s].extend(sides[True] + sides[False])
+                    wall_blockers[s].extend(group[True] + group[False])
 
 
 def _angle(u: FloatArray, v: FloatArray) -> float:

@@ -124,7 +124,12 @@ def moved(scene: dict[str, Any], dx: float = 0, dy: float = 0, k: float = 1, dz:
             nr["elevation"] = {key: v + dz for key, v in r["elevation"].items()}
         out["regions"].append(nr)
     out["lights"] = [
-        {**li, "x": li["x"] * k + dx, "y": li["y"] * k + dy, "elevation": li.get("elevation", 0) + dz}
+        {
+            **li,
+            "x": li["x"] * k + dx,
+            "y": li["y"] * k + dy,
+            "elevation": li.get("elevation", 0) + dz,
+        }
         for li in scene["lights"]
     ]
     return out
