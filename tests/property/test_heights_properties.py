@@ -174,11 +174,12 @@ def test_obstacles_above_both_creatures_never_block(scene, wall, gap):
 @settings(max_examples=60, deadline=None)
 @given(scene=scenes(), wall=st.tuples(lattice, lattice, lattice, lattice), more=st.integers(0, 10))
 def test_a_wall_as_tall_as_both_creatures_is_a_wall_without_heights(scene, wall, more):
-    """GEO-5a: a wall whose range holds both creatures' extents blocks as an infinite one."""
+    """GEO-5a: a wall whose range holds both creatures' extents blocks as an infinite one
+    (and holding the light's elevation too, for the light on the target)."""
     assume(wall[:2] != wall[2:])
     geo = build_scene(SceneSchema().load(scene))
     (a0, a1), (t0, t1) = geo.token_spans["A"], geo.token_spans["T"]
-    span = {"bottom": min(a0, t0) - more, "top": max(a1, t1) + more}
+    span = {"bottom": min(a0, t0, 0.0) - more, "top": max(a1, t1) + more}
     plain = {"id": "x", "c": list(wall)}
     tall = {**plain, "height": span}
     base = {**scene, "regions": []}
