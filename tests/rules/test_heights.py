@@ -352,3 +352,13 @@ def test_fog_layers_along_the_line(fog, elev, can_see, obscurement):
     res = vision_one(rules.get("dnd5e"), geo, scene.token("A"), scene.token("T"), {})
     assert res.can_see is can_see
     assert res.obscurement == obscurement
+
+
+@pytest.mark.parametrize("inset", [0.0, 0.5, 3.0])
+def test_starfinder_inset_corners_keep_the_exact_answer(inset):
+    """GEO-6 with SF-COV-1: inset square corners are judged as their exact corners."""
+    tokens = [tok("A", 0, 0), tok("T", 500, 100)]
+    assert cover("starfinder", PILLAR, tokens, corner_inset=inset).cover == "cover"
+    room = [wall("n", 0, 0, 300, 0), wall("w", 0, 0, 0, 300)]
+    out = [tok("A", 0, 0, 2), tok("T", -400, 0)]
+    assert cover("starfinder", room, out, corner_inset=inset).cover == "total"
