@@ -15,7 +15,7 @@ import shapely
 from numpy.typing import NDArray
 
 from service.engine.density import WallDensity, wall_density
-from service.engine.grids import token_space_box
+from service.engine.grids import feet_to_units, token_space_box
 from service.engine.regions import region_edges, region_geometry
 from service.engine.spaces import box_centre
 from service.engine.tolerances import QUERY_TOL_PX
@@ -113,19 +113,16 @@ SIZE_HEIGHT_FT: dict[str, float] = {
     "gargantuan": 20.0,
 }
 
-#: Scene units per foot, by ``grid.units`` (GEO-8: 1.5 m per 5 ft on a metric scene).
-UNITS_PER_FOOT: dict[str, float] = {"ft": 1.0, "m": 0.3}
-
 
 def vertical_span(token: Token, grid: Grid) -> tuple[float, float]:
     """A creature's vertical extent ``(bottom, top)`` in grid units (GEO-5a).
 
     From its ``elevation`` up ``vertical_extent`` when set, else its size's height
-    (``SIZE_HEIGHT_FT``, in feet, converted to the scene's units, ``UNITS_PER_FOOT``).
+    (``SIZE_HEIGHT_FT``, in feet, converted to the scene's units: ``feet_to_units``).
     """
     height = token.vertical_extent
     if height is None:
-        height = SIZE_HEIGHT_FT[token.size] * UNITS_PER_FOOT.get(grid.units, 1.0)
+        height = feet_to_units(SIZE_HEIGHT_FT[token.size], grid)
     return (float(token.elevation), float(token.elevation) + float(height))
 
 

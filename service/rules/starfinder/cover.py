@@ -351,7 +351,7 @@ class Starfinder:
         )
         d_target = shapely.distance(shapely.box(*target_box), lines) / grid.px_per_unit
         d_source = shapely.distance(s_geom, lines) / grid.px_per_unit
-        fails = (d_target > LOW_OBSTACLE_SQUARES * grid.distance) | (d_source < d_target)
+        fails = (d_target > feet_to_units(LOW_OBSTACLE_FT, grid)) | (d_source < d_target)
         if not fails.any():
             return True
         mask = np.ones(walls.size, dtype=bool)
