@@ -82,7 +82,12 @@ def shining_lights(geo: BuiltScene, observer: Token | None = None) -> list[Light
         x0, y0, x1, y1 = geo.token_boxes[tok.id]
         out.append(
             Light(
-                id=tok.id, x=(x0 + x1) / 2, y=(y0 + y1) / 2, bright=carried.bright, dim=carried.dim
+                id=tok.id,
+                x=(x0 + x1) / 2,
+                y=(y0 + y1) / 2,
+                bright=carried.bright,
+                dim=carried.dim,
+                elevation=tok.elevation,  # GEO-5a: carried at the bearer's elevation
             )
         )
     return out
@@ -161,6 +166,7 @@ def light_at_points(
     budget: WorkBudget | None = None,
     sources: list[Light] | None = None,
     elevations: np.ndarray | float = 0.0,
+    span: tuple[float, float] | None = None,
 ) -> list[LightSample]:
     """Light level at each point.
 
@@ -179,6 +185,11 @@ def light_at_points(
         The lights that shine (``shining_lights``); default: those with no observer.
     elevations : float or ndarray of shape (k,)
         Grid units of the points, against the regions' height ranges (GEO-5); default 0.
+    span : (bottom, top), optional
+        Vertical extent in grid units of what the points light (a token's, GEO-5a); default
+        each point's own elevation. Each ray is a band from the light's elevation (no
+        thickness) to it: a wall blocks the light only where its height range holds the
+        whole band (GEO-5).
 
     Returns
     -------
@@ -249,12 +260,22 @@ def light_at_points(
         if budget is not None:
             budget.afford(estimate_tests(geo.density, seg_arr))
         # GEO-5/5a: a light is a band of no thickness at its elevation; the ray runs from it
-        # to the point's elevation, and walls block only where their height range holds it.
-        z = np.column_stack(
-            [np.array([sources[i].elevation for i in li_all.tolist()]), elev[pi_all]]
-        )
+        # to the lit span (or the point's elevation), and a wall blocks only where its height
+        # range holds the whole band.
+        lz = np.array([light.elevation for light in sources], dtype=np.float64)[li_all]
+        if span is None:
+            bottom = top = elev[pi_all]
+        else:
+            bottom, top = np.full_like(lz, span[0]), np.full_like(lz, span[1])
+        bands = np.column_stack([lz, bottom, lz, top])
         blocked = trace(
-            geo.walls, seg_arr, "light", origins=xy, elevations=z, budget=budget
+            geo.walls,
+            seg_arr,
+            "light",
+            origins=xy,
+            elevations=bands,
+            low_obstacles=False,
+            budget=budget,
         ).wall_blocked
         for li, pi, lvl, is_blocked in zip(
             li_all.tolist(), pi_all.tolist(), lvl_all.tolist(), blocked.tolist(), strict=True
@@ -324,7 +345,12 @@ def light_over_token(
     """
     sources = shining_lights(geo, observer)  # once for both steps: it scans every token
     samples = light_at_points(
-        geo, token_sample_points(geo, token, sources), budget, sources, token.elevation
+        geo,
+        token_sample_points(geo, token, sources),
+        budget,
+        sources,
+        token.elevation,
+        geo.span(token),
     )
     best = max(samples, key=lambda s: RANK[s.level])
     magical = all(s.magical_darkness for s in samples)

@@ -71,8 +71,11 @@ def _box(geo: BuiltScene, end: Endpoint, inset: float) -> tuple[float, float, fl
     return (end.point[0], end.point[1], end.point[0], end.point[1])
 
 
-def _elevation(end: Endpoint) -> float:
-    return end.token.elevation if end.token is not None else end.elevation
+def _span(geo: BuiltScene, end: Endpoint) -> tuple[float, float]:
+    """A token's vertical extent, or a point's band of no thickness (GEO-5a), grid units."""
+    if end.token is not None:
+        return geo.span(end.token)
+    return (end.elevation, end.elevation)
 
 
 def line_between(
@@ -108,7 +111,10 @@ def line_between(
     """
     box_s = _box(geo, source, corner_inset)
     box_t = _box(geo, target, corner_inset)
-    elevations = (_elevation(source), _elevation(target))
+    # GEO-5a: the band from the source's extent to the target's; walls covering only part
+    # of it are low obstacles, which never block line of effect or sight.
+    (s_bottom, s_top), (t_bottom, t_top) = _span(geo, source), _span(geo, target)
+    elevations = (s_bottom, t_bottom, s_top, t_top)
     rules = ["GEO-1", "GEO-6"]
     rules.append("5E-LOE-1" if sense == "move" else "5E-VIS-2")
     if source.token is not None or target.token is not None:
@@ -133,6 +139,7 @@ def line_between(
             sense,
             elevations=np.array([elevations], dtype=np.float64),
             wall_mask=geo.tall_mask(index),
+            low_obstacles=False,
         )
         blocking = traced.wall_blockers[0]
     ordered = crossing_order(index, centre_line, blocking)

@@ -57,8 +57,10 @@ from service.engine.grids import diagonal_rule, space_distance_units
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.geometry.bands import span_meets
 from service.geometry.exact import LineOfEffect, lines_of_effect
 from service.geometry.measure import Blocker, wall_blocker
+from service.geometry.trace import trace
 from service.lighting import (
     LightSample,
     has_private_light,
@@ -146,10 +148,19 @@ def region_obscurement(region: Region) -> str | None:
     return "light" if region.concealment else None
 
 
-def _wholly_inside(built: BuiltScene, box: tuple[float, ...], obscurement: str) -> bool:
-    space = shapely.box(*box)
+def _height_meets(built: BuiltScene, token: Token, region: Region) -> str:
+    """How a region's height range meets a token's vertical extent (GEO-5, GEO-5a)."""
+    span = region.elevation
+    if span is None:
+        return "covers"
+    return span_meets(built.span(token), span.bottom, span.top)
+
+
+def _wholly_inside(built: BuiltScene, token: Token, obscurement: str) -> bool:
+    space = shapely.box(*built.token_boxes[token.id])
     return any(
         shapely.covers(built.region_shapes[r.id], space)
+        and _height_meets(built, token, r) == "covers"
         for r in built.scene.regions
         if r.obscurement == obscurement
     )
@@ -166,14 +177,23 @@ def obscurement_at(built: BuiltScene, token: Token) -> str:
     | none                                                 | ``none``    |
 
     A space partly in dense fog is lightly obscured: the part outside is seen (as GEO-5a
-    reads a region covering only part of a line's band).
+    reads a region covering only part of a line's band). A region with a height range
+    counts only where it meets the token's vertical extent, and at most as light where it
+    covers only part of it (GEO-5, GEO-5a).
     """
     space = shapely.box(*inset_box(built.token_boxes[token.id], 0.5))
     worst = "none"
     for r in built.scene.regions:
         kind = region_obscurement(r)
         if kind and shapely.intersects(built.region_shapes[r.id], space):
-            if kind == "heavy" and shapely.covers(built.region_shapes[r.id], space):
+            meets = _height_meets(built, token, r)
+            if meets == "misses":
+                continue
+            if (
+                kind == "heavy"
+                and meets == "covers"
+                and shapely.covers(built.region_shapes[r.id], space)
+            ):
                 return "heavy"
             worst = "light"
     return worst
@@ -186,7 +206,9 @@ def concealing_regions(
 
     A region conceals when it has ``obscurement`` (light or heavy) or ``concealment``; it
     counts when the segment between the two spaces' centres crosses it or when it overlaps
-    the target's space (inset 0.5 px) (PV-DET-6).
+    the target's space (inset 0.5 px) (PV-DET-6). A region with a height range that misses
+    the pair's band (from the lower of the two creatures' bottoms to the higher of their
+    tops) conceals nothing (GEO-5, GEO-5a).
 
     Cost: one vectorised shapely test per concealing region over all pairs.
     """
@@ -200,8 +222,18 @@ def concealing_regions(
         shape = built.region_shapes[r.id]
         hit = shapely.intersects(shape, lines) | shapely.intersects(shape, spaces)
         for k in np.flatnonzero(hit).tolist():
+            if r.elevation is not None and _band_misses(built, pairs[k], r):
+                continue
             out[k].append(r.id)
     return [tuple(ids) for ids in out]
+
+
+def _band_misses(built: BuiltScene, pair: tuple[Token, Token], region: Region) -> bool:
+    """Whether a region's height range misses the whole band between two creatures."""
+    (ob, ot), (tb, tt) = built.span(pair[0]), built.span(pair[1])
+    assert region.elevation is not None
+    band = (min(ob, tb), max(ot, tt))
+    return span_meets(band, region.elevation.bottom, region.elevation.top) == "misses"
 
 
 def _sample_points(box: tuple[float, ...], inset: float) -> list[tuple[float, float]]:
@@ -310,7 +342,9 @@ def perceive_all(
         return []
     box_o = np.array([inset_box(built.token_boxes[o.id], inset) for o, _ in pairs])
     box_t = np.array([inset_box(built.token_boxes[t.id], inset) for _, t in pairs])
-    elev = np.array([(o.elevation, t.elevation) for o, t in pairs], dtype=np.float64)
+    # GEO-5a: each pair's band, from the observer's vertical extent to the target's.
+    spans = [(built.span(o), built.span(t)) for o, t in pairs]
+    elev = np.array([(a[0], b[0], a[1], b[1]) for a, b in spans], dtype=np.float64)
     sight_index = built.sight
     density = built.density
     los_all = lines_of_effect(
@@ -339,9 +373,10 @@ def perceive_all(
     lights: dict[tuple[str, str | None], LightSample] = {}
     silent: dict[tuple[str, str | None], tuple[str, ...]] = {}
     concealed = concealing_regions(built, pairs)
+    partial_fog = _fog_partly_on_line(built, box_o, box_t, elev)
     out = []
-    for (observer, target), los, loe, sound, by in zip(
-        pairs, los_all, loe_all, sound_all, concealed, strict=True
+    for (observer, target), los, loe, sound, by, fog_part in zip(
+        pairs, los_all, loe_all, sound_all, concealed, partial_fog, strict=True
     ):
         # A private carried light shines only for its carrier: its light is its own entry.
         key = (target.id, observer.id if has_private_light(observer) else None)
@@ -350,6 +385,8 @@ def perceive_all(
             lights[key] = light_over_token(built, target, budget, who)
             silent[key] = silent_light_notes(built, token_sample_points(built, target), who)
         report = _report(built, observer, target, diagonals, lights[key], los, loe, sound)
+        if fog_part and report.obscurement == "none":
+            report = dataclasses.replace(report, obscurement="light")
         if by:
             report = dataclasses.replace(report, concealed_by=by)
         if silent[key]:
@@ -382,6 +419,32 @@ def _darkness_blocks(
     return dataclasses.replace(report, reaches=reaches, notes=(*report.notes, note))
 
 
+def _fog_partly_on_line(
+    built: BuiltScene, box_o: np.ndarray, box_t: np.ndarray, bands: np.ndarray
+) -> list[bool]:
+    """Per pair, whether the centre line crosses heavy fog holding only part of its band.
+
+    GEO-5a: a region that covers only part of a line's band obscures that line at most
+    lightly (its outline then does not block sight). One trace of the p centre lines, only
+    when the scene has heavy fog and heights.
+    """
+    if built.sight_walls is None or not built.heights or not len(box_o):
+        return [False] * len(box_o)
+    index = built.sight_walls
+    centres = np.column_stack(
+        [
+            (box_o[:, 0] + box_o[:, 2]) / 2,
+            (box_o[:, 1] + box_o[:, 3]) / 2,
+            (box_t[:, 0] + box_t[:, 2]) / 2,
+            (box_t[:, 1] + box_t[:, 3]) / 2,
+        ]
+    )
+    pseudo = np.zeros(index.size, dtype=bool)
+    pseudo[index.room_walls or 0 :] = True
+    traced = trace(index, centres, "sight", elevations=bands, wall_mask=pseudo)
+    return [bool(low) for low in traced.low_blockers]
+
+
 def _report(
     built: BuiltScene,
     observer: Token,
@@ -400,8 +463,8 @@ def _report(
     blockers: tuple[Blocker, ...] = ()
     if not los.clear:
         blockers = tuple(dict.fromkeys(wall_blocker(n) for n in sight_index.names(los.blockers)))
-    hidden_in_fog = _wholly_inside(built, built.token_boxes[target.id], "heavy") or _wholly_inside(
-        built, built.token_boxes[observer.id], "heavy"
+    hidden_in_fog = _wholly_inside(built, target, "heavy") or _wholly_inside(
+        built, observer, "heavy"
     )
     conditions = set(target.conditions)
     observer_conditions = set(observer.conditions)

@@ -15,12 +15,13 @@ import shapely
 from numpy.typing import NDArray
 
 from service.engine.density import WallDensity, wall_density
-from service.engine.grids import token_space_box
+from service.engine.grids import feet_to_units, token_space_box
 from service.engine.regions import region_edges, region_geometry
 from service.engine.spaces import box_centre
+from service.engine.tolerances import QUERY_TOL_PX
 from service.engine.walls import WallIndex, build_wall_index, index_walls
 from service.errors import UnknownToken, shown
-from service.model import Scene, Span, Token, Wall
+from service.model import Grid, Scene, Span, Token, Wall
 
 #: Id prefix of the pseudo-walls outlining heavily obscured regions (sight only, 5E-VIS-2).
 REGION_PREFIX = "\x00region:"
@@ -48,8 +49,14 @@ class BuiltScene:
     token_order : dict of str to int
         Each token's index in ``scene.tokens``.
     sharing : dict of str to tuple of str
-        For each token, the other tokens whose spaces overlap its own (share interior area,
-        5E-COV-7), in scene order.
+        For each token, the other tokens in the same space (the same squares, 5E-COV-7), in
+        scene order; a creature whose space only partly overlaps is not among them (GEO-7).
+    token_spans : dict of str to (bottom, top)
+        Each token's vertical extent in grid units, ``[elevation, elevation + height)``
+        (GEO-5a, ``vertical_span``).
+    heights : bool
+        Some wall (or heavy-fog outline) has a finite height range: traced lines can meet a
+        wall that covers only part of their band (GEO-5a).
     density : WallDensity
         Walls per cell, for the cost model (``service.engine.density``).
     improved_walls, extreme_walls : frozenset of int
@@ -68,6 +75,13 @@ class BuiltScene:
     token_order: dict[str, int] = field(default_factory=dict)
     density: WallDensity = field(default_factory=lambda: wall_density(np.empty((0, 4))))
     sharing: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    token_spans: dict[str, tuple[float, float]] = field(default_factory=dict)
+    heights: bool = False
+
+    def span(self, token: Token) -> tuple[float, float]:
+        """A token's vertical extent ``(bottom, top)`` in grid units (GEO-5a)."""
+        found = self.token_spans.get(token.id)
+        return found if found is not None else vertical_span(token, self.scene.grid)
 
     @property
     def sight(self) -> WallIndex:
@@ -87,6 +101,29 @@ class BuiltScene:
     def centre(self, token: Token) -> tuple[float, float]:
         """Centre of a token's space, px."""
         return box_centre(self.token_boxes[token.id])
+
+
+#: GEO-5a: a creature's height in feet by size, when the scene does not give it.
+SIZE_HEIGHT_FT: dict[str, float] = {
+    "tiny": 2.5,
+    "small": 5.0,
+    "medium": 5.0,
+    "large": 10.0,
+    "huge": 15.0,
+    "gargantuan": 20.0,
+}
+
+
+def vertical_span(token: Token, grid: Grid) -> tuple[float, float]:
+    """A creature's vertical extent ``(bottom, top)`` in grid units (GEO-5a).
+
+    From its ``elevation`` up ``vertical_extent`` when set, else its size's height
+    (``SIZE_HEIGHT_FT``, in feet, converted to the scene's units: ``feet_to_units``).
+    """
+    height = token.vertical_extent
+    if height is None:
+        height = feet_to_units(SIZE_HEIGHT_FT[token.size], grid)
+    return (float(token.elevation), float(token.elevation) + float(height))
 
 
 def build_scene(scene: Scene) -> BuiltScene:
@@ -139,35 +176,35 @@ def build_scene(scene: Scene) -> BuiltScene:
         token_order=order,
         sharing=_sharing(boxes),
         density=wall_density((sight or walls).coords),
+        token_spans={t.id: vertical_span(t, scene.grid) for t in scene.tokens},
+        heights=_has_heights(sight or walls),
     )
+
+
+def _has_heights(index: WallIndex) -> bool:
+    """Whether some wall of ``index`` has a finite bottom or top (GEO-5)."""
+    return bool(np.isfinite(index.bottom).any() or np.isfinite(index.top).any())
 
 
 def _sharing(
     boxes: dict[str, tuple[float, float, float, float]],
 ) -> dict[str, tuple[str, ...]]:
-    """For each token, the tokens whose spaces overlap its own, in scene order.
+    """For each token, the other tokens in the same space (the same squares), in scene order.
 
-    Cost: O(k log k + overlapping pairs) with a shapely tree over the k token spaces.
+    5E-COV-7 / GEO-7: only a creature in the same space is left out of the obstacles; one
+    whose space partly overlaps (a Large creature beside a Medium one) still is one. Spaces
+    are the same when their px boxes agree to ``QUERY_TOL_PX``. Cost: O(k log k).
     """
     ids = list(boxes)
     out: dict[str, tuple[str, ...]] = {tid: () for tid in ids}
-    if len(ids) < 2:
-        return out
-    b = np.array([boxes[t] for t in ids], dtype=np.float64)
-    tree = shapely.STRtree(shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3]))
-    i, j = tree.query(shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3]), predicate="intersects")
-    strict = (
-        (i != j)
-        & (b[i, 0] < b[j, 2])
-        & (b[j, 0] < b[i, 2])
-        & (b[i, 1] < b[j, 3])
-        & (b[j, 1] < b[i, 3])
-    )
-    found: dict[int, list[int]] = {}
-    for a, c in zip(i[strict].tolist(), j[strict].tolist(), strict=True):
-        found.setdefault(a, []).append(c)
-    for a, cs in found.items():
-        out[ids[a]] = tuple(ids[c] for c in sorted(cs))
+    groups: dict[tuple[float, ...], list[str]] = {}
+    for tid in ids:
+        key = tuple(round(v / QUERY_TOL_PX) * QUERY_TOL_PX for v in boxes[tid])
+        groups.setdefault(key, []).append(tid)
+    for members in groups.values():
+        if len(members) > 1:
+            for tid in members:
+                out[tid] = tuple(o for o in members if o != tid)
     return out
 
 
@@ -198,7 +235,7 @@ def in_water(built: BuiltScene, token: Token) -> bool:
     for region in built.scene.regions:
         if region.water and shapely.intersects_xy(built.region_shapes[region.id], x, y):
             span = region.elevation
-            if span is None or span.low <= token.elevation <= span.high:
+            if span is None or span.low <= token.elevation < span.high:  # GEO-5
                 return True
     return False
 

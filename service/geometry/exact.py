@@ -13,6 +13,7 @@ from service.engine.budget import WorkBudget
 from service.engine.density import WallDensity
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex
+from service.geometry.bands import as_bands
 from service.geometry.rooms import firm_rooms, room_of
 from service.geometry.trace import candidate_pairs, estimate_tests, trace
 
@@ -148,7 +149,7 @@ def line_of_effect_between(
     box_to: Sequence[float],
     sense: str = "move",
     *,
-    elevations: tuple[float, float] | None = None,
+    elevations: tuple[float, ...] | None = None,
     wall_mask: NDArray[np.bool_] | None = None,
     budget: WorkBudget | None = None,
 ) -> LineOfEffect:
@@ -168,8 +169,10 @@ def line_of_effect_between(
         ``x0, y0, x1, y1`` in px; the first is the source for one-way walls (GEO-3).
     sense : str
         Wall restriction to use: ``move`` (line of effect) or ``sight`` (line of sight).
-    elevations : (float, float), optional
-        Elevation in grid units of the two spaces (GEO-5).
+    elevations : (float, float) or (float, float, float, float), optional
+        Elevation in grid units of the two spaces (GEO-5), or their band ``bottom0,
+        bottom1, top0, top1`` (GEO-5a): only walls covering the whole band block; a wall
+        covering part of it is a low obstacle, which never blocks line of effect or sight.
     wall_mask : ndarray of shape (n,), bool, optional
         Walls to consider (default all): low obstacles never block line of effect.
 
@@ -212,8 +215,9 @@ def lines_of_effect(
     boxes_from, boxes_to : ndarray of shape (p, 4)
         ``x0, y0, x1, y1`` px of each pair's spaces (the first is the source, GEO-3).
     sense : str
-    elevations : ndarray of shape (p, 2), optional
-        Grid units of each pair's two spaces (GEO-5).
+    elevations : ndarray of shape (p, 2) or (p, 4), optional
+        Grid units of each pair's two spaces (GEO-5), or each pair's band (GEO-5a,
+        ``service.geometry.bands``); walls covering only part of a band do not block.
     wall_mask : ndarray of shape (n,), bool, optional
     budget : WorkBudget, optional
         The request's budget: every line-wall test here counts in it.
@@ -232,7 +236,7 @@ def lines_of_effect(
     """
     bf_all = np.asarray(boxes_from, dtype=np.float64).reshape(-1, 4)
     bt_all = np.asarray(boxes_to, dtype=np.float64).reshape(-1, 4)
-    elev_all = None if elevations is None else np.asarray(elevations, dtype=np.float64)
+    elev_all = as_bands(elevations, len(bf_all))
     out: list[LineOfEffect | None] = [None] * len(bf_all)
     overlap = (
         (bf_all[:, 0] <= bt_all[:, 2])
@@ -254,6 +258,7 @@ def lines_of_effect(
             sense,
             elevations=None if elev_all is None else elev_all[rest],
             wall_mask=wall_mask,
+            low_obstacles=False,
             budget=budget,
         )
         rooms = firm_rooms(index, sense, wall_mask)
@@ -280,7 +285,7 @@ def lines_of_effect(
                 bf_all[p],
                 bt_all[p],
                 sense,
-                None if elev_all is None else (float(elev_all[p, 0]), float(elev_all[p, 1])),
+                None if elev_all is None else tuple(elev_all[p].tolist()),
                 wall_mask,
                 parent=budget,
             )
@@ -292,7 +297,7 @@ def _search(
     bf: FloatArray,
     bt: FloatArray,
     sense: str,
-    elevations: tuple[float, float] | None,
+    elevations: tuple[float, ...] | None,
     wall_mask: NDArray[np.bool_] | None,
     max_tests: int = MAX_SEARCH_TESTS,
     parent: WorkBudget | None = None,
@@ -345,7 +350,13 @@ def _search(
     first_segs = segs[0]
     elev1 = None if elevations is None else np.tile(np.asarray(elevations), (len(first_segs), 1))
     first_trace = trace(
-        index, first_segs, sense, elevations=elev1, wall_mask=wall_mask, budget=parent
+        index,
+        first_segs,
+        sense,
+        elevations=elev1,
+        wall_mask=wall_mask,
+        low_obstacles=False,
+        budget=parent,
     )
     clear = np.flatnonzero(~first_trace.wall_blocked)
     if len(clear):  # the centre line or a corner-to-corner line: no search needed
@@ -372,7 +383,15 @@ def _search(
             if predicted > EARLY_REFUSAL_FACTOR * max_tests:
                 raise budget.refusal()
         elev = None if elevations is None else np.tile(np.asarray(elevations), (len(cand), 1))
-        result = trace(index, cand, sense, elevations=elev, wall_mask=wall_mask, budget=budget)
+        result = trace(
+            index,
+            cand,
+            sense,
+            elevations=elev,
+            wall_mask=wall_mask,
+            low_obstacles=False,
+            budget=budget,
+        )
         traced += len(cand)
         clear = np.flatnonzero(~result.wall_blocked)
         if len(clear):

@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 from service.engine.budget import WorkBudget
 from service.engine.scene import REGION_PREFIX, BuiltScene
 from service.engine.walls import FloatArray, WallIndex
+from service.geometry.bands import band
 from service.geometry.exact import LineOfEffect, lines_of_effect
 from service.geometry.trace import TraceResult, estimate_tests, trace
 
@@ -42,12 +43,21 @@ class Blocker:
 
 @dataclass(frozen=True)
 class TracedLine:
-    """One traced segment of an answer, in px, with what blocked it."""
+    """One traced segment of an answer, in px, with what blocked it.
+
+    ``band`` is the line's vertical band ``bottom0, bottom1, top0, top1`` in grid units
+    (GEO-5a; ``None`` when the measurement had no elevations); ``low`` the blockers among
+    ``blockers`` that are walls covering only part of that band at the crossing (low
+    obstacles for this line, GEO-5a), each with its height range in
+    ``BuiltScene.walls.bottom/top``.
+    """
 
     start: tuple[float, float]
     end: tuple[float, float]
     blocked: bool
     blockers: tuple[Blocker, ...] = ()
+    band: tuple[float, float, float, float] | None = None
+    low: tuple[Blocker, ...] = ()
 
 
 def wall_blocker(wall_id: str) -> Blocker:
@@ -103,14 +113,25 @@ class Question:
         ``paired``: line k joins ``sources[k]`` and ``targets[k]`` (s == t); ``every``:
         every source to every target, source-major (s * t lines).
     elevations : (float, float)
-        Grid units of the source and the target (GEO-5).
+        Grid units of the bottoms of the source and the target (GEO-5).
     inner_source, inner_target : (x0, y0, x1, y1)
         Spaces in px between which the exact line is searched.
     excluded : frozenset of str
-        Creatures that do not block this pair's lines (the pair itself, those sharing a
+        Creatures that do not block this pair's lines (the pair itself, those in the same
         space, 5E-COV-7).
     wall_mask : ndarray of shape (n,), bool, or None
         Walls this pair's lines consider (default all), e.g. SF-COV-5's low obstacles.
+    tops : (float, float) or None
+        Grid units of the tops of the source and the target: each line is the band from the
+        line joining the bottoms to the one joining the tops (GEO-5a); ``None``: no
+        thickness (a light, an area's point of origin at both ends).
+    exact_points : (ndarray (s, 2), ndarray (t, 2)) or None
+        The exact corners that ``sources`` and ``targets`` were inset from (GEO-6: a wall or
+        a creature's square touching one blocks only if it blocks the exact corner line).
+    low_obstacles : bool or ndarray of shape (n,), bool
+        Walls that block this pair's lines where they cover only part of the band (GEO-5a):
+        all (``True``), none (``False``, e.g. pf2e's ``ignore_small_terrain``) or a mask
+        (SF-COV-5).
     """
 
     sources: FloatArray
@@ -121,14 +142,32 @@ class Question:
     inner_target: Box
     excluded: frozenset[str] = frozenset()
     wall_mask: NDArray[np.bool_] | None = None
+    tops: tuple[float, float] | None = None
+    exact_points: tuple[FloatArray, FloatArray] | None = None
+    low_obstacles: bool | NDArray[np.bool_] = True
 
     def segments(self) -> FloatArray:
         """The traced lines ``x0, y0, x1, y1`` px, shape (m, 4)."""
-        s = np.asarray(self.sources, dtype=np.float64).reshape(-1, 2)
-        t = np.asarray(self.targets, dtype=np.float64).reshape(-1, 2)
-        if self.pairing == "paired":
-            return np.hstack([s, t])
-        return np.hstack([np.repeat(s, len(t), axis=0), np.tile(t, (len(s), 1))])
+        return _join(self.sources, self.targets, self.pairing)
+
+    def corner_segments(self) -> FloatArray:
+        """The lines between the exact corners (``segments`` without ``exact_points``)."""
+        if self.exact_points is None:
+            return self.segments()
+        return _join(self.exact_points[0], self.exact_points[1], self.pairing)
+
+    def band(self) -> tuple[float, float, float, float]:
+        """The pair's band ``bottom0, bottom1, top0, top1`` in grid units (GEO-5a)."""
+        return band(self.elevations, self.tops)  # type: ignore[return-value]
+
+
+def _join(sources: FloatArray, targets: FloatArray, pairing: str) -> FloatArray:
+    """Lines from ``sources`` (s, 2) to ``targets`` (t, 2) px, paired or every to every."""
+    s = np.asarray(sources, dtype=np.float64).reshape(-1, 2)
+    t = np.asarray(targets, dtype=np.float64).reshape(-1, 2)
+    if pairing == "paired":
+        return np.hstack([s, t])
+    return np.hstack([np.repeat(s, len(t), axis=0), np.tile(t, (len(s), 1))])
 
 
 @dataclass
@@ -149,6 +188,11 @@ class Measured:
         Per line, token ids in scene order.
     exact : dict of str to LineOfEffect or None
         Per sense of ``Measure.exact``; ``None`` when not needed (a traced line is clear).
+    low_blockers : list of list of int
+        Per line, the walls of ``wall_blockers`` that cover only part of its band (low
+        obstacles for that line, GEO-5a).
+    band : (float, float, float, float) or None
+        The pair's band in grid units (``Question.band``).
     """
 
     segments: FloatArray
@@ -158,6 +202,8 @@ class Measured:
     wall_blockers: list[list[int]]
     creature_blockers: list[list[str]]
     exact: dict[str, LineOfEffect | None] = field(default_factory=dict)
+    low_blockers: list[list[int]] = field(default_factory=list)
+    band: tuple[float, float, float, float] | None = None
 
     @property
     def blocked(self) -> NDArray[np.bool_]:
@@ -179,19 +225,28 @@ class Measured:
             seg = self.segments[k]
             blockers = tuple(wall_blocker(name) for name in walls.names(self.wall_blockers[k]))
             blockers += tuple(Blocker("token", t) for t in self.creature_blockers[k])
+            low: tuple[Blocker, ...] = ()
+            if self.low_blockers and self.low_blockers[k]:
+                low = tuple(wall_blocker(name) for name in walls.names(self.low_blockers[k]))
             out.append(
                 TracedLine(
                     (float(seg[0]), float(seg[1])),
                     (float(seg[2]), float(seg[3])),
                     bool(self.wall_blocked[k] or self.creature_blocked[k]),
                     blockers,
+                    self.band,
+                    low,
                 )
             )
         return tuple(out)
 
 
-def _mask_key(mask: NDArray[np.bool_] | None) -> bytes | None:
-    return None if mask is None else mask.tobytes()
+def _mask_key(q: Question) -> tuple[bytes | None, bytes | bool]:
+    low = q.low_obstacles
+    return (
+        None if q.wall_mask is None else q.wall_mask.tobytes(),
+        low if isinstance(low, bool) else np.asarray(low, dtype=bool).tobytes(),
+    )
 
 
 def _and(a: NDArray[np.bool_] | None, b: NDArray[np.bool_] | None) -> NDArray[np.bool_] | None:
@@ -231,18 +286,20 @@ def measure(
     rows = np.cumsum([0] + [len(s) for s in segs])
     n = int(rows[-1])
     all_segs = np.vstack(segs) if n else np.empty((0, 4))
-    elev = np.repeat(
-        np.array([q.elevations for q in questions], dtype=np.float64).reshape(-1, 2),
-        np.diff(rows),
-        axis=0,
-    )
+    pair_bands = [q.band() for q in questions]
+    elev = np.repeat(np.array(pair_bands, dtype=np.float64).reshape(-1, 4), np.diff(rows), axis=0)
+    corners = None
+    if any(q.exact_points is not None for q in questions):
+        corners = np.vstack([q.corner_segments() for q in questions]) if n else None
     tokens = built.scene.tokens
     boxes = None
+    spans = None
     ids: list[str] = []
     cmask = None
     if spec.creatures and tokens:
         ids = [t.id for t in tokens]
         boxes = np.array([built.token_boxes[t] for t in ids], dtype=np.float64)
+        spans = np.array([built.span(t) for t in tokens], dtype=np.float64)
         cmask = np.ones((n, len(ids)), dtype=bool)
         col = {tid: k for k, tid in enumerate(ids)}
         for r, q in enumerate(questions):
@@ -254,13 +311,17 @@ def measure(
     full_blocked = np.zeros(n, dtype=bool)
     wall_blockers: list[list[int]] = [[] for _ in range(n)]
     creature_blockers: list[list[str]] = [[] for _ in range(n)]
-    tall = built.tall_walls if spec.full_walls else None
+    low_blockers: list[list[int]] = [[] for _ in range(n)]
+    # A second pass with low obstacles set aside: `cover: "low"` walls, and walls covering
+    # only part of a line's band (GEO-5a).
+    second = spec.full_walls and (built.tall_walls is not None or built.heights)
+    tall = built.tall_walls
     if budget is not None:  # the cost model: refuse before any tracing
-        passes = 2 if tall is not None else 1
+        passes = 2 if second else 1
         budget.afford(passes * estimate_tests(built.density, all_segs))
-    groups: dict[bytes | None, list[int]] = {}
+    groups: dict[tuple[bytes | None, bytes | bool], list[int]] = {}
     for r, q in enumerate(questions):
-        groups.setdefault(_mask_key(q.wall_mask), []).append(r)
+        groups.setdefault(_mask_key(q), []).append(r)
     for members in groups.values():
         sel = np.concatenate([np.arange(rows[r], rows[r + 1]) for r in members])
         if not len(sel):
@@ -274,7 +335,10 @@ def measure(
             creature_boxes=boxes,
             creature_ids=ids,
             creature_mask=None if cmask is None else cmask[sel],
+            creature_spans=spans,
             wall_mask=mask,
+            low_obstacles=questions[members[0]].low_obstacles,
+            corners=None if corners is None else corners[sel],
             edge_blocks=spec.edge_blocks,
             with_blockers=spec.blockers,
             budget=budget,
@@ -285,13 +349,16 @@ def measure(
             for k, i in enumerate(sel):
                 wall_blockers[i] = traced.wall_blockers[k]
                 creature_blockers[i] = traced.creature_blockers[k]
-        if tall is not None:
+                low_blockers[i] = traced.low_blockers[k]
+        if second:
             full_blocked[sel] = trace(
                 built.walls,
                 all_segs[sel],
                 spec.sense,
                 elevations=elev[sel],
                 wall_mask=_and(mask, tall),
+                low_obstacles=False,
+                corners=None if corners is None else corners[sel],
                 edge_blocks=spec.edge_blocks,
                 with_blockers=False,
                 budget=budget,
@@ -306,6 +373,8 @@ def measure(
             creature_blocked[rows[r] : rows[r + 1]],
             wall_blockers[rows[r] : rows[r + 1]],
             creature_blockers[rows[r] : rows[r + 1]],
+            low_blockers=low_blockers[rows[r] : rows[r + 1]],
+            band=pair_bands[r],  # type: ignore[arg-type]
         )
         for r in range(len(questions))
     ]
@@ -324,7 +393,7 @@ def measure(
             np.array([questions[r].inner_source for r in need], dtype=np.float64),
             np.array([questions[r].inner_target for r in need], dtype=np.float64),
             sense,
-            elevations=np.array([questions[r].elevations for r in need], dtype=np.float64),
+            elevations=np.array([pair_bands[r] for r in need], dtype=np.float64),
             wall_mask=built.tall_walls,
             budget=budget,
             density=built.density,

@@ -121,3 +121,15 @@ def every_corner(
         d2 = (pts[:, 0] - toward[0]) ** 2 + (pts[:, 1] - toward[1]) ** 2
         pts = pts[np.sort(np.argsort(d2, kind="stable")[:MAX_SOURCE_CORNERS])]
     return pts, total
+
+
+def exact_points(points: FloatArray, exact: FloatArray) -> FloatArray:
+    """For each inset corner ``points`` (k, 2) px, the exact corner it came from (GEO-6).
+
+    The nearest of ``exact`` (n, 2) px: the same space's corners without inset
+    (``space_corners`` or ``every_corner`` with ``inset`` 0). Cost: O(k n).
+    """
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    ex = np.asarray(exact, dtype=np.float64).reshape(-1, 2)
+    d2 = ((pts[:, None, :] - ex[None, :, :]) ** 2).sum(axis=2)
+    return ex[d2.argmin(axis=1)]

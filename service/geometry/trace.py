@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import shapely
@@ -17,6 +18,7 @@ from service.engine.density import WallDensity
 from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
 from service.engine.walls import FloatArray, WallIndex, index_walls
 from service.geometry import kernel
+from service.geometry.bands import as_bands, band_at, meets, overlaps_between
 from service.geometry.junctions import collinear_runs, junctions
 from service.geometry.kernel import kernel_enabled
 from service.model import Wall
@@ -55,6 +57,9 @@ class TraceResult:
         Per segment, indices (into ``WallIndex.ids``) of the walls that block it, sorted.
     creature_blockers : list of list of str
         Per segment, ids of the creatures whose space it crosses.
+    low_blockers : list of list of int
+        Per segment, the walls of ``wall_blockers`` that block it as low obstacles: they
+        cover only part of the segment's band at the crossing (GEO-5a).
     """
 
     segments: FloatArray
@@ -62,6 +67,7 @@ class TraceResult:
     creature_blocked: NDArray[np.bool_]
     wall_blockers: list[list[int]]
     creature_blockers: list[list[str]] = field(default_factory=list)
+    low_blockers: list[list[int]] = field(default_factory=list)
 
     @property
     def blocked(self) -> NDArray[np.bool_]:
@@ -99,10 +105,15 @@ def trace(
     creature_boxes: FloatArray | None = None,
     creature_ids: Sequence[str] = (),
     creature_mask: NDArray[np.bool_] | None = None,
+    creature_spans: FloatArray | None = None,
     wall_mask: NDArray[np.bool_] | None = None,
+    low_obstacles: bool | NDArray[np.bool_] = True,
+    corners: FloatArray | None = None,
     edge_blocks: bool = False,
     with_blockers: bool = True,
     budget: WorkBudget | None = None,
+    _inward: FloatArray | None = None,
+    _only: tuple[NDArray[np.int64], bool] | None = None,
 ) -> TraceResult:
     """Trace m segments against the walls (and optionally creatures) in one vectorised pass.
 
@@ -117,18 +128,38 @@ def trace(
     origins : ndarray of shape (m, 2), optional
         Source point of each segment (the observer, light or attacker) for one-way walls
         (GEO-3) and proximity/distance thresholds (GEO-4); default the segment's first point.
-    elevations : ndarray of shape (m, 2), optional
-        Elevation in grid units at the segment's two ends; walls with a height range block
-        only where the segment's elevation at the crossing is inside it (GEO-5).
+    elevations : ndarray of shape (m, 2) or (m, 4), optional
+        Each segment's band in grid units (``service.geometry.bands``): ``(m, 2)`` the
+        elevations of its two ends (a band of no thickness), ``(m, 4)`` ``bottom0, bottom1,
+        top0, top1``. At a crossing, a wall whose half-open height range ``[bottom, top)``
+        covers the whole band blocks; one that covers part of it is a low obstacle for that
+        segment (``low_obstacles``); one that misses it does nothing (GEO-5, GEO-5a).
+        ``None``: every wall is infinitely tall.
     creature_boxes : ndarray of shape (k, 4), optional
         Creature spaces ``x0, y0, x1, y1`` in px (GEO-7); a segment is blocked by one when it
         passes through the open interior of the space.
     creature_ids : sequence of str, length k
     creature_mask : ndarray of shape (m, k), bool, optional
         Which creatures count for which segment (e.g. not the attacker and target).
+    creature_spans : ndarray of shape (k, 2), optional
+        Each creature's vertical extent ``[bottom, top)`` in grid units (GEO-5a); with
+        ``elevations``, a creature blocks only where it overlaps the band inside its space
+        (GEO-7). ``None``: creatures are infinitely tall.
     wall_mask : ndarray of shape (n,), bool, optional
         Walls to consider (default all); a ruleset uses it to set aside walls that do not
         apply to this attack (e.g. a low obstacle too far from the target, SF-COV-5).
+    low_obstacles : bool or ndarray of shape (n,), bool
+        Whether a wall covering only part of a segment's band blocks it (as a low obstacle,
+        GEO-5a): ``True`` (cover lines), ``False`` (line of effect or sight, light), or per
+        wall (SF-COV-5 per pair).
+    corners : ndarray of shape (m, 4), optional
+        The exact corner points ``x0, y0, x1, y1`` px that each segment's ends were inset
+        from (GEO-6). A wall with an end, or a creature's space with a corner, on one of
+        them blocks the segment only if it blocks the exact corner line: the inset only
+        ever removes false blocks. A segment blocked where such a wall crosses or touches
+        it is judged on the exact corner line, on which the walls meeting at a corner block
+        it when they separate the token's space from the line's direction
+        (``_end_junctions``).
     edge_blocks : bool
         Starfinder's exception to GEO-6 (SF-COV-1): a segment running along a wall
         (collinear, overlapping it over a positive length) is blocked by it.
@@ -149,42 +180,198 @@ def trace(
     """
     seg = np.asarray(segments, dtype=np.float64).reshape(-1, 4)
     m = len(seg)
+    bands = as_bands(elevations, m)
+    exact = None if corners is None else np.asarray(corners, dtype=np.float64).reshape(-1, 4)
+    corner_comp = None
+    if exact is not None and not np.any(exact != seg):
+        exact = None  # no inset: the segments are the exact corner lines
+    if exact is not None and index.size:
+        corner_comp = np.full((m, 2), -1, dtype=np.int64)
+    inward = None if _inward is None else np.asarray(_inward, dtype=np.float64)
     wall_blocked = np.zeros(m, dtype=bool)
     wall_blockers: list[list[int]] = [[] for _ in range(m)] if with_blockers else []
+    low_blockers: list[list[int]] = [[] for _ in range(m)] if with_blockers else []
     if origins is None:
         origins = seg[:, 0:2]
     # Bounded memory: long segments are looked up in pieces, so trace in batches.
     for lo in range(0, m if index.size else 0, SEGMENT_BATCH):
         hi = min(m, lo + SEGMENT_BATCH)
         part = wall_blockers[lo:hi] if with_blockers else None
+        low_part = low_blockers[lo:hi] if with_blockers else None
         _trace_walls(
             index,
             seg[lo:hi],
             sense,
             origins[lo:hi],
-            None if elevations is None else elevations[lo:hi],
+            None if bands is None else bands[lo:hi],
             wall_blocked[lo:hi],
             part,
             wall_mask,
             edge_blocks,
             budget,
+            _Heights(
+                low_obstacles,
+                None if exact is None else exact[lo:hi],
+                low_part,
+                None if corner_comp is None else corner_comp[lo:hi],
+                None if inward is None else inward[lo:hi],
+                None if _only is None else (_only[0][lo:hi], _only[1]),
+            ),
         )
-        if part is not None:
+        if part is not None and low_part is not None:
             wall_blockers[lo:hi] = part
+            low_blockers[lo:hi] = low_part
+    if corner_comp is not None and exact is not None:
+        # GEO-6: where an obstacle (walls joined end to end) has a wall ending on the line's
+        # exact corner, its walls are judged on the exact corner line and the other walls on
+        # the inset line: the inset only ever removes false blocks, never adds one.
+        again = np.flatnonzero((corner_comp >= 0).any(axis=1) & wall_blocked)
+        if len(again):
+            comps = corner_comp[again]
+            common: dict[str, Any] = {
+                "elevations": None if bands is None else bands[again],
+                "wall_mask": wall_mask,
+                "low_obstacles": low_obstacles,
+                "edge_blocks": edge_blocks,
+                "with_blockers": False,
+                "budget": budget,
+            }
+            others = trace(
+                index, seg[again], sense, origins=origins[again], _only=(comps, False), **common
+            )
+            obstacle = trace(
+                index,
+                exact[again],
+                sense,
+                origins=exact[again, 0:2],
+                _inward=(seg - exact)[again],
+                _only=(comps, True),
+                **common,
+            )
+            judged = others.wall_blocked | obstacle.wall_blocked
+            wall_blocked[again] = judged
+            if with_blockers:  # still blocked: the inset line names what it meets
+                for i in again[~judged].tolist():
+                    wall_blockers[i] = []
+                    low_blockers[i] = []
     creature_blocked = np.zeros(m, dtype=bool)
     creature_blockers: list[list[str]] = [[] for _ in range(m)] if with_blockers else []
     if creature_boxes is not None and len(creature_boxes) and m:
         boxes = np.asarray(creature_boxes, dtype=np.float64)
+        spans = None
+        if creature_spans is not None and bands is not None:
+            spans = np.asarray(creature_spans, dtype=np.float64).reshape(-1, 2)
         step = max(1, CHUNK_CELLS // len(boxes))
         for lo in range(0, m, step):  # bounded memory: (step, k) arrays at a time
-            hits = segments_cross_boxes(seg[lo : lo + step], boxes)
+            hits = _creature_hits(
+                seg[lo : lo + step],
+                boxes,
+                None if bands is None else bands[lo : lo + step],
+                spans,
+                None if exact is None else exact[lo : lo + step],
+            )
             if creature_mask is not None:
                 hits &= creature_mask[lo : lo + step]
             creature_blocked[lo : lo + step] = hits.any(axis=1)
             if with_blockers:
                 for i, j in zip(*np.nonzero(hits), strict=True):
                     creature_blockers[lo + i].append(creature_ids[j])
-    return TraceResult(seg, wall_blocked, creature_blocked, wall_blockers, creature_blockers)
+    return TraceResult(
+        seg, wall_blocked, creature_blocked, wall_blockers, creature_blockers, low_blockers
+    )
+
+
+def _creature_hits(
+    seg: FloatArray,
+    boxes: FloatArray,
+    bands: FloatArray | None,
+    spans: FloatArray | None,
+    exact: FloatArray | None,
+) -> NDArray[np.bool_]:
+    """Which of segments (m, 4) pass through which creature spaces (k, 4), shape (m, k).
+
+    GEO-7 with GEO-5a: where ``spans`` (k, 2) are given, only where the creature's vertical
+    extent overlaps the segment's band (m, 4) inside the space. GEO-6: a space with a corner
+    on a segment's exact corner point (``exact`` (m, 4)) is tested on the exact segment.
+    """
+    hits, t_in, t_out = segment_box_intervals(seg, boxes)
+    if exact is not None:
+        on_corner = _box_corner_on(boxes, exact[:, 0:2]) | _box_corner_on(boxes, exact[:, 2:4])
+        if np.any(on_corner):
+            e_hits, e_in, e_out = segment_box_intervals(exact, boxes)
+            hits = np.where(on_corner, e_hits, hits)
+            t_in = np.where(on_corner, e_in, t_in)
+            t_out = np.where(on_corner, e_out, t_out)
+    if spans is not None and bands is not None and np.any(hits):
+        hits &= overlaps_between(
+            bands[:, None, :], t_in, t_out, spans[None, :, 0], spans[None, :, 1]
+        )
+    return hits
+
+
+def _box_corner_on(boxes: FloatArray, points: FloatArray) -> NDArray[np.bool_]:
+    """Whether a corner of each box (k, 4) lies on each point (m, 2), shape (m, k)."""
+    px, py = points[:, None, 0], points[:, None, 1]
+    on_x = (np.abs(boxes[None, :, 0] - px) <= QUERY_TOL_PX) | (
+        np.abs(boxes[None, :, 2] - px) <= QUERY_TOL_PX
+    )
+    on_y = (np.abs(boxes[None, :, 1] - py) <= QUERY_TOL_PX) | (
+        np.abs(boxes[None, :, 3] - py) <= QUERY_TOL_PX
+    )
+    return on_x & on_y
+
+
+@dataclass(frozen=True)
+class _Heights:
+    """What ``_exact_walls`` needs beyond GEO-1..6 (see ``trace``'s parameters).
+
+    ``low_obstacles``: walls that block where they cover only part of the band;
+    ``corners``: exact corner points (m, 4) of the batch; ``low_blockers``: per segment of
+    the batch, filled with the walls that block as low obstacles; ``corner_comp`` (m, 2):
+    filled with the obstacle (``wall_components``) of a wall that ends on the segment's
+    exact start / end corner and crosses or touches it (-1: none); ``inward`` (m, 4): for
+    segments that are exact corner lines, the directions from each end into its token's
+    space (GEO-6 at the line's own ends, ``_end_junctions``); ``only``: obstacles (m, 2)
+    and whether to trace only their walls (``True``) or every other wall.
+    """
+
+    low_obstacles: bool | NDArray[np.bool_] = True
+    corners: FloatArray | None = None
+    low_blockers: list[list[int]] | None = None
+    corner_comp: NDArray[np.int64] | None = None
+    inward: FloatArray | None = None
+    only: tuple[NDArray[np.int64], bool] | None = None
+
+
+def wall_components(index: WallIndex) -> NDArray[np.int64]:
+    """The obstacle of each wall: walls joined end to end share one label, shape (n,).
+
+    GEO-6's "a wall whose end lies on the token's own corner" is read as the whole
+    obstacle it belongs to (the four sides of a pillar). Ends join when they agree to
+    ``QUERY_TOL_PX``. Computed once per index (``WallIndex.memo``); O(n log n).
+    """
+    found = index.memo.get("components")
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    n = index.size
+    ends = np.round(index.coords.reshape(-1, 2) / QUERY_TOL_PX)
+    _, node = np.unique(ends, axis=0, return_inverse=True)
+    node = node.ravel().reshape(n, 2)
+    parent = list(range(int(node.max()) + 1 if n else 0))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for u, v in node.tolist():
+        ru, rv = root(u), root(v)
+        if ru != rv:
+            parent[max(ru, rv)] = min(ru, rv)
+    labels = np.array([root(int(u)) for u in node[:, 0]], dtype=np.int64)
+    index.memo["components"] = labels
+    return labels
 
 
 def estimate_tests(density: WallDensity, seg: FloatArray) -> float:
@@ -257,6 +444,7 @@ def _trace_walls(
     wall_mask: NDArray[np.bool_] | None = None,
     edge_blocks: bool = False,
     budget: WorkBudget | None = None,
+    heights: _Heights | None = None,
 ) -> None:
     """Fill ``wall_blocked``/``wall_blockers`` in place (see ``trace``).
 
@@ -297,6 +485,7 @@ def _trace_walls(
         si,
         wi,
         code,
+        heights or _Heights(),
     )
 
 
@@ -312,8 +501,12 @@ def _exact_walls(
     si: NDArray[np.intp],
     wi: NDArray[np.intp],
     code: NDArray[np.int8],
+    heights: _Heights,
 ) -> None:
-    """The exact tests (GEO-1..6) on candidate pairs ``(si, wi)`` of eligible walls."""
+    """The exact tests (GEO-1..6) on candidate pairs ``(si, wi)`` of eligible walls.
+
+    ``elevations`` are bands (m, 4) (``service.geometry.bands``) or ``None``.
+    """
     p0 = seg[si, 0:2]
     d = seg[si, 2:4] - p0
     a = index.coords[wi, 0:2]
@@ -350,15 +543,28 @@ def _exact_walls(
             active &= ~(prox & (dist_units < t_units))
             active &= ~(dist & (dist_units > t_units))
     active &= ~degenerate
+    if heights.only is not None:
+        comps, inside = heights.only
+        comp = wall_components(index)[wi]
+        member = (comp == comps[si, 0]) | (comp == comps[si, 1])
+        active &= member if inside else ~member
 
     # Parameter along the segment where it meets the wall's line, for heights (GEO-5).
     denom = d[:, 0] * e[:, 1] - d[:, 1] * e[:, 0]
     ap = a - p0
     with np.errstate(divide="ignore", invalid="ignore"):
         t_cross = np.where(denom != 0, (ap[:, 0] * e[:, 1] - ap[:, 1] * e[:, 0]) / denom, 0.0)
-    if elevations is not None:
-        z = elevations[si, 0] + np.clip(t_cross, 0, 1) * (elevations[si, 1] - elevations[si, 0])
-        active &= (z >= index.bottom[wi]) & (z <= index.top[wi])
+    partial = np.zeros(len(si), dtype=bool)
+    if elevations is not None:  # GEO-5, GEO-5a: the band at the crossing
+        low, high, thin = band_at(elevations[si], t_cross)
+        covers, partly = meets(low, high, thin, index.bottom[wi], index.top[wi])
+        allowed = heights.low_obstacles
+        if not isinstance(allowed, bool):
+            partly_ok = partly & allowed[wi]
+        else:
+            partly_ok = partly if allowed else np.zeros(len(si), dtype=bool)
+        active &= covers | partly_ok
+        partial = partly_ok & active
 
     limited = code == 1  # "limited"; proximity/distance walls that are active block as normal
     proper = active & (s_a * s_b < 0) & (s_p * s_q < 0)
@@ -376,6 +582,26 @@ def _exact_walls(
     inside_b = (proj_b > ON_LINE_TOL_PX) & (proj_b < len_d - ON_LINE_TOL_PX)
     ev_a = active & (s_a == 0) & (s_b != 0) & inside_a
     ev_b = active & (s_b == 0) & (s_a != 0) & inside_b
+
+    if heights.corner_comp is not None and heights.corners is not None:
+        # GEO-6: walls with an end on the exact corner that cross or touch the inset line.
+        ex = heights.corners[si]
+        touching = proper | collinear | ev_a | ev_b | (active & ((s_a == 0) | (s_b == 0)))
+        comp = wall_components(index)[wi]
+        for c in (0, 1):
+            on_corner = np.zeros(len(si), dtype=bool)
+            for end in (a, b):
+                on_corner |= (np.abs(end[:, 0] - ex[:, 2 * c]) <= QUERY_TOL_PX) & (
+                    np.abs(end[:, 1] - ex[:, 2 * c + 1]) <= QUERY_TOL_PX
+                )
+            hit = on_corner & touching
+            heights.corner_comp[si[hit], c] = comp[hit]
+    if heights.inward is not None:
+        runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
+        along = _RunEvents(runs, (ev_a & ~limited, ev_b & ~limited), (proj_a, proj_b), (s_b, s_a))
+        _end_junctions(
+            seg, si, wi, a, b, active & ~limited, heights.inward, along, wall_blocked, wall_blockers
+        )
 
     limited_count = np.zeros(len(seg), dtype=np.int64)
     np.add.at(limited_count, si[proper & limited], 1)
@@ -413,6 +639,140 @@ def _exact_walls(
             wall_blockers[s].extend(hits)
     for s in np.nonzero(wall_blocked)[0].tolist():
         wall_blockers[s] = sorted(set(wall_blockers[s]))
+    if heights.low_blockers is not None and np.any(partial):
+        low_pairs = set(zip(si[partial].tolist(), wi[partial].tolist(), strict=True))
+        for s in {k for k, _ in low_pairs}:
+            if wall_blocked[s]:
+                heights.low_blockers[s] = [w for w in wall_blockers[s] if (s, w) in low_pairs]
+
+
+@dataclass
+class _RunEvents:
+    """Wall ends lying on traced segments, for ``_end_junctions`` (see ``_exact_walls``).
+
+    ``runs``: per segment, stretches (px along it) where it runs along walls; ``events``:
+    pairs whose wall's first / second end lies on the segment's open interior; ``proj``:
+    where along it (px); ``sides``: the side (+1 left, -1 right) of the wall's other end.
+    """
+
+    runs: dict[int, list[tuple[float, float]]]
+    events: tuple[NDArray[np.bool_], NDArray[np.bool_]]
+    proj: tuple[FloatArray, FloatArray]
+    sides: tuple[NDArray[np.int8], NDArray[np.int8]]
+
+    def on_run_from(self, s: int, end: int, length: float) -> tuple[list[tuple[int, int]], bool]:
+        """Wall ends on the stretch that starts at end ``end`` of segment ``s``.
+
+        Returns ``(pair, side)`` of each, and whether the stretch reaches the other end.
+        """
+        stretch = None
+        for lo, hi in self.runs.get(s, ()):
+            if (end == 0 and lo <= ON_LINE_TOL_PX) or (end == 1 and hi >= length - ON_LINE_TOL_PX):
+                stretch = (lo, hi)
+        if stretch is None:
+            return [], False
+        out = []
+        for which in (0, 1):
+            for k in np.flatnonzero(self.events[which]).tolist():
+                pos = float(self.proj[which][k])
+                if stretch[0] - ON_LINE_TOL_PX <= pos <= stretch[1] + ON_LINE_TOL_PX:
+                    out.append((k, int(self.sides[which][k])))
+        reaches = stretch[0] <= ON_LINE_TOL_PX and stretch[1] >= length - ON_LINE_TOL_PX
+        return out, reaches
+
+
+def _end_junctions(
+    seg: FloatArray,
+    si: NDArray[np.intp],
+    wi: NDArray[np.intp],
+    a: FloatArray,
+    b: FloatArray,
+    active: NDArray[np.bool_],
+    inward: FloatArray,
+    along: _RunEvents,
+    wall_blocked: NDArray[np.bool_],
+    wall_blockers: list[list[int]] | None,
+) -> None:
+    """GEO-6 at an exact corner line's own ends: the token's space is the line's far side.
+
+    A line leaving a token's corner comes, as it were, from inside the token's space: the
+    walls meeting at that corner block it when they separate the direction into the space
+    (``inward``, (m, 4): start then end, zero for a point) from the line's direction, as
+    the junction rule does for a line passing through a point where walls meet. A room
+    corner wrapped around the token blocks a line leaving the room there; a pillar the token
+    stands flush against blocks only lines going into it. Walls whose interior holds the
+    corner count as two rays. Where the line runs along walls from its end, the wall ends
+    on that stretch count with the corner (as ``junctions`` counts a stretch as one point):
+    a line leaving a corner along a wall, between a wall on the token's side and walls on
+    the other, is blocked. These touches are rare, so a Python loop over them is fine.
+    """
+    rays: dict[tuple[int, int], list[tuple[int, FloatArray]]] = {}
+    for k in np.flatnonzero(active).tolist():
+        s = int(si[k])
+        for end in (0, 1):
+            v = inward[s, 2 * end : 2 * end + 2]
+            if not (v[0] or v[1]):
+                continue
+            pt = seg[s, 2 * end : 2 * end + 2]
+            wa, wb = a[k], b[k]
+            e = wb - wa
+            length = float(np.hypot(*e))
+            if length <= ON_LINE_TOL_PX:
+                continue
+            da, db = float(np.hypot(*(wa - pt))), float(np.hypot(*(wb - pt)))
+            hits: list[FloatArray] = []
+            if da <= QUERY_TOL_PX:
+                hits.append(wb - wa)
+            elif db <= QUERY_TOL_PX:
+                hits.append(wa - wb)
+            else:
+                off = abs(float(e[0] * (pt[1] - wa[1]) - e[1] * (pt[0] - wa[0]))) / length
+                at = float(np.dot(pt - wa, e)) / length
+                if off <= ON_LINE_TOL_PX and 0 < at < length:
+                    hits += [wa - pt, wb - pt]
+            for r in hits:
+                rays.setdefault((s, end), []).append((int(wi[k]), r))
+    # Each end's walls, as the left (True) or right side of the path that comes out of the
+    # token's space, follows the line and goes into the other token's space.
+    groups: dict[tuple[int, int], dict[bool, list[int]]] = {}
+    for (s, end), wall_rays in rays.items():
+        pt = seg[s, 2 * end : 2 * end + 2]
+        line = seg[s, 2 - 2 * end : 4 - 2 * end] - pt
+        alpha = _angle(line, inward[s, 2 * end : 2 * end + 2])
+        sides = groups.setdefault((s, end), {})
+        for w, r in wall_rays:
+            ang = _angle(line, r)
+            tol = 1e-9
+            if ang <= tol or ang >= 2 * np.pi - tol or abs(ang - alpha) <= tol:
+                continue  # along the line or along the way in: on neither side
+            # From the start, the sector between the line and the way in holds the line's
+            # left; from the end (looking back), it holds its right.
+            sides.setdefault((ang < alpha) == (end == 0), []).append(w)
+    for s in sorted({k for k, _ in groups}):
+        length = float(np.hypot(*(seg[s, 2:4] - seg[s, 0:2])))
+        for end in (0, 1):
+            group = groups.get((s, end))
+            if group is None:
+                continue
+            # Wall ends along a stretch run from this end belong to the same junction.
+            events, reaches = along.on_run_from(s, end, length)
+            for k, side in events:
+                if int(si[k]) == s:
+                    group.setdefault(side > 0, []).append(int(wi[k]))
+            if end == 0 and reaches and (s, 1) in groups:
+                for key, ws in group.items():  # one stretch from end to end: one junction
+                    groups[(s, 1)].setdefault(key, []).extend(ws)
+                continue
+            if len(group) == 2:
+                wall_blocked[s] = True
+                if wall_blockers is not None:
+                    wall_blockers[s].extend(group[True] + group[False])
+
+
+def _angle(u: FloatArray, v: FloatArray) -> float:
+    """Angle in [0, 2 pi) from direction ``u`` to direction ``v`` (screen frame)."""
+    ang = float(np.arctan2(u[0] * v[1] - u[1] * v[0], u[0] * v[0] + u[1] * v[1]))
+    return ang if ang >= 0 else ang + 2 * np.pi
 
 
 def _by_segment(si: NDArray[np.intp], wi: NDArray[np.intp]) -> list[tuple[int, list[int]]]:
@@ -441,6 +801,21 @@ def segments_cross_boxes(seg: FloatArray, boxes: FloatArray) -> NDArray[np.bool_
     ndarray of shape (m, k), bool
         A segment that only touches a box's boundary (an edge or a corner) does not cross it.
     """
+    return segment_box_intervals(seg, boxes)[0]
+
+
+def segment_box_intervals(
+    seg: FloatArray, boxes: FloatArray
+) -> tuple[NDArray[np.bool_], FloatArray, FloatArray]:
+    """``segments_cross_boxes`` and the parameters where each segment enters and leaves.
+
+    Returns
+    -------
+    crosses : ndarray of shape (m, k), bool
+    t_enter, t_exit : ndarray of shape (m, k)
+        Parameters along the segment (0 at its start, 1 at its end) of the part inside the
+        box; meaningful where ``crosses``.
+    """
     p = seg[:, None, 0:2]
     d = seg[:, None, 2:4] - seg[:, None, 0:2]
     lo = boxes[None, :, 0:2]
@@ -465,7 +840,7 @@ def segments_cross_boxes(seg: FloatArray, boxes: FloatArray) -> NDArray[np.bool_
         t_enter = np.maximum(t_enter, t_lo)
         t_exit = np.minimum(t_exit, t_hi)
     length = np.hypot(d[..., 0], d[..., 1])
-    return inside & ((t_exit - t_enter) * length > ON_LINE_TOL_PX)
+    return inside & ((t_exit - t_enter) * length > ON_LINE_TOL_PX), t_enter, t_exit
 
 
 def crossing_order(

@@ -210,7 +210,7 @@ def corner_inset(options: dict[str, Any]) -> float:
 
 def attack_source(
     built: BuiltScene, attacker: Token | None, target: Token, attack: Attack
-) -> tuple[tuple[float, float, float, float], float, bool]:
+) -> tuple[tuple[float, float, float, float], tuple[float, float], bool]:
     """Where an attack comes from, for the three rulesets' cover.
 
     Returns
@@ -218,8 +218,10 @@ def attack_source(
     box : (x0, y0, x1, y1) px
         An area's point of origin as a box of no size when it has one, else the attacker's
         space.
-    elevation : float
-        Grid units: the attacker's, else the target's.
+    span : (bottom, top)
+        Grid units: the attacker's vertical extent (GEO-5a); an area's point of origin is a
+        band of no thickness, at the attacker's elevation (the effect leaves from it), else
+        at 0 (GEO-5a's default).
     from_origin : bool
         Whether ``box`` is the area's point of origin.
 
@@ -228,12 +230,23 @@ def attack_source(
     RulesError
         An area attack without ``attack.origin`` and without an attacker (path ``attack``).
     """
-    elevation = attacker.elevation if attacker is not None else target.elevation
     if attack.kind == "area" and attack.origin is not None:
-        return (*attack.origin, *attack.origin), elevation, True
+        z = attacker.elevation if attacker is not None else 0.0
+        return (*attack.origin, *attack.origin), (z, z), True
     if attacker is not None:
-        return built.token_boxes[attacker.id], elevation, False
+        return built.token_boxes[attacker.id], built.span(attacker), False
     raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
+
+
+def pair_band(
+    source_span: tuple[float, float], target: Token, built: BuiltScene
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """``(bottoms, tops)`` of the band from a source's span to ``target``'s (GEO-5a).
+
+    For ``Question.elevations`` and ``Question.tops``, in grid units.
+    """
+    t_bottom, t_top = built.span(target)
+    return (source_span[0], t_bottom), (source_span[1], t_top)
 
 
 def shared_space(
@@ -245,9 +258,11 @@ def shared_space(
 ) -> tuple[tuple[str, ...], frozenset[str]]:
     """Creatures sharing the target's or the source's space, and all that do not block.
 
-    Every creature but the attacker and the target can block a cover line (GEO-7); one whose
-    space overlaps the target's, the attacker's, or holds an area's point of origin
-    (``from_origin``, ``source_box`` a point) gives no cover (5E-COV-7).
+    Every creature but the attacker and the target can block a cover line (GEO-7); one in
+    the same space as the target or the attacker (the same squares), or whose space holds
+    an area's point of origin (``from_origin``, ``source_box`` a point), gives no cover
+    (5E-COV-7). A creature whose space only partly overlaps theirs (a Large creature
+    beside the target) is still an obstacle (GEO-7).
 
     Returns
     -------

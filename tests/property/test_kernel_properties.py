@@ -168,3 +168,39 @@ def test_budget_refused_alike(scene, segs, limit):
             except OverBudget:
                 outcome.append(("refused", budget.used))
     assert outcome[0] == outcome[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    scene=scenes(),
+    segs=st.lists(quad, min_size=1, max_size=12),
+    bands=st.tuples(
+        st.integers(-12, 12), st.integers(-12, 12), st.integers(0, 10), st.integers(0, 10)
+    ),
+    low=st.sampled_from([True, False, "mask"]),
+    inset=st.sampled_from([0.0, 0.5, 7.0]),
+    data=st.data(),
+)
+def test_kernel_equals_numpy_with_bands(scene, segs, bands, low, inset, data):
+    """GEO-5a bands, low obstacles and GEO-6 exact corners: both paths agree (issue 20)."""
+    index = build_wall_index(SceneSchema().load(scene))
+    seg = np.array(segs, dtype=np.float64)
+    b0, b1, h0, h1 = bands
+    kw: dict[str, Any] = {
+        "elevations": np.tile(np.array([b0, b1, b0 + h0, b1 + h1], float), (len(seg), 1)),
+        "low_obstacles": low,
+    }
+    if low == "mask":
+        kw["low_obstacles"] = np.array(
+            data.draw(st.lists(st.booleans(), min_size=index.size, max_size=index.size)),
+            dtype=bool,
+        )
+    if inset:  # the segments as inset from exact corners `inset` px away
+        direction = seg[:, 2:4] - seg[:, 0:2]
+        unit = direction / np.maximum(np.hypot(*direction.T), 1e-9)[:, None]
+        kw["corners"] = np.hstack([seg[:, 0:2] - unit * inset, seg[:, 2:4] + unit * inset])
+    ref, ref_used, got, got_used = both(index, seg, **kw)
+    assert got.wall_blocked.tolist() == ref.wall_blocked.tolist()
+    assert got.wall_blockers == ref.wall_blockers
+    assert got.low_blockers == ref.low_blockers
+    assert got_used == ref_used

@@ -124,9 +124,15 @@ def test_corner_inset_option_moves_the_corners():
         ),
         pytest.param(
             [A, T_EAST, tok("C", 50, 0)],
+            "half",
+            "5E-COV-6",
+            id="GEO-7 creature only partly overlapping the attacker's space: still half",
+        ),
+        pytest.param(
+            [A, T_EAST, tok("C", 0, 0)],
             "none",
             "5E-COV-7",
-            id="5E-COV-7 creature overlapping the attacker's space: none",
+            id="5E-COV-7 creature in the attacker's own space: none",
         ),
     ],
 )

@@ -24,6 +24,7 @@ from service.rules.base import (
     VisionResult,
     attack_source,
     corner_inset,
+    pair_band,
     shared_space,
 )
 from service.rules.dnd5e.modifiers import scene_modifiers
@@ -174,24 +175,31 @@ class Dnd5e:
         inset = corner_inset(options)
         method = METHODS[options.get("cover_method") or "paired-corners"]
         target_box = built.token_boxes[target.id]
-        source_box, source_elev, from_origin = attack_source(built, attacker, target, attack)
+        source_box, source_span, from_origin = attack_source(built, attacker, target, attack)
         target_corners = sampling.space_corners(built, target, target_box, inset)
         if from_origin:  # one line from the point of origin per target corner
-            sources = sampling.origin(source_box[:2], len(target_corners))
+            sources = exact_sources = sampling.origin(source_box[:2], len(target_corners))
             method = METHODS["paired-corners"]
         else:
             sources = sampling.space_corners(built, attacker, source_box, inset)
-        # GEO-7 / 5E-COV-1: other creatures are solid obstacles; 5E-COV-7: a creature sharing
+            exact_sources = sampling.space_corners(built, attacker, source_box, 0.0)
+        # GEO-7 / 5E-COV-1: other creatures are solid obstacles; 5E-COV-7: a creature in
         # the attacker's or the target's space gives no cover.
         shared, excluded = shared_space(built, attacker, target, source_box, from_origin)
+        bottoms, tops = pair_band(source_span, target, built)
         question = Question(
             sources,
             target_corners,
             method.pairing,  # type: ignore[arg-type]
-            (source_elev, target.elevation),
+            bottoms,
             inset_box(source_box, inset) if attacker is not None else source_box,
             inset_box(target_box, inset),
             excluded,
+            tops=tops,
+            exact_points=(
+                exact_sources,
+                sampling.space_corners(built, target, target_box, 0.0),
+            ),
         )
         return _Ask(question, method, tuple(shared))
 

@@ -24,6 +24,7 @@ from service.rules.base import (
     VisionResult,
     attack_source,
     corner_inset,
+    pair_band,
     shared_space,
 )
 from service.rules.pf2e_variant.vision import EXTRA_OPTIONS, vision
@@ -122,34 +123,45 @@ class Pf2eVariant:
         """
         target_box = built.token_boxes[target.id]
         rules = []
-        source_box, source_elev, from_origin = attack_source(built, attacker, target, attack)
+        source_box, source_span, from_origin = attack_source(built, attacker, target, attack)
+        exact_sources = None
         if from_origin:
             sources = sampling.origin(source_box[:2])
             rules.append("PV-COV-7")
         elif options.get("measure_from") == "best-corner":
             sources = sampling.space_corners(built, attacker, source_box, corner_inset(options))
+            exact_sources = sampling.space_corners(built, attacker, source_box, 0.0)
             rules.append("PV-COV-8")
         else:
             sources = sampling.centre(source_box)
         shared, excluded = shared_space(built, attacker, target, source_box, from_origin)
         wall_mask = None
+        low_obstacles = True
         if options.get("ignore_small_terrain") and SIZES.index(target.size) >= LARGE_ENOUGH:
-            wall_mask = built.tall_walls  # low obstacles set aside (None: there are none)
+            # Low obstacles set aside: `cover: "low"` walls (None: there are none) and walls
+            # covering only part of the line's band (GEO-5a).
+            wall_mask = built.tall_walls
+            low_obstacles = False
             rules.append("PV-COV-8")
         inner_source = (
             inset_box(source_box, DEFAULT_CORNER_INSET_PX)
             if attacker is not None and attack.kind != "area"
             else source_box
         )
+        bottoms, tops = pair_band(source_span, target, built)
+        target_centre = sampling.centre(target_box)
         question = Question(
             sources,
-            sampling.centre(target_box),
+            target_centre,
             "every",
-            (source_elev, target.elevation),
+            bottoms,
             inner_source,
             inset_box(target_box, DEFAULT_CORNER_INSET_PX),
             excluded,
             wall_mask,
+            tops=tops,
+            exact_points=None if exact_sources is None else (exact_sources, target_centre),
+            low_obstacles=low_obstacles,
         )
         return _Ask(question, rules)
 

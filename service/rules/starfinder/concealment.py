@@ -19,6 +19,7 @@ import shapely
 
 from service.engine.regions import region_geometry
 from service.engine.scene import BuiltScene
+from service.geometry.bands import span_meets
 from service.geometry.trace import segments_touch_regions
 from service.model import Token
 from service.rules.base import Attack, OptionSpec
@@ -71,7 +72,9 @@ def concealment(
     """Concealment of ``target`` from regions and conditions (SF-CON-1, -2, -5, GEO-9).
 
     Every region with ``concealment`` or ``obscurement`` conceals (see the module
-    docstring); ``rules`` gets ``GEO-9`` when one does.
+    docstring); ``rules`` gets ``GEO-9`` when one does. A region whose height range misses
+    the band between the two creatures (the lower bottom to the higher top) conceals nothing
+    (GEO-5, GEO-5a).
 
     Parameters
     ----------
@@ -90,7 +93,18 @@ def concealment(
     if CONCEALED_CONDITIONS & set(target.conditions):
         rules.append("SF-CON-5")
         return "concealment"
-    regions = [r for r in built.scene.regions if r.concealment or r.obscurement is not None]
+    band = built.span(target)
+    if attacker is not None:
+        low, high = built.span(attacker)
+        band = (min(band[0], low), max(band[1], high))
+    regions = [
+        r
+        for r in built.scene.regions
+        if (r.concealment or r.obscurement is not None)
+        and (
+            r.elevation is None or span_meets(band, r.elevation.bottom, r.elevation.top) != "misses"
+        )
+    ]
     if not regions:
         return "none"
     polys = [region_geometry(r.shape) for r in regions]

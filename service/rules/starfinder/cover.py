@@ -36,6 +36,7 @@ from service.rules.base import (
     OptionSpec,
     VisionResult,
     attack_source,
+    pair_band,
     shared_space,
 )
 from service.rules.starfinder.concealment import concealment, miss_chance_of
@@ -139,7 +140,7 @@ class Starfinder:
         target_box = built.token_boxes[target.id]
         target_corners = sampling.space_corners(built, target, target_box, inset)
         notes: list[str] = []
-        source_box, source_elev, from_origin = attack_source(built, attacker, target, attack)
+        source_box, source_span, from_origin = attack_source(built, attacker, target, attack)
         if from_origin:
             sources = sampling.origin(source_box[:2])
         else:
@@ -153,21 +154,33 @@ class Starfinder:
         shared, excluded = shared_space(built, attacker, target, source_box, from_origin)
         wall_mask, low_notes = self._low_obstacles(built, source_box, target_box)
         notes += low_notes
+        low_obstacles = self._partial_obstacles(built, source_box, target_box)
         inner = max(inset, DEFAULT_CORNER_INSET_PX)
         inner_source = (
             inset_box(source_box, inner)
             if attacker is not None and attack.kind != "area"
             else source_box
         )
+        bottoms, tops = pair_band(source_span, target, built)
+        exact = None
+        if inset > 0:  # GEO-6: what the inset corners came from
+            exact_sources = sources
+            if not from_origin:
+                every, _ = sampling.every_corner(built, attacker, source_box, 0.0)
+                exact_sources = sampling.exact_points(sources, every)
+            exact = (exact_sources, sampling.space_corners(built, target, target_box, 0.0))
         question = Question(
             sources,
             target_corners,
             "every",
-            (source_elev, target.elevation),
+            bottoms,
             inner_source,
             inset_box(target_box, inner),
             excluded,
             wall_mask,
+            tops=tops,
+            exact_points=exact,
+            low_obstacles=low_obstacles,
         )
         return _Ask(question, source_box, target_corners, notes)
 
@@ -311,6 +324,48 @@ class Starfinder:
                     "than the target: ignored."
                 )
         return mask, notes
+
+    def _partial_obstacles(
+        self,
+        built: BuiltScene,
+        source_box: tuple[float, float, float, float],
+        target_box: tuple[float, float, float, float],
+    ) -> np.ndarray | bool:
+        """Walls that may block as low obstacles where they cover part of a band (GEO-5a).
+
+        SF-COV-5 for walls with a height range near the pair: one farther than 6 squares
+        from the target, or nearer the attacker than the target, gives no cover where it
+        covers only part of a line's band (where it covers all of it, it blocks as a wall).
+        Cost: the walls in the pair's bounding box (one tree query), vectorised distances.
+        """
+        if not built.heights or not built.walls.size:
+            return True
+        walls = built.walls
+        hull = shapely.box(
+            min(source_box[0], target_box[0]),
+            min(source_box[1], target_box[1]),
+            max(source_box[2], target_box[2]),
+            max(source_box[3], target_box[3]),
+        )
+        near = walls.tree.query(hull)
+        near = near[np.isfinite(walls.bottom[near]) | np.isfinite(walls.top[near])]
+        if not len(near):
+            return True
+        grid = built.scene.grid
+        lines = shapely.linestrings(walls.coords[near].reshape(-1, 2, 2))
+        s_geom = (
+            shapely.box(*source_box)
+            if source_box[0] != source_box[2]
+            else shapely.Point(source_box[0], source_box[1])
+        )
+        d_target = shapely.distance(shapely.box(*target_box), lines) / grid.px_per_unit
+        d_source = shapely.distance(s_geom, lines) / grid.px_per_unit
+        fails = (d_target > feet_to_units(LOW_OBSTACLE_FT, grid)) | (d_source < d_target)
+        if not fails.any():
+            return True
+        mask = np.ones(walls.size, dtype=bool)
+        mask[near[fails]] = False
+        return mask
 
     def _prone(
         self, built: BuiltScene, attacker: Token | None, target: Token, attack: Attack
