@@ -347,8 +347,11 @@ def wall_components(index: WallIndex) -> NDArray[np.int64]:
     """The obstacle of each wall: walls joined end to end share one label, shape (n,).
 
     GEO-6's "a wall whose end lies on the token's own corner" is read as the whole
-    obstacle it belongs to (the four sides of a pillar). Ends join when they agree to
-    ``QUERY_TOL_PX``. Computed once per index (``WallIndex.memo``); O(n log n).
+    obstacle it belongs to (the four sides of a pillar, and the wall a T-junction's stem
+    ends on: a room's wall ending on the building's outer wall). Ends join when they agree
+    to ``QUERY_TOL_PX``; an end joins a wall whose interior it lies on within that
+    tolerance. Computed once per index (``WallIndex.memo``); O(n log n) plus the ends
+    that lie on other walls.
     """
     found = index.memo.get("components")
     if found is not None:
@@ -365,10 +368,22 @@ def wall_components(index: WallIndex) -> NDArray[np.int64]:
             x = parent[x]
         return x
 
-    for u, v in node.tolist():
+    def join(u: int, v: int) -> None:
         ru, rv = root(u), root(v)
         if ru != rv:
             parent[max(ru, rv)] = min(ru, rv)
+
+    for u, v in node.tolist():
+        join(u, v)
+    if n:  # T-junctions: an end lying on another wall's interior joins that wall
+        lines = shapely.linestrings(index.coords.reshape(n, 2, 2))
+        points = shapely.points(index.coords.reshape(-1, 2))
+        ends, walls = shapely.STRtree(lines).query(
+            points, predicate="dwithin", distance=QUERY_TOL_PX
+        )
+        for e, w in zip(ends.tolist(), walls.tolist(), strict=True):
+            if e // 2 != w:
+                join(int(node[e // 2, e % 2]), int(node[w, 0]))
     labels = np.array([root(int(u)) for u in node[:, 0]], dtype=np.int64)
     index.memo["components"] = labels
     return labels
