@@ -171,7 +171,10 @@ def light_at_points(
     """Light level at each point.
 
     The ambient level is the scene's, or a ``light`` region's where one holds the point
-    (GEO-9); each light that reaches the point adds its level (the brightest applies);
+    (GEO-9); each light that reaches the point adds its level (the brightest applies): its
+    radii are measured in 3-D, from the light's elevation to the point's elevation or the
+    nearest height of ``span`` (GEO-5a: a lamp 100 ft up with a 10-ft radius lights nothing
+    on the ground);
     magical darkness makes the point ``dark`` (5E-VIS-3/5).
 
     Parameters
@@ -245,7 +248,13 @@ def light_at_points(
             continue
         dx = pts[:, 0] - light.x
         dy = pts[:, 1] - light.y
-        dist_units = np.hypot(dx, dy) / ppu
+        # GEO-5a: the light's reach is measured in 3-D, to the nearest height of what it lights
+        # (the lit span, or each point's own elevation).
+        if span is None:
+            dz = np.abs(elev - light.elevation)
+        else:
+            dz = np.full(k, max(0.0, span[0] - light.elevation, light.elevation - span[1]))
+        dist_units = np.hypot(np.hypot(dx, dy) / ppu, dz)
         idx = np.flatnonzero((dist_units <= outer) & _in_cone(light, dx, dy))
         if not len(idx):
             continue
