@@ -172,6 +172,21 @@ def _unmapped(doc: Mapping, ctx: Context) -> None:
         value = doc.get(key)
         if isinstance(value, list) and value:
             ctx.warn(f"{key}: {len(value)} {label} not mapped")
+    floors = [
+        t
+        for t in as_list(doc.get("tiles"))
+        if isinstance(t, Mapping)
+        and isinstance(t.get("flags"), Mapping)
+        and isinstance(t["flags"].get("levels"), Mapping)
+        and isinstance(t["flags"]["levels"].get("rangeBottom"), (int, float))
+    ]
+    if floors:
+        heights = [f"{h:g}" for h in sorted({t["flags"]["levels"]["rangeBottom"] for t in floors})]
+        ctx.warn(
+            f"tiles: {len(floors)} Levels floor tiles (at {', '.join(heights)}) are not "
+            "modelled: floors do not block lines between creatures on different floors; "
+            "only the walls' height ranges separate the floors"
+        )
     namespaces: set[str] = set()
     for key in ("walls", "tokens", "lights", "regions"):
         for entry in as_list(doc.get(key)):

@@ -163,6 +163,11 @@ def test_real_vttom_tower_levels_floors():
     assert result["stats"]["read"]["light elevations: flags.levels.rangeBottom"] == 21
     assert scene["grid"]["units"] == "m"  # 'Schritt' (The Dark Eye's pace) is one metre
     assert "gridUnits: 'Schritt' read as 'm'" in result["warnings"][0]
+    # The floors themselves are Levels tiles, which the scene cannot hold: said, not lost.
+    assert any(
+        w.startswith("tiles: 4 Levels floor tiles (at 10, 20, 30, 40) are not modelled")
+        for w in result["warnings"]
+    )
 
 
 def test_real_lancer_crashed_ship_wall_height_ranges_and_elevated_tokens():
