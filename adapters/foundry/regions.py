@@ -56,6 +56,7 @@ def read_regions(
     regions: list[dict] = []
     scene_darkness = 0.0 if darkness is None else float(darkness)
     glight = GlobalLight() if global_light is None else global_light
+    split: list[tuple[str, int]] = []  # (region id, shapes) of regions of several shapes
     for i, raw in entries(doc, "regions", ctx.warn):
         base_id = raw.get("_id")
         if not isinstance(base_id, str) or not base_id:
@@ -94,6 +95,8 @@ def read_regions(
             produced += 1
         if not produced:
             ctx.warn(f"regions[{i}].shapes: no usable shape, region skipped")
+        if produced > 1:
+            split.append((base_id, produced))
         if produced and elevation is not None:
             ctx.count("region elevations: elevation.bottom/top", produced)
         light = region_light(raw, i, scene_darkness, glight, ctx)
@@ -101,6 +104,13 @@ def read_regions(
             for canonical_region in regions[-produced:]:
                 canonical_region["light"] = light
             ctx.count("region light: behaviors adjustDarknessLevel", produced)
+    if split:
+        named = ", ".join(f"{rid} ({n}: {rid}, {rid}-1 ...)" for rid, n in split[:5])
+        more = f" and {len(split) - 5} more" if len(split) > 5 else ""
+        ctx.warn(
+            f"regions: {len(split)} {'region' if len(split) == 1 else 'regions'} of several shapes became "
+            f"{sum(n for _, n in split)} canonical regions, one per shape: {named}{more}"
+        )
     assign_ids(regions, "regions", "region", ctx)
     return regions
 
