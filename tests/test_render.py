@@ -656,7 +656,7 @@ def _lit_polygon(group: ET.Element, cls: str = "dim"):
 
 
 def test_switched_off_light_is_not_drawn_lit():
-    """``Light.on: false``: no bright or dim area, a grey dashed outline, legend says off."""
+    """``Light.on: false``: no bright or dim area, its source crossed out, legend says off."""
     raw = {
         "grid": {"size": 100, "distance": 5},
         "lights": [{"id": "off", "x": 0, "y": 0, "bright": 10, "dim": 20, "on": False}],
@@ -665,7 +665,7 @@ def test_switched_off_light_is_not_drawn_lit():
     group = _light_group(root, "off")
     assert group.get("class").split() == ["light", "off"]
     drawn = [e for e in group if e.tag != f"{{{NS['svg']}}}title"]
-    assert {e.get("class") for e in drawn} == {"off-outline", "source"}
+    assert {e.get("class") for e in drawn} == {"off-cross", "source"}
     for element in drawn:
         assert element.get("fill") in ("none", "#ffffff")
     assert "light switched off" in _labels(root)

@@ -237,23 +237,10 @@ def _draw_light(
     )
     outer = min(max(light.bright, light.dim) * ppu, reach)
     if not light.on:
-        # Switched off: the reach it would have, as a thin grey dashed outline, unlit.
-        if outer > 0:
-            sub(
-                g,
-                "circle",
-                {
-                    "class": "off-outline",
-                    "cx": num(light.x),
-                    "cy": num(light.y),
-                    "r": num(outer),
-                    "fill": "none",
-                    "stroke": LIGHT_OFF,
-                    "stroke-opacity": "0.7",
-                    "stroke-width": num(0.4 * unit),
-                    "stroke-dasharray": f"{num(1.5 * unit)} {num(1.5 * unit)}",
-                },
-            )
+        # Switched off: only its source, crossed out, unlit (a scene with dozens of lights
+        # off, such as a manor at day, would otherwise be covered with dashed circles).
+        r = 1.2 * unit
+        x0, y0, x1, y1 = light.x - r, light.y - r, light.x + r, light.y + r
         sub(
             g,
             "circle",
@@ -267,7 +254,22 @@ def _draw_light(
                 "stroke-width": num(0.5 * unit),
             },
         )
-        sub(g, "title").text = xml_text(f"{kind} {light.id}: off")
+        sub(
+            g,
+            "path",
+            {
+                "class": "off-cross",
+                "d": (
+                    f"M{num(x0)},{num(y0)} L{num(x1)},{num(y1)} "
+                    f"M{num(x0)},{num(y1)} L{num(x1)},{num(y0)}"
+                ),
+                "fill": "none",
+                "stroke": LIGHT_OFF,
+                "stroke-width": num(0.4 * unit),
+            },
+        )
+        reach_text = f", {max(light.bright, light.dim):g} units when on" if outer > 0 else ""
+        sub(g, "title").text = xml_text(f"{kind} {light.id}: off{reach_text}")
         return "off"
     lit = lit_area(scene, light, outer, budget)
     if light.darkness:
