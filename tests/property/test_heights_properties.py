@@ -1,9 +1,11 @@
 """Three-dimensional lines (GEO-5, GEO-5a, GEO-7): invariances and obstacles out of the band.
 
-For the three rulesets' cover and for vision: translating the scene by whole squares, scaling
-pixels and grid size together, or raising every elevation (tokens, walls, regions, lights) by
-the same amount changes no answer; a wall or a creature entirely above both creatures' tops
-never blocks; a wall as tall as both creatures blocks exactly as a wall without heights.
+For the three rulesets' cover and for vision, on every grid type (square, gridless, hex-row,
+hex-col; translation and scaling on squares): translating the scene by whole squares,
+scaling pixels and grid size together, or raising every elevation (tokens, walls, regions,
+lights) by the same amount changes no answer; a wall or a creature entirely above both
+creatures' tops never blocks; a wall as tall as both creatures blocks exactly as a wall
+without heights.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from service.rules.base import Attack
 
 SYSTEMS = ("dnd5e", "starfinder", "pf2e-variant")
 SIZES = ("tiny", "small", "medium", "large")
+#: Every grid type (GEO-8): heights are grid-independent, the corner sets are not.
+GRID_TYPES = ("square", "gridless", "hex-row", "hex-col")
 
 cell = st.tuples(st.integers(0, 7), st.integers(0, 7))
 elevation = st.integers(0, 6).map(lambda v: 5.0 * v)
@@ -31,8 +35,11 @@ height = st.one_of(
 
 
 @st.composite
-def scenes(draw: st.DrawFn) -> dict[str, Any]:
-    """Two creatures A and T, a third C, walls with and without heights, a fog region."""
+def scenes(draw: st.DrawFn, grid_types: tuple[str, ...] = ("square",)) -> dict[str, Any]:
+    """Two creatures A and T, a third C, walls with and without heights, a fog region.
+
+    ``grid_types``: the grid types drawn from (whole-square translation needs squares).
+    """
     a, t, c = draw(cell), draw(cell), draw(cell)
     assume(a != t)
     tokens = []
@@ -70,7 +77,12 @@ def scenes(draw: st.DrawFn) -> dict[str, Any]:
         regions.append(region)
     lights = [{"id": "l", "x": 400.0, "y": 400.0, "bright": 20, "dim": 40}]
     return {
-        "grid": {"size": 100, "distance": 5},
+        "grid": {
+            "size": 100,
+            "distance": 5,
+            "type": draw(st.sampled_from(grid_types)),
+            "hex_offset": draw(st.sampled_from(("odd", "even"))),
+        },
         "environment": {"light": "dark"},
         "walls": walls,
         "tokens": tokens,
@@ -146,7 +158,7 @@ def test_translation_and_scale_in_3d(scene, dx, dy, k):
 
 
 @settings(max_examples=60, deadline=None)
-@given(scene=scenes(), dz=st.integers(-6, 6).map(lambda v: 5.0 * v))
+@given(scene=scenes(GRID_TYPES), dz=st.integers(-6, 6).map(lambda v: 5.0 * v))
 def test_raising_every_elevation_changes_nothing(scene, dz):
     """GEO-5, GEO-5a: tokens, walls, regions and lights raised together."""
     assert answers(moved(scene, dz=dz)) == answers(scene)
@@ -158,7 +170,11 @@ def _tops(scene: dict[str, Any]) -> float:
 
 
 @settings(max_examples=60, deadline=None)
-@given(scene=scenes(), wall=st.tuples(lattice, lattice, lattice, lattice), gap=st.integers(0, 20))
+@given(
+    scene=scenes(GRID_TYPES),
+    wall=st.tuples(lattice, lattice, lattice, lattice),
+    gap=st.integers(0, 20),
+)
 def test_obstacles_above_both_creatures_never_block(scene, wall, gap):
     """GEO-5 / GEO-7: a wall or a creature entirely above both creatures' tops blocks nothing."""
     assume(wall[:2] != wall[2:])
@@ -172,7 +188,11 @@ def test_obstacles_above_both_creatures_never_block(scene, wall, gap):
 
 
 @settings(max_examples=60, deadline=None)
-@given(scene=scenes(), wall=st.tuples(lattice, lattice, lattice, lattice), more=st.integers(0, 10))
+@given(
+    scene=scenes(GRID_TYPES),
+    wall=st.tuples(lattice, lattice, lattice, lattice),
+    more=st.integers(0, 10),
+)
 def test_a_wall_as_tall_as_both_creatures_is_a_wall_without_heights(scene, wall, more):
     """GEO-5a: a wall whose range holds both creatures' extents blocks as an infinite one
     (and holding the light's elevation too, for the light on the target)."""
