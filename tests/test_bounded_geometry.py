@@ -24,7 +24,7 @@ from service.engine.walls import index_walls
 from service.geometry import rooms
 from service.geometry.rooms import MAX_ROOM_CROSSINGS, crossings_within, firm_rooms, sealed_apart
 from service.model import Grid, Token, Wall
-from tests.scenes import load
+from tests.scenes import load, wall
 
 
 def crosswalls(n: int, seed: int = 1, span: float = 20000.0, **token: float) -> dict:
@@ -63,6 +63,19 @@ def test_crossings_are_counted_and_the_count_stops_past_its_limit():
     lines = shapely.linestrings(index_walls(_square_lattice(3), 20.0).coords.reshape(-1, 2, 2))
     assert crossings_within(lines, 9)
     assert not crossings_within(lines, 8)
+
+
+def test_walls_meeting_at_their_ends_or_in_a_t_are_not_crossings():
+    """A closed room and a stem ending on its wall: no noding beyond the walls' own ends."""
+    room = [
+        wall("n", 0, 0, 100, 0),
+        wall("e", 100, 0, 100, 100),
+        wall("s", 100, 100, 0, 100),
+        wall("w", 0, 100, 0, 0),
+        wall("t", 50, 0, 50, 60),
+    ]
+    index = build_scene(load(room, [])).walls
+    assert crossings_within(shapely.linestrings(index.coords.reshape(-1, 2, 2)), 0)
 
 
 def test_rooms_are_skipped_past_the_crossing_limit_and_built_below_it(monkeypatch):
