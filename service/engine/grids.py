@@ -44,6 +44,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from service.engine.tolerances import SQUARE_COUNT_TOL
+from service.errors import OverBudget, shown
 from service.model import Grid, Token
 
 FloatArray = NDArray[np.float64]
@@ -58,6 +59,10 @@ METRES_PER_SQUARE = 1.5
 DEFAULT_REACH_FT = 5.0
 #: A footprint with more hexes than this is measured from its rim hexes only.
 MAX_FOOTPRINT_CELLS = 4096
+#: Most hexes one token may cover on a hex grid (``hex_count``): a footprint is a list of
+#: hexes, and distances, corners and flanking on hexes work over it, so a bigger creature
+#: (e.g. 1000 by 1000 squares, about 750,000 hexes) is refused with a 422 naming it.
+MAX_HEX_FOOTPRINT = 4096
 
 SQRT3 = math.sqrt(3.0)
 
@@ -272,6 +277,43 @@ def token_extent(token: Token, grid: Grid) -> tuple[float, float]:
     return w * lat.size_x, h * lat.size_y
 
 
+def hex_count(token: Token, grid: Grid) -> int:
+    """How many hexes ``footprint`` gives ``token`` (at most; exact for whole-hex shapes).
+
+    Cost: O(rows) for a whole-hex shape (``_ellipse_rows``), O(1) otherwise; no hex is
+    listed, so a huge token is measured before its footprint is built. Square or gridless
+    grids: 0.
+    """
+    lat = lattice(grid)
+    if lat is None:
+        return 0
+    if token.width < 1 or token.height < 1:
+        return 1
+    along, across = (token.height, token.width) if lat.columns else (token.width, token.height)
+    if float(along).is_integer() and float(across).is_integer() and across < 2 * along:
+        return sum(count for _, count in _ellipse_rows(int(along), int(across)))
+    # Hexes whose centres lie in the box: a row per ``across`` step, ``along`` per row.
+    return (math.ceil(along) + 1) * (math.ceil(across) + 1)
+
+
+def check_hex_footprint(token: Token, grid: Grid) -> None:
+    """Refuse a token covering more than ``MAX_HEX_FOOTPRINT`` hexes (``hex_count``).
+
+    Raises
+    ------
+    OverBudget
+        (HTTP 422) naming the token, its hexes and the limit.
+    """
+    count = hex_count(token, grid)
+    if count > MAX_HEX_FOOTPRINT:
+        raise OverBudget(
+            f"Token {shown(token.id)} ({token.width:g} by {token.height:g} squares) covers about "
+            f"{count:,} hexes on this hex grid; a token may cover at most "
+            f"{MAX_HEX_FOOTPRINT:,} hexes: make it smaller.",
+            ("scene", "tokens"),
+        )
+
+
 def footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
     """The hexes a token occupies on a hex grid, axial ``(q, r)``, shape (k, 2), k >= 1.
 
@@ -280,7 +322,11 @@ def footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
     hexes whose centres lie inside its box, else the hex holding its centre. The array is
     read-only and shared: it is kept per (token, grid), as every pair of a matrix asks.
 
-    Raises ``ValueError`` on a square or gridless grid.
+    Cost: O(k) for k <= ``MAX_HEX_FOOTPRINT`` hexes, checked first in O(rows)
+    (``check_hex_footprint``); a bigger token is refused, never listed.
+
+    Raises ``ValueError`` on a square or gridless grid, ``OverBudget`` (422) past
+    ``MAX_HEX_FOOTPRINT`` hexes.
     """
     return _footprint(token, grid)
 
@@ -296,6 +342,7 @@ def _compute_footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
     lat = lattice(grid)
     if lat is None:
         raise ValueError("footprint() needs a hex grid.")
+    check_hex_footprint(token, grid)
     w_px, h_px = token_extent(token, grid)
     box = (token.x, token.y, token.x + w_px, token.y + h_px)
     centre = np.array([[(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]])
@@ -454,10 +501,17 @@ def _nearest(cells: NDArray[np.int64], toward: NDArray[np.int64]) -> NDArray[np.
 
 
 def hex_cells_distance(a: NDArray[np.int64], b: NDArray[np.int64]) -> int:
-    """Hexes between the nearest hexes of two footprints (0 when they share a hex)."""
+    """Hexes between the nearest hexes of two footprints (0 when they share a hex).
+
+    Cost: time O(k_a * k_b), k at most ``MAX_FOOTPRINT_CELLS``; memory O(256 * k_b) (the
+    pairs are compared a block of ``a`` at a time).
+    """
     a = _nearest(a, b.mean(axis=0).round().astype(np.int64))
     b = _nearest(b, a.mean(axis=0).round().astype(np.int64))
-    return int(hex_distance(a[:, None, :], b[None, :, :]).min())
+    return min(
+        int(hex_distance(a[i : i + 256, None, :], b[None, :, :]).min())
+        for i in range(0, len(a), 256)
+    )
 
 
 def flat_distance(a: Token, b: Token, grid: Grid, boxes: dict[str, Box], diagonals: str) -> float:

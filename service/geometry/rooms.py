@@ -7,8 +7,38 @@ from collections.abc import Sequence
 import numpy as np
 import shapely
 from numpy.typing import NDArray
+from shapely.errors import GEOSException
 
 from service.engine.walls import FloatArray, WallIndex
+
+#: Most wall crossings the rooms step nodes (``crossings_within``). Noding n walls with k
+#: crossings makes n + 2k pieces and polygonizing them costs about that again, so past this the step
+#: is skipped: rooms are only a shortcut (``sealed_apart`` may say "not known"), and every
+#: pair then takes the plain path (centre line, then the budgeted exact search).
+MAX_ROOM_CROSSINGS = 50_000
+#: Walls queried at once while counting crossings: memory O(chunk * n) at worst.
+_CROSSING_CHUNK = 64
+
+
+def crossings_within(lines: NDArray[np.object_], limit: int) -> bool:
+    """Whether the walls ``lines`` cross one another at most ``limit`` times.
+
+    Counts crossing pairs (interiors meeting at a point: walls meeting at an end or in a T
+    are not counted, they add at most 2n pieces to the noding) with an STRtree, a chunk of
+    walls at a time, and stops as soon as the count passes ``limit``: cost
+    O(n log n + min(k, limit) + chunk * n), k the true count, whatever the walls; GEOS's
+    own noding is never started on an unbounded input. Measured here: 57,000 crossings (700
+    random long walls) node and polygonize in 2.3 s and 140 MB.
+    """
+    tree = shapely.STRtree(lines)
+    pairs = 0
+    for start in range(0, len(lines), _CROSSING_CHUNK):
+        hit = tree.query(lines[start : start + _CROSSING_CHUNK], predicate="crosses")
+        # Each crossing is found from both walls.
+        pairs += int(np.count_nonzero(hit[0] + start < hit[1]))
+        if pairs > limit:
+            return False
+    return True
 
 
 def firm_rooms(
@@ -20,6 +50,12 @@ def firm_rooms(
     the faces are regions no straight line can leave without crossing such a wall, since a
     line leaving a face crosses its boundary ring, at an interior point or at a vertex whose
     two ring edges lie on either side of it (blocked by GEO-6 either way).
+
+    Rooms are only a shortcut. ``None`` (no rooms) when fewer than three such walls, when
+    they cross more than ``MAX_ROOM_CROSSINGS`` times (``crossings_within``, counted before
+    any noding), or when GEOS fails anyway (``GEOSException``, e.g. out of memory): the
+    callers then take the plain path. Cost: O(n log n + k) for n walls with k <=
+    ``MAX_ROOM_CROSSINGS`` crossings.
     """
     key = ("rooms", sense, None if wall_mask is None else wall_mask.tobytes())
     if key in index.memo:
@@ -37,10 +73,14 @@ def firm_rooms(
     rooms = None
     if firm.sum() >= 3:
         lines = shapely.linestrings(index.coords[firm].reshape(-1, 2, 2))
-        noded = shapely.node(shapely.union_all(lines))
-        faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
-        if len(faces):
-            rooms = (shapely.STRtree(faces), faces)
+        if crossings_within(lines, MAX_ROOM_CROSSINGS):
+            try:
+                noded = shapely.node(shapely.union_all(lines))
+                faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
+            except (GEOSException, MemoryError):  # the last resort: no shortcut
+                faces = np.empty(0, dtype=object)
+            if len(faces):
+                rooms = (shapely.STRtree(faces), faces)
     index.memo[key] = rooms
     return rooms
 

@@ -31,11 +31,29 @@ from service.engine.grids import (
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import CHORD_TOL, DEFAULT_CORNER_INSET_PX, SQUARE_COUNT_TOL
+from service.errors import OverBudget, shown
 from service.geometry.exact import lines_of_effect
 from service.model import Token
 
 #: GEO-8: Starfinder counts diagonals 5-10-5 (when the scene sets no rule).
 DIAGONALS = "alternating"
+#: Most lines between the cells (squares or hexes) of two creatures that flanking tries
+#: (about 30 µs each): two creatures of ~300 cells each. Past it the request is refused
+#: (422) naming both, before any line is tried.
+MAX_FLANK_PAIRS = 100_000
+
+
+def _check_pairs(count_a: int, count_b: int, a: Token, b: Token) -> None:
+    """Refuse (``OverBudget``, 422) when ``count_a * count_b`` passes ``MAX_FLANK_PAIRS``."""
+    pairs = count_a * count_b
+    if pairs > MAX_FLANK_PAIRS:
+        raise OverBudget(
+            f"Flanking tries a line from every square or hex of {shown(a.id)} to every one "
+            f"of {shown(b.id)}: {pairs:,} lines, over the limit of {MAX_FLANK_PAIRS:,}; "
+            "make these creatures smaller.",
+            ("scene", "tokens"),
+        )
+
 
 #: Slack in px when telling which edge of a space a line crosses.
 EDGE_TOL_PX = 1e-6
@@ -85,8 +103,16 @@ def flanking(
             )
     if lattice(grid) is not None:
         return _hex_flanking(built, attacker, ally, target)
-    for ca in _square_centres(built.token_boxes[attacker.id], grid.size):
-        for cb in _square_centres(built.token_boxes[ally.id], grid.size):
+    _check_pairs(
+        math.prod(_square_counts(built.token_boxes[attacker.id], grid.size)),
+        math.prod(_square_counts(built.token_boxes[ally.id], grid.size)),
+        attacker,
+        ally,
+    )
+    centres_a = _square_centres(built.token_boxes[attacker.id], grid.size)
+    centres_b = _square_centres(built.token_boxes[ally.id], grid.size)
+    for ca in centres_a:
+        for cb in centres_b:
             if _opposite_sides(ca, cb, tb):
                 return True, ["SF-FLK-1"], "The line between them crosses opposite sides."
     return False, ["SF-FLK-1"], "No line between their squares crosses opposite sides."
@@ -97,7 +123,8 @@ def _line_of_effect(built: BuiltScene, who: Token, target: Token) -> bool:
 
     Walls restricting movement block (GEO-1), low obstacles do not (one attacks over
     them). On hex grids each space is the boxes inside its hexes (``hex_inner_boxes``):
-    any clear pair of hexes is a line of effect.
+    any clear pair of hexes is a line of effect, at most ``MAX_FLANK_PAIRS`` pairs (else
+    ``OverBudget``, 422).
     """
     grid = built.scene.grid
     lat = lattice(grid)
@@ -107,6 +134,7 @@ def _line_of_effect(built: BuiltScene, who: Token, target: Token) -> bool:
     else:
         boxes_a = hex_inner_boxes(footprint(who, grid), lat)
         boxes_b = hex_inner_boxes(footprint(target, grid), lat)
+    _check_pairs(len(boxes_a), len(boxes_b), who, target)
     ia, ib = np.meshgrid(np.arange(len(boxes_a)), np.arange(len(boxes_b)), indexing="ij")
     froms = np.array([inset_box(b, DEFAULT_CORNER_INSET_PX) for b in boxes_a[ia.ravel()]])
     tos = np.array([inset_box(b, DEFAULT_CORNER_INSET_PX) for b in boxes_b[ib.ravel()]])
@@ -117,10 +145,17 @@ def _line_of_effect(built: BuiltScene, who: Token, target: Token) -> bool:
     return any(line.clear for line in found)
 
 
-def _square_centres(box: tuple[float, float, float, float], size: float) -> list[Point]:
+def _square_counts(box: tuple[float, float, float, float], size: float) -> tuple[int, int]:
+    """Squares across and down a space (at least one each)."""
     x0, y0, x1, y1 = box
     nx = max(1, math.ceil((x1 - x0) / size - SQUARE_COUNT_TOL))
     ny = max(1, math.ceil((y1 - y0) / size - SQUARE_COUNT_TOL))
+    return nx, ny
+
+
+def _square_centres(box: tuple[float, float, float, float], size: float) -> list[Point]:
+    x0, y0, x1, y1 = box
+    nx, ny = _square_counts(box, size)
     w = (x1 - x0) / nx
     h = (y1 - y0) / ny
     return [(x0 + (i + 0.5) * w, y0 + (j + 0.5) * h) for i in range(nx) for j in range(ny)]
@@ -170,10 +205,15 @@ def _opposite_sides(a: Point, b: Point, box: tuple[float, float, float, float]) 
 def _hex_flanking(
     built: BuiltScene, attacker: Token, ally: Token, target: Token
 ) -> tuple[bool, list[str], str]:
-    """SF-FLK-1 on a hex grid: hex centres of each, opposite sides of the target's hexes."""
+    """SF-FLK-1 on a hex grid: hex centres of each, opposite sides of the target's hexes.
+
+    Cost: O(t) for the target's t hexes plus one segment test per (attacker hex, ally hex)
+    pair, at most ``MAX_FLANK_PAIRS`` (else ``OverBudget``, 422, before any test).
+    """
     grid = built.scene.grid
     lat = lattice(grid)
     assert lat is not None
+    _check_pairs(len(footprint(attacker, grid)), len(footprint(ally, grid)), attacker, ally)
     cells = footprint(target, grid)
     hexes = [shapely.Polygon(lat.vertices((int(q), int(r)))) for q, r in cells]
     outline = shapely.union_all(hexes, grid_size=lat.size * 1e-9)
