@@ -14,7 +14,7 @@ from service import rules
 from service.engine.scene import build_scene
 from service.line_of_effect import Endpoint, line_between
 from service.rules.ask import cover_one
-from service.rules.base import Attack
+from service.rules.base import Attack, attack_source, shared_space
 from tests.scenes import load, tok, wall
 
 SYSTEMS = ("dnd5e", "starfinder", "pf2e-variant")
@@ -362,3 +362,56 @@ def test_starfinder_inset_corners_keep_the_exact_answer(inset):
     room = [wall("n", 0, 0, 300, 0), wall("w", 0, 0, 0, 300)]
     out = [tok("A", 0, 0, 2), tok("T", -400, 0)]
     assert cover("starfinder", room, out, corner_inset=inset).cover == "total"
+
+
+# 5E-COV-7 / GEO-7 with heights (GEO-5a): on a metric scene (medium 1.5 m tall), creature C on
+# the target's (or the attacker's) squares at an elevation; shared when the half-open extents
+# [elevation, elevation + 1.5) overlap.
+METRIC = {"size": 100, "distance": 1.5, "units": "m"}
+SHARING = [
+    pytest.param("T", 0, True, id="5E-COV-7 same squares, same elevation: shared"),
+    pytest.param("T", 1, True, id="5E-COV-7 extents overlap (1-2.5 over 0-1.5): shared"),
+    pytest.param("T", 1.5, False, id="GEO-5 C's bottom at T's top: not shared"),
+    pytest.param("T", 12, False, id="GEO-7 12 m above the target's square: not shared"),
+    pytest.param("A", 12, False, id="GEO-7 12 m above the attacker's square: not shared"),
+    pytest.param("A", -1.5, False, id="GEO-5 C's top at A's bottom: not shared"),
+    pytest.param("A", -1, True, id="5E-COV-7 under and overlapping the attacker: shared"),
+]
+
+
+@pytest.mark.parametrize("k", range(3), ids=SYSTEMS)
+@pytest.mark.parametrize(("whose", "elevation", "shared"), SHARING)
+def test_sharing_a_space_needs_overlapping_heights(whose, elevation, shared, k):
+    """GEO-7/5E-COV-7: only a creature in the same space (squares and heights) is left out."""
+    x = 0 if whose == "A" else 400
+    tokens = [tok("A", 0, 0), tok("T", 400, 0), tok("C", x, 0, elevation=elevation)]
+    scene = load([], tokens, grid=METRIC)
+    geo = build_scene(scene)
+    a, t = scene.token("A"), scene.token("T")
+    assert (geo.sharing[whose] == ("C",)) is shared
+    source_box, span, origin = attack_source(geo, a, t, Attack())
+    found, excluded = shared_space(geo, a, t, source_box, origin, span)
+    assert (found == ("C",)) is shared
+    assert ("C" in excluded) is shared
+    res = cover(SYSTEMS[k], [], tokens, grid=METRIC)
+    noted = any(n.startswith("Sharing a space") for n in res.notes)
+    assert noted is (shared and SYSTEMS[k] == "dnd5e")
+
+
+@pytest.mark.parametrize(
+    ("elevation", "shared"),
+    [
+        pytest.param(0, True, id="5E-COV-7 origin at 0 inside C's extent: shared"),
+        pytest.param(12, False, id="GEO-5a C 12 m above the point of origin: not shared"),
+    ],
+)
+def test_point_of_origin_shares_only_at_its_height(elevation, shared):
+    """5E-COV-7: a creature whose space holds an area's origin, at the origin's elevation."""
+    tokens = [tok("T", 400, 0), tok("C", 100, 0, elevation=elevation)]
+    scene = load([], tokens, grid=METRIC)
+    geo = build_scene(scene)
+    t = scene.token("T")
+    attack = Attack(kind="area", origin=(150.0, 50.0))
+    source_box, span, origin = attack_source(geo, None, t, attack)
+    found, _ = shared_space(geo, None, t, source_box, origin, span)
+    assert (found == ("C",)) is shared

@@ -185,7 +185,9 @@ class Dnd5e:
             exact_sources = sampling.space_corners(built, attacker, source_box, 0.0)
         # GEO-7 / 5E-COV-1: other creatures are solid obstacles; 5E-COV-7: a creature in
         # the attacker's or the target's space gives no cover.
-        shared, excluded = shared_space(built, attacker, target, source_box, from_origin)
+        shared, excluded = shared_space(
+            built, attacker, target, source_box, from_origin, source_span
+        )
         bottoms, tops = pair_band(source_span, target, built)
         question = Question(
             sources,

@@ -134,7 +134,9 @@ class Pf2eVariant:
             rules.append("PV-COV-8")
         else:
             sources = sampling.centre(source_box)
-        shared, excluded = shared_space(built, attacker, target, source_box, from_origin)
+        shared, excluded = shared_space(
+            built, attacker, target, source_box, from_origin, source_span
+        )
         wall_mask = None
         low_obstacles = True
         if options.get("ignore_small_terrain") and SIZES.index(target.size) >= LARGE_ENOUGH:

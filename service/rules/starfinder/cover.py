@@ -151,7 +151,9 @@ class Starfinder:
                     f"SF-COV-1: the attacker's space has {total} square corners; the "
                     f"{len(sources)} nearest the target were tried."
                 )
-        shared, excluded = shared_space(built, attacker, target, source_box, from_origin)
+        shared, excluded = shared_space(
+            built, attacker, target, source_box, from_origin, source_span
+        )
         wall_mask, low_notes = self._low_obstacles(built, source_box, target_box)
         notes += low_notes
         low_obstacles = self._partial_obstacles(built, source_box, target_box)
