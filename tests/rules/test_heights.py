@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import pytest
 
+from schemas.responses import TracedLineSchema
 from service import rules
+from service.app import create_app
 from service.engine.scene import build_scene
 from service.line_of_effect import Endpoint, line_between
 from service.rules.ask import cover_one
 from service.rules.base import Attack, attack_source, shared_space
-from tests.scenes import load, tok, wall
+from tests.scenes import load, scene_dict, tok, wall
 
 SYSTEMS = ("dnd5e", "starfinder", "pf2e-variant")
 
@@ -415,3 +417,61 @@ def test_point_of_origin_shares_only_at_its_height(elevation, shared):
     source_box, span, origin = attack_source(geo, None, t, attack)
     found, _ = shared_space(geo, None, t, source_box, origin, span)
     assert (found == ("C",)) is shared
+
+
+# The low-obstacle rule of each ruleset (5E-COV-6, SF-COV-5, PV-COV-8) is cited, and the
+# answer marks the wall `"low": true`, whenever a low obstacle (a wall covering part of the
+# band, GEO-5a, or a `cover: "low"` wall) decided; a full wall cites none of them. Expected:
+# the low flags on the deciding lines' wall blockers, "all", "some" or "none" (per ruleset).
+LOW_RULE = ("5E-COV-6", "SF-COV-5", "PV-COV-8")
+LOW_CASES = [
+    pytest.param([across(0, 3)], (0, 0), "all", id="GEO-5a a 3-ft wall between 5-ft creatures"),
+    pytest.param(
+        [wall("W", 350, -1000, 350, 1000, height={"bottom": 0, "top": 10})],
+        (20, 0),
+        ("some", "some", "none"),
+        id="GEO-5a sloped band: the wall holds all of some lines' band (pf2e's centre line)",
+    ),
+    pytest.param([across(0, 10, cover="low")], (0, 0), "all", id="cover low over the band"),
+    pytest.param([across(0, 10)], (0, 0), "none", id="GEO-5a a full wall: not low"),
+    pytest.param([across(0, 3)], (10, 10), "none", id="GEO-5 a wall under the band: nothing"),
+]
+
+
+@pytest.mark.parametrize("k", range(3), ids=SYSTEMS)
+@pytest.mark.parametrize(("walls", "elev", "low"), LOW_CASES)
+def test_low_obstacles_explain_themselves(walls, elev, low, k):
+    """GEO-5a: the ruleset's low-obstacle rule is cited and the blocker says `low`."""
+    tokens = [tok("A", 0, 0, elevation=elev[0]), tok("T", 400, 0, elevation=elev[1])]
+    res = cover(SYSTEMS[k], walls, tokens)
+    low = low if isinstance(low, str) else low[k]
+    assert (LOW_RULE[k] in res.rules) is (low != "none")
+    dumped = TracedLineSchema(many=True).dump(res.lines)
+    flags = [b.get("low", False) for line in dumped for b in line["blockers"]]
+    seen = "all" if flags and all(flags) else "some" if any(flags) else "none"
+    assert seen == low
+
+
+def test_low_flag_over_http():
+    """GEO-5a through `/v1/cover`: the partial wall is marked:
+    `{"kind": "wall", "id": "W", "low": true}`.
+
+    The starfinder answer cites SF-COV-5 (the 3-ft wall between 5-ft creatures).
+    """
+    client = create_app({"TESTING": False}).test_client()
+    body = {
+        "ruleset": "starfinder",
+        "scene": scene_dict([across(0, 3)], [tok("A", 0, 0), tok("T", 400, 0)]),
+        "attacker": "A",
+        "targets": ["T"],
+    }
+    res = client.post("/v1/cover", json=body).get_json()["results"][0]
+    assert res["cover"] == "cover"
+    assert "SF-COV-5" in res["rules"]
+    assert {"kind": "wall", "id": "W", "low": True} in res["lines"][0]["blockers"]
+
+
+def test_openapi_shows_the_low_flag():
+    """API.md: the added `low` field of a blocker is in the OpenAPI document."""
+    spec = create_app({"TESTING": False}).test_client().get("/openapi.json").get_json()
+    assert spec["components"]["schemas"]["Blocker"]["properties"]["low"]["type"] == "boolean"

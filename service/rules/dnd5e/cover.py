@@ -244,7 +244,11 @@ class Dnd5e:
         notes = []
         if by_creature:
             rules.append("5E-COV-6")
-            if built.tall_walls is not None:
+            # Low walls: `cover: "low"` in the scene, or a wall covering only part of one of
+            # the deciding lines' band (GEO-5a).
+            if built.tall_walls is not None or any(
+                measured.low_walls(j, built.walls) for j in range(k * group, k * group + k)
+            ):
                 notes.append(
                     "Creatures and low walls give at most half cover (5E-COV-3, 5E-COV-6)."
                 )
