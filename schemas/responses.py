@@ -106,6 +106,15 @@ class OptionSchema(Schema):
     default = fields.Raw(allow_none=True)
     description = fields.String()
     choices = fields.List(fields.String(), allow_none=True)
+    endpoints = fields.List(
+        fields.String(),
+        metadata={
+            "description": "The endpoints that take this option in `options` (any other "
+            "refuses it with a 422). `/v1/matrix` and `/v1/render` take `/v1/cover`'s options "
+            "with kind (type) cover and `/v1/vision`'s with kind vision.",
+            "example": ["/v1/cover", "/v1/matrix", "/v1/render"],
+        },
+    )
 
 
 class RulesetSchema(Schema):
