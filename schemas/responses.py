@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields
+from typing import Any
+
+from marshmallow import Schema, fields, post_dump
 
 from schemas.common import point_field
 
 
 class BlockerSchema(Schema):
-    kind = fields.String(metadata={"description": "`wall` or `token`."})
+    kind = fields.String(metadata={"description": "`wall`, `token` or `region`."})
     id = fields.String()
+    low = fields.Boolean(
+        metadata={
+            "description": "Present and true when this wall was a low obstacle for the line: "
+            "it covered only part of the line's vertical band (GEO-5a), or it is marked "
+            '`cover: "low"`. A low obstacle gives cover by the low-obstacle rules '
+            "(SF-COV-5, 5E-COV-6, PV-COV-8) but never blocks line of effect or sight."
+        }
+    )
 
 
 class TracedLineSchema(Schema):
@@ -17,6 +27,17 @@ class TracedLineSchema(Schema):
     end = point_field(data_key="to")
     blocked = fields.Boolean()
     blockers = fields.List(fields.Nested(BlockerSchema))
+
+    @post_dump(pass_original=True)
+    def mark_low(self, data: dict[str, Any], original: Any, **_: Any) -> dict[str, Any]:
+        """``"low": true`` on the blockers in the line's ``low`` (low obstacles, GEO-5a)."""
+        low = getattr(original, "low", ())
+        if low:
+            keys = {(b.kind, b.id) for b in low}
+            for item in data.get("blockers", ()):
+                if (item.get("kind"), item.get("id")) in keys:
+                    item["low"] = True
+        return data
 
 
 class ModifierSchema(Schema):
@@ -85,6 +106,15 @@ class OptionSchema(Schema):
     default = fields.Raw(allow_none=True)
     description = fields.String()
     choices = fields.List(fields.String(), allow_none=True)
+    endpoints = fields.List(
+        fields.String(),
+        metadata={
+            "description": "The endpoints that take this option in `options` (any other "
+            "refuses it with a 422). `/v1/matrix` and `/v1/render` take `/v1/cover`'s options "
+            "with kind (type) cover and `/v1/vision`'s with kind vision.",
+            "example": ["/v1/cover", "/v1/matrix", "/v1/render"],
+        },
+    )
 
 
 class RulesetSchema(Schema):

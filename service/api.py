@@ -28,7 +28,7 @@ from service.engine.budget import WorkBudget
 from service.errors import RulesError, shown
 from service.http_errors import Blueprint
 from service.model import Scene
-from service.operations import OPERATIONS, BuiltScene, Operation
+from service.operations import OPERATIONS, BuiltScene, Operation, option_endpoints
 from service.store import NO_STORE, StoreState
 
 blp = Blueprint("v1", __name__, description="Sightline rules API, contract v1 (shared/API.md).")
@@ -359,6 +359,7 @@ def list_rulesets() -> dict[str, Any]:
                         "default": o.default,
                         "description": o.description,
                         "choices": list(o.choices) if o.choices else None,
+                        "endpoints": option_endpoints(system, name),
                     }
                     for name, o in system.options.items()
                 },

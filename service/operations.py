@@ -79,10 +79,51 @@ LOCAL_SCENE_ID = "local"
 # --------------------------------------------------------------------------- checks
 
 
+#: Where ruleset options are taken: endpoint, the capability a ruleset needs for it (``None``:
+#: every ruleset), and the option schemas of its request (``/v1/matrix`` and ``/v1/render``
+#: take ``/v1/cover``'s with kind cover, ``/v1/vision``'s with kind vision). An option
+#: listed by ``GET /v1/rulesets`` applies where its name is a field of one of these schemas.
+OPTION_ENDPOINTS: tuple[tuple[str, str | None, tuple[type[Schema], ...]], ...] = (
+    ("/v1/cover", None, (rq.CoverOptionsSchema,)),
+    ("/v1/vision", None, (rq.VisionOptionsSchema,)),
+    ("/v1/matrix", None, (rq.CoverOptionsSchema, rq.VisionOptionsSchema)),
+    ("/v1/render", None, (rq.CoverOptionsSchema, rq.VisionOptionsSchema)),
+    ("/v1/line-of-effect", None, (rq.LineOptionsSchema,)),
+    ("/v1/line-of-sight", None, (rq.LineOptionsSchema,)),
+    ("/v1/modifiers/flanking", "modifiers/flanking", (rq.FlankingOptionsSchema,)),
+    ("/v1/modifiers/gravity", "modifiers/gravity", (sm.GravityOptionsSchema,)),
+)
+
+#: The option schemas of each kind of question (``/v1/matrix``, ``/v1/render``).
+KIND_SCHEMAS: dict[str, type[Schema]] = {
+    "cover": rq.CoverOptionsSchema,
+    "vision": rq.VisionOptionsSchema,
+}
+
+
+def _takes(schemas: tuple[type[Schema], ...], name: str) -> bool:
+    return any(name in schema().fields for schema in schemas)
+
+
+def option_endpoints(system: rules.RuleSystem, name: str) -> list[str]:
+    """The endpoints that take ``system``'s option ``name`` (``GET /v1/rulesets``)."""
+    return [
+        endpoint
+        for endpoint, capability, schemas in OPTION_ENDPOINTS
+        if (capability is None or capability in system.extra_capabilities) and _takes(schemas, name)
+    ]
+
+
 def ruleset_options(
-    system: rules.RuleSystem, raw: dict[str, Any], path: tuple[str | int, ...] = ("options",)
+    system: rules.RuleSystem,
+    raw: dict[str, Any],
+    path: tuple[str | int, ...] = ("options",),
+    schemas: tuple[type[Schema], ...] = (),
 ) -> dict[str, Any]:
     """The options given for ``system``, unset ones (None, ``[]``) dropped.
+
+    ``schemas``: the option schemas of the request (``OPTION_ENDPOINTS``), so that a refusal
+    lists only the ruleset's options that this request takes.
 
     Raises
     ------
@@ -92,9 +133,10 @@ def ruleset_options(
     given = {k: v for k, v in raw.items() if v not in (None, [])}
     for name in given:
         if name not in system.options:
+            taken = sorted(n for n in system.options if not schemas or _takes(schemas, n))
             raise RulesError(
                 f"Option {name!r} does not apply to ruleset {system.id!r}; "
-                f"its options: {', '.join(sorted(system.options))}.",
+                f"its options here: {', '.join(taken) or 'none'}.",
                 (*path, name),
             )
     return given
@@ -108,7 +150,7 @@ def load_options(kind: str, raw: Mapping[str, Any], path: tuple[str, ...]) -> di
     marshmallow.ValidationError
         Its messages nested under ``path`` (e.g. ``{"query": {"options": {...}}}``).
     """
-    schema = rq.CoverOptionsSchema if kind == "cover" else rq.VisionOptionsSchema
+    schema = KIND_SCHEMAS[kind]
     try:
         return schema().load(dict(raw))  # type: ignore[no-any-return]
     except ValidationError as err:
@@ -177,7 +219,7 @@ def cover(
     targets = _targets(geo.scene, args["targets"], attacker)
     origin = args["attack"].get("origin")
     attack = Attack(args["attack"]["kind"], tuple(origin) if origin else None)  # type: ignore[arg-type]
-    options = ruleset_options(system, args["options"])
+    options = ruleset_options(system, args["options"], schemas=(rq.CoverOptionsSchema,))
     _token_options(geo.scene, options, ("take_cover", "partial_cover"))
     pairs = [(attacker, t) for t in targets]
     answers = cover_all(system, geo, pairs, attack, options, budget=budget)
@@ -213,7 +255,7 @@ def vision(
     system = rules.get(args["ruleset"])
     observer = find_token(geo.scene, args["observer"], ("observer",))
     targets = _targets(geo.scene, args["targets"], observer)
-    options = ruleset_options(system, args["options"])
+    options = ruleset_options(system, args["options"], schemas=(rq.VisionOptionsSchema,))
     _token_options(geo.scene, options, ("unnoticed", "was_observing"))
     results = vision_all(system, geo, [(observer, t) for t in targets], options, budget)
     return {"ruleset": system.id, "observer": observer.id, "results": results}
@@ -328,7 +370,7 @@ def matrix(
         (row = attacker or observer; the diagonal None); see ``service.matrix.matrix``.
     """
     system = rules.get(args["ruleset"])
-    checked = ruleset_options(system, args["options"])
+    checked = ruleset_options(system, args["options"], schemas=(KIND_SCHEMAS[args["kind"]],))
     result = all_pairs(
         geo, system, args["tokens"], args["kind"], checked, progress=progress, budget=budget
     )
@@ -353,7 +395,9 @@ def flanking(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
     toks = [find_token(geo.scene, args[k], (k,)) for k in ("attacker", "ally", "target")]
     if len({t.id for t in toks}) < 3:
         raise RulesError("Attacker, ally and target must be three different tokens.", ("ally",))
-    options = ruleset_options(system, args.get("options") or {})
+    options = ruleset_options(
+        system, args.get("options") or {}, schemas=(rq.FlankingOptionsSchema,)
+    )
     if options.get("ignore_hidden"):  # service.rules.options: hidden tokens do not flank
         hidden = [t.id for t in toks[:2] if t.hidden]
         if hidden:

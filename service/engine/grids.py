@@ -440,6 +440,20 @@ def _square_span(lo: float, hi: float, size: float) -> tuple[float, float]:
     return lo, hi
 
 
+def counting_box(box: Box, grid: Grid) -> Box:
+    """The space a creature counts from (GEO-8), for distances and flanking's geometry.
+
+    On a square grid, a space narrower than a square along an axis counts, along that axis,
+    as the square that holds its centre (a tiny creature anywhere in a square counts as that
+    square). Other spaces, and every space on gridless and hex grids, are their own box.
+    """
+    if grid.type != "square":
+        return box
+    x0, x1 = _square_span(box[0], box[2], grid.size)
+    y0, y1 = _square_span(box[1], box[3], grid.size)
+    return (x0, y0, x1, y1)
+
+
 def square_distance(box_a: Box, box_b: Box, grid: Grid, diagonals: str) -> float:
     """Distance in grid units between two spaces on a square grid (GEO-8).
 

@@ -49,8 +49,10 @@ class BuiltScene:
     token_order : dict of str to int
         Each token's index in ``scene.tokens``.
     sharing : dict of str to tuple of str
-        For each token, the other tokens in the same space (the same squares, 5E-COV-7), in
-        scene order; a creature whose space only partly overlaps is not among them (GEO-7).
+        For each token, the other tokens in the same space (the same squares, 5E-COV-7, and
+        overlapping vertical extents, GEO-5a), in scene order; a creature whose space only
+        partly overlaps, or that stands wholly above or below the other, is not among them
+        (GEO-7).
     token_spans : dict of str to (bottom, top)
         Each token's vertical extent in grid units, ``[elevation, elevation + height)``
         (GEO-5a, ``vertical_span``).
@@ -164,6 +166,7 @@ def build_scene(scene: Scene) -> BuiltScene:
     if "extreme" in kinds:
         extreme = frozenset(i for i, c in enumerate(covers) if c == "extreme")
     order = {t.id: k for k, t in enumerate(scene.tokens)}
+    spans = {t.id: vertical_span(t, scene.grid) for t in scene.tokens}
     return BuiltScene(
         scene,
         walls,
@@ -174,9 +177,9 @@ def build_scene(scene: Scene) -> BuiltScene:
         improved_walls=improved,
         extreme_walls=extreme,
         token_order=order,
-        sharing=_sharing(boxes),
+        sharing=_sharing(boxes, spans),
         density=wall_density((sight or walls).coords),
-        token_spans={t.id: vertical_span(t, scene.grid) for t in scene.tokens},
+        token_spans=spans,
         heights=_has_heights(sight or walls),
     )
 
@@ -188,12 +191,16 @@ def _has_heights(index: WallIndex) -> bool:
 
 def _sharing(
     boxes: dict[str, tuple[float, float, float, float]],
+    spans: dict[str, tuple[float, float]],
 ) -> dict[str, tuple[str, ...]]:
     """For each token, the other tokens in the same space (the same squares), in scene order.
 
     5E-COV-7 / GEO-7: only a creature in the same space is left out of the obstacles; one
     whose space partly overlaps (a Large creature beside a Medium one) still is one. Spaces
-    are the same when their px boxes agree to ``QUERY_TOL_PX``. Cost: O(k log k).
+    are the same when their px boxes agree to ``QUERY_TOL_PX`` and their vertical extents
+    overlap (GEO-5a, half-open ``[bottom, top)``: a creature flying wholly above another's
+    square is not in its space). Cost: O(k log k) plus O(m²) within each group of m tokens
+    on the same squares.
     """
     ids = list(boxes)
     out: dict[str, tuple[str, ...]] = {tid: () for tid in ids}
@@ -204,8 +211,15 @@ def _sharing(
     for members in groups.values():
         if len(members) > 1:
             for tid in members:
-                out[tid] = tuple(o for o in members if o != tid)
+                out[tid] = tuple(
+                    o for o in members if o != tid and _spans_overlap(spans[tid], spans[o])
+                )
     return out
+
+
+def _spans_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Whether two half-open vertical extents ``[bottom, top)`` overlap (GEO-5, GEO-5a)."""
+    return a[0] < b[1] and b[0] < a[1]
 
 
 def local_gravity(built: BuiltScene, token: Token) -> float:

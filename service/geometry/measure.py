@@ -47,9 +47,9 @@ class TracedLine:
 
     ``band`` is the line's vertical band ``bottom0, bottom1, top0, top1`` in grid units
     (GEO-5a; ``None`` when the measurement had no elevations); ``low`` the blockers among
-    ``blockers`` that are walls covering only part of that band at the crossing (low
-    obstacles for this line, GEO-5a), each with its height range in
-    ``BuiltScene.walls.bottom/top``.
+    ``blockers`` that are low obstacles for this line: walls covering only part of that band
+    at the crossing (GEO-5a), each with its height range in ``BuiltScene.walls.bottom/top``,
+    and ``cover: "low"`` walls (the answer marks them ``"low": true``).
     """
 
     start: tuple[float, float]
@@ -218,6 +218,15 @@ class Measured:
         found = self.exact.get(sense)
         return True if found is None else found.clear
 
+    def low_walls(self, k: int, walls: WallIndex) -> list[int]:
+        """The walls blocking line ``k`` as low obstacles, indices into ``walls``.
+
+        Those covering only part of the line's band (``low_blockers``, GEO-5a) and the
+        ``cover: "low"`` walls among ``wall_blockers``, in ``wall_blockers`` order.
+        """
+        partial = set(self.low_blockers[k]) if self.low_blockers else set()
+        return [w for w in self.wall_blockers[k] if w in partial or walls.walls[w].cover == "low"]
+
     def lines(self, walls: WallIndex, rows: slice = slice(None)) -> tuple[TracedLine, ...]:
         """The ``rows`` of this pair as answer lines naming what blocks them."""
         out = []
@@ -225,9 +234,7 @@ class Measured:
             seg = self.segments[k]
             blockers = tuple(wall_blocker(name) for name in walls.names(self.wall_blockers[k]))
             blockers += tuple(Blocker("token", t) for t in self.creature_blockers[k])
-            low: tuple[Blocker, ...] = ()
-            if self.low_blockers and self.low_blockers[k]:
-                low = tuple(wall_blocker(name) for name in walls.names(self.low_blockers[k]))
+            low = tuple(wall_blocker(name) for name in walls.names(self.low_walls(k, walls)))
             out.append(
                 TracedLine(
                     (float(seg[0]), float(seg[1])),

@@ -249,12 +249,18 @@ def pair_band(
     return (source_span[0], t_bottom), (source_span[1], t_top)
 
 
+def _holds(span: tuple[float, float] | None, z: float) -> bool:
+    """Whether the half-open extent ``[bottom, top)`` holds elevation ``z`` (GEO-5)."""
+    return span is None or span[0] <= z < span[1]
+
+
 def shared_space(
     built: BuiltScene,
     attacker: Token | None,
     target: Token,
     source_box: tuple[float, ...],
     from_origin: bool,
+    source_span: tuple[float, float] | None = None,
 ) -> tuple[tuple[str, ...], frozenset[str]]:
     """Creatures sharing the target's or the source's space, and all that do not block.
 
@@ -262,7 +268,10 @@ def shared_space(
     the same space as the target or the attacker (the same squares), or whose space holds
     an area's point of origin (``from_origin``, ``source_box`` a point), gives no cover
     (5E-COV-7). A creature whose space only partly overlaps theirs (a Large creature
-    beside the target) is still an obstacle (GEO-7).
+    beside the target) is still an obstacle (GEO-7), and so is one on the same squares whose
+    vertical extent does not overlap theirs (GEO-5a, ``BuiltScene.sharing``), or that does
+    not hold the point of origin's elevation (``source_span``, from ``attack_source``; the
+    origin is at 0 when it is not given).
 
     Returns
     -------
@@ -276,8 +285,11 @@ def shared_space(
     """
     found = set(built.sharing[target.id])
     if from_origin:
+        z = source_span[0] if source_span is not None else 0.0
         found.update(
-            tid for tid, box in built.token_boxes.items() if boxes_overlap(box, source_box)
+            tid
+            for tid, box in built.token_boxes.items()
+            if boxes_overlap(box, source_box) and _holds(built.token_spans.get(tid), z)
         )
     elif attacker is not None:
         found.update(built.sharing[attacker.id])

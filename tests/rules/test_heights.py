@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import pytest
 
+from schemas.responses import TracedLineSchema
 from service import rules
+from service.app import create_app
 from service.engine.scene import build_scene
 from service.line_of_effect import Endpoint, line_between
 from service.rules.ask import cover_one
-from service.rules.base import Attack
-from tests.scenes import load, tok, wall
+from service.rules.base import Attack, attack_source, shared_space
+from tests.scenes import load, scene_dict, tok, wall
 
 SYSTEMS = ("dnd5e", "starfinder", "pf2e-variant")
 
@@ -362,3 +364,114 @@ def test_starfinder_inset_corners_keep_the_exact_answer(inset):
     room = [wall("n", 0, 0, 300, 0), wall("w", 0, 0, 0, 300)]
     out = [tok("A", 0, 0, 2), tok("T", -400, 0)]
     assert cover("starfinder", room, out, corner_inset=inset).cover == "total"
+
+
+# 5E-COV-7 / GEO-7 with heights (GEO-5a): on a metric scene (medium 1.5 m tall), creature C on
+# the target's (or the attacker's) squares at an elevation; shared when the half-open extents
+# [elevation, elevation + 1.5) overlap.
+METRIC = {"size": 100, "distance": 1.5, "units": "m"}
+SHARING = [
+    pytest.param("T", 0, True, id="5E-COV-7 same squares, same elevation: shared"),
+    pytest.param("T", 1, True, id="5E-COV-7 extents overlap (1-2.5 over 0-1.5): shared"),
+    pytest.param("T", 1.5, False, id="GEO-5 C's bottom at T's top: not shared"),
+    pytest.param("T", 12, False, id="GEO-7 12 m above the target's square: not shared"),
+    pytest.param("A", 12, False, id="GEO-7 12 m above the attacker's square: not shared"),
+    pytest.param("A", -1.5, False, id="GEO-5 C's top at A's bottom: not shared"),
+    pytest.param("A", -1, True, id="5E-COV-7 under and overlapping the attacker: shared"),
+]
+
+
+@pytest.mark.parametrize("k", range(3), ids=SYSTEMS)
+@pytest.mark.parametrize(("whose", "elevation", "shared"), SHARING)
+def test_sharing_a_space_needs_overlapping_heights(whose, elevation, shared, k):
+    """GEO-7/5E-COV-7: only a creature in the same space (squares and heights) is left out."""
+    x = 0 if whose == "A" else 400
+    tokens = [tok("A", 0, 0), tok("T", 400, 0), tok("C", x, 0, elevation=elevation)]
+    scene = load([], tokens, grid=METRIC)
+    geo = build_scene(scene)
+    a, t = scene.token("A"), scene.token("T")
+    assert (geo.sharing[whose] == ("C",)) is shared
+    source_box, span, origin = attack_source(geo, a, t, Attack())
+    found, excluded = shared_space(geo, a, t, source_box, origin, span)
+    assert (found == ("C",)) is shared
+    assert ("C" in excluded) is shared
+    res = cover(SYSTEMS[k], [], tokens, grid=METRIC)
+    noted = any(n.startswith("Sharing a space") for n in res.notes)
+    assert noted is (shared and SYSTEMS[k] == "dnd5e")
+
+
+@pytest.mark.parametrize(
+    ("elevation", "shared"),
+    [
+        pytest.param(0, True, id="5E-COV-7 origin at 0 inside C's extent: shared"),
+        pytest.param(12, False, id="GEO-5a C 12 m above the point of origin: not shared"),
+    ],
+)
+def test_point_of_origin_shares_only_at_its_height(elevation, shared):
+    """5E-COV-7: a creature whose space holds an area's origin, at the origin's elevation."""
+    tokens = [tok("T", 400, 0), tok("C", 100, 0, elevation=elevation)]
+    scene = load([], tokens, grid=METRIC)
+    geo = build_scene(scene)
+    t = scene.token("T")
+    attack = Attack(kind="area", origin=(150.0, 50.0))
+    source_box, span, origin = attack_source(geo, None, t, attack)
+    found, _ = shared_space(geo, None, t, source_box, origin, span)
+    assert (found == ("C",)) is shared
+
+
+# The low-obstacle rule of each ruleset (5E-COV-6, SF-COV-5, PV-COV-8) is cited, and the
+# answer marks the wall `"low": true`, whenever a low obstacle (a wall covering part of the
+# band, GEO-5a, or a `cover: "low"` wall) decided; a full wall cites none of them. Expected:
+# the low flags on the deciding lines' wall blockers, "all", "some" or "none" (per ruleset).
+LOW_RULE = ("5E-COV-6", "SF-COV-5", "PV-COV-8")
+LOW_CASES = [
+    pytest.param([across(0, 3)], (0, 0), "all", id="GEO-5a a 3-ft wall between 5-ft creatures"),
+    pytest.param(
+        [wall("W", 350, -1000, 350, 1000, height={"bottom": 0, "top": 10})],
+        (20, 0),
+        ("some", "some", "none"),
+        id="GEO-5a sloped band: the wall holds all of some lines' band (pf2e's centre line)",
+    ),
+    pytest.param([across(0, 10, cover="low")], (0, 0), "all", id="cover low over the band"),
+    pytest.param([across(0, 10)], (0, 0), "none", id="GEO-5a a full wall: not low"),
+    pytest.param([across(0, 3)], (10, 10), "none", id="GEO-5 a wall under the band: nothing"),
+]
+
+
+@pytest.mark.parametrize("k", range(3), ids=SYSTEMS)
+@pytest.mark.parametrize(("walls", "elev", "low"), LOW_CASES)
+def test_low_obstacles_explain_themselves(walls, elev, low, k):
+    """GEO-5a: the ruleset's low-obstacle rule is cited and the blocker says `low`."""
+    tokens = [tok("A", 0, 0, elevation=elev[0]), tok("T", 400, 0, elevation=elev[1])]
+    res = cover(SYSTEMS[k], walls, tokens)
+    low = low if isinstance(low, str) else low[k]
+    assert (LOW_RULE[k] in res.rules) is (low != "none")
+    dumped = TracedLineSchema(many=True).dump(res.lines)
+    flags = [b.get("low", False) for line in dumped for b in line["blockers"]]
+    seen = "all" if flags and all(flags) else "some" if any(flags) else "none"
+    assert seen == low
+
+
+def test_low_flag_over_http():
+    """GEO-5a through `/v1/cover`: the partial wall is marked:
+    `{"kind": "wall", "id": "W", "low": true}`.
+
+    The starfinder answer cites SF-COV-5 (the 3-ft wall between 5-ft creatures).
+    """
+    client = create_app({"TESTING": False}).test_client()
+    body = {
+        "ruleset": "starfinder",
+        "scene": scene_dict([across(0, 3)], [tok("A", 0, 0), tok("T", 400, 0)]),
+        "attacker": "A",
+        "targets": ["T"],
+    }
+    res = client.post("/v1/cover", json=body).get_json()["results"][0]
+    assert res["cover"] == "cover"
+    assert "SF-COV-5" in res["rules"]
+    assert {"kind": "wall", "id": "W", "low": True} in res["lines"][0]["blockers"]
+
+
+def test_openapi_shows_the_low_flag():
+    """API.md: the added `low` field of a blocker is in the OpenAPI document."""
+    spec = create_app({"TESTING": False}).test_client().get("/openapi.json").get_json()
+    assert spec["components"]["schemas"]["Blocker"]["properties"]["low"]["type"] == "boolean"

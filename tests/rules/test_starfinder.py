@@ -357,3 +357,46 @@ def flank(tokens, attacker="A", ally="B", target="T"):
 )
 def test_flanking(tokens, expected):
     assert flank(tokens) is expected
+
+
+# GEO-8 / SF-FLK-1: a tiny target (half a square) counts from the square that holds its
+# centre, the square at (100, 100): each layout's answer is the medium target's there.
+FLANK_LAYOUTS = [
+    pytest.param((0, 100), (200, 100), True, id="SF-FLK-1 opposite edges"),
+    pytest.param((0, 0), (200, 200), True, id="SF-FLK-1 opposite corners"),
+    pytest.param((100, 0), (100, 200), True, id="SF-FLK-1 top and bottom"),
+    pytest.param((0, 100), (100, 0), False, id="SF-FLK-1 adjacent edges"),
+    pytest.param((0, 100), (200, 0), False, id="SF-FLK-1 edge and corner"),
+]
+TINY_OFFSETS = [(dx, dy) for dx in (0, 25, 50) for dy in (0, 25, 50)]
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), FLANK_LAYOUTS)
+def test_flanking_a_tiny_target_anywhere_in_its_square(a, b, expected):
+    """GEO-8: every position of a tiny target inside its square gives the same answer."""
+    medium = [tok("A", *a), tok("T", 100, 100), tok("B", *b)]
+    assert flank(medium) is expected
+    for dx, dy in TINY_OFFSETS:
+        tiny = tok("T", 100 + dx, 100 + dy, 0.5, size="tiny")
+        assert flank([tok("A", *a), tiny, tok("B", *b)]) is expected, (dx, dy)
+
+
+@pytest.mark.parametrize(
+    ("reach", "expected"),
+    [
+        pytest.param(None, False, id="SF-FLK-1 tiny without reach: 0 ft, cannot flank"),
+        pytest.param(0, False, id="SF-FLK-1 tiny with reach 0 cannot flank"),
+        pytest.param(5, True, id="SF-FLK-1 tiny with an explicit 5-ft reach flanks"),
+    ],
+)
+def test_tiny_attacker_reach(reach, expected):
+    """SF-FLK-1 / docs/decisions.md: a tiny creature's natural reach is 0 ft in Starfinder."""
+    extra = {} if reach is None else {"reach": reach}
+    for dx, dy in TINY_OFFSETS:
+        a = tok("A", dx, 100 + dy, 0.5, size="tiny", **extra)
+        assert flank([a, tok("T", 100, 100), tok("B", 200, 100)]) is expected, (dx, dy)
+
+
+def test_medium_creature_without_reach_keeps_5_ft():
+    """SF-FLK-1: the 0-ft natural reach is the tiny size's only (GEO-8's 5 ft otherwise)."""
+    assert flank([tok("A", 0, 100, size="small"), tok("T", 100, 100), tok("B", 200, 100)])

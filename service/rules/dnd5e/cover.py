@@ -185,7 +185,9 @@ class Dnd5e:
             exact_sources = sampling.space_corners(built, attacker, source_box, 0.0)
         # GEO-7 / 5E-COV-1: other creatures are solid obstacles; 5E-COV-7: a creature in
         # the attacker's or the target's space gives no cover.
-        shared, excluded = shared_space(built, attacker, target, source_box, from_origin)
+        shared, excluded = shared_space(
+            built, attacker, target, source_box, from_origin, source_span
+        )
         bottoms, tops = pair_band(source_span, target, built)
         question = Question(
             sources,
@@ -242,7 +244,11 @@ class Dnd5e:
         notes = []
         if by_creature:
             rules.append("5E-COV-6")
-            if built.tall_walls is not None:
+            # Low walls: `cover: "low"` in the scene, or a wall covering only part of one of
+            # the deciding lines' band (GEO-5a).
+            if built.tall_walls is not None or any(
+                measured.low_walls(j, built.walls) for j in range(k * group, k * group + k)
+            ):
                 notes.append(
                     "Creatures and low walls give at most half cover (5E-COV-3, 5E-COV-6)."
                 )

@@ -134,7 +134,9 @@ class Pf2eVariant:
             rules.append("PV-COV-8")
         else:
             sources = sampling.centre(source_box)
-        shared, excluded = shared_space(built, attacker, target, source_box, from_origin)
+        shared, excluded = shared_space(
+            built, attacker, target, source_box, from_origin, source_span
+        )
         wall_mask = None
         low_obstacles = True
         if options.get("ignore_small_terrain") and SIZES.index(target.size) >= LARGE_ENOUGH:
@@ -204,9 +206,19 @@ class Pf2eVariant:
         wall, creature = measured.wall_blocked[best], measured.creature_blocked[best]
         if creature and not wall and degree == "standard":
             rules.append("PV-COV-3")
+        notes = []
+        low = measured.low_walls(best, built.walls) if wall else []
+        if low and len(low) == len(measured.wall_blockers[best]):
+            # Only low obstacles (`cover: "low"`, or walls covering part of the band, GEO-5a)
+            # block the line: small terrain, standard cover (PV-COV-2), PV-COV-8's ruling.
+            rules.append("PV-COV-8")
+            names = ", ".join(built.walls.names(low))
+            notes.append(
+                f"Low obstacle {names}: small terrain, standard cover (PV-COV-2); "
+                "none for a Large or larger target with ignore_small_terrain (PV-COV-8)."
+            )
 
         loe_clear = measured.clear("move")
-        notes = []
         if not loe_clear:
             degree = "total"
             rules.append("PV-COV-6")

@@ -151,7 +151,9 @@ class Starfinder:
                     f"SF-COV-1: the attacker's space has {total} square corners; the "
                     f"{len(sources)} nearest the target were tried."
                 )
-        shared, excluded = shared_space(built, attacker, target, source_box, from_origin)
+        shared, excluded = shared_space(
+            built, attacker, target, source_box, from_origin, source_span
+        )
         wall_mask, low_notes = self._low_obstacles(built, source_box, target_box)
         notes += low_notes
         low_obstacles = self._partial_obstacles(built, source_box, target_box)
@@ -263,11 +265,12 @@ class Starfinder:
         if found != "none":
             rules.append("SF-CON-3")
         chance = miss_chance_of(found, options, rules)  # SF-CON-7: the GM's override
-        low = set(_low_walls(built))
+        # SF-COV-5: a low obstacle was weighed for this pair: a `cover: "low"` wall, or a
+        # wall covering only part of a chosen line's band (GEO-5a).
         if any(n.startswith("SF-COV-5") for n in notes) or any(
-            w in low for k in range(4 * best, 4 * best + 4) for w in measured.wall_blockers[k]
+            measured.low_walls(j, built.walls) for j in range(k * best, k * best + k)
         ):
-            rules.append("SF-COV-5")  # a low obstacle was weighed for this pair
+            rules.append("SF-COV-5")
         modifiers = self._prone(built, attacker, target, attack)
         rules.extend(m.rule for m in modifiers)
         ac, reflex = BONUS[degree]

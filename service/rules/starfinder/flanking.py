@@ -7,6 +7,12 @@ between them stops the threat, ``service.geometry.exact``); and the line between
 centres of a square (hex) of each passes through opposite edges or opposite corners of
 the target's space. Creatures with 0 reach cannot flank.
 
+On a square grid a creature smaller than a square (tiny) counts from the square that holds
+its centre (GEO-8, ``counting_box``), for the distance and for the opposite sides alike: where
+a tiny target stands inside its square changes nothing. A tiny creature without an explicit
+``reach`` has Starfinder's natural reach of 0 ft (``NATURAL_REACH_FT``), so it threatens
+nothing and cannot flank (docs/decisions.md).
+
 On hex grids the target's space is the outline of its hexes: two sides are opposite when
 their outward directions are; on squares that is the seed's left/right, top/bottom and
 opposite corners.
@@ -20,7 +26,9 @@ import numpy as np
 import shapely
 
 from service.engine.grids import (
+    counting_box,
     diagonal_rule,
+    feet_to_units,
     footprint,
     hex_inner_boxes,
     lattice,
@@ -33,7 +41,7 @@ from service.engine.spaces import inset_box
 from service.engine.tolerances import CHORD_TOL, DEFAULT_CORNER_INSET_PX, SQUARE_COUNT_TOL
 from service.errors import OverBudget, shown
 from service.geometry.exact import lines_of_effect
-from service.model import Token
+from service.model import Grid, Token
 
 #: GEO-8: Starfinder counts diagonals 5-10-5 (when the scene sets no rule).
 DIAGONALS = "alternating"
@@ -55,6 +63,11 @@ def _check_pairs(count_a: int, count_b: int, a: Token, b: Token) -> None:
         )
 
 
+#: SF-FLK-1 / docs/decisions.md: natural reach in feet of a creature whose token gives no
+#: ``reach``, by size, where it differs from the default 5 ft (Starfinder, as Pathfinder 1e:
+#: tiny creatures have 0 ft reach).
+NATURAL_REACH_FT: dict[str, float] = {"tiny": 0.0}
+
 #: Slack in px when telling which edge of a space a line crosses.
 EDGE_TOL_PX = 1e-6
 
@@ -67,11 +80,13 @@ def flanking(
     """SF-FLK-1: whether ``attacker`` and ``ally`` flank ``target``.
 
     Both must threaten the target: reach above 0, the target within reach (GEO-8, the
-    scene's diagonal rule or alternating; reach ``None`` is 5 ft in the scene's units), and
+    scene's diagonal rule or alternating; reach ``None`` is 5 ft in the scene's units, 0 for
+    a tiny creature: ``natural_reach``), and
     line of effect from their space to the target's (walls restricting movement, low
     obstacles aside). Then the line between the centres of a square (hex) of each (any
     square of a multi-square creature) must pass through opposite edges or opposite
-    corners of the target's space.
+    corners of the target's space; on squares, a tiny creature's space is the square that
+    holds its centre (GEO-8, ``counting_box``).
 
     Returns
     -------
@@ -80,9 +95,9 @@ def flanking(
     """
     grid = built.scene.grid
     rule = diagonal_rule(grid, DIAGONALS)
-    tb = built.token_boxes[target.id]
+    tb = counting_box(built.token_boxes[target.id], grid)
     for who in (attacker, ally):
-        reach = reach_units(who, grid)
+        reach = natural_reach(who, grid)
         if reach <= 0:
             return False, ["SF-FLK-1"], f"{who.id} has 0 reach and cannot flank."
         dist = space_distance_units(who, target, grid, built.token_boxes, rule)
@@ -103,19 +118,29 @@ def flanking(
             )
     if lattice(grid) is not None:
         return _hex_flanking(built, attacker, ally, target)
+    box_a = counting_box(built.token_boxes[attacker.id], grid)
+    box_b = counting_box(built.token_boxes[ally.id], grid)
     _check_pairs(
-        math.prod(_square_counts(built.token_boxes[attacker.id], grid.size)),
-        math.prod(_square_counts(built.token_boxes[ally.id], grid.size)),
+        math.prod(_square_counts(box_a, grid.size)),
+        math.prod(_square_counts(box_b, grid.size)),
         attacker,
         ally,
     )
-    centres_a = _square_centres(built.token_boxes[attacker.id], grid.size)
-    centres_b = _square_centres(built.token_boxes[ally.id], grid.size)
-    for ca in centres_a:
-        for cb in centres_b:
+    for ca in _square_centres(box_a, grid.size):
+        for cb in _square_centres(box_b, grid.size):
             if _opposite_sides(ca, cb, tb):
                 return True, ["SF-FLK-1"], "The line between them crosses opposite sides."
     return False, ["SF-FLK-1"], "No line between their squares crosses opposite sides."
+
+
+def natural_reach(token: Token, grid: Grid) -> float:
+    """A creature's reach in scene units: its ``reach``, else its size's natural reach.
+
+    ``NATURAL_REACH_FT`` (a tiny creature 0 ft), else 5 ft (``reach_units``), converted.
+    """
+    if token.reach is None and token.size in NATURAL_REACH_FT:
+        return feet_to_units(NATURAL_REACH_FT[token.size], grid)
+    return reach_units(token, grid)
 
 
 def _line_of_effect(built: BuiltScene, who: Token, target: Token) -> bool:
