@@ -187,7 +187,12 @@ class Measured:
     creature_blockers : list of list of str
         Per line, token ids in scene order.
     exact : dict of str to LineOfEffect or None
-        Per sense of ``Measure.exact``; ``None`` when not needed (a traced line is clear).
+        Per sense of ``Measure.exact``; ``None`` when not needed (a traced line is clear of
+        full walls on its inset course: one cleared only by GEO-6's corner sentence does not
+        count, so cover agrees with ``/v1/line-of-effect``).
+    corner_cleared : ndarray of shape (m,), bool, optional
+        Lines that walls block on their inset course but GEO-6's corner sentence clears
+        (``TraceResult.corner_cleared``).
     low_blockers : list of list of int
         Per line, the walls of ``wall_blockers`` that cover only part of its band (low
         obstacles for that line, GEO-5a).
@@ -204,11 +209,22 @@ class Measured:
     exact: dict[str, LineOfEffect | None] = field(default_factory=dict)
     low_blockers: list[list[int]] = field(default_factory=list)
     band: tuple[float, float, float, float] | None = None
+    corner_cleared: NDArray[np.bool_] | None = None
 
     @property
     def blocked(self) -> NDArray[np.bool_]:
         """Blocked by anything, shape (m,)."""
         return self.wall_blocked | self.creature_blocked
+
+    def lines_not_showing_effect(self) -> NDArray[np.bool_]:
+        """Lines that do not show a line of effect between the spaces, shape (m,).
+
+        Blocked by full walls, or cleared only by GEO-6's corner sentence (their inset
+        course is blocked).
+        """
+        if self.corner_cleared is None:
+            return self.full_blocked
+        return self.full_blocked | self.corner_cleared
 
     def clear(self, sense: str) -> bool:
         """Line of effect (or sight) between the spaces for ``sense``.
@@ -316,6 +332,7 @@ def measure(
     wall_blocked = np.zeros(n, dtype=bool)
     creature_blocked = np.zeros(n, dtype=bool)
     full_blocked = np.zeros(n, dtype=bool)
+    corner_cleared = np.zeros(n, dtype=bool)
     wall_blockers: list[list[int]] = [[] for _ in range(n)]
     creature_blockers: list[list[str]] = [[] for _ in range(n)]
     low_blockers: list[list[int]] = [[] for _ in range(n)]
@@ -352,13 +369,15 @@ def measure(
         )
         wall_blocked[sel] = traced.wall_blocked
         creature_blocked[sel] = traced.creature_blocked
+        if traced.corner_cleared is not None:
+            corner_cleared[sel] |= traced.corner_cleared
         if spec.blockers:
             for k, i in enumerate(sel):
                 wall_blockers[i] = traced.wall_blockers[k]
                 creature_blockers[i] = traced.creature_blockers[k]
                 low_blockers[i] = traced.low_blockers[k]
         if second:
-            full_blocked[sel] = trace(
+            full = trace(
                 built.walls,
                 all_segs[sel],
                 spec.sense,
@@ -369,7 +388,10 @@ def measure(
                 edge_blocks=spec.edge_blocks,
                 with_blockers=False,
                 budget=budget,
-            ).wall_blocked
+            )
+            full_blocked[sel] = full.wall_blocked
+            if full.corner_cleared is not None:
+                corner_cleared[sel] |= full.corner_cleared
         else:
             full_blocked[sel] = traced.wall_blocked
     out = [
@@ -382,6 +404,7 @@ def measure(
             creature_blockers[rows[r] : rows[r + 1]],
             low_blockers=low_blockers[rows[r] : rows[r + 1]],
             band=pair_bands[r],  # type: ignore[arg-type]
+            corner_cleared=corner_cleared[rows[r] : rows[r + 1]],
         )
         for r in range(len(questions))
     ]
@@ -389,7 +412,7 @@ def measure(
         need = [
             r
             for r, m in enumerate(out)
-            if spec.exact_when == "always" or bool(m.full_blocked.all())
+            if spec.exact_when == "always" or bool(m.lines_not_showing_effect().all())
         ]
         for r in range(len(out)):
             out[r].exact[sense] = None

@@ -60,6 +60,11 @@ class TraceResult:
     low_blockers : list of list of int
         Per segment, the walls of ``wall_blockers`` that block it as low obstacles: they
         cover only part of the segment's band at the crossing (GEO-5a).
+    corner_cleared : ndarray of shape (m,), bool, optional
+        Segments whose inset line walls block but that GEO-6's corner sentence clears (the
+        obstacle at the corner does not block the exact corner line). Such a line does not
+        show that a line of effect exists between the inset spaces: callers that infer line
+        of effect from a clear line must not count it (``service.geometry.measure``).
     """
 
     segments: FloatArray
@@ -68,6 +73,7 @@ class TraceResult:
     wall_blockers: list[list[int]]
     creature_blockers: list[list[str]] = field(default_factory=list)
     low_blockers: list[list[int]] = field(default_factory=list)
+    corner_cleared: NDArray[np.bool_] | None = None
 
     @property
     def blocked(self) -> NDArray[np.bool_]:
@@ -221,6 +227,7 @@ def trace(
         if part is not None and low_part is not None:
             wall_blockers[lo:hi] = part
             low_blockers[lo:hi] = low_part
+    corner_cleared = None
     if corner_comp is not None and exact is not None:
         # GEO-6: where an obstacle (walls joined end to end) has a wall ending on the line's
         # exact corner, its walls are judged on the exact corner line and the other walls on
@@ -250,6 +257,8 @@ def trace(
             )
             judged = others.wall_blocked | obstacle.wall_blocked
             wall_blocked[again] = judged
+            corner_cleared = np.zeros(m, dtype=bool)
+            corner_cleared[again[~judged]] = True
             if with_blockers:  # still blocked: the inset line names what it meets
                 for i in again[~judged].tolist():
                     wall_blockers[i] = []
@@ -277,7 +286,13 @@ def trace(
                 for i, j in zip(*np.nonzero(hits), strict=True):
                     creature_blockers[lo + i].append(creature_ids[j])
     return TraceResult(
-        seg, wall_blocked, creature_blocked, wall_blockers, creature_blockers, low_blockers
+        seg,
+        wall_blocked,
+        creature_blocked,
+        wall_blockers,
+        creature_blockers,
+        low_blockers,
+        corner_cleared,
     )
 
 

@@ -148,14 +148,12 @@ class Dnd5e:
     def cover_measure(self, attack: Attack, options: dict[str, Any], detail: bool) -> Measure:
         """Corner lines against walls and creatures, and again against full walls only.
 
-        The exact line of effect decides the degree only for ``dmg-corner`` (total needs no
-        line at all); with paired corners it is measured for the answer's
-        ``line_of_effect`` only, so not for bare degrees (matrices).
+        The exact line of effect is measured whenever no traced line shows one (a pair, a
+        matrix alike): ``dmg-corner``'s total needs no line at all, and with either method no
+        line of effect between the spaces is total cover (5E-COV-3), which the corner lines
+        can miss where GEO-6's corner sentence clears them.
         """
-        method = METHODS[options.get("cover_method") or "paired-corners"]
-        needs_exact = detail or method.sealed_total
-        exact = ("move",) if needs_exact else ()
-        return Measure("move", full_walls=True, exact=exact, blockers=detail)
+        return Measure("move", full_walls=True, exact=("move",), blockers=detail)
 
     def cover_ask(
         self,
@@ -233,7 +231,9 @@ class Dnd5e:
         for group in range(len(full)):
             n_wall, n_any = full[group], anything[group]
             wall_degree = method.degree(n_wall, k)
-            if method.sealed_total and n_wall == k and not loe_clear:
+            if not loe_clear and (method.sealed_total or n_wall < k):
+                # No clear path at all (5E-LOE-2, exact): total cover (5E-COV-3), even when
+                # GEO-6's corner sentence cleared some corner lines.
                 wall_degree = "total"
             degree, by_creature = _combine(wall_degree, method.degree(n_any, k))
             if best is None or _rank(degree) < _rank(best[0]):
