@@ -107,8 +107,9 @@ def read_regions(
     if split:
         named = ", ".join(f"{rid} ({n}: {rid}, {rid}-1 ...)" for rid, n in split[:5])
         more = f" and {len(split) - 5} more" if len(split) > 5 else ""
+        kind = "region" if len(split) == 1 else "regions"
         ctx.warn(
-            f"regions: {len(split)} {'region' if len(split) == 1 else 'regions'} of several shapes became "
+            f"regions: {len(split)} {kind} of several shapes became "
             f"{sum(n for _, n in split)} canonical regions, one per shape: {named}{more}"
         )
     assign_ids(regions, "regions", "region", ctx)
