@@ -668,7 +668,7 @@ def test_switched_off_light_is_not_drawn_lit():
     assert {e.get("class") for e in drawn} == {"off-cross", "source"}
     for element in drawn:
         assert element.get("fill") in ("none", "#ffffff")
-    assert "light switched off" in _labels(root)
+    assert "light switched off: its source crossed out" in _labels(root)
     assert "light: bright / dim, as walls let it" not in _labels(root)
 
 

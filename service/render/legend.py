@@ -247,7 +247,7 @@ def legend_entries(
             "stroke-width": num(0.4 * unit),
             "stroke-dasharray": f"{num(1.5 * unit)} {num(1.5 * unit)}",
         }
-        out.append(("light switched off", off))
+        out.append(("light switched off: its source crossed out", off))
     if outline:
         edge: dict[str, object] = {
             "stroke": "#37474f",
