@@ -1,16 +1,21 @@
 """Where walls meet on a traced segment: the GEO-6 junction rule.
 
 A segment passing through a point where walls meet is blocked when the walls there lie on
-both sides of it, so splitting a wall or reordering walls never changes an answer.
+both sides of it, so splitting a wall or reordering walls never changes an answer. The same
+rule at an exact corner line's own ends (``end_junctions``: the token's space is the far
+side), and the obstacles that GEO-6's corner sentence judges as one (``wall_components``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+import shapely
 from numpy.typing import NDArray
 
-from service.engine.tolerances import ON_LINE_TOL_PX
-from service.engine.walls import FloatArray
+from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
+from service.engine.walls import FloatArray, WallIndex
 
 
 def collinear_runs(
@@ -102,3 +107,178 @@ def separating(
     if straight:
         return straight
     return [w for w, _ in rays]
+
+
+def wall_components(index: WallIndex) -> NDArray[np.int64]:
+    """The obstacle of each wall: walls joined end to end share one label, shape (n,).
+
+    GEO-6's "a wall whose end lies on the token's own corner" is read as the whole
+    obstacle it belongs to (the four sides of a pillar, and the wall a T-junction's stem
+    ends on: a room's wall ending on the building's outer wall). Ends join when they agree
+    to ``QUERY_TOL_PX``; an end joins a wall whose interior it lies on within that
+    tolerance. Computed once per index (``WallIndex.memo``); O(n log n) plus the ends
+    that lie on other walls.
+    """
+    found = index.memo.get("components")
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    n = index.size
+    ends = np.round(index.coords.reshape(-1, 2) / QUERY_TOL_PX)
+    _, node = np.unique(ends, axis=0, return_inverse=True)
+    node = node.ravel().reshape(n, 2)
+    parent = list(range(int(node.max()) + 1 if n else 0))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def join(u: int, v: int) -> None:
+        ru, rv = root(u), root(v)
+        if ru != rv:
+            parent[max(ru, rv)] = min(ru, rv)
+
+    for u, v in node.tolist():
+        join(u, v)
+    if n:  # T-junctions: an end lying on another wall's interior joins that wall
+        lines = shapely.linestrings(index.coords.reshape(n, 2, 2))
+        points = shapely.points(index.coords.reshape(-1, 2))
+        ends, walls = shapely.STRtree(lines).query(
+            points, predicate="dwithin", distance=QUERY_TOL_PX
+        )
+        for e, w in zip(ends.tolist(), walls.tolist(), strict=True):
+            if e // 2 != w:
+                join(int(node[e // 2, e % 2]), int(node[w, 0]))
+    labels = np.array([root(int(u)) for u in node[:, 0]], dtype=np.int64)
+    index.memo["components"] = labels
+    return labels
+
+
+@dataclass
+class RunEvents:
+    """Wall ends lying on traced segments, for ``end_junctions`` (see ``_exact_walls``).
+
+    ``runs``: per segment, stretches (px along it) where it runs along walls; ``events``:
+    pairs whose wall's first / second end lies on the segment's open interior; ``proj``:
+    where along it (px); ``sides``: the side (+1 left, -1 right) of the wall's other end.
+    """
+
+    runs: dict[int, list[tuple[float, float]]]
+    events: tuple[NDArray[np.bool_], NDArray[np.bool_]]
+    proj: tuple[FloatArray, FloatArray]
+    sides: tuple[NDArray[np.int8], NDArray[np.int8]]
+
+    def on_run_from(self, s: int, end: int, length: float) -> tuple[list[tuple[int, int]], bool]:
+        """Wall ends on the stretch that starts at end ``end`` of segment ``s``.
+
+        Returns ``(pair, side)`` of each, and whether the stretch reaches the other end.
+        """
+        stretch = None
+        for lo, hi in self.runs.get(s, ()):
+            if (end == 0 and lo <= ON_LINE_TOL_PX) or (end == 1 and hi >= length - ON_LINE_TOL_PX):
+                stretch = (lo, hi)
+        if stretch is None:
+            return [], False
+        out = []
+        for which in (0, 1):
+            for k in np.flatnonzero(self.events[which]).tolist():
+                pos = float(self.proj[which][k])
+                if stretch[0] - ON_LINE_TOL_PX <= pos <= stretch[1] + ON_LINE_TOL_PX:
+                    out.append((k, int(self.sides[which][k])))
+        reaches = stretch[0] <= ON_LINE_TOL_PX and stretch[1] >= length - ON_LINE_TOL_PX
+        return out, reaches
+
+
+def end_junctions(
+    seg: FloatArray,
+    si: NDArray[np.intp],
+    wi: NDArray[np.intp],
+    a: FloatArray,
+    b: FloatArray,
+    active: NDArray[np.bool_],
+    inward: FloatArray,
+    along: RunEvents,
+    wall_blocked: NDArray[np.bool_],
+    wall_blockers: list[list[int]] | None,
+) -> None:
+    """GEO-6 at an exact corner line's own ends: the token's space is the line's far side.
+
+    A line leaving a token's corner comes, as it were, from inside the token's space: the
+    walls meeting at that corner block it when they separate the direction into the space
+    (``inward``, (m, 4): start then end, zero for a point) from the line's direction, as
+    the junction rule does for a line passing through a point where walls meet. A room
+    corner wrapped around the token blocks a line leaving the room there; a pillar the token
+    stands flush against blocks only lines going into it. Walls whose interior holds the
+    corner count as two rays. Where the line runs along walls from its end, the wall ends
+    on that stretch count with the corner (as ``junctions`` counts a stretch as one point):
+    a line leaving a corner along a wall, between a wall on the token's side and walls on
+    the other, is blocked. These touches are rare, so a Python loop over them is fine.
+    """
+    rays: dict[tuple[int, int], list[tuple[int, FloatArray]]] = {}
+    for k in np.flatnonzero(active).tolist():
+        s = int(si[k])
+        for end in (0, 1):
+            v = inward[s, 2 * end : 2 * end + 2]
+            if not (v[0] or v[1]):
+                continue
+            pt = seg[s, 2 * end : 2 * end + 2]
+            wa, wb = a[k], b[k]
+            e = wb - wa
+            length = float(np.hypot(*e))
+            if length <= ON_LINE_TOL_PX:
+                continue
+            da, db = float(np.hypot(*(wa - pt))), float(np.hypot(*(wb - pt)))
+            hits: list[FloatArray] = []
+            if da <= QUERY_TOL_PX:
+                hits.append(wb - wa)
+            elif db <= QUERY_TOL_PX:
+                hits.append(wa - wb)
+            else:
+                off = abs(float(e[0] * (pt[1] - wa[1]) - e[1] * (pt[0] - wa[0]))) / length
+                at = float(np.dot(pt - wa, e)) / length
+                if off <= ON_LINE_TOL_PX and 0 < at < length:
+                    hits += [wa - pt, wb - pt]
+            for r in hits:
+                rays.setdefault((s, end), []).append((int(wi[k]), r))
+    # Each end's walls, as the left (True) or right side of the path that comes out of the
+    # token's space, follows the line and goes into the other token's space.
+    groups: dict[tuple[int, int], dict[bool, list[int]]] = {}
+    for (s, end), wall_rays in rays.items():
+        pt = seg[s, 2 * end : 2 * end + 2]
+        line = seg[s, 2 - 2 * end : 4 - 2 * end] - pt
+        alpha = _angle(line, inward[s, 2 * end : 2 * end + 2])
+        sides = groups.setdefault((s, end), {})
+        for w, r in wall_rays:
+            ang = _angle(line, r)
+            tol = 1e-9
+            if ang <= tol or ang >= 2 * np.pi - tol or abs(ang - alpha) <= tol:
+                continue  # along the line or along the way in: on neither side
+            # From the start, the sector between the line and the way in holds the line's
+            # left; from the end (looking back), it holds its right.
+            sides.setdefault((ang < alpha) == (end == 0), []).append(w)
+    for s in sorted({k for k, _ in groups}):
+        length = float(np.hypot(*(seg[s, 2:4] - seg[s, 0:2])))
+        for end in (0, 1):
+            group = groups.get((s, end))
+            if group is None:
+                continue
+            # Wall ends along a stretch run from this end belong to the same junction.
+            events, reaches = along.on_run_from(s, end, length)
+            for k, side in events:
+                if int(si[k]) == s:
+                    group.setdefault(side > 0, []).append(int(wi[k]))
+            if end == 0 and reaches and (s, 1) in groups:
+                for key, ws in group.items():  # one stretch from end to end: one junction
+                    groups[(s, 1)].setdefault(key, []).extend(ws)
+                continue
+            if len(group) == 2:
+                wall_blocked[s] = True
+                if wall_blockers is not None:
+                    wall_blockers[s].extend(group[True] + group[False])
+
+
+def _angle(u: FloatArray, v: FloatArray) -> float:
+    """Angle in [0, 2 pi) from direction ``u`` to direction ``v`` (screen frame)."""
+    ang = float(np.arctan2(u[0] * v[1] - u[1] * v[0], u[0] * v[0] + u[1] * v[1]))
+    return ang if ang >= 0 else ang + 2 * np.pi
