@@ -85,9 +85,12 @@ class Measure:
         Senses (``move``, ``sight``) for which the exact line between the pair's inner
         spaces is wanted, through the scene's walls with low obstacles set aside
         (5E-LOE-2, SF-CON-4); fog outlines are the vision measurement's (``service.senses``).
-    exact_when : {"always", "all-blocked"}
+    exact_when : {"always", "all-blocked", "corner-cleared"}
         ``all-blocked``: only for pairs whose every traced line is blocked by walls (by
-        full walls when ``full_walls``); any clear traced line joins the spaces.
+        full walls when ``full_walls``) or cleared only by GEO-6's corner sentence; any
+        clear traced line joins the spaces. ``corner-cleared``: of those, only the pairs
+        where some line was cleared by the corner sentence (when every line blocked
+        decides the degree anyway, as dnd5e's paired corners' 4 of 4 → total).
     blockers : bool
         List what blocks each line (``False`` for bulk degrees: only the booleans).
     """
@@ -97,7 +100,7 @@ class Measure:
     edge_blocks: bool = False
     full_walls: bool = False
     exact: tuple[str, ...] = ()
-    exact_when: Literal["always", "all-blocked"] = "all-blocked"
+    exact_when: Literal["always", "all-blocked", "corner-cleared"] = "all-blocked"
     blockers: bool = True
 
 
@@ -412,7 +415,11 @@ def measure(
         need = [
             r
             for r, m in enumerate(out)
-            if spec.exact_when == "always" or bool(m.lines_not_showing_effect().all())
+            if spec.exact_when == "always"
+            or (
+                bool(m.lines_not_showing_effect().all())
+                and (spec.exact_when == "all-blocked" or not bool(m.full_blocked.all()))
+            )
         ]
         for r in range(len(out)):
             out[r].exact[sense] = None

@@ -148,12 +148,18 @@ class Dnd5e:
     def cover_measure(self, attack: Attack, options: dict[str, Any], detail: bool) -> Measure:
         """Corner lines against walls and creatures, and again against full walls only.
 
-        The exact line of effect is measured whenever no traced line shows one (a pair, a
-        matrix alike): ``dmg-corner``'s total needs no line at all, and with either method no
-        line of effect between the spaces is total cover (5E-COV-3), which the corner lines
-        can miss where GEO-6's corner sentence clears them.
+        The exact line of effect is measured whenever no traced line shows one and it can
+        change the degree: ``dmg-corner``'s total needs no line at all, and with either
+        method no line of effect between the spaces is total cover (5E-COV-3), which the
+        corner lines can miss where GEO-6's corner sentence clears them. With paired
+        corners and every line blocked by walls the degree is total anyway, so a bare
+        degree (a matrix) skips the search there; an answer in detail measures it for its
+        ``line_of_effect``.
         """
-        return Measure("move", full_walls=True, exact=("move",), blockers=detail)
+        method = METHODS[options.get("cover_method") or "paired-corners"]
+        if detail or method.sealed_total:
+            return Measure("move", full_walls=True, exact=("move",), blockers=detail)
+        return Measure("move", full_walls=True, exact=("move",), exact_when="corner-cleared")
 
     def cover_ask(
         self,
