@@ -116,30 +116,46 @@ SCENE_LIMITS = (
 )
 
 
-def check_limits(scene: Scene, path: str = "scene") -> None:
-    """422 naming ``scene.<kind>`` when a scene has more walls, tokens... than configured.
+def limit_problems(scene: Scene) -> list[tuple[str, str]]:
+    """``(message, kind)`` for each configured scene limit that ``scene`` passes.
 
-    Also the outline points of all polygon regions together (``MAX_REGION_POINTS``): the
-    scene's build and every sight line's cost grow with them (issue 16).
+    The counts of walls, tokens, lights and regions (``SCENE_LIMITS``), and the outline
+    points of all polygon regions together (``MAX_REGION_POINTS``): the scene's build and
+    every sight line's cost grow with them (issue 16). O(regions).
     """
+    out = []
     for kind, key in SCENE_LIMITS:
         limit = int(current_app.config[key])
         count = len(getattr(scene, kind))
         if count > limit:
-            raise RulesError(
-                f"A scene may hold at most {limit} {kind} (SIGHTLINE_{key}); this one has {count}.",
-                (path, kind),
+            out.append(
+                (
+                    f"A scene may hold at most {limit} {kind} (SIGHTLINE_{key}); "
+                    f"this one has {count}.",
+                    kind,
+                )
             )
     sizes = [len(r.shape.points) for r in scene.regions]
     limit = int(current_app.config["MAX_REGION_POINTS"])
     if sum(sizes) > limit:
         largest = max(range(len(sizes)), key=sizes.__getitem__)
-        raise RulesError(
-            f"The regions' outlines may hold at most {limit:,} points in all "
-            f"(SIGHTLINE_MAX_REGION_POINTS); these hold {sum(sizes):,}: simplify them (the "
-            f"largest, {shown(scene.regions[largest].id)}, has {sizes[largest]:,}).",
-            (path, "regions"),
+        out.append(
+            (
+                f"The regions' outlines may hold at most {limit:,} points in all "
+                f"(SIGHTLINE_MAX_REGION_POINTS); these hold {sum(sizes):,}: simplify them (the "
+                f"largest, {shown(scene.regions[largest].id)}, has {sizes[largest]:,}).",
+                "regions",
+            )
         )
+    return out
+
+
+def check_limits(scene: Scene, path: str = "scene") -> None:
+    """422 naming ``<path>.<kind>`` for the first limit ``scene`` passes (``limit_problems``)."""
+    problems = limit_problems(scene)
+    if problems:
+        message, kind = problems[0]
+        raise RulesError(message, (path, kind))
 
 
 def request_budget() -> WorkBudget:
@@ -473,7 +489,11 @@ def import_export(query: dict[str, Any], fmt: str) -> dict[str, Any]:
     if "grid_distance" in given:
         kw["grid_distance"] = given["grid_distance"]
     result = run_adapter(fmt, export, **kw)
-    valid_import(result, None)
+    scene = valid_import(result, None)
+    # The translation is returned whole (nothing dropped), but a scene over the limits is
+    # refused by every other endpoint: say so, and what to reduce.
+    for message, _ in limit_problems(scene):
+        result["warnings"].append(f"{message} Other endpoints refuse this scene until it fits.")
     return result
 
 

@@ -236,3 +236,35 @@ def test_a_megabyte_value_is_never_echoed(path, body):
     resp = create_app().test_client().post(path, json=body)
     assert 400 <= resp.status_code < 500
     assert len(resp.get_data()) < 3000, resp.get_data()[:300]
+
+
+@pytest.mark.parametrize(
+    ("config", "export", "said"),
+    [
+        pytest.param(
+            {"MAX_WALLS": 2},
+            scene_dict([wall(f"w{i}", 0, i, 5, i) for i in range(3)], []),
+            "at most 2 walls (SIGHTLINE_MAX_WALLS); this one has 3",
+            id="walls",
+        ),
+        pytest.param(
+            {"MAX_TOKENS": 1},
+            scene_dict([], [tok("A", 0, 0), tok("T", 400, 0)]),
+            "at most 1 tokens (SIGHTLINE_MAX_TOKENS); this one has 2",
+            id="tokens",
+        ),
+    ],
+)
+def test_import_over_the_limits_is_returned_whole_and_says_so(config, export, said):
+    """Issue 16: an import is a translation, returned whole (nothing dropped); a scene that
+    every other endpoint would refuse says which limit it passes, and ``/v1/scenes`` refuses
+    it with the same words."""
+    client = create_app(config).test_client()
+    resp = client.post("/v1/import/auto", json=export)
+    assert resp.status_code == 200
+    body = resp.get_json()
+    assert len(body["scene"]["walls"]) == len(export["walls"])
+    assert len(body["scene"]["tokens"]) == len(export["tokens"])
+    assert any(said in w and "Other endpoints refuse" in w for w in body["warnings"])
+    err = assert_error(client.post("/v1/scenes", json={"scene": body["scene"]}), 422)
+    assert said in err["message"]
