@@ -37,6 +37,15 @@ class AttackSchema(StrictSchema):
         load_default="ranged", validate=validate.OneOf(["melee", "ranged", "area", "spell"])
     )
     origin = point_field(load_default=None, allow_none=True)
+    elevation = Number(
+        load_default=None,
+        allow_none=True,
+        validate=number_range(model.Token, "elevation"),
+        metadata={
+            "description": "GEO-5a: height of an area's point of origin in grid units "
+            "(default: the attacker's elevation, or 0 without an attacker)."
+        },
+    )
 
 
 def _miss_chance() -> fields.Integer:

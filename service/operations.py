@@ -218,7 +218,11 @@ def cover(
         attacker = find_token(geo.scene, args["attacker"], ("attacker",))
     targets = _targets(geo.scene, args["targets"], attacker)
     origin = args["attack"].get("origin")
-    attack = Attack(args["attack"]["kind"], tuple(origin) if origin else None)  # type: ignore[arg-type]
+    attack = Attack(
+        args["attack"]["kind"],
+        tuple(origin) if origin else None,  # type: ignore[arg-type]
+        args["attack"].get("elevation"),
+    )
     options = ruleset_options(system, args["options"], schemas=(rq.CoverOptionsSchema,))
     _token_options(geo.scene, options, ("take_cover", "partial_cover"))
     pairs = [(attacker, t) for t in targets]

@@ -24,11 +24,14 @@ AttackKind = Literal["melee", "ranged", "area", "spell"]
 class Attack:
     """The attack or effect being resolved.
 
-    ``origin`` is the point of origin of an area effect in px (``kind == "area"``).
+    ``origin`` is the point of origin of an area effect in px (``kind == "area"``);
+    ``elevation`` its height in grid units (GEO-5a), ``None``: the attacker's elevation, or
+    0 without an attacker.
     """
 
     kind: AttackKind = "ranged"
     origin: tuple[float, float] | None = None
+    elevation: float | None = None
 
 
 @dataclass(frozen=True)
@@ -220,8 +223,8 @@ def attack_source(
         space.
     span : (bottom, top)
         Grid units: the attacker's vertical extent (GEO-5a); an area's point of origin is a
-        band of no thickness, at the attacker's elevation (the effect leaves from it), else
-        at 0 (GEO-5a's default).
+        band of no thickness at ``attack.elevation`` when given, else at the attacker's
+        elevation (the effect leaves from it), else at 0 (GEO-5a's default).
     from_origin : bool
         Whether ``box`` is the area's point of origin.
 
@@ -231,7 +234,9 @@ def attack_source(
         An area attack without ``attack.origin`` and without an attacker (path ``attack``).
     """
     if attack.kind == "area" and attack.origin is not None:
-        z = attacker.elevation if attacker is not None else 0.0
+        z = attack.elevation
+        if z is None:
+            z = attacker.elevation if attacker is not None else 0.0
         return (*attack.origin, *attack.origin), (z, z), True
     if attacker is not None:
         return built.token_boxes[attacker.id], built.span(attacker), False
