@@ -115,6 +115,14 @@ class OptionSchema(Schema):
             "example": ["/v1/cover", "/v1/matrix", "/v1/render"],
         },
     )
+    kinds = fields.List(
+        fields.String(),
+        metadata={
+            "description": "The kinds of question (`kind` of `/v1/matrix`, `type` of a "
+            "`/v1/render` query) that take this option: `cover`, `vision`, both, or none.",
+            "example": ["vision"],
+        },
+    )
 
 
 class RulesetSchema(Schema):

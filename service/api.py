@@ -28,7 +28,7 @@ from service.engine.budget import WorkBudget
 from service.errors import RulesError, shown
 from service.http_errors import Blueprint
 from service.model import Scene
-from service.operations import OPERATIONS, BuiltScene, Operation, option_endpoints
+from service.operations import OPERATIONS, BuiltScene, Operation, option_endpoints, option_kinds
 from service.store import NO_STORE, StoreState
 
 blp = Blueprint("v1", __name__, description="Sightline rules API, contract v1 (shared/API.md).")
@@ -376,6 +376,7 @@ def list_rulesets() -> dict[str, Any]:
                         "description": o.description,
                         "choices": list(o.choices) if o.choices else None,
                         "endpoints": option_endpoints(system, name),
+                        "kinds": option_kinds(name),
                     }
                     for name, o in system.options.items()
                 },

@@ -114,6 +114,14 @@ def option_endpoints(system: rules.RuleSystem, name: str) -> list[str]:
     ]
 
 
+def option_kinds(name: str) -> list[str]:
+    """The kinds of question (``cover``, ``vision``) whose options include ``name``.
+
+    That is, which ``kind`` of ``/v1/matrix`` (``type`` of a ``/v1/render`` query) takes it.
+    """
+    return [kind for kind, schema in KIND_SCHEMAS.items() if name in schema().fields]
+
+
 def ruleset_options(
     system: rules.RuleSystem,
     raw: dict[str, Any],
@@ -155,6 +163,11 @@ def load_options(kind: str, raw: Mapping[str, Any], path: tuple[str, ...]) -> di
         return schema().load(dict(raw))  # type: ignore[no-any-return]
     except ValidationError as err:
         messages: Any = err.messages
+        if isinstance(messages, dict):  # an option of the other kind: say which kind takes it
+            for name, said in list(messages.items()):
+                others = [k for k in option_kinds(name) if k != kind]
+                if said == ["Unknown field."] and others:
+                    messages[name] = [f"Unknown field with kind {kind!r}: kind {others[0]!r} only."]
         for key in reversed(path):
             messages = {key: messages}
         raise ValidationError(messages) from None

@@ -182,3 +182,26 @@ def test_refusal_lists_only_the_options_of_that_endpoint(
     assert "its options here" in message
     for name in absent:
         assert name not in message, name
+
+
+def test_kinds_say_which_matrix_kind_takes_each_option(client):
+    """``kinds``: a ``/v1/matrix`` of a listed kind takes the option; the other kind refuses
+    it with a 422 that names the kind taking it."""
+    for ruleset, name, endpoints in listed(client):
+        if "/v1/matrix" not in endpoints:
+            continue
+        spec = next(
+            r for r in client.get("/v1/rulesets").get_json()["rulesets"] if r["id"] == ruleset
+        )
+        taking = spec["options"][name]["kinds"]
+        assert taking, (ruleset, name)
+        for kind in ("cover", "vision"):
+            resp = client.post(
+                "/v1/matrix", json=body("/v1/matrix", ruleset, {name: VALUES[name]}, kind)
+            )
+            if kind in taking:
+                assert resp.status_code == 200, (ruleset, name, kind, resp.get_json())
+            else:
+                assert resp.status_code == 422, (ruleset, name, kind)
+                said = json.dumps(resp.get_json()["errors"])
+                assert f"kind '{taking[0]}' only" in said, said
