@@ -48,6 +48,11 @@ class AttackSchema(StrictSchema):
     )
 
 
+def _option_flag(description: str) -> Flag:
+    """An on/off option (``true``/``false``), unset by default (the ruleset's default)."""
+    return Flag(load_default=None, allow_none=True, metadata={"description": description})
+
+
 def _miss_chance() -> fields.Integer:
     """SF-CON-7: the GM's miss chance override in % (starfinder; cover and vision)."""
     return fields.Integer(
@@ -81,16 +86,8 @@ class CoverOptionsSchema(StrictSchema):
         load_default=None, allow_none=True, validate=validate.OneOf(["center", "best-corner"])
     )
     ignore_small_terrain = Flag(load_default=None, allow_none=True)
-    ignore_hidden = Flag(
-        load_default=None,
-        allow_none=True,
-        metadata={"description": "Hidden tokens neither block, nor give cover (all rulesets)."},
-    )
-    ignore_prone_or_dead = Flag(
-        load_default=None,
-        allow_none=True,
-        metadata={"description": "Prone or dead creatures give no cover (all rulesets)."},
-    )
+    ignore_hidden = _option_flag("Hidden tokens neither block, nor give cover (all rulesets).")
+    ignore_prone_or_dead = _option_flag("Prone or dead creatures give no cover (all rulesets).")
     miss_chance = _miss_chance()
     advantage_levels = fields.Dict(
         keys=fields.String(validate=validate.OneOf(["lesser", "standard", "greater"])),
@@ -239,11 +236,7 @@ class LineRequestSchema(SceneRefSchema):
 
 
 class FlankingOptionsSchema(StrictSchema):
-    ignore_hidden = Flag(
-        load_default=None,
-        allow_none=True,
-        metadata={"description": "A hidden attacker or ally does not flank."},
-    )
+    ignore_hidden = _option_flag("A hidden attacker or ally does not flank.")
 
 
 class FlankingRequestSchema(SceneRefSchema):
@@ -265,21 +258,11 @@ class VisionOptionsSchema(StrictSchema):
     )
     unnoticed = fields.List(fields.String(), load_default=list)
     was_observing = fields.List(fields.String(), load_default=list)
-    ignore_hidden = Flag(
-        load_default=None,
-        allow_none=True,
-        metadata={"description": "Hidden tokens are no obstacle (all rulesets)."},
+    ignore_hidden = _option_flag("Hidden tokens are no obstacle (all rulesets).")
+    magical_darkness_blocks_sight = _option_flag(
+        "Magical darkness blocks sight through it (all rulesets)."
     )
-    magical_darkness_blocks_sight = Flag(
-        load_default=None,
-        allow_none=True,
-        metadata={"description": "Magical darkness blocks sight through it (all rulesets)."},
-    )
-    darkvision_dim_as_bright = Flag(
-        load_default=None,
-        allow_none=True,
-        metadata={"description": "dnd5e: darkvision treats dim light as bright."},
-    )
+    darkvision_dim_as_bright = _option_flag("dnd5e: darkvision treats dim light as bright.")
     miss_chance = _miss_chance()
 
 
