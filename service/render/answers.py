@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from service.engine.scene import vertical_span
 from service.model import Scene
-from service.render.frame import creature_band, height_text, token_name
+from service.render.frame import height_text, token_name
 from service.render.picture import render_svg
 
 
@@ -140,7 +141,9 @@ def heights_text(scene: Scene, token_ids: Sequence[str]) -> str:
     if not any(t.elevation != 0 or t.vertical_extent is not None for t in toks):
         return ""
     units = scene.grid.units
-    parts = [f"{_label(scene, t.id)} {height_text(*creature_band(t, units), units)}" for t in toks]
+    parts = [
+        f"{_label(scene, t.id)} {height_text(*vertical_span(t, scene.grid), units)}" for t in toks
+    ]
     return " · " + ", ".join(parts)
 
 

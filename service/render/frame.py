@@ -129,31 +129,6 @@ def picture_scale(box: tuple[float, float, float, float], grid_size: float) -> S
     )
 
 
-#: GEO-5a: a creature's height by size when the scene does not give it, in feet.
-HEIGHT_FT_BY_SIZE = {
-    "tiny": 2.5,
-    "small": 5.0,
-    "medium": 5.0,
-    "large": 10.0,
-    "huge": 15.0,
-    "gargantuan": 20.0,
-}
-#: Scene units per foot (GEO-8: 1.5 m per 5 ft).
-UNITS_PER_FOOT = {"ft": 1.0, "m": 0.3}
-
-
-def creature_band(token: Token, units: str) -> tuple[float, float]:
-    """A creature's vertical extent ``(bottom, top)`` in grid units.
-
-    ``(bottom, top)`` of a creature in grid units (GEO-5a): from its ``elevation`` up by
-    its ``vertical_extent``, or by its size's height when the scene gives none.
-    """
-    extent = token.vertical_extent
-    if extent is None:
-        extent = HEIGHT_FT_BY_SIZE[token.size] * UNITS_PER_FOOT.get(units, 1.0)
-    return (token.elevation, token.elevation + extent)
-
-
 def height_text(bottom: float | None, top: float | None, units: str) -> str:
     """A height range for a label.
 

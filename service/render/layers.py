@@ -19,11 +19,11 @@ from typing import Any
 from shapely.geometry import Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from service.engine.scene import vertical_span
 from service.model import Light, Region, Scene, Token, Wall
 from service.render.frame import (
     MIN_LINE_PX,
     Scale,
-    creature_band,
     height_text,
     line_parts,
     token_name,
@@ -500,7 +500,7 @@ def draw_tokens(
         else:
             hexagon = _hexagon(bx0, by0, bx1, by1, pointy=grid_type == "hex-row")
             sub(g, "polygon", {"points": hexagon, **paint})
-        bottom, top = creature_band(tok, scene.grid.units)
+        bottom, top = vertical_span(tok, scene.grid)
         elevated = tok.elevation != 0 or tok.id in show_heights
         title = f"{token_name(tok)} ({tok.id})"
         if elevated:
