@@ -248,7 +248,7 @@ def _draw_light(
                 "class": "source",
                 "cx": num(light.x),
                 "cy": num(light.y),
-                "r": num(1.2 * unit),
+                "r": num(r),
                 "fill": "#ffffff",
                 "stroke": LIGHT_OFF,
                 "stroke-width": num(0.5 * unit),

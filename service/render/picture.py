@@ -13,10 +13,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from shapely.geometry import LineString, Point, Polygon
-from shapely.geometry import box as shapely_box
+from shapely.geometry import LineString
 
-from service.model import Region, Scene
+from service.engine.regions import region_geometry
+from service.model import Scene, Span
 from service.render.frame import Scale, height_text, line_parts, picture_scale, scene_box
 from service.render.layers import (
     draw_height_labels,
@@ -106,15 +106,6 @@ def _grid_pattern(defs: ET.Element, scene: Scene, scale: Scale) -> bool:
     return True
 
 
-def _region_geometry(region: Region) -> Any:
-    s = region.shape
-    if s.type == "rect":
-        return shapely_box(s.x, s.y, s.x + s.width, s.y + s.height)
-    if s.type == "circle":
-        return Point(s.x, s.y).buffer(s.radius)
-    return Polygon(s.points).buffer(0)
-
-
 def deciding_heights(
     scene: Scene, lines: Sequence[Any]
 ) -> list[tuple[str, str, float, float, str]]:
@@ -135,28 +126,23 @@ def deciding_heights(
         start, end, _, _ = line_parts(line)
         if start != end:
             segments.append(LineString([start, end]))
+    obstacles: list[tuple[str, str, Any, Span]] = [
+        ("wall", w.id, LineString([w.c[:2], w.c[2:]]), w.height)
+        for w in scene.walls
+        if w.height is not None
+    ]
+    obstacles += [
+        ("region", r.id, region_geometry(r.shape), r.elevation)
+        for r in scene.regions
+        if r.elevation is not None
+    ]
     out: list[tuple[str, str, float, float, str]] = []
-    for wall in scene.walls:
-        if wall.height is None:
-            continue
-        edge = LineString([wall.c[:2], wall.c[2:]])
+    for kind, oid, geometry, span in obstacles:
         for seg in segments:
-            crossing = seg.intersection(edge)
+            crossing = seg.intersection(geometry)
             if not crossing.is_empty:
                 p = crossing.representative_point()
-                text = height_text(wall.height.bottom, wall.height.top, units)
-                out.append(("wall", wall.id, p.x, p.y, text))
-                break
-    for region in scene.regions:
-        if region.elevation is None:
-            continue
-        shape = _region_geometry(region)
-        for seg in segments:
-            inside = seg.intersection(shape)
-            if not inside.is_empty:
-                p = inside.representative_point()
-                text = height_text(region.elevation.bottom, region.elevation.top, units)
-                out.append(("region", region.id, p.x, p.y, text))
+                out.append((kind, oid, p.x, p.y, height_text(span.bottom, span.top, units)))
                 break
     return out
 
