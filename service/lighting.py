@@ -344,15 +344,18 @@ def light_over_token(
     token: Token,
     budget: WorkBudget | None = None,
     observer: Token | None = None,
+    sources: list[Light] | None = None,
 ) -> LightSample:
     """The brightest level over a token's space (API.md "Lighting").
 
     Sampled at the token's ``elevation`` against the regions' height ranges (GEO-5, GEO-9).
     ``observer``: whose private carried light also shines (``shining_lights``); ``None``
-    for ``/v1/lighting``. Magical darkness is reported when it covers every sampled point of
-    the space.
+    for ``/v1/lighting``. ``sources``: ``shining_lights(geo, observer)`` when the caller has
+    it already (it scans every token: callers asking about many tokens gather it once).
+    Magical darkness is reported when it covers every sampled point of the space.
     """
-    sources = shining_lights(geo, observer)  # once for both steps: it scans every token
+    if sources is None:
+        sources = shining_lights(geo, observer)  # once for both steps below
     samples = light_at_points(
         geo,
         token_sample_points(geo, token, sources),

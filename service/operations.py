@@ -48,6 +48,7 @@ from service.errors import RulesError
 from service.lighting import (
     light_at_points,
     light_over_token,
+    shining_lights,
     silent_light_notes,
     token_sample_points,
 )
@@ -296,9 +297,10 @@ def lighting(
         for point, sample in zip(points, samples, strict=True):
             notes = silent_light_notes(geo, np.array([point], dtype=np.float64))
             out.append({"point": point, "token": None, **sample.__dict__, **_notes(notes)})
+    sources = shining_lights(geo) if tokens else []  # gathered once: it scans every token
     for tok in tokens:
-        light = light_over_token(geo, tok, budget)
-        notes = silent_light_notes(geo, token_sample_points(geo, tok))
+        light = light_over_token(geo, tok, budget, sources=sources)
+        notes = silent_light_notes(geo, token_sample_points(geo, tok, sources))
         out.append({"point": None, "token": tok.id, **light.__dict__, **_notes(notes)})
     return {"results": out}
 

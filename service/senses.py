@@ -66,6 +66,7 @@ from service.lighting import (
     has_private_light,
     in_span,
     light_over_token,
+    shining_lights,
     silent_light_notes,
     token_sample_points,
 )
@@ -372,6 +373,7 @@ def perceive_all(
     )
     lights: dict[tuple[str, str | None], LightSample] = {}
     silent: dict[tuple[str, str | None], tuple[str, ...]] = {}
+    public = shining_lights(built)  # gathered once: each gathering scans every token
     concealed = concealing_regions(built, pairs)
     partial_fog = _fog_partly_on_line(built, box_o, box_t, elev)
     out = []
@@ -382,8 +384,10 @@ def perceive_all(
         key = (target.id, observer.id if has_private_light(observer) else None)
         if key not in lights:
             who = observer if key[1] is not None else None
-            lights[key] = light_over_token(built, target, budget, who)
-            silent[key] = silent_light_notes(built, token_sample_points(built, target), who)
+            sources = public if who is None else shining_lights(built, who)
+            lights[key] = light_over_token(built, target, budget, who, sources)
+            points = token_sample_points(built, target, sources)
+            silent[key] = silent_light_notes(built, points, who)
         report = _report(built, observer, target, diagonals, lights[key], los, loe, sound)
         if fog_part and report.obscurement == "none":
             report = dataclasses.replace(report, obscurement="light")
