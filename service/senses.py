@@ -57,7 +57,7 @@ from service.engine.grids import diagonal_rule, space_distance_units
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
-from service.geometry.bands import span_meets
+from service.geometry.bands import region_meets, span_meets
 from service.geometry.exact import LineOfEffect, lines_of_effect
 from service.geometry.measure import Blocker, wall_blocker
 from service.geometry.trace import trace
@@ -223,18 +223,10 @@ def concealing_regions(
         shape = built.region_shapes[r.id]
         hit = shapely.intersects(shape, lines) | shapely.intersects(shape, spaces)
         for k in np.flatnonzero(hit).tolist():
-            if r.elevation is not None and _band_misses(built, pairs[k], r):
+            if not region_meets(r, built.span(pairs[k][0]), built.span(pairs[k][1])):
                 continue
             out[k].append(r.id)
     return [tuple(ids) for ids in out]
-
-
-def _band_misses(built: BuiltScene, pair: tuple[Token, Token], region: Region) -> bool:
-    """Whether a region's height range misses the whole band between two creatures."""
-    (ob, ot), (tb, tt) = built.span(pair[0]), built.span(pair[1])
-    assert region.elevation is not None
-    band = (min(ob, tb), max(ot, tt))
-    return span_meets(band, region.elevation.bottom, region.elevation.top) == "misses"
 
 
 def _sample_points(box: tuple[float, ...], inset: float) -> list[tuple[float, float]]:

@@ -23,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from service.model import Region
+
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
@@ -155,3 +157,16 @@ def span_meets(extent: tuple[float, float], bottom: float | None, top: float | N
         np.array([lo]), np.array([hi]), np.array([hi <= lo]), np.array([b]), np.array([t])
     )
     return "covers" if covers[0] else "partly" if partly[0] else "misses"
+
+
+def region_meets(region: Region, *extents: tuple[float, float]) -> bool:
+    """Whether a region's height range meets the band spanned by creatures' ``extents``.
+
+    The band runs from the lowest ``bottom`` to the highest ``top`` of the extents (grid
+    units; GEO-5a: every line between the creatures lies inside it); a region without a
+    height range meets every band. Half-open ranges, GEO-5.
+    """
+    if region.elevation is None:
+        return True
+    band = (min(e[0] for e in extents), max(e[1] for e in extents))
+    return span_meets(band, region.elevation.bottom, region.elevation.top) != "misses"

@@ -19,7 +19,7 @@ import shapely
 
 from service.engine.regions import region_geometry
 from service.engine.scene import BuiltScene
-from service.geometry.bands import span_meets
+from service.geometry.bands import region_meets
 from service.geometry.trace import segments_touch_regions
 from service.model import Token
 from service.rules.base import Attack, OptionSpec
@@ -93,17 +93,11 @@ def concealment(
     if CONCEALED_CONDITIONS & set(target.conditions):
         rules.append("SF-CON-5")
         return "concealment"
-    band = built.span(target)
-    if attacker is not None:
-        low, high = built.span(attacker)
-        band = (min(band[0], low), max(band[1], high))
+    spans = [built.span(t) for t in (target, attacker) if t is not None]
     regions = [
         r
         for r in built.scene.regions
-        if (r.concealment or r.obscurement is not None)
-        and (
-            r.elevation is None or span_meets(band, r.elevation.bottom, r.elevation.top) != "misses"
-        )
+        if (r.concealment or r.obscurement is not None) and region_meets(r, *spans)
     ]
     if not regions:
         return "none"
