@@ -471,11 +471,10 @@ def square_distance(box_a: Box, box_b: Box, grid: Grid, diagonals: str) -> float
             return 0.0
         return math.ceil(gap / size - SQUARE_COUNT_TOL) + 1.0
 
-    ax = _square_span(box_a[0], box_a[2], size)
-    bx = _square_span(box_b[0], box_b[2], size)
-    ay = _square_span(box_a[1], box_a[3], size)
-    by = _square_span(box_b[1], box_b[3], size)
-    return combine_steps(squares(ax, bx), squares(ay, by), diagonals) * grid.distance
+    a, b = counting_box(box_a, grid), counting_box(box_b, grid)
+    steps_x = squares((a[0], a[2]), (b[0], b[2]))
+    steps_y = squares((a[1], a[3]), (b[1], b[3]))
+    return combine_steps(steps_x, steps_y, diagonals) * grid.distance
 
 
 def combine_steps(dx: float, dy: float, diagonals: str) -> float:
