@@ -216,31 +216,29 @@ def end_junctions(
     the other, is blocked. These touches are rare, so a Python loop over them is fine.
     """
     rays: dict[tuple[int, int], list[tuple[int, FloatArray]]] = {}
-    for k in np.flatnonzero(active).tolist():
-        s = int(si[k])
-        for end in (0, 1):
-            v = inward[s, 2 * end : 2 * end + 2]
-            if not (v[0] or v[1]):
-                continue
-            pt = seg[s, 2 * end : 2 * end + 2]
-            wa, wb = a[k], b[k]
-            e = wb - wa
-            length = float(np.hypot(*e))
-            if length <= ON_LINE_TOL_PX:
-                continue
-            da, db = float(np.hypot(*(wa - pt))), float(np.hypot(*(wb - pt)))
-            hits: list[FloatArray] = []
-            if da <= QUERY_TOL_PX:
-                hits.append(wb - wa)
-            elif db <= QUERY_TOL_PX:
-                hits.append(wa - wb)
-            else:
-                off = abs(float(e[0] * (pt[1] - wa[1]) - e[1] * (pt[0] - wa[0]))) / length
-                at = float(np.dot(pt - wa, e)) / length
-                if off <= ON_LINE_TOL_PX and 0 < at < length:
-                    hits += [wa - pt, wb - pt]
-            for r in hits:
-                rays.setdefault((s, end), []).append((int(wi[k]), r))
+    e = b - a
+    length = np.hypot(e[:, 0], e[:, 1])
+    safe = np.where(length > 0, length, 1.0)
+    for end in (0, 1):  # the candidates are many, the touches few: find them at once
+        v = inward[si, 2 * end : 2 * end + 2]
+        pt = seg[si, 2 * end : 2 * end + 2]
+        da = np.hypot(*(a - pt).T)
+        db = np.hypot(*(b - pt).T)
+        off = np.abs(e[:, 0] * (pt[:, 1] - a[:, 1]) - e[:, 1] * (pt[:, 0] - a[:, 0])) / safe
+        at = np.einsum("ij,ij->i", pt - a, e) / safe
+        at_a = da <= QUERY_TOL_PX
+        at_b = ~at_a & (db <= QUERY_TOL_PX)
+        inner = ~at_a & ~at_b & (off <= ON_LINE_TOL_PX) & (at > 0) & (at < length)
+        eligible = active & ((v[:, 0] != 0) | (v[:, 1] != 0)) & (length > ON_LINE_TOL_PX)
+        for k in np.flatnonzero(eligible & (at_a | at_b | inner)).tolist():
+            key = (int(si[k]), end)
+            if at_a[k]:
+                hits = [b[k] - a[k]]
+            elif at_b[k]:
+                hits = [a[k] - b[k]]
+            else:  # the corner lies inside the wall: two rays
+                hits = [a[k] - pt[k], b[k] - pt[k]]
+            rays.setdefault(key, []).extend((int(wi[k]), r) for r in hits)
     # Each end's walls, as the left (True) or right side of the path that comes out of the
     # token's space, follows the line and goes into the other token's space.
     groups: dict[tuple[int, int], dict[bool, list[int]]] = {}
