@@ -217,8 +217,8 @@ def end_junctions(
     """
     rays: dict[tuple[int, int], list[tuple[int, FloatArray]]] = {}
     e = b - a
-    length = np.hypot(e[:, 0], e[:, 1])
-    safe = np.where(length > 0, length, 1.0)
+    wall_len = np.hypot(e[:, 0], e[:, 1])
+    safe = np.where(wall_len > 0, wall_len, 1.0)
     for end in (0, 1):  # the candidates are many, the touches few: find them at once
         v = inward[si, 2 * end : 2 * end + 2]
         pt = seg[si, 2 * end : 2 * end + 2]
@@ -228,17 +228,16 @@ def end_junctions(
         at = np.einsum("ij,ij->i", pt - a, e) / safe
         at_a = da <= QUERY_TOL_PX
         at_b = ~at_a & (db <= QUERY_TOL_PX)
-        inner = ~at_a & ~at_b & (off <= ON_LINE_TOL_PX) & (at > 0) & (at < length)
-        eligible = active & ((v[:, 0] != 0) | (v[:, 1] != 0)) & (length > ON_LINE_TOL_PX)
+        inner = ~at_a & ~at_b & (off <= ON_LINE_TOL_PX) & (at > 0) & (at < wall_len)
+        eligible = active & ((v[:, 0] != 0) | (v[:, 1] != 0)) & (wall_len > ON_LINE_TOL_PX)
         for k in np.flatnonzero(eligible & (at_a | at_b | inner)).tolist():
-            key = (int(si[k]), end)
             if at_a[k]:
                 hits = [b[k] - a[k]]
             elif at_b[k]:
                 hits = [a[k] - b[k]]
             else:  # the corner lies inside the wall: two rays
                 hits = [a[k] - pt[k], b[k] - pt[k]]
-            rays.setdefault(key, []).extend((int(wi[k]), r) for r in hits)
+            rays.setdefault((int(si[k]), end), []).extend((int(wi[k]), r) for r in hits)
     # Each end's walls, as the left (True) or right side of the path that comes out of the
     # token's space, follows the line and goes into the other token's space.
     groups: dict[tuple[int, int], dict[bool, list[int]]] = {}

@@ -222,3 +222,94 @@ def search(
         keep_all,
     )
     return si.astype(np.intp), wi.astype(np.intp), int(count)
+
+
+@njit(cache=True, nogil=True)
+def _creature_pairs(
+    seg: NDArray[np.float64],
+    boxes: NDArray[np.float64],
+    exact: NDArray[np.float64],
+    band: float,
+    tol: float,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover - compiled
+    m, k = seg.shape[0], boxes.shape[0]
+    with_exact = exact.shape[0] == m
+    cap = max(16, m)
+    rows = np.empty(cap, dtype=np.int64)
+    cols = np.empty(cap, dtype=np.int64)
+    kept = 0
+    for i in range(m):
+        x0, y0, x1, y1 = seg[i, 0], seg[i, 1], seg[i, 2], seg[i, 3]
+        dx, dy = x1 - x0, y1 - y0
+        slack = band / max(math.hypot(dx, dy), band)  # the dead band, as a parameter
+        for j in range(k):
+            bx0, by0, bx1, by1 = boxes[j, 0], boxes[j, 1], boxes[j, 2], boxes[j, 3]
+            # trace._slab with a dead band: every pair it can keep is kept here.
+            keep = True
+            t_enter, t_exit = 0.0, 1.0
+            if dx == 0.0:
+                keep = bx0 - band < x0 < bx1 + band
+            else:
+                t1, t2 = (bx0 - x0) / dx, (bx1 - x0) / dx
+                t_enter, t_exit = max(t_enter, min(t1, t2)), min(t_exit, max(t1, t2))
+            if keep and dy == 0.0:
+                keep = by0 - band < y0 < by1 + band
+            elif keep:
+                t1, t2 = (by0 - y0) / dy, (by1 - y0) / dy
+                t_enter, t_exit = max(t_enter, min(t1, t2)), min(t_exit, max(t1, t2))
+            keep = keep and t_exit - t_enter > -slack
+            if not keep and with_exact:  # GEO-6: a space with a corner on an exact point
+                for c in (0, 2):
+                    px, py = exact[i, c], exact[i, c + 1]
+                    near_x = abs(bx0 - px) <= tol or abs(bx1 - px) <= tol
+                    if near_x and (abs(by0 - py) <= tol or abs(by1 - py) <= tol):
+                        keep = True
+            if keep:
+                if kept == cap:
+                    cap *= 2
+                    grown_r = np.empty(cap, dtype=np.int64)
+                    grown_c = np.empty(cap, dtype=np.int64)
+                    grown_r[:kept] = rows[:kept]
+                    grown_c[:kept] = cols[:kept]
+                    rows, cols = grown_r, grown_c
+                rows[kept] = i
+                cols[kept] = j
+                kept += 1
+    return rows[:kept], cols[:kept]
+
+
+def creature_pairs(
+    seg: FloatArray, boxes: FloatArray, exact: FloatArray | None
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """(segment, creature space) pairs that the exact tests of ``trace`` must decide.
+
+    Parameters
+    ----------
+    seg : ndarray of shape (m, 4)
+        Traced segments in px.
+    boxes : ndarray of shape (k, 4)
+        Creature spaces ``x0, y0, x1, y1`` in px.
+    exact : ndarray of shape (m, 4) or None
+        The segments' exact corner points (GEO-6): a space with a corner on one is kept too.
+
+    Returns
+    -------
+    rows, cols : ndarray of int
+        Row-major pairs. The compiled loop keeps the pairs whose segment crosses the space
+        by a loosened slab test (dead band ``TOUCH_TOL_PX``) or whose space has a corner near
+        an exact point, a superset of the pairs the exact tests find; the numpy path
+        (``SIGHTLINE_KERNEL=numpy``) returns every pair.
+    """
+    if kernel_enabled():
+        rows, cols = _creature_pairs(
+            np.ascontiguousarray(seg, dtype=np.float64),
+            np.ascontiguousarray(boxes, dtype=np.float64),
+            np.ascontiguousarray(
+                exact if exact is not None else np.empty((0, 4)), dtype=np.float64
+            ),
+            TOUCH_TOL_PX,
+            2 * QUERY_TOL_PX,
+        )
+        return rows.astype(np.intp), cols.astype(np.intp)
+    rows, cols = np.indices((len(seg), len(boxes)))
+    return rows.ravel(), cols.ravel()

@@ -315,30 +315,29 @@ def _creature_hits(
     extent overlaps the segment's band (m, 4) inside the space. GEO-6: a space with a corner
     on a segment's exact corner point (``exact`` (m, 4)) is tested on the exact segment.
     """
-    hits, t_in, t_out = segment_box_intervals(seg, boxes)
-    if exact is not None:
-        on_corner = _box_corner_on(boxes, exact[:, 0:2]) | _box_corner_on(boxes, exact[:, 2:4])
-        if np.any(on_corner):
-            e_hits, e_in, e_out = segment_box_intervals(exact, boxes)
-            hits = np.where(on_corner, e_hits, hits)
-            t_in = np.where(on_corner, e_in, t_in)
-            t_out = np.where(on_corner, e_out, t_out)
-    if spans is not None and bands is not None and np.any(hits):
-        hits &= overlaps_between(
-            bands[:, None, :], t_in, t_out, spans[None, :, 0], spans[None, :, 1]
-        )
+    m, k = len(seg), len(boxes)
+    hits = np.zeros((m, k), dtype=bool)
+    if not hits.size:
+        return hits
+    # The kernel leaves out pairs that cannot cross; each is tested on its own segment.
+    rows, cols = kernel.creature_pairs(seg, boxes, exact)
+    pairs = seg[rows]
+    if exact is not None and len(rows):
+        on = _box_corner_on(boxes[cols], exact[rows, 0:2])
+        on |= _box_corner_on(boxes[cols], exact[rows, 2:4])
+        pairs = np.where(on[:, None], exact[rows], pairs)
+    crossed, t_in, t_out = _slab(pairs, boxes[cols])
+    if spans is not None and bands is not None:
+        crossed &= overlaps_between(bands[rows], t_in, t_out, spans[cols, 0], spans[cols, 1])
+    hits[rows[crossed], cols[crossed]] = True
     return hits
 
 
 def _box_corner_on(boxes: FloatArray, points: FloatArray) -> NDArray[np.bool_]:
-    """Whether a corner of each box (k, 4) lies on each point (m, 2), shape (m, k)."""
-    px, py = points[:, None, 0], points[:, None, 1]
-    on_x = (np.abs(boxes[None, :, 0] - px) <= QUERY_TOL_PX) | (
-        np.abs(boxes[None, :, 2] - px) <= QUERY_TOL_PX
-    )
-    on_y = (np.abs(boxes[None, :, 1] - py) <= QUERY_TOL_PX) | (
-        np.abs(boxes[None, :, 3] - py) <= QUERY_TOL_PX
-    )
+    """Whether a corner of box ``boxes[i]`` (p, 4) lies on point ``points[i]`` (p, 2)."""
+    px, py = points[:, 0], points[:, 1]
+    on_x = (np.abs(boxes[:, 0] - px) <= QUERY_TOL_PX) | (np.abs(boxes[:, 2] - px) <= QUERY_TOL_PX)
+    on_y = (np.abs(boxes[:, 1] - py) <= QUERY_TOL_PX) | (np.abs(boxes[:, 3] - py) <= QUERY_TOL_PX)
     return on_x & on_y
 
 
@@ -662,34 +661,24 @@ def segments_cross_boxes(seg: FloatArray, boxes: FloatArray) -> NDArray[np.bool_
     ndarray of shape (m, k), bool
         A segment that only touches a box's boundary (an edge or a corner) does not cross it.
     """
-    return segment_box_intervals(seg, boxes)[0]
+    rows, cols = np.indices((len(seg), len(boxes)))
+    return _slab(seg[rows.ravel()], boxes[cols.ravel()])[0].reshape(rows.shape)
 
 
-def segment_box_intervals(
-    seg: FloatArray, boxes: FloatArray
-) -> tuple[NDArray[np.bool_], FloatArray, FloatArray]:
-    """``segments_cross_boxes`` and the parameters where each segment enters and leaves.
-
-    Returns
-    -------
-    crosses : ndarray of shape (m, k), bool
-    t_enter, t_exit : ndarray of shape (m, k)
-        Parameters along the segment (0 at its start, 1 at its end) of the part inside the
-        box; meaningful where ``crosses``.
-    """
-    p = seg[:, None, 0:2]
-    d = seg[:, None, 2:4] - seg[:, None, 0:2]
-    lo = boxes[None, :, 0:2]
-    hi = boxes[None, :, 2:4]
-    shape = (len(seg), len(boxes))
-    t_enter = np.zeros(shape)
-    t_exit = np.ones(shape)
-    inside = np.ones(shape, dtype=bool)
+def _slab(seg: FloatArray, boxes: FloatArray) -> tuple[NDArray[np.bool_], FloatArray, FloatArray]:
+    """The slab test of segment ``seg[i]`` against box ``boxes[i]`` (both (p, 4)), row by row."""
+    p = seg[:, 0:2]
+    d = seg[:, 2:4] - seg[:, 0:2]
+    lo = boxes[:, 0:2]
+    hi = boxes[:, 2:4]
+    t_enter = np.zeros(len(seg))
+    t_exit = np.ones(len(seg))
+    inside = np.ones(len(seg), dtype=bool)
     for axis in (0, 1):
-        dp = d[..., axis]
-        pp = p[..., axis]
-        lo_a = lo[..., axis]
-        hi_a = hi[..., axis]
+        dp = d[:, axis]
+        pp = p[:, axis]
+        lo_a = lo[:, axis]
+        hi_a = hi[:, axis]
         moving = dp != 0
         with np.errstate(divide="ignore", invalid="ignore"):
             t1 = (lo_a - pp) / dp
@@ -700,7 +689,7 @@ def segment_box_intervals(
         inside &= moving | ((pp > lo_a) & (pp < hi_a))
         t_enter = np.maximum(t_enter, t_lo)
         t_exit = np.minimum(t_exit, t_hi)
-    length = np.hypot(d[..., 0], d[..., 1])
+    length = np.hypot(d[:, 0], d[:, 1])
     return inside & ((t_exit - t_enter) * length > ON_LINE_TOL_PX), t_enter, t_exit
 
 

@@ -26,7 +26,7 @@ from service.engine.budget import WorkBudget
 from service.engine.walls import build_wall_index
 from service.errors import OverBudget
 from service.geometry import kernel
-from service.geometry.trace import TraceResult, candidate_pairs, trace
+from service.geometry.trace import TraceResult, _creature_hits, candidate_pairs, trace
 
 pytestmark = pytest.mark.skipif(not kernel.HAVE_NUMBA, reason="numba is not installed")
 
@@ -204,3 +204,46 @@ def test_kernel_equals_numpy_with_bands(scene, segs, bands, low, inset, data):
     assert got.wall_blockers == ref.wall_blockers
     assert got.low_blockers == ref.low_blockers
     assert got_used == ref_used
+
+
+box_coord = st.one_of(coarse, lattice, general)
+
+
+@st.composite
+def creature_boxes(draw: st.DrawFn) -> tuple[float, float, float, float]:
+    x, y = draw(box_coord), draw(box_coord)
+    w, h = draw(st.sampled_from([25.0, 50.0, 100.0, 200.0])), draw(st.sampled_from([50.0, 100.0]))
+    return (x, y, x + w, y + h)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    segs=st.lists(quad, min_size=1, max_size=12),
+    boxes=st.lists(creature_boxes(), min_size=1, max_size=8),
+    exact=st.booleans(),
+    bands=st.booleans(),
+    data=st.data(),
+)
+def test_creature_hits_equal_on_both_paths(segs, boxes, exact, bands, data):
+    """GEO-7 (with GEO-5a bands and GEO-6 exact corners): the kernel's pre-selection of
+    (segment, creature space) pairs never changes which spaces a segment crosses."""
+    seg = np.array(segs, dtype=np.float64)
+    box = np.array(boxes, dtype=np.float64)
+    ex = None
+    if exact:  # exact corner points: often a box corner, as a token's own corner is
+        corners = [(b[0], b[1]) for b in boxes] + [(b[2], b[3]) for b in boxes]
+        pick = st.one_of(st.sampled_from(corners), st.tuples(coord, coord))
+        ex = np.array([data.draw(pick) + data.draw(pick) for _ in segs], dtype=np.float64).reshape(
+            len(segs), 4
+        )
+    band = spans = None
+    if bands:
+        band = np.tile(np.array([0.0, 2.0, 1.0, 3.0]), (len(segs), 1))
+        spans = np.array(
+            [data.draw(st.sampled_from([(0.0, 1.0), (2.5, 4.0), (-1.0, 0.5)])) for _ in boxes]
+        )
+    got = []
+    for mode in ("numpy", "kernel"):
+        with kernel_mode(mode):
+            got.append(_creature_hits(seg, box, band, spans, ex).tolist())
+    assert got[0] == got[1]
