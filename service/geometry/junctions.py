@@ -8,7 +8,7 @@ side), and the obstacles that GEO-6's corner sentence judges as one (``wall_comp
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
@@ -168,11 +168,24 @@ class RunEvents:
     events: tuple[NDArray[np.bool_], NDArray[np.bool_]]
     proj: tuple[FloatArray, FloatArray]
     sides: tuple[NDArray[np.int8], NDArray[np.int8]]
+    seg_of: NDArray[np.intp]
+    by_segment: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Each segment's events, ``(which end of the wall, pair)``, first ends first."""
+        for which in (0, 1):
+            ks = np.flatnonzero(self.events[which])
+            for s, k in zip(self.seg_of[ks].tolist(), ks.tolist(), strict=True):
+                if s in self.runs:
+                    self.by_segment.setdefault(s, []).append((which, k))
+        for lst in self.by_segment.values():
+            lst.sort()
 
     def on_run_from(self, s: int, end: int, length: float) -> tuple[list[tuple[int, int]], bool]:
         """Wall ends on the stretch that starts at end ``end`` of segment ``s``.
 
-        Returns ``(pair, side)`` of each, and whether the stretch reaches the other end.
+        Returns ``(pair, side)`` of each (pairs of segment ``s`` only), and whether the
+        stretch reaches the other end.
         """
         stretch = None
         for lo, hi in self.runs.get(s, ()):
@@ -181,11 +194,10 @@ class RunEvents:
         if stretch is None:
             return [], False
         out = []
-        for which in (0, 1):
-            for k in np.flatnonzero(self.events[which]).tolist():
-                pos = float(self.proj[which][k])
-                if stretch[0] - ON_LINE_TOL_PX <= pos <= stretch[1] + ON_LINE_TOL_PX:
-                    out.append((k, int(self.sides[which][k])))
+        for which, k in self.by_segment.get(s, ()):
+            pos = float(self.proj[which][k])
+            if stretch[0] - ON_LINE_TOL_PX <= pos <= stretch[1] + ON_LINE_TOL_PX:
+                out.append((k, int(self.sides[which][k])))
         reaches = stretch[0] <= ON_LINE_TOL_PX and stretch[1] >= length - ON_LINE_TOL_PX
         return out, reaches
 
@@ -215,11 +227,11 @@ def end_junctions(
     a line leaving a corner along a wall, between a wall on the token's side and walls on
     the other, is blocked. These touches are rare, so a Python loop over them is fine.
     """
-    rays: dict[tuple[int, int], list[tuple[int, FloatArray]]] = {}
     e = b - a
     wall_len = np.hypot(e[:, 0], e[:, 1])
     safe = np.where(wall_len > 0, wall_len, 1.0)
-    for end in (0, 1):  # the candidates are many, the touches few: find them at once
+    picked: list[tuple[NDArray[np.intp], FloatArray, int]] = []  # (k, rays, end)
+    for end in (0, 1):  # the candidates are many, the touches few: all found at once
         v = inward[si, 2 * end : 2 * end + 2]
         pt = seg[si, 2 * end : 2 * end + 2]
         da = np.hypot(*(a - pt).T)
@@ -230,32 +242,46 @@ def end_junctions(
         at_b = ~at_a & (db <= QUERY_TOL_PX)
         inner = ~at_a & ~at_b & (off <= ON_LINE_TOL_PX) & (at > 0) & (at < wall_len)
         eligible = active & ((v[:, 0] != 0) | (v[:, 1] != 0)) & (wall_len > ON_LINE_TOL_PX)
-        for k in np.flatnonzero(eligible & (at_a | at_b | inner)).tolist():
-            if at_a[k]:
-                hits = [b[k] - a[k]]
-            elif at_b[k]:
-                hits = [a[k] - b[k]]
-            else:  # the corner lies inside the wall: two rays
-                hits = [a[k] - pt[k], b[k] - pt[k]]
-            rays.setdefault((int(si[k]), end), []).extend((int(wi[k]), r) for r in hits)
+        ks = np.flatnonzero(eligible & (at_a | at_b | inner))
+        # One ray along the wall from the corner, or two where the corner lies inside it.
+        first = np.where(at_a[ks, None], e[ks], np.where(at_b[ks, None], -e[ks], a[ks] - pt[ks]))
+        two = ks[inner[ks]]
+        k_all = np.concatenate([ks, two])
+        order = np.lexsort((np.repeat([0, 1], [len(ks), len(two)]), k_all))
+        picked.append((k_all[order], np.concatenate([first, b[two] - pt[two]])[order], end))
+    k_all = np.concatenate([k for k, _, _ in picked])
+    ray = np.concatenate([r for _, r, _ in picked])
+    ends = np.concatenate([np.full(len(k), end) for k, _, end in picked])
+    seg_of = si[k_all]
+    start, finish = seg[seg_of, 0:2], seg[seg_of, 2:4]
+    pt = np.where(ends[:, None] == 0, start, finish)
+    line = np.where(ends[:, None] == 0, finish, start) - pt
+    way_in = np.where(ends[:, None] == 0, inward[seg_of, 0:2], inward[seg_of, 2:4])
+    alpha = _angles(line, way_in)
+    ang = _angles(line, ray)
+    tol = 1e-9
+    aside = (ang <= tol) | (ang >= 2 * np.pi - tol) | (np.abs(ang - alpha) <= tol)
+    # From the start, the sector between the line and the way in holds the line's left;
+    # from the end (looking back), it holds its right.
+    left = (ang < alpha) == (ends == 0)
     # Each end's walls, as the left (True) or right side of the path that comes out of the
     # token's space, follows the line and goes into the other token's space.
     groups: dict[tuple[int, int], dict[bool, list[int]]] = {}
-    for (s, end), wall_rays in rays.items():
-        pt = seg[s, 2 * end : 2 * end + 2]
-        line = seg[s, 2 - 2 * end : 4 - 2 * end] - pt
-        alpha = _angle(line, inward[s, 2 * end : 2 * end + 2])
+    rows = zip(
+        seg_of.tolist(),
+        ends.tolist(),
+        wi[k_all].tolist(),
+        aside.tolist(),
+        left.tolist(),
+        strict=True,
+    )
+    for s, end, w, skip, is_left in rows:
         sides = groups.setdefault((s, end), {})
-        for w, r in wall_rays:
-            ang = _angle(line, r)
-            tol = 1e-9
-            if ang <= tol or ang >= 2 * np.pi - tol or abs(ang - alpha) <= tol:
-                continue  # along the line or along the way in: on neither side
-            # From the start, the sector between the line and the way in holds the line's
-            # left; from the end (looking back), it holds its right.
-            sides.setdefault((ang < alpha) == (end == 0), []).append(w)
+        if not skip:  # along the line or along the way in: on neither side
+            sides.setdefault(is_left, []).append(w)
+    lengths = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1]).tolist()
     for s in sorted({k for k, _ in groups}):
-        length = float(np.hypot(*(seg[s, 2:4] - seg[s, 0:2])))
+        length = lengths[s]
         for end in (0, 1):
             group = groups.get((s, end))
             if group is None:
@@ -263,8 +289,7 @@ def end_junctions(
             # Wall ends along a stretch run from this end belong to the same junction.
             events, reaches = along.on_run_from(s, end, length)
             for k, side in events:
-                if int(si[k]) == s:
-                    group.setdefault(side > 0, []).append(int(wi[k]))
+                group.setdefault(side > 0, []).append(int(wi[k]))
             if end == 0 and reaches and (s, 1) in groups:
                 for key, ws in group.items():  # one stretch from end to end: one junction
                     groups[(s, 1)].setdefault(key, []).extend(ws)
@@ -275,7 +300,10 @@ def end_junctions(
                     wall_blockers[s].extend(group[True] + group[False])
 
 
-def _angle(u: FloatArray, v: FloatArray) -> float:
-    """Angle in [0, 2 pi) from direction ``u`` to direction ``v`` (screen frame)."""
-    ang = float(np.arctan2(u[0] * v[1] - u[1] * v[0], u[0] * v[0] + u[1] * v[1]))
-    return ang if ang >= 0 else ang + 2 * np.pi
+def _angles(u: FloatArray, v: FloatArray) -> FloatArray:
+    """Angles in [0, 2 pi) from directions ``u`` (p, 2) to directions ``v`` (p, 2), by row.
+
+    Screen frame (y down), as the walls' coordinates.
+    """
+    ang = np.arctan2(u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0], u[:, 0] * v[:, 0] + u[:, 1] * v[:, 1])
+    return np.where(ang >= 0, ang, ang + 2 * np.pi)

@@ -587,7 +587,9 @@ def _exact_walls(
             heights.corner_comp[si[hit], c] = comp[hit]
     if heights.inward is not None:
         runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
-        along = RunEvents(runs, (ev_a & ~limited, ev_b & ~limited), (proj_a, proj_b), (s_b, s_a))
+        along = RunEvents(
+            runs, (ev_a & ~limited, ev_b & ~limited), (proj_a, proj_b), (s_b, s_a), si
+        )
         end_junctions(
             seg, si, wi, a, b, active & ~limited, heights.inward, along, wall_blocked, wall_blockers
         )
@@ -680,7 +682,7 @@ def _slab(seg: FloatArray, boxes: FloatArray) -> tuple[NDArray[np.bool_], FloatA
         lo_a = lo[:, axis]
         hi_a = hi[:, axis]
         moving = dp != 0
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             t1 = (lo_a - pp) / dp
             t2 = (hi_a - pp) / dp
         t_lo = np.where(moving, np.minimum(t1, t2), -np.inf)
