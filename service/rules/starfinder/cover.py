@@ -118,8 +118,20 @@ class Starfinder:
     diagonals: str = DIAGONALS
 
     def cover_measure(self, attack: Attack, options: dict[str, Any], detail: bool) -> Measure:
-        """Corner lines (blocked along walls too, SF-COV-1), exact line of effect and sight."""
-        return Measure("move", edge_blocks=True, exact=("move", "sight"), exact_when="always")
+        """Corner lines (blocked along walls too, SF-COV-1), exact line of effect and sight.
+
+        Line of sight is read only with line of effect (SF-CON-4; without it the cover is
+        total, SF-COV-9), so it is measured only there; a bare degree (a matrix) traces the
+        corner lines only for the pairs with line of effect (the others are total).
+        """
+        return Measure(
+            "move",
+            edge_blocks=True,
+            exact=("move", "sight"),
+            exact_when="always",
+            after_effect=True,
+            lines_with_effect=not detail,
+        )
 
     def cover_ask(
         self,
