@@ -58,9 +58,9 @@ from service.engine.grids import diagonal_rule, space_distance_units
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.engine.walls import WallIndex
 from service.geometry.bands import region_meets, span_meets
 from service.geometry.exact import LineOfEffect, lines_of_effect
-from service.engine.walls import WallIndex
 from service.geometry.measure import Blocker, sense_key, wall_blocker
 from service.geometry.trace import trace
 from service.lighting import (

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -175,6 +175,32 @@ class Question:
         return band(self.elevations, self.tops)  # type: ignore[return-value]
 
 
+def _segments(questions: Sequence[Question], exact: bool = False) -> list[FloatArray]:
+    """Each question's ``segments`` (``corner_segments`` with ``exact``), built together.
+
+    Questions with the same numbers of points and pairing are joined in one array step.
+    """
+    out: list[FloatArray] = [np.empty((0, 4))] * len(questions)
+    points = [
+        (q.exact_points if exact and q.exact_points is not None else (q.sources, q.targets))
+        for q in questions
+    ]
+    groups: dict[tuple[int, int, str], list[int]] = {}
+    for r, (src, dst) in enumerate(points):
+        groups.setdefault((len(src), len(dst), questions[r].pairing), []).append(r)
+    for (ns, nt, pairing), members in groups.items():
+        g = len(members)
+        s = np.array([points[r][0] for r in members], dtype=np.float64).reshape(g, ns, 2)
+        t = np.array([points[r][1] for r in members], dtype=np.float64).reshape(g, nt, 2)
+        if pairing == "paired":
+            lines = np.concatenate([s, t], axis=2)
+        else:
+            lines = np.concatenate([np.repeat(s, nt, axis=1), np.tile(t, (1, ns, 1))], axis=2)
+        for k, r in enumerate(members):
+            out[r] = lines[k]
+    return out
+
+
 def _join(sources: FloatArray, targets: FloatArray, pairing: str) -> FloatArray:
     """Lines from ``sources`` (s, 2) to ``targets`` (t, 2) px, paired or every to every."""
     s = np.asarray(sources, dtype=np.float64).reshape(-1, 2)
@@ -297,10 +323,11 @@ def _and(a: NDArray[np.bool_] | None, b: NDArray[np.bool_] | None) -> NDArray[np
 
 
 def sense_key(index: WallIndex, sense: str) -> bytes:
-    """What tracing for ``sense`` reads of ``index``: each wall's restriction (GEO-1) and the
-    thresholds that apply (GEO-4, only proximity and distance walls with a positive one).
+    """What tracing for ``sense`` reads of ``index``, as bytes.
 
-    Two senses with equal keys trace every line alike, so their exact lines are the same.
+    Each wall's restriction (GEO-1) and the thresholds that apply (GEO-4: only proximity and
+    distance walls with a positive one). Two senses with equal keys trace every line alike,
+    so their exact lines are the same.
     """
     code = index.restriction[sense]
     thr = index.threshold.get(sense)
@@ -341,7 +368,7 @@ def measure(
 
     Cost: the exact lines of senses that trace alike (``sense_key``) are measured once.
     """
-    segs = [q.segments() for q in questions]
+    segs = _segments(questions)
     pair_bands = [q.band() for q in questions]
     second = bool(spec.full_walls and (built.tall_walls is not None or built.heights))
     if budget is not None and questions:  # the cost model: refuse before any tracing
@@ -372,7 +399,15 @@ def measure(
     if spec.lines_with_effect:  # SF-COV-9: without line of effect the lines change nothing
         effect = exact("move", active)
         active = [r for r in active if effect[r].clear]
-    traced = _trace_lines(built, spec, [questions[r] for r in active], second, budget)
+    traced = _trace_lines(
+        built,
+        spec,
+        [questions[r] for r in active],
+        [segs[r] for r in active],
+        [pair_bands[r] for r in active],
+        second,
+        budget,
+    )
     out: list[Measured] = []
     it = iter(traced)
     on = set(active)
@@ -415,19 +450,22 @@ def _trace_lines(
     built: BuiltScene,
     spec: Measure,
     questions: Sequence[Question],
+    segs: Sequence[FloatArray],
+    pair_bands: Sequence[tuple[float, ...]],
     second: bool,
     budget: WorkBudget | None,
 ) -> list[Measured]:
-    """The traced lines of every question (``measure`` without the exact lines)."""
-    segs = [q.segments() for q in questions]
+    """The traced lines of every question (``measure`` without the exact lines).
+
+    ``segs`` and ``pair_bands``: each question's ``segments()`` and ``band()``.
+    """
     rows = np.cumsum([0] + [len(s) for s in segs])
     n = int(rows[-1])
     all_segs = np.vstack(segs) if n else np.empty((0, 4))
-    pair_bands = [q.band() for q in questions]
     elev = np.repeat(np.array(pair_bands, dtype=np.float64).reshape(-1, 4), np.diff(rows), axis=0)
     corners = None
     if any(q.exact_points is not None for q in questions):
-        corners = np.vstack([q.corner_segments() for q in questions]) if n else None
+        corners = np.vstack(_segments(questions, exact=True)) if n else None
     tokens = built.scene.tokens
     boxes = None
     spans = None
@@ -447,9 +485,10 @@ def _trace_lines(
     creature_blocked = np.zeros(n, dtype=bool)
     full_blocked = np.zeros(n, dtype=bool)
     corner_cleared = np.zeros(n, dtype=bool)
-    wall_blockers: list[list[int]] = [[] for _ in range(n)]
-    creature_blockers: list[list[str]] = [[] for _ in range(n)]
-    low_blockers: list[list[int]] = [[] for _ in range(n)]
+    none: list[Any] = []  # no blockers listed (``Measure.blockers`` off): one shared empty list
+    wall_blockers: list[list[int]] = [[] for _ in range(n)] if spec.blockers else [none] * n
+    creature_blockers: list[list[str]] = [[] for _ in range(n)] if spec.blockers else [none] * n
+    low_blockers: list[list[int]] = [[] for _ in range(n)] if spec.blockers else [none] * n
     # A second pass with low obstacles set aside: `cover: "low"` walls, and walls covering
     # only part of a line's band (GEO-5a).
     tall = built.tall_walls

@@ -1,6 +1,6 @@
 """Ask a ruleset about many pairs at once: one pair and a 200-token matrix run this code.
 
-``cover_all`` plans every pair with the ruleset (``cover_ask``), measures all of them in one
+``cover_all`` plans every pair with the ruleset (``cover_asks``), measures all of them in one
 call (``service.geometry.measure``), then lets the ruleset map each pair's measurement to its
 answer. ``vision_all`` does the same with ``service.senses.perceive_all``.
 
@@ -62,7 +62,7 @@ def cover_all(
     RulesError
         A pair the ruleset cannot answer (e.g. an area without origin or attacker).
     """
-    asks = [system.cover_ask(built, a, t, attack, options) for a, t in pairs]
+    asks = system.cover_asks(built, pairs, attack, options)
     spec = system.cover_measure(attack, options, detail)
     questions = without_set_aside(built, [ask.question for ask in asks], options)
     measured = measure(built, spec, questions, budget)

@@ -8,12 +8,14 @@ creature (GEO-7); the tables below map those counts to a degree.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.engine.walls import FloatArray
 from service.geometry import sampling
 from service.geometry.measure import Measure, Measured, Question
 from service.model import Token
@@ -161,15 +163,16 @@ class Dnd5e:
             return Measure("move", full_walls=True, exact=("move",), blockers=detail)
         return Measure("move", full_walls=True, exact=("move",), exact_when="corner-cleared")
 
-    def cover_ask(
+    def cover_asks(
         self,
         built: BuiltScene,
-        attacker: Token | None,
-        target: Token,
+        pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> _Ask:
-        """The corner lines of 5E-COV-5 (or 5E-COV-8), from an area's origin for areas.
+    ) -> list[_Ask]:
+        """The corner lines of 5E-COV-5 (or 5E-COV-8) of every pair.
+
+        From an area's origin for areas; each token's corners are found once.
 
         Raises
         ------
@@ -178,15 +181,40 @@ class Dnd5e:
         """
         inset = corner_inset(options)
         method = METHODS[options.get("cover_method") or "paired-corners"]
+        found: dict[tuple[str, float], FloatArray] = {}
+
+        def corners(token: Token, d: float) -> FloatArray:
+            key = (token.id, d)
+            if key not in found:
+                found[key] = sampling.space_corners(built, token, built.token_boxes[token.id], d)
+            return found[key]
+
+        return [
+            self._ask(built, attacker, target, attack, inset, method, corners)
+            for attacker, target in pairs
+        ]
+
+    def _ask(
+        self,
+        built: BuiltScene,
+        attacker: Token | None,
+        target: Token,
+        attack: Attack,
+        inset: float,
+        method: Method,
+        corners: Callable[[Token, float], FloatArray],
+    ) -> _Ask:
+        """One pair of ``cover_asks``; ``corners(token, inset)`` its space's corners."""
         target_box = built.token_boxes[target.id]
         source_box, source_span, from_origin = attack_source(built, attacker, target, attack)
-        target_corners = sampling.space_corners(built, target, target_box, inset)
+        target_corners = corners(target, inset)
         if from_origin:  # one line from the point of origin per target corner
             sources = exact_sources = sampling.origin(source_box[:2], len(target_corners))
             method = METHODS["paired-corners"]
         else:
-            sources = sampling.space_corners(built, attacker, source_box, inset)
-            exact_sources = sampling.space_corners(built, attacker, source_box, 0.0)
+            assert attacker is not None
+            sources = corners(attacker, inset)
+            exact_sources = corners(attacker, 0.0)
         # GEO-7 / 5E-COV-1: other creatures are solid obstacles; 5E-COV-7: a creature in
         # the attacker's or the target's space gives no cover.
         shared, excluded = shared_space(
@@ -202,10 +230,7 @@ class Dnd5e:
             inset_box(target_box, inset),
             excluded,
             tops=tops,
-            exact_points=(
-                exact_sources,
-                sampling.space_corners(built, target, target_box, 0.0),
-            ),
+            exact_points=(exact_sources, corners(target, 0.0)),
         )
         return _Ask(question, method, tuple(shared))
 

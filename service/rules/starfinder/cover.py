@@ -16,6 +16,7 @@ Decisions beyond RULES.md (also in ``OPTIONS`` and the closing note of the issue
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ from service.engine.grids import feet_to_units
 from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.engine.walls import FloatArray
 from service.geometry import sampling
 from service.geometry.measure import Measure, Measured, Question
 from service.model import Token
@@ -99,7 +101,7 @@ def _low_walls(built: BuiltScene) -> list[int]:
 
 @dataclass(frozen=True)
 class _Ask:
-    """What one Starfinder cover question traces (``Starfinder.cover_ask``)."""
+    """What one Starfinder cover question traces (``Starfinder.cover_asks``)."""
 
     question: Question
     source_box: tuple[float, float, float, float]
@@ -133,15 +135,16 @@ class Starfinder:
             lines_with_effect=not detail,
         )
 
-    def cover_ask(
+    def cover_asks(
         self,
         built: BuiltScene,
-        attacker: Token | None,
-        target: Token,
+        pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> _Ask:
-        """What ``cover`` traces (SF-COV-1, SF-COV-5): corners, creatures, walls, spaces.
+    ) -> list[_Ask]:
+        """What ``cover`` traces for every pair (SF-COV-1, SF-COV-5).
+
+        Corners, creatures, walls, spaces; each token's corners are found once.
 
         Raises
         ------
@@ -149,15 +152,45 @@ class Starfinder:
             An area attack without ``attack.origin`` and without an attacker.
         """
         inset = float(options.get("corner_inset") or 0.0)
+        found: dict[tuple[str, str, float], tuple[FloatArray, int]] = {}
+
+        def corners(kind: str, token: Token, d: float) -> tuple[FloatArray, int]:
+            """``space_corners`` (``kind`` "space") or uncut ``every_corner`` ("every")."""
+            key = (kind, token.id, d)
+            if key not in found:
+                box = built.token_boxes[token.id]
+                if kind == "space":
+                    found[key] = (sampling.space_corners(built, token, box, d), 0)
+                else:
+                    found[key] = sampling.every_corner(built, token, box, d)
+            return found[key]
+
+        return [
+            self._ask(built, attacker, target, attack, inset, corners) for attacker, target in pairs
+        ]
+
+    def _ask(
+        self,
+        built: BuiltScene,
+        attacker: Token | None,
+        target: Token,
+        attack: Attack,
+        inset: float,
+        corners: Callable[[str, Token, float], tuple[FloatArray, int]],
+    ) -> _Ask:
+        """One pair of ``cover_asks``."""
         target_box = built.token_boxes[target.id]
-        target_corners = sampling.space_corners(built, target, target_box, inset)
+        target_corners = corners("space", target, inset)[0]
         notes: list[str] = []
         source_box, source_span, from_origin = attack_source(built, attacker, target, attack)
         if from_origin:
             sources = sampling.origin(source_box[:2])
         else:
-            toward = box_centre(target_box)
-            sources, total = sampling.every_corner(built, attacker, source_box, inset, toward)
+            assert attacker is not None
+            sources, total = corners("every", attacker, inset)
+            if total > sampling.MAX_SOURCE_CORNERS:  # cut to the corners nearest this target
+                toward = box_centre(target_box)
+                sources, total = sampling.every_corner(built, attacker, source_box, inset, toward)
             if total > len(sources):
                 notes.append(
                     f"SF-COV-1: the attacker's space has {total} square corners; the "
@@ -180,9 +213,10 @@ class Starfinder:
         if inset > 0:  # GEO-6: what the inset corners came from
             exact_sources = sources
             if not from_origin:
-                every, _ = sampling.every_corner(built, attacker, source_box, 0.0)
+                assert attacker is not None
+                every, _ = corners("every", attacker, 0.0)
                 exact_sources = sampling.exact_points(sources, every)
-            exact = (exact_sources, sampling.space_corners(built, target, target_box, 0.0))
+            exact = (exact_sources, corners("space", target, 0.0)[0])
         question = Question(
             sources,
             target_corners,
