@@ -63,6 +63,7 @@ BONUS: dict[str, tuple[int, int] | tuple[None, None]] = {
 #: Strength of what a single traced line meets, weakest first (the attacker picks the
 #: corner whose strongest line is weakest, SF-COV-1).
 LINE_RANK = {"none": 0, "soft": 1, "cover": 2, "improved": 3}
+LINE_NAME = {rank: name for name, rank in LINE_RANK.items()}
 
 #: Rule id of the degree a line gives, when it decides the answer.
 DEGREE_RULE = {"soft": "SF-COV-6", "improved": "SF-COV-8"}
@@ -88,10 +89,6 @@ OPTIONS = {
 }
 
 # ---------------------------------------------------------------------------- rules
-
-
-def _rank(degree: str) -> int:
-    return LINE_RANK[degree]
 
 
 def _low_walls(built: BuiltScene) -> list[int]:
@@ -256,19 +253,20 @@ class Starfinder:
         """
         sources = ask.question.sources
         improved = built.improved_walls | built.extreme_walls
-        line_kind = []
-        for k in range(len(measured.segments)):
-            if measured.wall_blocked[k]:
-                strong = any(w in improved for w in measured.wall_blockers[k])
-                line_kind.append("improved" if strong else "cover")
-            elif measured.creature_blocked[k] and attack.kind != "melee":
-                line_kind.append("soft")
-            else:
-                line_kind.append("none")
+        # What each line meets, as its LINE_RANK: a wall (improved if one of its blockers is),
+        # else a creature (soft cover, not against melee), else nothing.
+        rank = np.where(measured.wall_blocked, LINE_RANK["cover"], LINE_RANK["none"])
+        if attack.kind != "melee":
+            soft = measured.creature_blocked & ~measured.wall_blocked
+            rank[soft] = LINE_RANK["soft"]
+        if improved:
+            for j in np.flatnonzero(measured.wall_blocked).tolist():
+                if any(w in improved for w in measured.wall_blockers[j]):
+                    rank[j] = LINE_RANK["improved"]
         k = len(ask.target_corners)  # lines per attacker corner: 4, or 6 on hexes
-        per_corner = [max(line_kind[k * c : k * c + k], key=_rank) for c in range(len(sources))]
-        best = min(range(len(sources)), key=lambda c: (_rank(per_corner[c]), c))
-        degree = per_corner[best]
+        per_corner = rank.reshape(len(sources), k).max(axis=1)
+        best = int(np.argmin(per_corner))  # the weakest corner, the first of equals
+        degree = LINE_NAME[int(per_corner[best])]
 
         rules = ["SF-COV-1"]
         notes = list(ask.notes)
@@ -300,8 +298,7 @@ class Starfinder:
                 target,
                 attack,
                 ask.source_box,
-                sources,
-                ask.target_corners,
+                lambda: (sources, ask.target_corners),
                 options,
                 rules,
             )
