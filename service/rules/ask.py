@@ -2,7 +2,7 @@
 
 ``cover_all`` plans every pair with the ruleset (``cover_asks``), measures all of them in one
 call (``service.geometry.measure``), then lets the ruleset map each pair's measurement to its
-answer. ``vision_all`` does the same with ``service.senses.perceive_all``.
+answer (``covers``). ``vision_all`` does the same with ``service.senses.perceive_all``.
 
 The obstacle options (``ignore_hidden``, ``ignore_prone_or_dead``: ``service.rules.options``)
 are applied here, once for every ruleset: the tokens they set aside join each pair's
@@ -66,10 +66,7 @@ def cover_all(
     spec = system.cover_measure(attack, options, detail)
     questions = without_set_aside(built, [ask.question for ask in asks], options)
     measured = measure(built, spec, questions, budget)
-    return [
-        system.cover(built, ask, m, a, t, attack, options, detail)
-        for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
-    ]
+    return system.covers(built, asks, measured, pairs, attack, options, detail)
 
 
 def vision_all(

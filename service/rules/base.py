@@ -132,9 +132,9 @@ class RuleSystem(Protocol):
 
     Cover is asked in three steps so that one pair and a 200-token matrix run the same code
     (``service.rules.ask``): ``cover_measure`` names what to measure, ``cover_asks`` plans
-    every pair, ``service.geometry.measure`` measures all pairs at once, and ``cover`` maps
-    one pair's measurement to the answer. Vision gets a ``SenseReport`` from
-    ``service.senses.perceive_all`` the same way.
+    every pair, ``service.geometry.measure`` measures all pairs at once, and ``covers`` maps
+    each pair's measurement to its answer (``cover`` for one pair). Vision gets a
+    ``SenseReport`` from ``service.senses.perceive_all`` the same way.
     """
 
     id: str
@@ -179,6 +179,19 @@ class RuleSystem(Protocol):
         detail: bool,
     ) -> CoverResult:
         """Cover of ``target`` from one pair's measurement (``detail``: lines and notes)."""
+        ...
+
+    def covers(
+        self,
+        built: BuiltScene,
+        asks: Sequence[Any],
+        measured: Sequence[Measured],
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        options: dict[str, Any],
+        detail: bool,
+    ) -> list[CoverResult]:
+        """``cover`` of every pair, in order (a ruleset may rule on all of them at once)."""
         ...
 
     def vision(

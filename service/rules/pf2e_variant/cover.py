@@ -198,6 +198,22 @@ class Pf2eVariant:
         )
         return _Ask(question, rules)
 
+    def covers(
+        self,
+        built: BuiltScene,
+        asks: Sequence[_Ask],
+        measured: Sequence[Measured],
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        options: dict[str, Any],
+        detail: bool = True,
+    ) -> list[CoverResult]:
+        """``cover`` of every pair, in order."""
+        return [
+            self.cover(built, ask, m, a, t, attack, options, detail)
+            for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
+        ]
+
     def cover(
         self,
         built: BuiltScene,

@@ -229,6 +229,22 @@ class Starfinder:
         )
         return _Ask(question, source_box, target_corners, notes)
 
+    def covers(
+        self,
+        built: BuiltScene,
+        asks: Sequence[_Ask],
+        measured: Sequence[Measured],
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        options: dict[str, Any],
+        detail: bool = True,
+    ) -> list[CoverResult]:
+        """``cover`` of every pair, in order."""
+        return [
+            self.cover(built, ask, m, a, t, attack, options, detail)
+            for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
+        ]
+
     def cover(
         self,
         built: BuiltScene,
