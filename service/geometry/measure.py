@@ -411,18 +411,20 @@ def measure(
     out: list[Measured] = []
     it = iter(traced)
     on = set(active)
+    none: list[Any] = []  # untraced lines have no blockers: one shared empty list
     for r in range(len(questions)):
         if r in on:
             m = next(it)
         else:
             n = len(segs[r])
+            clear = np.zeros(n, dtype=bool)
             m = Measured(
                 segs[r],
-                np.zeros(n, dtype=bool),
-                np.zeros(n, dtype=bool),
-                np.zeros(n, dtype=bool),
-                [[] for _ in range(n)],
-                [[] for _ in range(n)],
+                clear,
+                clear,
+                clear,
+                [none] * n,
+                [none] * n,
                 band=pair_bands[r],  # type: ignore[arg-type]
                 traced=False,
             )
