@@ -295,7 +295,8 @@ class Dnd5e:
         for (_, k, lines), members in shapes.items():
             n = len(members)
             full = np.array([measured[r].full_blocked for r in members], dtype=bool)
-            anything = np.array([measured[r].blocked for r in members], dtype=bool)
+            anything = np.array([measured[r].wall_blocked for r in members], dtype=bool)
+            anything |= np.array([measured[r].creature_blocked for r in members], dtype=bool)
             loe = np.array([measured[r].clear("move") for r in members], dtype=bool)
             rank, by_creature, group = _decide(
                 asks[members[0]].method,
