@@ -51,15 +51,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
+from numpy.typing import NDArray
 
 from service.engine.budget import WorkBudget
 from service.engine.grids import diagonal_rule, space_distance_units
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.engine.walls import WallIndex
 from service.geometry.bands import region_meets, span_meets
 from service.geometry.exact import LineOfEffect, lines_of_effect
-from service.geometry.measure import Blocker, wall_blocker
+from service.geometry.measure import Blocker, sense_key, wall_blocker
 from service.geometry.trace import trace
 from service.lighting import (
     LightSample,
@@ -158,12 +160,14 @@ def _height_meets(built: BuiltScene, token: Token, region: Region) -> str:
 
 
 def _wholly_inside(built: BuiltScene, token: Token, obscurement: str) -> bool:
+    regions = [r for r in built.scene.regions if r.obscurement == obscurement]
+    if not regions:
+        return False
     space = shapely.box(*built.token_boxes[token.id])
     return any(
         shapely.covers(built.region_shapes[r.id], space)
         and _height_meets(built, token, r) == "covers"
-        for r in built.scene.regions
-        if r.obscurement == obscurement
+        for r in regions
     )
 
 
@@ -182,6 +186,8 @@ def obscurement_at(built: BuiltScene, token: Token) -> str:
     counts only where it meets the token's vertical extent, and at most as light where it
     covers only part of it (GEO-5, GEO-5a).
     """
+    if not any(region_obscurement(r) for r in built.scene.regions):
+        return "none"
     space = shapely.box(*inset_box(built.token_boxes[token.id], 0.5))
     worst = "none"
     for r in built.scene.regions:
@@ -340,34 +346,35 @@ def perceive_all(
     elev = np.array([(a[0], b[0], a[1], b[1]) for a, b in spans], dtype=np.float64)
     sight_index = built.sight
     density = built.density
-    los_all = lines_of_effect(
-        sight_index,
-        box_o,
-        box_t,
-        "sight",
-        elevations=elev,
-        wall_mask=built.tall_mask(sight_index),
-        budget=budget,
-        density=density,
-    )
-    loe_all = lines_of_effect(
-        built.walls,
-        box_o,
-        box_t,
-        "move",
-        elevations=elev,
-        wall_mask=built.tall_walls,
-        budget=budget,
-        density=density,
-    )
-    sound_all = lines_of_effect(
-        built.walls, box_o, box_t, "sound", elevations=elev, budget=budget, density=density
-    )
+    # Sight, effect and sound through the same walls (same restrictions and thresholds,
+    # same mask: a scene without windows, fog or low walls) are one measurement.
+    known: dict[tuple[int, bytes, bytes | None], list[LineOfEffect]] = {}
+
+    def exact(index: WallIndex, sense: str, mask: NDArray[np.bool_] | None) -> list[LineOfEffect]:
+        key = (id(index), sense_key(index, sense), None if mask is None else mask.tobytes())
+        if key not in known:
+            known[key] = lines_of_effect(
+                index,
+                box_o,
+                box_t,
+                sense,
+                elevations=elev,
+                wall_mask=mask,
+                budget=budget,
+                density=density,
+            )
+        return known[key]
+
+    los_all = exact(sight_index, "sight", built.tall_mask(sight_index))
+    loe_all = exact(built.walls, "move", built.tall_walls)
+    sound_all = exact(built.walls, "sound", None)
     lights: dict[tuple[str, str | None], LightSample] = {}
     silent: dict[tuple[str, str | None], tuple[str, ...]] = {}
     public = shining_lights(built)  # gathered once: each gathering scans every token
     concealed = concealing_regions(built, pairs)
     partial_fog = _fog_partly_on_line(built, box_o, box_t, elev)
+    fog: dict[str, tuple[str, bool]] = {}
+    wall_names: dict[tuple[int, ...], tuple[Blocker, ...]] = {}
     out = []
     for (observer, target), los, loe, sound, by, fog_part in zip(
         pairs, los_all, loe_all, sound_all, concealed, partial_fog, strict=True
@@ -380,7 +387,12 @@ def perceive_all(
             lights[key] = light_over_token(built, target, budget, who, sources)
             points = token_sample_points(built, target, sources)
             silent[key] = silent_light_notes(built, points, who)
-        report = _report(built, observer, target, diagonals, lights[key], los, loe, sound)
+        for tok in (observer, target):
+            if tok.id not in fog:  # each token's own state, once per request
+                fog[tok.id] = (obscurement_at(built, tok), _wholly_inside(built, tok, "heavy"))
+        report = _report(
+            built, observer, target, diagonals, lights[key], los, loe, sound, fog, wall_names
+        )
         if fog_part and report.obscurement == "none":
             report = dataclasses.replace(report, obscurement="light")
         if by:
@@ -450,18 +462,25 @@ def _report(
     los: LineOfEffect,
     loe: LineOfEffect,
     sound: LineOfEffect,
+    fog: dict[str, tuple[str, bool]],
+    wall_names: dict[tuple[int, ...], tuple[Blocker, ...]],
 ) -> SenseReport:
-    """One pair's ``SenseReport`` from its measured lines and the target's light."""
+    """One pair's ``SenseReport`` from its measured lines and the target's light.
+
+    ``fog``: per token id, ``obscurement_at`` and whether heavy obscurement holds its whole
+    space; ``wall_names``: the blockers already named, per tuple of wall indices.
+    """
     senses = observer.senses
     dist = distance_units(built, observer, target, diagonals)
-    obsc = obscurement_at(built, target)
-    sight_index = built.sight
+    obsc = fog[target.id][0]
     blockers: tuple[Blocker, ...] = ()
     if not los.clear:
-        blockers = tuple(dict.fromkeys(wall_blocker(n) for n in sight_index.names(los.blockers)))
-    hidden_in_fog = _wholly_inside(built, target, "heavy") or _wholly_inside(
-        built, observer, "heavy"
-    )
+        walls = tuple(los.blockers)
+        if walls not in wall_names:
+            names = built.sight.names(los.blockers)
+            wall_names[walls] = tuple(dict.fromkeys(wall_blocker(n) for n in names))
+        blockers = wall_names[walls]
+    hidden_in_fog = fog[target.id][1] or fog[observer.id][1]
     conditions = set(target.conditions)
     observer_conditions = set(observer.conditions)
     invisible = "invisible" in conditions

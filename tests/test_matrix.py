@@ -14,7 +14,7 @@ from service.app import sample_scene
 from service.engine.scene import build_scene
 from service.errors import RulesError, UnknownToken
 from service.geometry import exact
-from service.geometry.measure import Measure, Question, measure
+from service.geometry.measure import Measure, Question, measure, sense_key
 from service.matrix import matrix
 from service.rules.ask import cover_all, cover_one, vision_all, vision_one
 from service.rules.base import Attack
@@ -167,7 +167,8 @@ def test_token_subset_order_and_errors():
 
 
 def test_batched_vision_traces_once_per_sense(monkeypatch):
-    """The pairs' centre lines are traced in three vectorised calls, not three per pair."""
+    """The pairs' centre lines are traced in vectorised calls, not three per pair; sight,
+    effect and sound through the same walls (the dungeon's) are one measurement."""
     geo = build_scene(SCENES["dungeon"]())
     system = rules.get("dnd5e")
     calls = []
@@ -175,7 +176,9 @@ def test_batched_vision_traces_once_per_sense(monkeypatch):
     monkeypatch.setattr(exact, "trace", lambda *a, **k: calls.append(len(a[1])) or real(*a, **k))
     matrix(geo, system, None, "vision", {})
     n = len(geo.scene.tokens)
-    assert calls.count(n * (n - 1)) == 3  # all pairs' centre lines, one call per sense
+    keys = {sense_key(geo.walls, s) for s in ("sight", "move", "sound")}
+    assert len(keys) == 1
+    assert calls.count(n * (n - 1)) == 1  # all pairs' centre lines, once for the three senses
     searches = calls.count(17)  # an exact search starts with the centre and 16 corner lines
     assert searches < n * (n - 1)  # most pairs answer from their centre lines
 

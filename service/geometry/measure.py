@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -93,6 +93,15 @@ class Measure:
         decides the degree anyway, as dnd5e's paired corners' 4 of 4 → total).
     blockers : bool
         List what blocks each line (``False`` for bulk degrees: only the booleans).
+    after_effect : bool
+        The senses of ``exact`` after ``move`` (its first sense) are measured only for the
+        pairs with line of effect; for the others they are not measured (``None``), for a
+        ruling that reads them only with line of effect (SF-CON-4 after SF-COV-9).
+    lines_with_effect : bool
+        The exact ``move`` line (``exact_when`` ``always``) is measured first, and the lines
+        are traced only for the pairs with line of effect: the others are ``Measured`` with
+        ``traced`` ``False`` (every line clear, no blockers), for a bare degree that is
+        total without line of effect whatever the lines (SF-COV-9 in a matrix).
     """
 
     sense: str = "move"
@@ -102,6 +111,8 @@ class Measure:
     exact: tuple[str, ...] = ()
     exact_when: Literal["always", "all-blocked", "corner-cleared"] = "all-blocked"
     blockers: bool = True
+    after_effect: bool = False
+    lines_with_effect: bool = False
 
 
 @dataclass(frozen=True)
@@ -164,6 +175,32 @@ class Question:
         return band(self.elevations, self.tops)  # type: ignore[return-value]
 
 
+def _segments(questions: Sequence[Question], exact: bool = False) -> list[FloatArray]:
+    """Each question's ``segments`` (``corner_segments`` with ``exact``), built together.
+
+    Questions with the same numbers of points and pairing are joined in one array step.
+    """
+    out: list[FloatArray] = [np.empty((0, 4))] * len(questions)
+    points = [
+        (q.exact_points if exact and q.exact_points is not None else (q.sources, q.targets))
+        for q in questions
+    ]
+    groups: dict[tuple[int, int, str], list[int]] = {}
+    for r, (src, dst) in enumerate(points):
+        groups.setdefault((len(src), len(dst), questions[r].pairing), []).append(r)
+    for (ns, nt, pairing), members in groups.items():
+        g = len(members)
+        s = np.array([points[r][0] for r in members], dtype=np.float64).reshape(g, ns, 2)
+        t = np.array([points[r][1] for r in members], dtype=np.float64).reshape(g, nt, 2)
+        if pairing == "paired":
+            lines = np.concatenate([s, t], axis=2)
+        else:
+            lines = np.concatenate([np.repeat(s, nt, axis=1), np.tile(t, (1, ns, 1))], axis=2)
+        for k, r in enumerate(members):
+            out[r] = lines[k]
+    return out
+
+
 def _join(sources: FloatArray, targets: FloatArray, pairing: str) -> FloatArray:
     """Lines from ``sources`` (s, 2) to ``targets`` (t, 2) px, paired or every to every."""
     s = np.asarray(sources, dtype=np.float64).reshape(-1, 2)
@@ -201,6 +238,9 @@ class Measured:
         obstacles for that line, GEO-5a).
     band : (float, float, float, float) or None
         The pair's band in grid units (``Question.band``).
+    traced : bool
+        The lines were traced (``False``: ``Measure.lines_with_effect`` and no line of
+        effect; every line reads clear).
     """
 
     segments: FloatArray
@@ -213,6 +253,7 @@ class Measured:
     low_blockers: list[list[int]] = field(default_factory=list)
     band: tuple[float, float, float, float] | None = None
     corner_cleared: NDArray[np.bool_] | None = None
+    traced: bool = True
 
     @property
     def blocked(self) -> NDArray[np.bool_]:
@@ -281,6 +322,23 @@ def _and(a: NDArray[np.bool_] | None, b: NDArray[np.bool_] | None) -> NDArray[np
     return a if b is None else a & b
 
 
+def sense_key(index: WallIndex, sense: str) -> bytes:
+    """What tracing for ``sense`` reads of ``index``, as bytes.
+
+    Each wall's restriction (GEO-1) and the thresholds that apply (GEO-4: only proximity and
+    distance walls with a positive one). Two senses with equal keys trace every line alike,
+    so their exact lines are the same.
+    """
+    code = index.restriction[sense]
+    thr = index.threshold.get(sense)
+    live = np.zeros(index.size)
+    if thr is not None:
+        with np.errstate(invalid="ignore"):
+            on = (code >= 3) & ~np.isnan(thr) & (thr > 0)
+        live = np.where(on, thr, 0.0)
+    return code.tobytes() + live.tobytes()
+
+
 def measure(
     built: BuiltScene,
     spec: Measure,
@@ -307,16 +365,109 @@ def measure(
     ------
     OverBudget
         The request would pass ``budget`` (issue 16).
+
+    Cost: the exact lines of senses that trace alike (``sense_key``) are measured once.
     """
-    segs = [q.segments() for q in questions]
+    segs = _segments(questions)
+    pair_bands = [q.band() for q in questions]
+    second = bool(spec.full_walls and (built.tall_walls is not None or built.heights))
+    if budget is not None and questions:  # the cost model: refuse before any tracing
+        passes = 2 if second else 1
+        budget.afford(passes * estimate_tests(built.density, np.vstack(segs)))
+    # Exact lines already measured, per sense key then per pair (senses that trace alike
+    # share them).
+    known: dict[bytes, dict[int, LineOfEffect]] = {}
+
+    def exact(sense: str, need: list[int]) -> dict[int, LineOfEffect]:
+        done = known.setdefault(sense_key(built.walls, sense), {})
+        todo = [r for r in need if r not in done]
+        if todo:
+            found = lines_of_effect(
+                built.walls,
+                np.array([questions[r].inner_source for r in todo], dtype=np.float64),
+                np.array([questions[r].inner_target for r in todo], dtype=np.float64),
+                sense,
+                elevations=np.array([pair_bands[r] for r in todo], dtype=np.float64),
+                wall_mask=built.tall_walls,
+                budget=budget,
+                density=built.density,
+            )
+            done.update(zip(todo, found, strict=True))
+        return {r: done[r] for r in need}
+
+    active = list(range(len(questions)))
+    if spec.lines_with_effect:  # SF-COV-9: without line of effect the lines change nothing
+        effect = exact("move", active)
+        active = [r for r in active if effect[r].clear]
+    traced = _trace_lines(
+        built,
+        spec,
+        [questions[r] for r in active],
+        [segs[r] for r in active],
+        [pair_bands[r] for r in active],
+        second,
+        budget,
+    )
+    out: list[Measured] = []
+    it = iter(traced)
+    on = set(active)
+    none: list[Any] = []  # untraced lines have no blockers: one shared empty list
+    for r in range(len(questions)):
+        if r in on:
+            m = next(it)
+        else:
+            n = len(segs[r])
+            clear = np.zeros(n, dtype=bool)
+            m = Measured(
+                segs[r],
+                clear,
+                clear,
+                clear,
+                [none] * n,
+                [none] * n,
+                band=pair_bands[r],  # type: ignore[arg-type]
+                traced=False,
+            )
+        out.append(m)
+    for sense in spec.exact:
+        need = [
+            r
+            for r, m in enumerate(out)
+            if spec.exact_when == "always"
+            or (
+                bool(m.lines_not_showing_effect().all())
+                and (spec.exact_when == "all-blocked" or not bool(m.full_blocked.all()))
+            )
+        ]
+        if spec.after_effect and sense != "move":
+            need = [r for r in need if out[r].clear("move")]
+        for m in out:
+            m.exact[sense] = None
+        for r, loe in exact(sense, need).items():
+            out[r].exact[sense] = loe
+    return out
+
+
+def _trace_lines(
+    built: BuiltScene,
+    spec: Measure,
+    questions: Sequence[Question],
+    segs: Sequence[FloatArray],
+    pair_bands: Sequence[tuple[float, ...]],
+    second: bool,
+    budget: WorkBudget | None,
+) -> list[Measured]:
+    """The traced lines of every question (``measure`` without the exact lines).
+
+    ``segs`` and ``pair_bands``: each question's ``segments()`` and ``band()``.
+    """
     rows = np.cumsum([0] + [len(s) for s in segs])
     n = int(rows[-1])
     all_segs = np.vstack(segs) if n else np.empty((0, 4))
-    pair_bands = [q.band() for q in questions]
     elev = np.repeat(np.array(pair_bands, dtype=np.float64).reshape(-1, 4), np.diff(rows), axis=0)
     corners = None
     if any(q.exact_points is not None for q in questions):
-        corners = np.vstack([q.corner_segments() for q in questions]) if n else None
+        corners = np.vstack(_segments(questions, exact=True)) if n else None
     tokens = built.scene.tokens
     boxes = None
     spans = None
@@ -336,21 +487,21 @@ def measure(
     creature_blocked = np.zeros(n, dtype=bool)
     full_blocked = np.zeros(n, dtype=bool)
     corner_cleared = np.zeros(n, dtype=bool)
-    wall_blockers: list[list[int]] = [[] for _ in range(n)]
-    creature_blockers: list[list[str]] = [[] for _ in range(n)]
-    low_blockers: list[list[int]] = [[] for _ in range(n)]
+    none: list[Any] = []  # no blockers listed (``Measure.blockers`` off): one shared empty list
+    wall_blockers: list[list[int]] = [[] for _ in range(n)] if spec.blockers else [none] * n
+    creature_blockers: list[list[str]] = [[] for _ in range(n)] if spec.blockers else [none] * n
+    low_blockers: list[list[int]] = [[] for _ in range(n)] if spec.blockers else [none] * n
     # A second pass with low obstacles set aside: `cover: "low"` walls, and walls covering
     # only part of a line's band (GEO-5a).
-    second = spec.full_walls and (built.tall_walls is not None or built.heights)
     tall = built.tall_walls
-    if budget is not None:  # the cost model: refuse before any tracing
-        passes = 2 if second else 1
-        budget.afford(passes * estimate_tests(built.density, all_segs))
     groups: dict[tuple[bytes | None, bytes | bool], list[int]] = {}
     for r, q in enumerate(questions):
         groups.setdefault(_mask_key(q), []).append(r)
     for members in groups.values():
-        sel = np.concatenate([np.arange(rows[r], rows[r + 1]) for r in members])
+        if len(groups) == 1:
+            sel = np.arange(n)
+        else:
+            sel = np.concatenate([np.arange(rows[r], rows[r + 1]) for r in members])
         if not len(sel):
             continue
         mask = questions[members[0]].wall_mask
@@ -397,7 +548,7 @@ def measure(
                 corner_cleared[sel] |= full.corner_cleared
         else:
             full_blocked[sel] = traced.wall_blocked
-    out = [
+    return [
         Measured(
             segs[r],
             wall_blocked[rows[r] : rows[r + 1]],
@@ -411,30 +562,3 @@ def measure(
         )
         for r in range(len(questions))
     ]
-    for sense in spec.exact:
-        need = [
-            r
-            for r, m in enumerate(out)
-            if spec.exact_when == "always"
-            or (
-                bool(m.lines_not_showing_effect().all())
-                and (spec.exact_when == "all-blocked" or not bool(m.full_blocked.all()))
-            )
-        ]
-        for r in range(len(out)):
-            out[r].exact[sense] = None
-        if not need:
-            continue
-        found = lines_of_effect(
-            built.walls,
-            np.array([questions[r].inner_source for r in need], dtype=np.float64),
-            np.array([questions[r].inner_target for r in need], dtype=np.float64),
-            sense,
-            elevations=np.array([pair_bands[r] for r in need], dtype=np.float64),
-            wall_mask=built.tall_walls,
-            budget=budget,
-            density=built.density,
-        )
-        for r, loe in zip(need, found, strict=True):
-            out[r].exact[sense] = loe
-    return out

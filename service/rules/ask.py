@@ -1,8 +1,8 @@
 """Ask a ruleset about many pairs at once: one pair and a 200-token matrix run this code.
 
-``cover_all`` plans every pair with the ruleset (``cover_ask``), measures all of them in one
+``cover_all`` plans every pair with the ruleset (``cover_asks``), measures all of them in one
 call (``service.geometry.measure``), then lets the ruleset map each pair's measurement to its
-answer. ``vision_all`` does the same with ``service.senses.perceive_all``.
+answer (``covers``). ``vision_all`` does the same with ``service.senses.perceive_all``.
 
 The obstacle options (``ignore_hidden``, ``ignore_prone_or_dead``: ``service.rules.options``)
 are applied here, once for every ruleset: the tokens they set aside join each pair's
@@ -62,14 +62,11 @@ def cover_all(
     RulesError
         A pair the ruleset cannot answer (e.g. an area without origin or attacker).
     """
-    asks = [system.cover_ask(built, a, t, attack, options) for a, t in pairs]
+    asks = system.cover_asks(built, pairs, attack, options)
     spec = system.cover_measure(attack, options, detail)
     questions = without_set_aside(built, [ask.question for ask in asks], options)
     measured = measure(built, spec, questions, budget)
-    return [
-        system.cover(built, ask, m, a, t, attack, options, detail)
-        for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
-    ]
+    return system.covers(built, asks, measured, pairs, attack, options, detail)
 
 
 def vision_all(

@@ -6,6 +6,7 @@ what); a rule system maps those measurements to a degree, bonuses and the rule i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -130,10 +131,10 @@ class RuleSystem(Protocol):
     """A rule system: an id, its cover degrees, options and capabilities, and its rules.
 
     Cover is asked in three steps so that one pair and a 200-token matrix run the same code
-    (``service.rules.ask``): ``cover_measure`` names what to measure, ``cover_ask`` plans
-    each pair, ``service.geometry.measure`` measures all pairs at once, and ``cover`` maps
-    one pair's measurement to the answer. Vision gets a ``SenseReport`` from
-    ``service.senses.perceive_all`` the same way.
+    (``service.rules.ask``): ``cover_measure`` names what to measure, ``cover_asks`` plans
+    every pair, ``service.geometry.measure`` measures all pairs at once, and ``covers`` maps
+    each pair's measurement to its answer (``cover`` for one pair). Vision gets a
+    ``SenseReport`` from ``service.senses.perceive_all`` the same way.
     """
 
     id: str
@@ -148,15 +149,16 @@ class RuleSystem(Protocol):
         """What to measure for every pair (``detail``: the answer lists blockers)."""
         ...
 
-    def cover_ask(
+    def cover_asks(
         self,
         built: BuiltScene,
-        attacker: Token | None,
-        target: Token,
+        pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> CoverAsk:
-        """Plan one pair: sample points, creatures that do not count, wall mask.
+    ) -> Sequence[CoverAsk]:
+        """Plan every ``(attacker, target)`` pair, one plan per pair in order.
+
+        Each plan holds the pair's sample points, creatures that do not count, wall mask.
 
         Raises
         ------
@@ -177,6 +179,19 @@ class RuleSystem(Protocol):
         detail: bool,
     ) -> CoverResult:
         """Cover of ``target`` from one pair's measurement (``detail``: lines and notes)."""
+        ...
+
+    def covers(
+        self,
+        built: BuiltScene,
+        asks: Sequence[Any],
+        measured: Sequence[Measured],
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        options: dict[str, Any],
+        detail: bool,
+    ) -> list[CoverResult]:
+        """``cover`` of every pair, in order (a ruleset may rule on all of them at once)."""
         ...
 
     def vision(
@@ -288,6 +303,9 @@ def shared_space(
 
     Cost: O(overlapping tokens) from ``BuiltScene.sharing``; O(tokens) for a point of origin.
     """
+    if not from_origin and attacker is not None:
+        if not built.sharing[target.id] and not built.sharing[attacker.id]:
+            return (), frozenset((target.id, attacker.id))  # the common case: nobody shares
     found = set(built.sharing[target.id])
     if from_origin:
         z = source_span[0] if source_span is not None else 0.0

@@ -287,7 +287,7 @@ def test_a_bug_answers_a_fixed_500_without_details(app, monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(dnd5e.Dnd5e, "cover", boom)
+    monkeypatch.setattr(dnd5e.Dnd5e, "covers", boom)
     resp = app.test_client().post("/v1/cover", json=cover_body())
     body = assert_error(resp, 500)
     assert "secret" not in resp.get_data(as_text=True)

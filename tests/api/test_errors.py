@@ -185,7 +185,7 @@ def test_500_is_fixed_and_logged(monkeypatch, caplog):
     def boom(*a, **k):
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(dnd5e.Dnd5e, "cover", boom)
+    monkeypatch.setattr(dnd5e.Dnd5e, "covers", boom)
     app = create_app({"TESTING": False})
     with caplog.at_level(logging.ERROR):
         resp = app.test_client().post("/v1/cover", json=cover())

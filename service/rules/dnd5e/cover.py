@@ -8,12 +8,17 @@ creature (GEO-7); the tables below map those counts to a degree.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.engine.walls import FloatArray
 from service.geometry import sampling
 from service.geometry.measure import Measure, Measured, Question
 from service.model import Token
@@ -113,19 +118,54 @@ OPTIONS = {
 # ---------------------------------------------------------------------------- rules
 
 
-def _rank(degree: str) -> int:
-    return DEGREES.index(degree)
+#: Each degree's rank in ``DEGREES``.
+RANK = {degree: k for k, degree in enumerate(DEGREES)}
 
 
-def _combine(wall_degree: str, any_degree: str) -> tuple[str, bool]:
-    """Highest single source (5E-COV-4), creatures and low walls capped (5E-COV-6).
+def _decide(
+    method: Method,
+    lines: int,
+    full: NDArray[np.int64],
+    anything: NDArray[np.int64],
+    loe_clear: NDArray[np.bool_],
+) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.int64]]:
+    """The degree of p pairs from their blocked counts, read from ``method``'s table.
 
-    Returns the degree and whether the creature cap decided it.
+    Parameters
+    ----------
+    method : Method
+    lines : int
+        Lines per group (4, or 6 on hexes).
+    full, anything : ndarray of shape (p, g)
+        Per pair and group of lines, the lines blocked by full walls, and by anything.
+    loe_clear : ndarray of shape (p,)
+        Line of effect between the pair's spaces (5E-LOE-2).
+
+    Returns
+    -------
+    rank : ndarray of shape (p,)
+        The degree's rank in ``DEGREES``: the group giving the least cover (the attacker's
+        best corner, 5E-COV-8; the first of equals), highest single source (5E-COV-4),
+        creatures and low walls capped at ``CREATURE_CAP`` (5E-COV-6).
+    by_creature : ndarray of shape (p,)
+        Creatures (or low walls) reach or decide that degree (5E-COV-6's note).
+    group : ndarray of shape (p,)
+        The deciding group.
     """
-    capped = any_degree if _rank(any_degree) <= _rank(CREATURE_CAP) else CREATURE_CAP
-    if _rank(capped) > _rank(wall_degree):
-        return capped, True
-    return wall_degree, _rank(any_degree) > _rank(wall_degree)
+    table = method.hex_table if lines == 6 else method.table
+    ranks = np.array([RANK[table[n]] for n in range(lines + 1)], dtype=np.int64)
+    wall = ranks[full]
+    # No clear path at all (5E-LOE-2, exact): total cover (5E-COV-3), even when GEO-6's
+    # corner sentence cleared some corner lines.
+    sealed = ~loe_clear[:, None] & (method.sealed_total | (full < lines))
+    wall = np.where(sealed, RANK["total"], wall)
+    any_rank = ranks[anything]
+    capped = np.minimum(any_rank, RANK[CREATURE_CAP])
+    degree = np.maximum(wall, capped)
+    by_creature = np.where(capped > wall, True, any_rank > wall)
+    group = np.argmin(degree, axis=1)
+    pick = np.arange(len(degree))
+    return degree[pick, group], by_creature[pick, group], group
 
 
 @dataclass(frozen=True)
@@ -161,15 +201,16 @@ class Dnd5e:
             return Measure("move", full_walls=True, exact=("move",), blockers=detail)
         return Measure("move", full_walls=True, exact=("move",), exact_when="corner-cleared")
 
-    def cover_ask(
+    def cover_asks(
         self,
         built: BuiltScene,
-        attacker: Token | None,
-        target: Token,
+        pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> _Ask:
-        """The corner lines of 5E-COV-5 (or 5E-COV-8), from an area's origin for areas.
+    ) -> list[_Ask]:
+        """The corner lines of 5E-COV-5 (or 5E-COV-8) of every pair.
+
+        From an area's origin for areas; each token's corners are found once.
 
         Raises
         ------
@@ -178,15 +219,40 @@ class Dnd5e:
         """
         inset = corner_inset(options)
         method = METHODS[options.get("cover_method") or "paired-corners"]
+        found: dict[tuple[str, float], FloatArray] = {}
+
+        def corners(token: Token, d: float) -> FloatArray:
+            key = (token.id, d)
+            if key not in found:
+                found[key] = sampling.space_corners(built, token, built.token_boxes[token.id], d)
+            return found[key]
+
+        return [
+            self._ask(built, attacker, target, attack, inset, method, corners)
+            for attacker, target in pairs
+        ]
+
+    def _ask(
+        self,
+        built: BuiltScene,
+        attacker: Token | None,
+        target: Token,
+        attack: Attack,
+        inset: float,
+        method: Method,
+        corners: Callable[[Token, float], FloatArray],
+    ) -> _Ask:
+        """One pair of ``cover_asks``; ``corners(token, inset)`` its space's corners."""
         target_box = built.token_boxes[target.id]
         source_box, source_span, from_origin = attack_source(built, attacker, target, attack)
-        target_corners = sampling.space_corners(built, target, target_box, inset)
+        target_corners = corners(target, inset)
         if from_origin:  # one line from the point of origin per target corner
             sources = exact_sources = sampling.origin(source_box[:2], len(target_corners))
             method = METHODS["paired-corners"]
         else:
-            sources = sampling.space_corners(built, attacker, source_box, inset)
-            exact_sources = sampling.space_corners(built, attacker, source_box, 0.0)
+            assert attacker is not None
+            sources = corners(attacker, inset)
+            exact_sources = corners(attacker, 0.0)
         # GEO-7 / 5E-COV-1: other creatures are solid obstacles; 5E-COV-7: a creature in
         # the attacker's or the target's space gives no cover.
         shared, excluded = shared_space(
@@ -202,12 +268,49 @@ class Dnd5e:
             inset_box(target_box, inset),
             excluded,
             tops=tops,
-            exact_points=(
-                exact_sources,
-                sampling.space_corners(built, target, target_box, 0.0),
-            ),
+            exact_points=(exact_sources, corners(target, 0.0)),
         )
         return _Ask(question, method, tuple(shared))
+
+    def covers(
+        self,
+        built: BuiltScene,
+        asks: Sequence[_Ask],
+        measured: Sequence[Measured],
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        options: dict[str, Any],
+        detail: bool = True,
+    ) -> list[CoverResult]:
+        """Cover of every pair (5E-COV-1..8) from its measured corner lines, as ``cover``.
+
+        The degrees of all pairs with the same method and number of lines are read from the
+        tables at once (``_decide``).
+        """
+        decided: list[tuple[int, bool, int]] = [(0, False, 0)] * len(asks)
+        shapes: dict[tuple[str, int, int], list[int]] = {}
+        for r, ask in enumerate(asks):
+            k = len(ask.question.targets)  # lines per group: 4 corners, 6 on hexes
+            shapes.setdefault((ask.method.rule, k, len(measured[r].segments)), []).append(r)
+        for (_, k, lines), members in shapes.items():
+            n = len(members)
+            full = np.array([measured[r].full_blocked for r in members], dtype=bool)
+            anything = np.array([measured[r].wall_blocked for r in members], dtype=bool)
+            anything |= np.array([measured[r].creature_blocked for r in members], dtype=bool)
+            loe = np.array([measured[r].clear("move") for r in members], dtype=bool)
+            rank, by_creature, group = _decide(
+                asks[members[0]].method,
+                k,
+                full.reshape(n, lines // k, k).sum(axis=2),
+                anything.reshape(n, lines // k, k).sum(axis=2),
+                loe,
+            )
+            for i, r in enumerate(members):
+                decided[r] = (int(rank[i]), bool(by_creature[i]), int(group[i]))
+        return [
+            self._result(built, ask, m, a, t, attack, detail, *decided[r])
+            for r, (ask, m, (a, t)) in enumerate(zip(asks, measured, pairs, strict=True))
+        ]
 
     def cover(
         self,
@@ -228,24 +331,27 @@ class Dnd5e:
             ``cover`` in ``none|half|three-quarters|total``; ``ac_bonus``/``save_bonus``
             +2 / +5 (5E-COV-3); ``lines`` the four traced lines that decided it.
         """
+        pair = [(attacker, target)]
+        return self.covers(built, [ask], [measured], pair, attack, options, detail)[0]
+
+    def _result(
+        self,
+        built: BuiltScene,
+        ask: _Ask,
+        measured: Measured,
+        attacker: Token | None,
+        target: Token,
+        attack: Attack,
+        detail: bool,
+        rank: int,
+        by_creature: bool,
+        group: int,
+    ) -> CoverResult:
+        """The answer for one pair whose degree ``_decide`` found (rank in ``DEGREES``)."""
         method = ask.method
+        degree = DEGREES[rank]
         loe_clear = measured.clear("move")
-        k = len(ask.question.targets)  # lines per group: 4 corners, 6 on hexes
-        full = measured.full_blocked.reshape(-1, k).sum(axis=1).tolist()
-        anything = measured.blocked.reshape(-1, k).sum(axis=1).tolist()
-        best: tuple[str, bool, int] | None = None
-        for group in range(len(full)):
-            n_wall, n_any = full[group], anything[group]
-            wall_degree = method.degree(n_wall, k)
-            if not loe_clear and (method.sealed_total or n_wall < k):
-                # No clear path at all (5E-LOE-2, exact): total cover (5E-COV-3), even when
-                # GEO-6's corner sentence cleared some corner lines.
-                wall_degree = "total"
-            degree, by_creature = _combine(wall_degree, method.degree(n_any, k))
-            if best is None or _rank(degree) < _rank(best[0]):
-                best = (degree, by_creature, group)
-        assert best is not None
-        degree, by_creature, group = best
+        k = len(ask.question.targets)
         rules = ["5E-COV-1", "5E-COV-3", method.rule]
         notes = []
         if by_creature:
@@ -260,7 +366,7 @@ class Dnd5e:
                 )
         if ask.shared:
             rules.append("5E-COV-7")
-        if _rank(degree) > 0:
+        if rank > 0:
             rules.append("5E-COV-4")
         if degree == "total" and loe_clear:
             notes.append(

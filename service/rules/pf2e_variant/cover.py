@@ -8,12 +8,14 @@ sizes larger than both attacker and target). Degrees give levels of Advantage on
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.engine.walls import FloatArray
 from service.geometry import sampling
 from service.geometry.measure import Measure, Measured, Question
 from service.model import SIZES, Token
@@ -81,7 +83,7 @@ LINE_DEGREE = {
 
 @dataclass(frozen=True)
 class _Ask:
-    """What one pf2e-variant cover question traces (``cover_ask``)."""
+    """What one pf2e-variant cover question traces (``cover_asks``)."""
 
     question: Question
     rules: list[str]
@@ -106,21 +108,48 @@ class Pf2eVariant:
         """One line (or one per attacker corner) against walls and creatures (PV-COV-2)."""
         return Measure("move", exact=("move",))
 
-    def cover_ask(
+    def cover_asks(
         self,
         built: BuiltScene,
-        attacker: Token | None,
-        target: Token,
+        pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> _Ask:
-        """What ``cover`` traces (PV-COV-2, PV-COV-7, PV-COV-8): lines, creatures, walls.
+    ) -> list[_Ask]:
+        """What ``cover`` traces for every pair (PV-COV-2, PV-COV-7, PV-COV-8).
+
+        Lines, creatures, walls; each token's sample points are found once.
 
         Raises
         ------
         RulesError
             An area attack without ``attack.origin`` and without an attacker.
         """
+        found: dict[tuple[str, float | None], FloatArray] = {}
+
+        def points(token: Token, inset: float | None) -> FloatArray:
+            """The space's centre (``inset`` None) or its corners inset by ``inset`` px."""
+            key = (token.id, inset)
+            if key not in found:
+                box = built.token_boxes[token.id]
+                found[key] = (
+                    sampling.centre(box)
+                    if inset is None
+                    else sampling.space_corners(built, token, box, inset)
+                )
+            return found[key]
+
+        return [self._ask(built, a, t, attack, options, points) for a, t in pairs]
+
+    def _ask(
+        self,
+        built: BuiltScene,
+        attacker: Token | None,
+        target: Token,
+        attack: Attack,
+        options: dict[str, Any],
+        points: Callable[[Token, float | None], FloatArray],
+    ) -> _Ask:
+        """One pair of ``cover_asks``."""
         target_box = built.token_boxes[target.id]
         rules = []
         source_box, source_span, from_origin = attack_source(built, attacker, target, attack)
@@ -129,11 +158,13 @@ class Pf2eVariant:
             sources = sampling.origin(source_box[:2])
             rules.append("PV-COV-7")
         elif options.get("measure_from") == "best-corner":
-            sources = sampling.space_corners(built, attacker, source_box, corner_inset(options))
-            exact_sources = sampling.space_corners(built, attacker, source_box, 0.0)
+            assert attacker is not None
+            sources = points(attacker, corner_inset(options))
+            exact_sources = points(attacker, 0.0)
             rules.append("PV-COV-8")
         else:
-            sources = sampling.centre(source_box)
+            assert attacker is not None
+            sources = points(attacker, None)
         shared, excluded = shared_space(
             built, attacker, target, source_box, from_origin, source_span
         )
@@ -151,7 +182,7 @@ class Pf2eVariant:
             else source_box
         )
         bottoms, tops = pair_band(source_span, target, built)
-        target_centre = sampling.centre(target_box)
+        target_centre = points(target, None)
         question = Question(
             sources,
             target_centre,
@@ -166,6 +197,22 @@ class Pf2eVariant:
             low_obstacles=low_obstacles,
         )
         return _Ask(question, rules)
+
+    def covers(
+        self,
+        built: BuiltScene,
+        asks: Sequence[_Ask],
+        measured: Sequence[Measured],
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        options: dict[str, Any],
+        detail: bool = True,
+    ) -> list[CoverResult]:
+        """``cover`` of every pair, in order."""
+        return [
+            self.cover(built, ask, m, a, t, attack, options, detail)
+            for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
+        ]
 
     def cover(
         self,

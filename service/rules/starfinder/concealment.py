@@ -12,6 +12,7 @@ computed miss chance (``miss_chance_of``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -64,8 +65,7 @@ def concealment(
     target: Token,
     attack: Attack,
     source_box: tuple[float, float, float, float],
-    sources: np.ndarray,
-    target_corners: np.ndarray,
+    corner_points: Callable[[], tuple[np.ndarray, np.ndarray]],
     options: dict[str, Any],
     rules: list[str],
 ) -> str:
@@ -78,10 +78,10 @@ def concealment(
 
     Parameters
     ----------
-    sources : ndarray of shape (s, 2)
-        The attacker's corner points in px (SF-COV-1).
-    target_corners : ndarray of shape (k, 2)
-        px: the target space's 4 corners (6 on hex grids).
+    corner_points : callable
+        Returns ``(sources, target_corners)``: the attacker's corner points in px (SF-COV-1),
+        shape (s, 2), and the target space's 4 corners (6 on hex grids), shape (k, 2); called
+        only when a region may conceal.
     rules : list of str
         Rule ids applied are appended.
 
@@ -111,6 +111,7 @@ def concealment(
             rules.append("GEO-9")
         return "concealment" if inside else "none"
     rules.append("SF-CON-1")
+    sources, target_corners = corner_points()
     segs = np.array([[*s, *t] for s in sources for t in target_corners], dtype=np.float64)
     touched = segments_touch_regions(segs, polys).any(axis=1)
     per_corner = touched.reshape(len(sources), len(target_corners)).any(axis=1)

@@ -16,6 +16,7 @@ Decisions beyond RULES.md (also in ``OPTIONS`` and the closing note of the issue
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ from service.engine.grids import feet_to_units
 from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.engine.walls import FloatArray
 from service.geometry import sampling
 from service.geometry.measure import Measure, Measured, Question
 from service.model import Token
@@ -61,6 +63,7 @@ BONUS: dict[str, tuple[int, int] | tuple[None, None]] = {
 #: Strength of what a single traced line meets, weakest first (the attacker picks the
 #: corner whose strongest line is weakest, SF-COV-1).
 LINE_RANK = {"none": 0, "soft": 1, "cover": 2, "improved": 3}
+LINE_NAME = {rank: name for name, rank in LINE_RANK.items()}
 
 #: Rule id of the degree a line gives, when it decides the answer.
 DEGREE_RULE = {"soft": "SF-COV-6", "improved": "SF-COV-8"}
@@ -88,10 +91,6 @@ OPTIONS = {
 # ---------------------------------------------------------------------------- rules
 
 
-def _rank(degree: str) -> int:
-    return LINE_RANK[degree]
-
-
 def _low_walls(built: BuiltScene) -> list[int]:
     """Low obstacles (SF-COV-5): the walls ``built.tall_walls`` sets aside."""
     return [] if built.tall_walls is None else np.flatnonzero(~built.tall_walls).tolist()
@@ -99,7 +98,7 @@ def _low_walls(built: BuiltScene) -> list[int]:
 
 @dataclass(frozen=True)
 class _Ask:
-    """What one Starfinder cover question traces (``Starfinder.cover_ask``)."""
+    """What one Starfinder cover question traces (``Starfinder.cover_asks``)."""
 
     question: Question
     source_box: tuple[float, float, float, float]
@@ -118,18 +117,31 @@ class Starfinder:
     diagonals: str = DIAGONALS
 
     def cover_measure(self, attack: Attack, options: dict[str, Any], detail: bool) -> Measure:
-        """Corner lines (blocked along walls too, SF-COV-1), exact line of effect and sight."""
-        return Measure("move", edge_blocks=True, exact=("move", "sight"), exact_when="always")
+        """Corner lines (blocked along walls too, SF-COV-1), exact line of effect and sight.
 
-    def cover_ask(
+        Line of sight is read only with line of effect (SF-CON-4; without it the cover is
+        total, SF-COV-9), so it is measured only there; a bare degree (a matrix) traces the
+        corner lines only for the pairs with line of effect (the others are total).
+        """
+        return Measure(
+            "move",
+            edge_blocks=True,
+            exact=("move", "sight"),
+            exact_when="always",
+            after_effect=True,
+            lines_with_effect=not detail,
+        )
+
+    def cover_asks(
         self,
         built: BuiltScene,
-        attacker: Token | None,
-        target: Token,
+        pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> _Ask:
-        """What ``cover`` traces (SF-COV-1, SF-COV-5): corners, creatures, walls, spaces.
+    ) -> list[_Ask]:
+        """What ``cover`` traces for every pair (SF-COV-1, SF-COV-5).
+
+        Corners, creatures, walls, spaces; each token's corners are found once.
 
         Raises
         ------
@@ -137,15 +149,45 @@ class Starfinder:
             An area attack without ``attack.origin`` and without an attacker.
         """
         inset = float(options.get("corner_inset") or 0.0)
+        found: dict[tuple[str, str, float], tuple[FloatArray, int]] = {}
+
+        def corners(kind: str, token: Token, d: float) -> tuple[FloatArray, int]:
+            """``space_corners`` (``kind`` "space") or uncut ``every_corner`` ("every")."""
+            key = (kind, token.id, d)
+            if key not in found:
+                box = built.token_boxes[token.id]
+                if kind == "space":
+                    found[key] = (sampling.space_corners(built, token, box, d), 0)
+                else:
+                    found[key] = sampling.every_corner(built, token, box, d)
+            return found[key]
+
+        return [
+            self._ask(built, attacker, target, attack, inset, corners) for attacker, target in pairs
+        ]
+
+    def _ask(
+        self,
+        built: BuiltScene,
+        attacker: Token | None,
+        target: Token,
+        attack: Attack,
+        inset: float,
+        corners: Callable[[str, Token, float], tuple[FloatArray, int]],
+    ) -> _Ask:
+        """One pair of ``cover_asks``."""
         target_box = built.token_boxes[target.id]
-        target_corners = sampling.space_corners(built, target, target_box, inset)
+        target_corners = corners("space", target, inset)[0]
         notes: list[str] = []
         source_box, source_span, from_origin = attack_source(built, attacker, target, attack)
         if from_origin:
             sources = sampling.origin(source_box[:2])
         else:
-            toward = box_centre(target_box)
-            sources, total = sampling.every_corner(built, attacker, source_box, inset, toward)
+            assert attacker is not None
+            sources, total = corners("every", attacker, inset)
+            if total > sampling.MAX_SOURCE_CORNERS:  # cut to the corners nearest this target
+                toward = box_centre(target_box)
+                sources, total = sampling.every_corner(built, attacker, source_box, inset, toward)
             if total > len(sources):
                 notes.append(
                     f"SF-COV-1: the attacker's space has {total} square corners; the "
@@ -168,9 +210,10 @@ class Starfinder:
         if inset > 0:  # GEO-6: what the inset corners came from
             exact_sources = sources
             if not from_origin:
-                every, _ = sampling.every_corner(built, attacker, source_box, 0.0)
+                assert attacker is not None
+                every, _ = corners("every", attacker, 0.0)
                 exact_sources = sampling.exact_points(sources, every)
-            exact = (exact_sources, sampling.space_corners(built, target, target_box, 0.0))
+            exact = (exact_sources, corners("space", target, 0.0)[0])
         question = Question(
             sources,
             target_corners,
@@ -185,6 +228,22 @@ class Starfinder:
             low_obstacles=low_obstacles,
         )
         return _Ask(question, source_box, target_corners, notes)
+
+    def covers(
+        self,
+        built: BuiltScene,
+        asks: Sequence[_Ask],
+        measured: Sequence[Measured],
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        options: dict[str, Any],
+        detail: bool = True,
+    ) -> list[CoverResult]:
+        """``cover`` of every pair, in order."""
+        return [
+            self.cover(built, ask, m, a, t, attack, options, detail)
+            for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
+        ]
 
     def cover(
         self,
@@ -210,19 +269,20 @@ class Starfinder:
         """
         sources = ask.question.sources
         improved = built.improved_walls | built.extreme_walls
-        line_kind = []
-        for k in range(len(measured.segments)):
-            if measured.wall_blocked[k]:
-                strong = any(w in improved for w in measured.wall_blockers[k])
-                line_kind.append("improved" if strong else "cover")
-            elif measured.creature_blocked[k] and attack.kind != "melee":
-                line_kind.append("soft")
-            else:
-                line_kind.append("none")
+        # What each line meets, as its LINE_RANK: a wall (improved if one of its blockers is),
+        # else a creature (soft cover, not against melee), else nothing.
+        rank = np.where(measured.wall_blocked, LINE_RANK["cover"], LINE_RANK["none"])
+        if attack.kind != "melee":
+            soft = measured.creature_blocked & ~measured.wall_blocked
+            rank[soft] = LINE_RANK["soft"]
+        if improved:
+            for j in np.flatnonzero(measured.wall_blocked).tolist():
+                if any(w in improved for w in measured.wall_blockers[j]):
+                    rank[j] = LINE_RANK["improved"]
         k = len(ask.target_corners)  # lines per attacker corner: 4, or 6 on hexes
-        per_corner = [max(line_kind[k * c : k * c + k], key=_rank) for c in range(len(sources))]
-        best = min(range(len(sources)), key=lambda c: (_rank(per_corner[c]), c))
-        degree = per_corner[best]
+        per_corner = rank.reshape(len(sources), k).max(axis=1)
+        best = int(np.argmin(per_corner))  # the weakest corner, the first of equals
+        degree = LINE_NAME[int(per_corner[best])]
 
         rules = ["SF-COV-1"]
         notes = list(ask.notes)
@@ -254,8 +314,7 @@ class Starfinder:
                 target,
                 attack,
                 ask.source_box,
-                sources,
-                ask.target_corners,
+                lambda: (sources, ask.target_corners),
                 options,
                 rules,
             )

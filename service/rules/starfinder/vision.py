@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre, inset_corners
 from service.geometry.sampling import square_corners
@@ -73,9 +75,13 @@ def vision(
         found.append("total")
         rules.append("SF-CON-5")
     source_box = built.token_boxes[observer.id]
-    toward = box_centre(built.token_boxes[target.id])
-    corners, _ = square_corners(source_box, built.scene.grid.size, 0.0, toward)
-    target_corners = inset_corners(built.token_boxes[target.id], 0.0)
+
+    def corner_points() -> tuple[np.ndarray, np.ndarray]:
+        """The observer's square corners and the target's (SF-CON-1), when regions conceal."""
+        toward = box_centre(built.token_boxes[target.id])
+        corners, _ = square_corners(source_box, built.scene.grid.size, 0.0, toward)
+        return corners, inset_corners(built.token_boxes[target.id], 0.0)
+
     found.append(
         concealment(
             built,
@@ -83,8 +89,7 @@ def vision(
             target,
             Attack("ranged"),
             source_box,
-            corners,
-            target_corners,
+            corner_points,
             options,
             rules,
         )
