@@ -51,7 +51,8 @@ def when_ready(server):
     garbage collector's sight: a full collection in a worker no longer walks them (tens of
     ms each), and workers stop touching, and so copying, the pages they share.
     """
-    from service.geometry.trace import warm_up
+    from service.geometry import exact, trace
 
-    warm_up()  # the compiled measurement kernel (issue 20), once, before forking
+    trace.warm_up()  # the compiled measurement kernel (issue 20), once, before forking
+    exact.warm_up()  # and the exact search's (issue 16)
     gc.freeze()

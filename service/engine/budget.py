@@ -9,6 +9,25 @@ from __future__ import annotations
 
 from service.errors import OverBudget
 
+#: Budget units of one line-creature test (GEO-7: every traced line against every creature
+#: space, dense): measured at about a third of a line-wall test's time.
+CREATURE_TEST_UNITS = 0.5
+#: Budget units of one pair's own rule work (planning its lines, ruling on what they meet):
+#: about 100 line-wall tests' time (issue 16: a 200-token matrix is 39,800 pairs).
+PAIR_UNITS = 100
+#: Budget units of one exact line-of-effect search's fixed work (its tree queries, its first
+#: 17 lines, its candidate set), spent before its own line-wall tests.
+SEARCH_UNITS = 2_000
+
+
+def trace_units(lines: int, creatures: int, pairs: int) -> float:
+    """Budget units, beyond the line-wall tests, of tracing ``lines`` for ``pairs`` pairs.
+
+    ``lines`` x ``creatures`` line-creature tests (``CREATURE_TEST_UNITS`` each; 0 when
+    creatures do not block) and ``PAIR_UNITS`` per pair. O(1).
+    """
+    return lines * creatures * CREATURE_TEST_UNITS + pairs * PAIR_UNITS
+
 
 class WorkBudget:
     """A budget of ``limit`` units of work (line–wall candidate tests).
@@ -52,10 +71,11 @@ class WorkBudget:
             When ``used + units`` passes the limit (nothing is counted).
         """
         if self.used + units > self.limit:
-            raise self.refusal()
+            raise self.refusal(self.used + units)
         if self.parent is not None:
             self.parent.afford(units)
 
-    def refusal(self) -> OverBudget:
-        """The ``OverBudget`` error of this budget."""
-        return OverBudget(f"{self.message}; the budget is {self.limit:,} line-wall tests.")
+    def refusal(self, needed: float | None = None) -> OverBudget:
+        """The ``OverBudget`` error of this budget (saying ``needed``, an estimate, if given)."""
+        about = "" if needed is None else f" (it needs about {needed:,.0f})"
+        return OverBudget(f"{self.message}; the budget is {self.limit:,} line-wall tests{about}.")

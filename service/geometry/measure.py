@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from service.engine.budget import WorkBudget
+from service.engine.budget import WorkBudget, trace_units
 from service.engine.scene import REGION_PREFIX, BuiltScene
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.bands import band
@@ -345,7 +345,11 @@ def measure(
     tall = built.tall_walls
     if budget is not None:  # the cost model: refuse before any tracing
         passes = 2 if second else 1
-        budget.afford(passes * estimate_tests(built.density, all_segs))
+        creatures = len(ids) if boxes is not None else 0
+        budget.afford(
+            passes * estimate_tests(built.density, all_segs)
+            + trace_units(n, creatures, len(questions))
+        )
     groups: dict[tuple[bytes | None, bytes | bool], list[int]] = {}
     for r, q in enumerate(questions):
         groups.setdefault(_mask_key(q), []).append(r)
