@@ -7,7 +7,33 @@ budget they raise ``OverBudget`` naming what to reduce, so the worker answers at
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from service.errors import OverBudget
+from service.settings import BY_NAME
+
+#: The ``SIGHTLINE_*`` settings that bound the core's own steps (``service.settings``):
+#: closed rooms (``geometry.rooms``), hex footprints (``engine.grids``) and Starfinder flanking.
+CORE_LIMITS = ("MAX_ROOM_CROSSINGS", "MAX_HEX_FOOTPRINT", "MAX_FLANK_PAIRS")
+_limits: dict[str, int] = {name: int(BY_NAME[name].default) for name in CORE_LIMITS}
+
+
+def core_limit(name: str) -> int:
+    """The current value of the core limit ``name`` (one of ``CORE_LIMITS``)."""
+    return _limits[name]
+
+
+def set_core_limits(values: Mapping[str, Any]) -> None:
+    """Set the core limits found in ``values`` (checked settings: ``create_app``'s config).
+
+    One value per process, as every worker serves one app; names not in ``CORE_LIMITS`` are
+    ignored.
+    """
+    for name in CORE_LIMITS:
+        if name in values:
+            _limits[name] = int(values[name])
+
 
 #: Budget units of one line-creature test (GEO-7: every traced line against every creature
 #: space, dense): measured at about a third of a line-wall test's time.
