@@ -20,10 +20,10 @@ from shapely.errors import GEOSException
 
 from service.app import create_app
 from service.engine import grids
+from service.engine.budget import core_limit, set_core_limits
 from service.engine.scene import build_scene
 from service.engine.walls import index_walls
 from service.geometry import rooms
-from service.engine.budget import core_limit, set_core_limits
 from service.geometry.rooms import crossings_within, firm_rooms, sealed_apart
 from service.model import Grid, Token, Wall
 from tests.scenes import load, wall
@@ -144,9 +144,9 @@ def test_other_shapely_unions_take_only_bounded_input():
         and not line.lstrip().startswith(("#", '"'))
     )
     assert calls == [
-        "geometry/rooms.py",  # crossings counted first (SIGHTLINE_MAX_ROOM_CROSSINGS), GEOS errors caught
+        "geometry/rooms.py",  # crossings counted first (MAX_ROOM_CROSSINGS), GEOS errors caught
         "geometry/rooms.py",
-        "rules/starfinder/flanking.py",  # one target's hexes (SIGHTLINE_MAX_HEX_FOOTPRINT)
+        "rules/starfinder/flanking.py",  # one target's hexes (MAX_HEX_FOOTPRINT)
         "senses.py",  # darkness regions and discs (MAX_REGION_POINTS, MAX_LIGHTS)
     ]
 
