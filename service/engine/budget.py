@@ -41,9 +41,6 @@ CREATURE_TEST_UNITS = 0.5
 #: Budget units of one pair's own rule work (planning its lines, ruling on what they meet):
 #: about 100 line-wall tests' time (issue 16: a 200-token matrix is 39,800 pairs).
 PAIR_UNITS = 100
-#: Budget units of one exact line-of-effect search's fixed work (its tree queries, its first
-#: 17 lines, its candidate set), spent before its own line-wall tests.
-SEARCH_UNITS = 2_000
 
 
 def trace_units(lines: int, creatures: int, pairs: int) -> float:

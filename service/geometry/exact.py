@@ -10,7 +10,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from service.engine.budget import SEARCH_UNITS, WorkBudget
+from service.engine.budget import WorkBudget
 from service.engine.density import WallDensity
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex, index_walls
@@ -443,8 +443,6 @@ def lines_of_effect(
                 if a is not None and b is not None and a != b:
                     out[p] = LineOfEffect(False, None, centre.wall_blockers[k], 1)
                     continue
-            if budget is not None:  # the search's fixed work, before its line-wall tests
-                budget.spend(SEARCH_UNITS)
             out[p] = _search(
                 index,
                 bf_all[p],
