@@ -34,8 +34,9 @@ from service.model import Wall
 #: refused before tracing any (each pair's line costs at least one test).
 MAX_SEARCH_TESTS = 400_000
 
-#: The search is refused before it starts when a sample of its first lines predicts more
-#: than this many times ``MAX_SEARCH_TESTS`` (a clear line may still be found early).
+#: The search is refused before it starts when a sample of lines spread over all of it
+#: predicts more than this many times ``MAX_SEARCH_TESTS`` (a clear line may still be found
+#: early).
 EARLY_REFUSAL_FACTOR = 4
 
 #: Candidate lines sampled for that prediction.
@@ -469,7 +470,14 @@ def _search(
 
     Cheap lines first: the centre line and the 16 corner-to-corner lines, then the lines
     through pairs of vertices, ``CANDIDATE_CHUNK`` at a time, stopping at the first clear one
-    (the same witness as tracing them all: the first clear line in this order).
+    (the same witness as tracing them all: the first clear line in this order). Of each
+    chunk, the lines crossing a firm wall outright are set aside by a compiled walk that
+    stops at that wall (``_surely_blocked``); only the others get the exact trace.
+
+    Cost (issue 16): O(V^2) candidate lines for V vertices (refused at once past
+    ``max_tests`` pairs), each walked until its first firm crossing, plus the exact trace of
+    the lines that cross none; refused before any is traced when ``SAMPLE_LINES`` lines
+    spread over all the pairs predict more than ``EARLY_REFUSAL_FACTOR * max_tests`` tests.
 
     Raises
     ------
