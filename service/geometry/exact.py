@@ -543,12 +543,15 @@ def _search(
     traced = len(first_segs)
     firm = _firm(index, sense, wall_mask)
     # Predict the whole search's tests from lines spread over all of it, before tracing any.
-    si, sj = _spread_pairs(len(pts), SAMPLE_LINES)
-    sample = _candidates(pts, si, sj, rays, n_ray, bf, bt)
-    if len(sample):
-        predicted = total * (len(sample) / len(si)) * _tests_per_line(index, sample, firm)
-        if predicted > EARLY_REFUSAL_FACTOR * max_tests:
-            raise budget.refusal()
+    limit = EARLY_REFUSAL_FACTOR * max_tests
+    # Only when it could pass: each line tests at most the walls whose boxes meet the hull's.
+    if index.size and total * len(index.tree.query(hull)) > limit:
+        si, sj = _spread_pairs(len(pts), SAMPLE_LINES)
+        sample = _candidates(pts, si, sj, rays, n_ray, bf, bt)
+        if len(sample):
+            predicted = total * (len(sample) / len(si)) * _tests_per_line(index, sample, firm)
+            if predicted > limit:
+                raise budget.refusal()
     for i, j in _vertex_pairs(len(pts), CANDIDATE_CHUNK):
         cand = _candidates(pts, i, j, rays, n_ray, bf, bt)
         if not len(cand):
