@@ -44,6 +44,19 @@ accesslog = "-"
 logger_class = "service.worker.JSONLogger"
 
 
+def on_starting(server):
+    """In the master, after preloading, before binding the socket (so before any request).
+
+    The compiled kernels are compiled, or loaded from numba's cache, here: a client that
+    connects meanwhile is refused (and retries) rather than left waiting on a bound socket
+    that no worker serves yet.
+    """
+    from service.geometry import exact, trace
+
+    trace.warm_up()  # the compiled measurement kernel (issue 20), once, before forking
+    exact.warm_up()  # and the exact search's (issue 16)
+
+
 def when_ready(server):
     """In the master, after preloading and before forking the workers.
 
@@ -51,7 +64,4 @@ def when_ready(server):
     garbage collector's sight: a full collection in a worker no longer walks them (tens of
     ms each), and workers stop touching, and so copying, the pages they share.
     """
-    from service.geometry.trace import warm_up
-
-    warm_up()  # the compiled measurement kernel (issue 20), once, before forking
     gc.freeze()

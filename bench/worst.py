@@ -7,7 +7,14 @@ Each kind is a request body that once cost minutes or gigabytes while inside eve
 - ``fog``: R heavy-fog regions of 10,000 points each on the line between two tokens;
 - ``uploads``: 30 scenes carrying 1.5 MB of regions each, uploaded to one worker;
 - ``lights``: N lights and 2,000 long random walls, lighting asked at 1,000 points and over
-  100 tokens.
+  100 tokens;
+- ``crossing``: N long random walls crossing one another all over a 20,000-px map (about
+  N^2 / 10 crossings: the rooms step), cover and line of effect between two far tokens;
+- ``hexhuge``: a creature N by N squares on a hex grid (over ``SIGHTLINE_MAX_HEX_FOOTPRINT``
+  hexes from 74), vision and Starfinder flanking;
+- ``flank``: Starfinder flanking between three creatures N by N squares on a square grid
+  (N^4 lines between two of them, over ``SIGHTLINE_MAX_FLANK_PAIRS`` from 18);
+- ``matrix``: a dnd5e cover matrix of N tokens on a 269-wall dungeon (``bench.dungeon``).
 
 ``python -m bench.worst`` measures each kind at each size in a fresh child process (seconds,
 peak RSS, status) through the real app (Flask test client), and prints the table with the
@@ -93,37 +100,113 @@ def lights(n: int, seed: int = 1) -> dict[str, Any]:
     }
 
 
-def _one(kind: str, size: int) -> dict[str, Any]:
-    """Run one measure in this process (called in a child)."""
-    from service.app import create_app
+def crossing(n: int, seed: int = 1, span: float = 20_000.0) -> dict[str, Any]:
+    """``n`` long walls, both ends uniform over the map, and two tokens far apart."""
+    rng = random.Random(seed)
+    walls = [{"id": f"w{k}", "c": [round(rng.uniform(0, span), 1) for _ in range(4)]}
+             for k in range(n)]  # fmt: skip
+    tokens = [{"id": "A", "x": 0, "y": 0}, {"id": "T", "x": 10_000, "y": 10_000}]
+    return {"grid": GRID, "walls": walls, "tokens": tokens}
 
+
+def huge_creatures(size: float, grid_type: str = "hex-row") -> dict[str, Any]:
+    """Three creatures ``size`` by ``size`` squares in a column, touching (A, T, B)."""
+    step = size * (87 if grid_type.startswith("hex") else 100)
+    tokens = [
+        {"id": tid, "x": 0, "y": k * step, "width": size, "height": size}
+        for k, tid in enumerate(["A", "T", "B"])
+    ]
+    return {"grid": {**GRID, "type": grid_type}, "walls": [], "tokens": tokens}
+
+
+def _post_timed(client: Any, path: str, body: dict[str, Any]) -> tuple[int, float]:
+    """Status and the app's own milliseconds for one request (the view and its parsing)."""
+    data = json.dumps(body)
+    start = time.perf_counter()
+    status = client.post(path, data=data, content_type="application/json").status_code
+    return status, (time.perf_counter() - start) * 1000
+
+
+def _one(kind: str, size: int) -> dict[str, Any]:
+    """Run one measure in this process (called in a child).
+
+    The compiled kernels are loaded first, as ``gunicorn.conf.py`` does before forking, so
+    the time is the requests' own. ``ms`` lists each request's time inside the app (body
+    already encoded: what the access log's ``ms`` shows, less the network).
+    """
+    from service.app import create_app
+    from service.geometry import exact, trace
+
+    trace.warm_up()
+    exact.warm_up()
     client = create_app({"TESTING": False}).test_client()
     start = time.perf_counter()
     status: Any
-    if kind == "uploads":
+    ms: list[float] = []
+    if kind in ("crossing", "hexhuge", "flank", "matrix"):
+        calls: list[tuple[str, dict[str, Any]]] = []
+        if kind == "crossing":
+            scene = crossing(size)
+            calls.append(("/v1/cover", {"ruleset": "dnd5e", "scene": scene, "attacker": "A",
+                                        "targets": ["T"]}))  # fmt: skip
+            calls.append(("/v1/line-of-effect", {"scene": scene, "from": "A", "to": "T"}))
+        elif kind in ("hexhuge", "flank"):
+            scene = huge_creatures(size, "hex-row" if kind == "hexhuge" else "square")
+            flank = {"ruleset": "starfinder", "attacker": "A", "ally": "B", "target": "T"}
+            calls.append(("/v1/modifiers/flanking", {"scene": scene, **flank}))
+            if kind == "hexhuge":
+                calls.append(("/v1/vision", {"ruleset": "dnd5e", "scene": scene,
+                                             "observer": "A", "targets": ["T"]}))  # fmt: skip
+        else:
+            from bench.dungeon import dungeon
+
+            calls.append(("/v1/matrix", {"ruleset": "dnd5e", "scene": dungeon(269, size),
+                                         "kind": "cover"}))  # fmt: skip
+        start = time.perf_counter()
+        statuses = []
+        for path, body in calls:
+            code, took = _post_timed(client, path, body)
+            statuses.append(code)
+            ms.append(round(took, 1))
+        status = statuses if len(statuses) > 1 else statuses[0]
+    elif kind == "uploads":
         statuses = []
         for k in range(size):
             body = fog(4, points=10_000, seed=k)  # about 1.5 MB of regions each
-            statuses.append(client.post("/v1/scenes", json={"scene": body}).status_code)
+            code, took = _post_timed(client, "/v1/scenes", {"scene": body})
+            statuses.append(code)
+            ms.append(round(took, 1))
         status = sorted(set(statuses))
     elif kind == "lights":
         rng = random.Random(2)
         points = [[rng.uniform(0, 4000), rng.uniform(0, 4000)] for _ in range(1000)]
         body = {"scene": lights(size), "points": points, "tokens": [f"t{k}" for k in range(100)]}
-        status = client.post("/v1/lighting", json=body).status_code
+        status, took = _post_timed(client, "/v1/lighting", body)
+        ms.append(round(took, 1))
     else:
         scene = {"scatter": scatter, "copies": copies, "fog": fog}[kind](size)
         if kind == "fog":
             body = {"ruleset": "dnd5e", "scene": scene, "observer": "A", "targets": ["T"]}
-            status = client.post("/v1/vision", json=body).status_code
+            status, took = _post_timed(client, "/v1/vision", body)
+            ms.append(round(took, 1))
         else:
             body = {"ruleset": "dnd5e", "scene": scene, "attacker": "A", "targets": ["T"]}
-            status = client.post("/v1/cover", json=body).status_code
             line = {"scene": scene, "from": "A", "to": "T"}
-            status = [status, client.post("/v1/line-of-effect", json=line).status_code]
+            status = []
+            for path, one in (("/v1/cover", body), ("/v1/line-of-effect", line)):
+                code, took = _post_timed(client, path, one)
+                status.append(code)
+                ms.append(round(took, 1))
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"kind": kind, "size": size, "seconds": seconds, "peak_mb": peak_mb, "status": status}
+    return {
+        "kind": kind,
+        "size": size,
+        "seconds": seconds,
+        "peak_mb": peak_mb,
+        "status": status,
+        "ms": ms,
+    }
 
 
 SIZES = {
@@ -132,6 +215,10 @@ SIZES = {
     "fog": (5, 10, 20),
     "uploads": (30,),
     "lights": (250, 500, 1000),
+    "crossing": (1000, 2000, 3000),
+    "hexhuge": (64, 100, 1000),
+    "flank": (10, 20, 100),
+    "matrix": (100, 200),
 }
 
 
@@ -172,12 +259,16 @@ def main() -> int:
             rows.append(row)
             print(json.dumps(row), flush=True)
     print()
-    print(f"{'kind':<9}{'size':>7}{'seconds':>9}{'peak MB':>9}  status")
+    print(f"{'kind':<9}{'size':>7}{'seconds':>9}{'peak MB':>9}  status  (ms in the app each)")
     for r in rows:
         s = "-" if r["seconds"] is None else f"{r['seconds']:.2f}"
         m = "-" if r["peak_mb"] is None else f"{r['peak_mb']:.0f}"
-        print(f"{r['kind']:<9}{r['size']:>7}{s:>9}{m:>9}  {r['status']}")
-    for kind in ("scatter", "copies"):
+        each = r.get("ms") or []
+        if len(each) > 4:  # uploads: the slowest and the mean
+            each = [max(each), round(sum(each) / len(each), 1)]
+        each = f"  ({', '.join(f'{v:g}' for v in each)})" if each else ""
+        print(f"{r['kind']:<9}{r['size']:>7}{s:>9}{m:>9}  {r['status']}{each}")
+    for kind in ("scatter", "copies", "crossing"):
         pts = [(r["size"], r["seconds"]) for r in rows if r["kind"] == kind and r["seconds"]]
         if len(pts) >= 2:
             (n0, t0), (n1, t1) = pts[0], pts[-1]

@@ -19,6 +19,7 @@ from flask_smorest import abort
 from schemas.scene import SceneSchema
 from service import __version__, settings
 from service.cache import SceneCache
+from service.engine.budget import set_core_limits
 from service.guard import Guard
 from service.http_errors import Api
 from service.store import SceneStore
@@ -88,6 +89,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.from_mapping(DEFAULTS)
     app.config.from_mapping(settings.load(overrides=test_config))  # SettingError if bad
+    set_core_limits(app.config)  # the core's own bounds (rooms, hex footprints, flanking)
     if test_config:
         app.config.update({k: v for k, v in test_config.items() if k not in settings.BY_NAME})
 

@@ -3,9 +3,10 @@
 A scene of long random walls crossing one another (millions of crossings at 2,000 walls)
 once made GEOS allocate without bound while noding the rooms (``std::bad_alloc``, a 500);
 creatures of 1000 by 1000 squares on a hex grid once listed every hex they cover (a 503 at
-the memory ceiling). Rooms are now skipped past ``MAX_ROOM_CROSSINGS`` (they are only a
-shortcut), and a creature covering more than ``MAX_HEX_FOOTPRINT`` hexes, or a flanking
-question over more than ``MAX_FLANK_PAIRS`` lines, is a 422 saying what to reduce.
+the memory ceiling). Rooms are now skipped past ``SIGHTLINE_MAX_ROOM_CROSSINGS`` (they are
+only a shortcut), and a creature covering more than ``SIGHTLINE_MAX_HEX_FOOTPRINT`` hexes, or a
+flanking question over more than ``SIGHTLINE_MAX_FLANK_PAIRS`` lines, is a 422 saying what to
+reduce (and naming the setting).
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from shapely.errors import GEOSException
 
 from service.app import create_app
 from service.engine import grids
+from service.engine.budget import core_limit, set_core_limits
 from service.engine.scene import build_scene
 from service.engine.walls import index_walls
 from service.geometry import rooms
-from service.geometry.rooms import MAX_ROOM_CROSSINGS, crossings_within, firm_rooms, sealed_apart
+from service.geometry.rooms import crossings_within, firm_rooms, sealed_apart
 from service.model import Grid, Token, Wall
 from tests.scenes import load, wall
 
@@ -82,8 +84,11 @@ def test_rooms_are_skipped_past_the_crossing_limit_and_built_below_it(monkeypatc
     """Rooms are a shortcut: past the limit none are built, and nothing is answered from them."""
     index = index_walls(_square_lattice(4), 20.0)
     assert firm_rooms(index, "move", None) is not None  # 16 crossings, 9 closed cells
-    monkeypatch.setattr(rooms, "MAX_ROOM_CROSSINGS", 15)
-    assert firm_rooms(index_walls(_square_lattice(4), 20.0), "move", None) is None
+    set_core_limits({"MAX_ROOM_CROSSINGS": 15})
+    try:
+        assert firm_rooms(index_walls(_square_lattice(4), 20.0), "move", None) is None
+    finally:
+        set_core_limits({"MAX_ROOM_CROSSINGS": 50_000})
 
 
 def test_a_geos_failure_while_noding_falls_back_to_no_rooms(monkeypatch):
@@ -101,7 +106,7 @@ def test_a_crossing_heavy_scene_needs_no_rooms_for_its_answer():
     scene = load(crosswalls(1000)["walls"], crosswalls(1000)["tokens"])
     built = build_scene(scene)
     firm = shapely.linestrings(built.walls.coords.reshape(-1, 2, 2))
-    assert not crossings_within(firm, MAX_ROOM_CROSSINGS)
+    assert not crossings_within(firm, core_limit("MAX_ROOM_CROSSINGS"))
     assert firm_rooms(built.walls, "move", None) is None
 
 
@@ -183,14 +188,15 @@ def test_a_creature_over_the_hex_limit_is_a_422_naming_it(client, kind, path):
     resp = client.post(path, json=body)
     assert resp.status_code == 422
     message = resp.get_json()["message"]
-    assert "'A'" in message and f"{grids.MAX_HEX_FOOTPRINT:,} hexes" in message
+    assert "'A'" in message and f"{core_limit('MAX_HEX_FOOTPRINT'):,} hexes" in message
+    assert "SIGHTLINE_MAX_HEX_FOOTPRINT" in message
 
 
 @pytest.mark.parametrize("kind", ["hex-row", "hex-col"])
 def test_creatures_at_the_hex_limit_answer(client, kind):
     scene = _hex_scene(kind, 64)
     assert grids.hex_count(Token("A", 0, 0, width=64, height=64), Grid(100, type=kind)) <= (
-        grids.MAX_HEX_FOOTPRINT
+        core_limit("MAX_HEX_FOOTPRINT")
     )
     vision = {"ruleset": "dnd5e", "scene": scene, "observer": "A", "targets": ["T", "B"]}
     assert client.post("/v1/vision", json=vision).status_code == 200
@@ -211,6 +217,7 @@ def test_flanking_over_too_many_lines_is_a_422_naming_both(client, kind, size):
     assert resp.status_code == 422, resp.get_json()
     message = resp.get_json()["message"]
     assert "'A'" in message and "make these creatures smaller" in message
+    assert "SIGHTLINE_MAX_FLANK_PAIRS" in message
 
 
 def test_small_hex_flanking_still_answers(client):

@@ -7,7 +7,49 @@ budget they raise ``OverBudget`` naming what to reduce, so the worker answers at
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from service.errors import OverBudget
+from service.settings import BY_NAME
+
+#: The ``SIGHTLINE_*`` settings that bound the core's own steps (``service.settings``):
+#: closed rooms (``geometry.rooms``), hex footprints (``engine.grids``) and Starfinder flanking.
+CORE_LIMITS = ("MAX_ROOM_CROSSINGS", "MAX_HEX_FOOTPRINT", "MAX_FLANK_PAIRS")
+_limits: dict[str, int] = {name: int(BY_NAME[name].default) for name in CORE_LIMITS}
+
+
+def core_limit(name: str) -> int:
+    """The current value of the core limit ``name`` (one of ``CORE_LIMITS``)."""
+    return _limits[name]
+
+
+def set_core_limits(values: Mapping[str, Any]) -> None:
+    """Set the core limits found in ``values`` (checked settings: ``create_app``'s config).
+
+    One value per process, as every worker serves one app; names not in ``CORE_LIMITS`` are
+    ignored.
+    """
+    for name in CORE_LIMITS:
+        if name in values:
+            _limits[name] = int(values[name])
+
+
+#: Budget units of one line-creature test (GEO-7: every traced line against every creature
+#: space, dense): measured at about a third of a line-wall test's time.
+CREATURE_TEST_UNITS = 0.5
+#: Budget units of one pair's own rule work (planning its lines, ruling on what they meet):
+#: about 100 line-wall tests' time (issue 16: a 200-token matrix is 39,800 pairs).
+PAIR_UNITS = 100
+
+
+def trace_units(lines: int, creatures: int, pairs: int) -> float:
+    """Budget units, beyond the line-wall tests, of tracing ``lines`` for ``pairs`` pairs.
+
+    ``lines`` x ``creatures`` line-creature tests (``CREATURE_TEST_UNITS`` each; 0 when
+    creatures do not block) and ``PAIR_UNITS`` per pair. O(1).
+    """
+    return lines * creatures * CREATURE_TEST_UNITS + pairs * PAIR_UNITS
 
 
 class WorkBudget:
@@ -52,10 +94,11 @@ class WorkBudget:
             When ``used + units`` passes the limit (nothing is counted).
         """
         if self.used + units > self.limit:
-            raise self.refusal()
+            raise self.refusal(self.used + units)
         if self.parent is not None:
             self.parent.afford(units)
 
-    def refusal(self) -> OverBudget:
-        """The ``OverBudget`` error of this budget."""
-        return OverBudget(f"{self.message}; the budget is {self.limit:,} line-wall tests.")
+    def refusal(self, needed: float | None = None) -> OverBudget:
+        """The ``OverBudget`` error of this budget (saying ``needed``, an estimate, if given)."""
+        about = "" if needed is None else f" (it needs about {needed:,.0f})"
+        return OverBudget(f"{self.message}; the budget is {self.limit:,} line-wall tests{about}.")

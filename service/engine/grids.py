@@ -43,6 +43,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
+from service.engine.budget import core_limit
 from service.engine.tolerances import SQUARE_COUNT_TOL
 from service.errors import OverBudget, shown
 from service.model import Grid, Token
@@ -59,10 +60,10 @@ METRES_PER_SQUARE = 1.5
 DEFAULT_REACH_FT = 5.0
 #: A footprint with more hexes than this is measured from its rim hexes only.
 MAX_FOOTPRINT_CELLS = 4096
-#: Most hexes one token may cover on a hex grid (``hex_count``): a footprint is a list of
-#: hexes, and distances, corners and flanking on hexes work over it, so a bigger creature
-#: (e.g. 1000 by 1000 squares, about 750,000 hexes) is refused with a 422 naming it.
-MAX_HEX_FOOTPRINT = 4096
+#: Most hexes one token may cover on a hex grid (``hex_count``) is the setting
+#: ``SIGHTLINE_MAX_HEX_FOOTPRINT`` (``core_limit``): a footprint is a list of hexes, and
+#: distances, corners and flanking on hexes work over it, so a bigger creature (e.g. 1000 by
+#: 1000 squares, about 750,000 hexes) is refused with a 422 naming it.
 
 SQRT3 = math.sqrt(3.0)
 
@@ -297,7 +298,7 @@ def hex_count(token: Token, grid: Grid) -> int:
 
 
 def check_hex_footprint(token: Token, grid: Grid) -> None:
-    """Refuse a token covering more than ``MAX_HEX_FOOTPRINT`` hexes (``hex_count``).
+    """Refuse a token covering more than ``SIGHTLINE_MAX_HEX_FOOTPRINT`` hexes (``hex_count``).
 
     Raises
     ------
@@ -305,11 +306,12 @@ def check_hex_footprint(token: Token, grid: Grid) -> None:
         (HTTP 422) naming the token, its hexes and the limit.
     """
     count = hex_count(token, grid)
-    if count > MAX_HEX_FOOTPRINT:
+    limit = core_limit("MAX_HEX_FOOTPRINT")
+    if count > limit:
         raise OverBudget(
             f"Token {shown(token.id)} ({token.width:g} by {token.height:g} squares) covers about "
             f"{count:,} hexes on this hex grid; a token may cover at most "
-            f"{MAX_HEX_FOOTPRINT:,} hexes: make it smaller.",
+            f"{limit:,} hexes (SIGHTLINE_MAX_HEX_FOOTPRINT): make it smaller.",
             ("scene", "tokens"),
         )
 
@@ -322,11 +324,11 @@ def footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
     hexes whose centres lie inside its box, else the hex holding its centre. The array is
     read-only and shared: it is kept per (token, grid), as every pair of a matrix asks.
 
-    Cost: O(k) for k <= ``MAX_HEX_FOOTPRINT`` hexes, checked first in O(rows)
+    Cost: O(k) for k <= ``SIGHTLINE_MAX_HEX_FOOTPRINT`` hexes, checked first in O(rows)
     (``check_hex_footprint``); a bigger token is refused, never listed.
 
     Raises ``ValueError`` on a square or gridless grid, ``OverBudget`` (422) past
-    ``MAX_HEX_FOOTPRINT`` hexes.
+    ``SIGHTLINE_MAX_HEX_FOOTPRINT`` hexes.
     """
     return _footprint(token, grid)
 

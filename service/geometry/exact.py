@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -12,10 +13,18 @@ from numpy.typing import NDArray
 from service.engine.budget import WorkBudget
 from service.engine.density import WallDensity
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
-from service.engine.walls import FloatArray, WallIndex
+from service.engine.walls import FloatArray, WallIndex, index_walls
+from service.geometry import kernel
 from service.geometry.bands import as_bands
 from service.geometry.rooms import firm_rooms, room_of
-from service.geometry.trace import candidate_pairs, estimate_tests, trace
+from service.geometry.trace import (
+    MAX_QUERY_PIECES,
+    QUERY_PIECE_PX,
+    candidate_pairs,
+    estimate_tests,
+    trace,
+)
+from service.model import Wall
 
 # ---------------------------------------------------------------------------------------
 # Exact line of effect between two spaces (5E-LOE-2)
@@ -25,8 +34,9 @@ from service.geometry.trace import candidate_pairs, estimate_tests, trace
 #: refused before tracing any (each pair's line costs at least one test).
 MAX_SEARCH_TESTS = 400_000
 
-#: The search is refused before it starts when a sample of its first lines predicts more
-#: than this many times ``MAX_SEARCH_TESTS`` (a clear line may still be found early).
+#: The search is refused before it starts when a sample of lines spread over all of it
+#: predicts more than this many times ``MAX_SEARCH_TESTS`` (a clear line may still be found
+#: early).
 EARLY_REFUSAL_FACTOR = 4
 
 #: Candidate lines sampled for that prediction.
@@ -129,6 +139,160 @@ def _separates(
     tol = SIDE_TOL_REL * norm
     out[sel] = np.any(cross > tol, axis=1) & np.any(cross < -tol, axis=1)
     return out
+
+
+def _firm(index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None) -> NDArray[np.bool_]:
+    """Walls that block ``sense`` whatever the source and the heights: two-way, normal, full."""
+    firm = (
+        (index.restriction[sense] == 2)
+        & (index.direction == 0)
+        & np.isinf(index.bottom)
+        & np.isinf(index.top)
+    )
+    return firm if wall_mask is None else firm & wall_mask
+
+
+@kernel.njit(cache=True, nogil=True)
+def _crossed(
+    seg: NDArray[np.float64],
+    gx0: float,
+    gy0: float,
+    cell: float,
+    nx: int,
+    ny: int,
+    start: NDArray[np.int64],
+    cwalls: NDArray[np.int64],
+    boxes: NDArray[np.float64],
+    coords: NDArray[np.float64],
+    firm: NDArray[np.bool_],
+    piece_px: float,
+    max_pieces: int,
+    qtol: float,
+    band: float,
+) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:  # pragma: no cover - compiled
+    """``_surely_blocked``'s walk, per segment: blocked, and the pairs looked at.
+
+    ``kernel._search``'s pieces, cells and boxes, stopping a segment at its first firm wall
+    crossed in both interiors.
+    """
+    m = seg.shape[0]
+    out = np.zeros(m, dtype=np.bool_)
+    stamp = np.full(boxes.shape[0], -1, dtype=np.int64)
+    count = np.zeros(m, dtype=np.int64)
+    for s in range(m):
+        x0, y0, x1, y1 = seg[s, 0], seg[s, 1], seg[s, 2], seg[s, 3]
+        dx, dy = x1 - x0, y1 - y0
+        length = math.hypot(dx, dy)
+        if length != length or length <= 2 * band:
+            continue
+        if length / piece_px >= max_pieces:
+            k = max_pieces
+        else:
+            k = max(1, int(math.ceil(length / piece_px)))
+        kf = float(k)
+        for q in range(k):
+            if out[s]:
+                break
+            t0 = q / kf
+            sx, sy = x0 + dx * t0, y0 + dy * t0
+            if q == k - 1:
+                ex, ey = x1, y1
+            else:
+                t1 = (q + 1) / kf
+                ex, ey = x0 + dx * t1, y0 + dy * t1
+            lx, hx = min(sx, ex) - qtol, max(sx, ex) + qtol
+            ly, hy = min(sy, ey) - qtol, max(sy, ey) + qtol
+            ix0, ix1 = kernel._cell(lx, gx0, cell, nx), kernel._cell(hx, gx0, cell, nx)
+            iy0, iy1 = kernel._cell(ly, gy0, cell, ny), kernel._cell(hy, gy0, cell, ny)
+            for iy in range(iy0, iy1 + 1):
+                if out[s]:
+                    break
+                for ix in range(ix0, ix1 + 1):
+                    if out[s]:
+                        break
+                    c = iy * nx + ix
+                    for j in range(start[c], start[c + 1]):
+                        w = cwalls[j]
+                        if stamp[w] == s:
+                            continue
+                        if boxes[w, 0] > hx or boxes[w, 2] < lx:
+                            continue
+                        if boxes[w, 1] > hy or boxes[w, 3] < ly:
+                            continue
+                        stamp[w] = s
+                        count[s] += 1
+                        if not firm[w]:
+                            continue
+                        ax, ay, bx, by = coords[w, 0], coords[w, 1], coords[w, 2], coords[w, 3]
+                        wx, wy = bx - ax, by - ay
+                        len_e = math.hypot(wx, wy)
+                        if len_e <= 2 * band:
+                            continue
+                        s_a = (dx * (ay - y0) - dy * (ax - x0)) / length
+                        s_b = (dx * (by - y0) - dy * (bx - x0)) / length
+                        if not ((s_a < -band and s_b > band) or (s_a > band and s_b < -band)):
+                            continue
+                        s_p = (wx * (y0 - ay) - wy * (x0 - ax)) / len_e
+                        s_q = (wx * (y1 - ay) - wy * (x1 - ax)) / len_e
+                        if (s_p < -band and s_q > band) or (s_p > band and s_q < -band):
+                            out[s] = True
+                            break
+    return out, count
+
+
+def _surely_blocked(
+    index: WallIndex, seg: FloatArray, firm: NDArray[np.bool_], budget: WorkBudget | None
+) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+    """Segments (m, 4) px that cross a ``firm`` wall, both at interior points.
+
+    Such a crossing blocks whatever else the segment meets (GEO-1: nothing in GEO-3..6
+    unblocks it), so these segments need no exact trace. The test is ``trace``'s own sign
+    test with the dead band ``kernel.TOUCH_TOL_PX``, ten times wider than the exact tests':
+    a segment counted here is blocked there too. The walk is ``kernel.search``'s (same
+    pieces, cells and boxes) but stops each segment at its first such wall. Returns the
+    blocked segments and the (segment, wall) pairs looked at per segment, and spends on
+    ``budget`` those of the blocked segments (the others are traced, and spent, in full).
+    Without the compiled kernel, nothing is known (all False: ``trace`` decides).
+    """
+    out = np.zeros(len(seg), dtype=bool)
+    count = np.zeros(len(seg), dtype=np.int64)
+    if not kernel.kernel_enabled() or not index.size or not len(seg) or not firm.any():
+        return out, count
+    grid = index.wall_grid()
+    out, count = _crossed(
+        np.ascontiguousarray(seg, dtype=np.float64),
+        grid.x0,
+        grid.y0,
+        grid.cell,
+        grid.nx,
+        grid.ny,
+        grid.start,
+        grid.walls,
+        grid.boxes,
+        index.coords,
+        np.ascontiguousarray(firm, dtype=np.bool_),
+        float(QUERY_PIECE_PX),
+        int(MAX_QUERY_PIECES),
+        QUERY_TOL_PX,
+        kernel.TOUCH_TOL_PX,
+    )
+    if budget is not None:
+        budget.spend(int(count[out].sum()))
+    return out, count
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) ``_surely_blocked``'s walk now, on two walls.
+
+    ``gunicorn.conf.py`` calls it in the master before forking, beside ``trace.warm_up``.
+    Does nothing when the kernel is off.
+    """
+    if not kernel.kernel_enabled():
+        return
+    index = index_walls(
+        [Wall("a", (0.0, 0.0, 100.0, 0.0)), Wall("b", (50.0, -50.0, 50.0, 50.0))], 20.0
+    )
+    _surely_blocked(index, np.array([[0.0, 10.0, 100.0, -10.0]]), _firm(index, "move", None), None)
 
 
 def _centre_lines(boxes_from: FloatArray, boxes_to: FloatArray) -> FloatArray:
@@ -306,7 +470,14 @@ def _search(
 
     Cheap lines first: the centre line and the 16 corner-to-corner lines, then the lines
     through pairs of vertices, ``CANDIDATE_CHUNK`` at a time, stopping at the first clear one
-    (the same witness as tracing them all: the first clear line in this order).
+    (the same witness as tracing them all: the first clear line in this order). Of each
+    chunk, the lines crossing a firm wall outright are set aside by a compiled walk that
+    stops at that wall (``_surely_blocked``); only the others get the exact trace.
+
+    Cost (issue 16): O(V^2) candidate lines for V vertices (refused at once past
+    ``max_tests`` pairs), each walked until its first firm crossing, plus the exact trace of
+    the lines that cross none; refused before any is traced when ``SAMPLE_LINES`` lines
+    spread over all the pairs predict more than ``EARLY_REFUSAL_FACTOR * max_tests`` tests.
 
     Raises
     ------
@@ -370,18 +541,26 @@ def _search(
     if total > max_tests:
         raise budget.refusal()
     traced = len(first_segs)
-    sampled = False
+    firm = _firm(index, sense, wall_mask)
+    # Predict the whole search's tests from lines spread over all of it, before tracing any.
+    limit = EARLY_REFUSAL_FACTOR * max_tests
+    # Only when it could pass: each line tests at most the walls whose boxes meet the hull's.
+    if index.size and total * len(index.tree.query(hull)) > limit:
+        si, sj = _spread_pairs(len(pts), SAMPLE_LINES)
+        sample = _candidates(pts, si, sj, rays, n_ray, bf, bt)
+        if len(sample):
+            predicted = total * (len(sample) / len(si)) * _tests_per_line(index, sample, firm)
+            if predicted > limit:
+                raise budget.refusal()
     for i, j in _vertex_pairs(len(pts), CANDIDATE_CHUNK):
         cand = _candidates(pts, i, j, rays, n_ray, bf, bt)
         if not len(cand):
             continue
-        if not sampled:  # predict the whole search's tests from its first lines
-            sampled = True
-            sample = cand[:SAMPLE_LINES]
-            per_line = len(candidate_pairs(index, sample)[0]) / len(sample)
-            predicted = total * (len(cand) / len(i)) * per_line
-            if predicted > EARLY_REFUSAL_FACTOR * max_tests:
-                raise budget.refusal()
+        traced += len(cand)
+        # Lines crossing a firm wall outright are blocked: trace only the others, in order.
+        cand = cand[~_surely_blocked(index, cand, firm, budget)[0]]
+        if not len(cand):
+            continue
         elev = None if elevations is None else np.tile(np.asarray(elevations), (len(cand), 1))
         result = trace(
             index,
@@ -390,9 +569,9 @@ def _search(
             elevations=elev,
             wall_mask=wall_mask,
             low_obstacles=False,
+            with_blockers=False,
             budget=budget,
         )
-        traced += len(cand)
         clear = np.flatnonzero(~result.wall_blocked)
         if len(clear):
             w = tuple(float(v) for v in cand[int(clear[0])])
@@ -411,6 +590,31 @@ def _budget(vertices: int, max_tests: int, parent: WorkBudget | None) -> WorkBud
         "regions there",
         parent,
     )
+
+
+def _spread_pairs(n: int, k: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """About ``k`` index pairs ``i < j`` of ``n`` vertices, evenly spread over all of them."""
+    total = n * (n - 1) // 2
+    if total <= 0:
+        return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp)
+    flat = np.unique(np.linspace(0, total - 1, min(k, total)).astype(np.int64))
+    rows = np.arange(n - 1, dtype=np.int64)
+    offsets = rows * (2 * n - rows - 1) // 2  # flat index of pair (i, i + 1)
+    i = np.searchsorted(offsets, flat, side="right") - 1
+    j = flat - offsets[i] + i + 1
+    return i.astype(np.intp), j.astype(np.intp)
+
+
+def _tests_per_line(index: WallIndex, lines: FloatArray, firm: NDArray[np.bool_]) -> float:
+    """Mean line-wall tests the search spends on each of ``lines`` (m, 4) px (m > 0).
+
+    A line crossing a firm wall costs the pairs looked at until that wall
+    (``_surely_blocked``); any other, every candidate pair of ``trace``.
+    """
+    blocked, looked = _surely_blocked(index, lines, firm, None)
+    rest = lines[~blocked]
+    full = len(candidate_pairs(index, rest)[0]) if len(rest) else 0
+    return float(looked[blocked].sum() + full) / len(lines)
 
 
 def _vertex_pairs(n: int, chunk: int) -> Iterator[tuple[NDArray[np.intp], NDArray[np.intp]]]:

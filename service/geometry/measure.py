@@ -23,7 +23,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from service.engine.budget import WorkBudget
+from service.engine.budget import WorkBudget, trace_units
 from service.engine.scene import REGION_PREFIX, BuiltScene
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.bands import band
@@ -373,7 +373,12 @@ def measure(
     second = bool(spec.full_walls and (built.tall_walls is not None or built.heights))
     if budget is not None and questions:  # the cost model: refuse before any tracing
         passes = 2 if second else 1
-        budget.afford(passes * estimate_tests(built.density, np.vstack(segs)))
+        creatures = len(built.scene.tokens) if spec.creatures else 0
+        all_segs = np.vstack(segs)
+        budget.afford(
+            passes * estimate_tests(built.density, all_segs)
+            + trace_units(len(all_segs), creatures, len(questions))
+        )
     # Exact lines already measured, per sense key then per pair (senses that trace alike
     # share them).
     known: dict[bytes, dict[int, LineOfEffect]] = {}

@@ -9,13 +9,14 @@ import shapely
 from numpy.typing import NDArray
 from shapely.errors import GEOSException
 
+from service.engine.budget import core_limit
 from service.engine.walls import FloatArray, WallIndex
 
-#: Most wall crossings the rooms step nodes (``crossings_within``). Noding n walls with k
-#: crossings makes n + 2k pieces and polygonizing them costs about that again, so past this the step
-#: is skipped: rooms are only a shortcut (``sealed_apart`` may say "not known"), and every
-#: pair then takes the plain path (centre line, then the budgeted exact search).
-MAX_ROOM_CROSSINGS = 50_000
+#: Most wall crossings the rooms step nodes (``crossings_within``) is the setting
+#: ``SIGHTLINE_MAX_ROOM_CROSSINGS`` (``core_limit``, 50,000). Noding n walls with k crossings
+#: makes n + 2k pieces and polygonizing them costs about that again, so past it the step is
+#: skipped: rooms are only a shortcut (``sealed_apart`` may say "not known"), and every pair
+#: then takes the plain path (centre line, then the budgeted exact search).
 #: Walls queried at once while counting crossings: memory O(chunk * n) at worst.
 _CROSSING_CHUNK = 64
 
@@ -52,10 +53,10 @@ def firm_rooms(
     two ring edges lie on either side of it (blocked by GEO-6 either way).
 
     Rooms are only a shortcut. ``None`` (no rooms) when fewer than three such walls, when
-    they cross more than ``MAX_ROOM_CROSSINGS`` times (``crossings_within``, counted before
-    any noding), or when GEOS fails anyway (``GEOSException``, e.g. out of memory): the
-    callers then take the plain path. Cost: O(n log n + k) for n walls with k <=
-    ``MAX_ROOM_CROSSINGS`` crossings.
+    they cross more than ``SIGHTLINE_MAX_ROOM_CROSSINGS`` times (``crossings_within``,
+    counted before any noding), or when GEOS fails anyway (``GEOSException``, e.g. out of
+    memory): the callers then take the plain path. Cost: O(n log n + k) for n walls with k <=
+    ``SIGHTLINE_MAX_ROOM_CROSSINGS`` crossings.
     """
     key = ("rooms", sense, None if wall_mask is None else wall_mask.tobytes())
     if key in index.memo:
@@ -73,7 +74,7 @@ def firm_rooms(
     rooms = None
     if firm.sum() >= 3:
         lines = shapely.linestrings(index.coords[firm].reshape(-1, 2, 2))
-        if crossings_within(lines, MAX_ROOM_CROSSINGS):
+        if crossings_within(lines, core_limit("MAX_ROOM_CROSSINGS")):
             try:
                 noded = shapely.node(shapely.union_all(lines))
                 faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))

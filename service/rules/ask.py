@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from service.engine.budget import WorkBudget
+from service.engine.budget import WorkBudget, trace_units
 from service.engine.scene import BuiltScene
 from service.geometry.measure import measure
 from service.model import Token
@@ -62,8 +62,13 @@ def cover_all(
     RulesError
         A pair the ruleset cannot answer (e.g. an area without origin or attacker).
     """
-    asks = system.cover_asks(built, pairs, attack, options)
     spec = system.cover_measure(attack, options, detail)
+    if budget is not None and pairs:  # issue 16: refuse before planning every pair
+        first = system.cover_asks(built, pairs[:1], attack, options)[0]
+        lines = len(first.question.segments())
+        creatures = len(built.scene.tokens) if spec.creatures else 0
+        budget.afford(trace_units(lines * len(pairs), creatures, len(pairs)))
+    asks = system.cover_asks(built, pairs, attack, options)
     questions = without_set_aside(built, [ask.question for ask in asks], options)
     measured = measure(built, spec, questions, budget)
     return system.covers(built, asks, measured, pairs, attack, options, detail)

@@ -50,7 +50,7 @@ def server_url():
             try:
                 if requests.get(url + "/healthz", timeout=1).ok:
                     break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # bound, still warming up
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"gunicorn did not start; see {log / 'e2e-gunicorn.log'}")

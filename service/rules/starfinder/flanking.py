@@ -25,6 +25,7 @@ import math
 import numpy as np
 import shapely
 
+from service.engine.budget import core_limit
 from service.engine.grids import (
     counting_box,
     diagonal_rule,
@@ -46,18 +47,20 @@ from service.model import Grid, Token
 #: GEO-8: Starfinder counts diagonals 5-10-5 (when the scene sets no rule).
 DIAGONALS = "alternating"
 #: Most lines between the cells (squares or hexes) of two creatures that flanking tries
-#: (about 30 µs each): two creatures of ~300 cells each. Past it the request is refused
-#: (422) naming both, before any line is tried.
-MAX_FLANK_PAIRS = 100_000
+#: (about 30 µs each) is the setting ``SIGHTLINE_MAX_FLANK_PAIRS`` (``core_limit``; 100,000:
+#: two creatures of ~300 cells each). Past it the request is refused (422) naming both,
+#: before any line is tried.
 
 
 def _check_pairs(count_a: int, count_b: int, a: Token, b: Token) -> None:
-    """Refuse (``OverBudget``, 422) when ``count_a * count_b`` passes ``MAX_FLANK_PAIRS``."""
+    """Refuse (``OverBudget``, 422) when ``count_a * count_b`` passes the limit."""
     pairs = count_a * count_b
-    if pairs > MAX_FLANK_PAIRS:
+    limit = core_limit("MAX_FLANK_PAIRS")
+    if pairs > limit:
         raise OverBudget(
             f"Flanking tries a line from every square or hex of {shown(a.id)} to every one "
-            f"of {shown(b.id)}: {pairs:,} lines, over the limit of {MAX_FLANK_PAIRS:,}; "
+            f"of {shown(b.id)}: {pairs:,} lines, over the limit of {limit:,} "
+            "(SIGHTLINE_MAX_FLANK_PAIRS); "
             "make these creatures smaller.",
             ("scene", "tokens"),
         )
@@ -148,7 +151,7 @@ def _line_of_effect(built: BuiltScene, who: Token, target: Token) -> bool:
 
     Walls restricting movement block (GEO-1), low obstacles do not (one attacks over
     them). On hex grids each space is the boxes inside its hexes (``hex_inner_boxes``):
-    any clear pair of hexes is a line of effect, at most ``MAX_FLANK_PAIRS`` pairs (else
+    any clear pair of hexes is a line of effect, at most ``SIGHTLINE_MAX_FLANK_PAIRS`` pairs (else
     ``OverBudget``, 422).
     """
     grid = built.scene.grid
@@ -233,7 +236,7 @@ def _hex_flanking(
     """SF-FLK-1 on a hex grid: hex centres of each, opposite sides of the target's hexes.
 
     Cost: O(t) for the target's t hexes plus one segment test per (attacker hex, ally hex)
-    pair, at most ``MAX_FLANK_PAIRS`` (else ``OverBudget``, 422, before any test).
+    pair, at most ``SIGHTLINE_MAX_FLANK_PAIRS`` (else ``OverBudget``, 422, before any test).
     """
     grid = built.scene.grid
     lat = lattice(grid)
