@@ -1,4 +1,5 @@
-"""The bench's Python peers on hand-made scenes (issue 20): the shapely peer, the numpy floor.
+"""The bench's Python peers on hand-made scenes (issue 20): the shapely peer, the numpy floor,
+and the agreement report's reasons.
 
 The cases (``bench/peers/test/cases.json``, shared with the JS peer's ``node --test``) give
 the blocked paired-corner lines and the degree worked out by hand with the peers' rules:
@@ -16,8 +17,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bench.peers import numpy_floor, shapely_peer
+from bench.peers import agreement, numpy_floor, shapely_peer
 from bench.peers.corners import blocking_walls, corner_segments
+from schemas.scene import SceneSchema
+from service import rules
+from service.engine.scene import build_scene
+from service.matrix import matrix
 
 CASES = json.loads(
     (Path(__file__).resolve().parent.parent / "bench/peers/test/cases.json").read_text()
@@ -84,3 +89,65 @@ def test_contacts_name_how_a_line_meets_a_wall(wall: list[float], kind: str | No
         np.array([0.5, 0.5, 300.5, 0.5]), np.array([wall], dtype=np.float64)
     )
     assert found == ([] if kind is None else [(0, kind)])
+
+
+A_T = [{"id": "A", "x": 0, "y": 0}, {"id": "T", "x": 300, "y": 0}]
+
+#: (tokens, walls, Sightline's degree A -> T, the peers', reason): worked out by hand.
+WHY = {
+    "creature between": (
+        [*A_T, {"id": "M", "x": 150, "y": 0}],
+        [],
+        "half",  # M's space 150..250 crosses all four lines: capped at half (5E-COV-6)
+        "none",
+        "creature cover (GEO-7, 5E-COV-6)",
+    ),
+    "free tip on two lines": (
+        A_T,
+        [{"id": "w", "c": [200, 0.5, 200, 150]}],
+        "half",  # C and D cross; A and B only touch the free tip (200, 0.5)
+        "total",
+        "free wall tip (GEO-6)",
+    ),
+    "door jamb, door open": (
+        A_T,
+        [
+            {"id": "d", "c": [200, -99.5, 200, 0.5], "door": "door", "door_state": "open"},
+            {"id": "w", "c": [200, 0.5, 200, 150]},
+        ],
+        "half",  # the open door blocks nothing: the wall's tip on A and B is free
+        "total",
+        "free wall tip beside an open door (GEO-2, GEO-6)",
+    ),
+    "two walls meeting on the lines, same side": (
+        A_T,
+        [{"id": "w1", "c": [200, 0.5, 200, 150]}, {"id": "w2", "c": [200, 0.5, 250, 150]}],
+        "half",  # both walls leave (200, 0.5) downward: A and B pass, C and D cross both
+        "total",
+        "junction (GEO-6)",
+    ),
+    "wall flush with the attacker's side": (
+        [{"id": "A", "x": 0, "y": 0}, {"id": "T", "x": 500, "y": -100}],
+        [{"id": "w", "c": [100, 0, 100, 100]}],
+        # Inset lines B (99.5, 0.5)-(599.5, -99.5) and C (99.5, 99.5)-(599.5, -0.5) cross the
+        # wall at y = 0.4 and 99.4, near its ends, A's exact corners B and C: their exact
+        # lines start on the wall's end and pass; D (0.5, 99.5)-(500.5, -0.5) crosses at
+        # y = 79.6, exactly too; A passes above the wall (y = -19.4). Sightline 1, the peers 3.
+        "none",
+        "three-quarters",
+        "wall ending on a token's own corner (GEO-6 corner sentence)",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", WHY)
+def test_agreement_names_the_rule_behind_a_difference(name: str) -> None:
+    """GEO-2, GEO-6, GEO-7, 5E-COV-6: why a peer's degree differs from Sightline's."""
+    tokens, walls, sightline_degree, peer_degree, reason = WHY[name]
+    scene = {"grid": CASES["grid"], "walls": walls, "tokens": tokens}
+    built = build_scene(SceneSchema().load(scene))
+    sightline = matrix(built, rules.get("dnd5e"), None, "cover", {})["cover"]
+    peer = numpy_floor.cover_matrix(scene)["cover"]
+    assert (sightline[0][1], peer[0][1]) == (sightline_degree, peer_degree)
+    assert (0, 1) in agreement.differences(sightline, peer)
+    assert agreement.classify(scene, built, sightline, [(0, 1)]) == [reason]

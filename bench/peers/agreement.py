@@ -13,6 +13,10 @@ compares line by line with how the peers' line meets the walls (``numpy_floor.co
   walls do not separate the line's incoming side from its outgoing side;
 - ``edge-on (GEO-6)``: a line run along a wall;
 - ``line end on a wall (GEO-6)``: a line whose own end lies on a wall;
+- ``wall ending on a token's own corner (GEO-6 corner sentence)``: the inset line crosses,
+  near its end, a wall whose end lies on the exact corner of the attacker's or the target's
+  space (a token flush against a wall or door jamb); Sightline judges such a wall by the
+  exact corner line, which only touches it at its own end;
 - ``creature cover (GEO-7, 5E-COV-6)``: Sightline's half cover from creatures on the lines,
   which the peers do not trace;
 - ``no line of effect (5E-COV-3, 5E-LOE-2)``: Sightline's total where no straight path
@@ -101,6 +105,7 @@ def classify(
     ends_all = _endpoint_counts(scene["walls"])
     _, boxes = token_boxes(scene)
     corners = inset_corners(boxes)
+    box_corners = inset_corners(boxes, 0.0)
     out = []
     for (a, t), result in zip(pairs, results, strict=True):
         why: set[str] = set()
@@ -118,7 +123,8 @@ def classify(
             sl_walls += sl_wall
             peer_walls += bool(met)
             if met and not sl_wall:
-                why |= _touch_reasons(seg, walls, met, ends_kept, ends_all)
+                own = {tuple(p) for p in box_corners[[a, t]].reshape(-1, 2).tolist()}
+                why |= _touch_reasons(seg, walls, met, ends_kept, ends_all, own)
             elif sl_wall and not met:
                 why.add("unexplained: Sightline's line blocked by a wall, the peers' clear")
         if "5E-COV-6" in result.rules:
@@ -137,14 +143,19 @@ def _touch_reasons(
     met: list[tuple[int, str]],
     ends_kept: Counter[tuple[float, float]],
     ends_all: Counter[tuple[float, float]],
+    own_corners: set[tuple[float, float]],
 ) -> set[str]:
-    """Why Sightline clears a line the peers count as blocked."""
-    kinds = {kind for _, kind in met}
-    if "crossing" in kinds:
-        return {"unexplained: the peers' line crosses a wall's interior, Sightline's is clear"}
+    """Why Sightline clears a line the peers count as blocked (``own_corners``: the exact
+    corners of the pair's two spaces)."""
     why = set()
     for j, kind in met:
-        if kind == "edge-on":
+        if kind == "crossing":
+            ends = {tuple(walls[j, :2].tolist()), tuple(walls[j, 2:].tolist())}
+            if ends & own_corners:
+                why.add("wall ending on a token's own corner (GEO-6 corner sentence)")
+            else:
+                why.add("unexplained: the peers' line crosses a wall's interior, Sightline's clear")
+        elif kind == "edge-on":
             why.add("edge-on (GEO-6)")
         elif kind == "line end":
             why.add("line end on a wall (GEO-6)")
