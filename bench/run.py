@@ -2,8 +2,9 @@
 
 Starts one gunicorn worker on 127.0.0.1 (a free port) and measures, side by side in one run:
 
-- matrix ratio: ``POST /v1/matrix`` (dnd5e, 50 tokens, 2,000 walls) / a raw shapely
-  ``STRtree.query`` of the same 4·N·(N−1) corner segments in-process (the floor);
+- matrix ratio: ``POST /v1/matrix`` (dnd5e, 50 tokens, 2,000 walls) / the numpy floor of the
+  same scene in-process (``bench.peers.numpy_floor``: every corner line against every wall;
+  ``python -m bench.peers`` compares with every peer and reports their agreement);
 - ingest ratio: ``POST /v1/scenes`` of a 5,000-wall scene / ``json.loads`` of the same body;
 - cached ratio: median ``POST /v1/cover`` by ``scene_id`` (one target, 5,000 walls) / median
   ``GET /healthz``;
@@ -29,9 +30,10 @@ from pathlib import Path
 
 import numpy as np
 import requests
-import shapely
 
 from bench.dungeon import dungeon
+from bench.peers import numpy_floor
+from bench.peers.corners import corner_segments
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,13 +73,15 @@ def start_server(max_mb: int = 2048) -> tuple[subprocess.Popen, str]:
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
-    for _ in range(100):
+    deadline = time.monotonic() + 120  # a busy machine (other work on the 2 cores) starts slowly
+    while time.monotonic() < deadline and proc.poll() is None:
         try:
-            if requests.get(url + "/healthz", timeout=1).ok:
+            if requests.get(url + "/healthz", timeout=5).ok:
                 return proc, url
-        except requests.ConnectionError:
-            time.sleep(0.1)
+        except requests.RequestException:  # not listening yet, or too busy to answer
+            time.sleep(0.2)
     proc.kill()
+    proc.wait()
     raise RuntimeError("gunicorn did not start")
 
 
@@ -89,33 +93,6 @@ def timed(fn, repeat: int = 5) -> float:
         fn()
         times.append(time.perf_counter() - t)
     return statistics.median(times)
-
-
-def corner_segments(scene: dict) -> np.ndarray:
-    size = scene["grid"]["size"]
-    boxes = np.array(
-        [[t["x"], t["y"], t["x"] + size, t["y"] + size] for t in scene["tokens"]], dtype=float
-    )
-    corners = np.stack(
-        [
-            boxes[:, [0, 1]] + 0.5,
-            boxes[:, [2, 1]] + [-0.5, 0.5],
-            boxes[:, [2, 3]] - 0.5,
-            boxes[:, [0, 3]] + [0.5, -0.5],
-        ],
-        axis=1,
-    )
-    n = len(boxes)
-    ia, it = np.nonzero(~np.eye(n, dtype=bool))
-    return np.concatenate([corners[ia], corners[it]], axis=2).reshape(-1, 4)
-
-
-def raw_floor(scene: dict) -> float:
-    """In-process STRtree.query of the matrix's corner segments (built tree, one call)."""
-    walls = np.array([w["c"] for w in scene["walls"]], dtype=float)
-    tree = shapely.STRtree(shapely.linestrings(walls.reshape(-1, 2, 2)))
-    lines = shapely.linestrings(corner_segments(scene).reshape(-1, 2, 2))
-    return timed(lambda: tree.query(lines, predicate="intersects"))
 
 
 def post(url: str, path: str, body: dict | str) -> requests.Response:
@@ -196,15 +173,15 @@ MEASURES = ("memory", "matrix", "ingest", "cached", "scaling")
 
 
 def measure_matrix(url: str, out: dict) -> None:
-    """Matrix ratio: dnd5e, 50 tokens, 2,000 walls, against the raw STRtree floor."""
+    """Matrix ratio: dnd5e, 50 tokens, 2,000 walls, against the numpy floor (bench.peers)."""
     scene = dungeon(2000, 50, seed=1)
     t_matrix = matrix_time(url, scene)
-    t_floor = raw_floor(scene)
+    t_floor = timed(lambda: numpy_floor.cover_matrix(scene))
     out["matrix"] = {
         "seconds": t_matrix,
         "floor_seconds": t_floor,
         "ratio": t_matrix / t_floor,
-        "segments": len(corner_segments(scene)),
+        "segments": len(corner_segments(scene)[1]),
     }
 
 
