@@ -28,15 +28,13 @@ import gc
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bench.dungeon import dungeon
+from bench.kernel import timed
 from bench.peers import agreement, numpy_floor, shapely_peer
 from bench.peers.corners import blocking_walls
 from bench.run import post, start_server, upload
@@ -48,16 +46,6 @@ from service.matrix import matrix
 HERE = Path(__file__).resolve().parent
 SIZES = ((2000, 50), (5000, 100), (20000, 200))
 PEERS = ("JS", "shapely", "numpy floor")
-
-
-def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    """Median wall time of ``fn()`` in seconds, and its last result."""
-    times, out = [], None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), out
 
 
 def js_missing() -> str | None:

@@ -69,6 +69,22 @@ def _sign(v: float, band: float) -> int:  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _append(
+    first: NDArray[np.int64], second: NDArray[np.int64], kept: int, u: int, v: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover - compiled
+    """Put the pair ``(u, v)`` at ``kept`` in two growing arrays (doubled when full)."""
+    if kept == len(first):
+        grown_u = np.empty(2 * len(first), dtype=np.int64)
+        grown_v = np.empty(2 * len(first), dtype=np.int64)
+        grown_u[:kept] = first[:kept]
+        grown_v[:kept] = second[:kept]
+        first, second = grown_u, grown_v
+    first[kept] = u
+    second[kept] = v
+    return first, second
+
+
+@njit(cache=True, nogil=True)
 def _keep(
     x0: float, y0: float, x1: float, y1: float, c: NDArray[np.float64], band: float
 ) -> bool:  # pragma: no cover - compiled
@@ -158,15 +174,7 @@ def _search(
                                 continue
                             if not _keep(x0, y0, x1, y1, coords[w], band):
                                 continue
-                        if kept == cap:
-                            cap *= 2
-                            grown_s = np.empty(cap, dtype=np.int64)
-                            grown_w = np.empty(cap, dtype=np.int64)
-                            grown_s[:kept] = out_s[:kept]
-                            grown_w[:kept] = out_w[:kept]
-                            out_s, out_w = grown_s, grown_w
-                        out_s[kept] = s
-                        out_w[kept] = w
+                        out_s, out_w = _append(out_s, out_w, kept, s, w)
                         kept += 1
     return out_s[:kept], out_w[:kept], count
 
@@ -265,15 +273,7 @@ def _creature_pairs(
                     if near_x and (abs(by0 - py) <= tol or abs(by1 - py) <= tol):
                         keep = True
             if keep:
-                if kept == cap:
-                    cap *= 2
-                    grown_r = np.empty(cap, dtype=np.int64)
-                    grown_c = np.empty(cap, dtype=np.int64)
-                    grown_r[:kept] = rows[:kept]
-                    grown_c[:kept] = cols[:kept]
-                    rows, cols = grown_r, grown_c
-                rows[kept] = i
-                cols[kept] = j
+                rows, cols = _append(rows, cols, kept, i, j)
                 kept += 1
     return rows[:kept], cols[:kept]
 

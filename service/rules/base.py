@@ -322,3 +322,23 @@ def shared_space(
     shared = tuple(sorted(found, key=built.token_order.__getitem__))
     pair = {target.id} if attacker is None else {target.id, attacker.id}
     return shared, frozenset(found | pair)
+
+
+def cover_each(
+    system: Any,
+    built: BuiltScene,
+    asks: Sequence[Any],
+    measured: Sequence[Measured],
+    pairs: Sequence[tuple[Token | None, Token]],
+    attack: Attack,
+    options: dict[str, Any],
+    detail: bool = True,
+) -> list[CoverResult]:
+    """``RuleSystem.covers`` for a ruleset that rules on each pair alone, in order.
+
+    Its ``cover`` of every pair; assign it in the class body: ``covers = cover_each``.
+    """
+    return [
+        system.cover(built, ask, m, a, t, attack, options, detail)
+        for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
+    ]

@@ -26,6 +26,7 @@ from service.rules.base import (
     VisionResult,
     attack_source,
     corner_inset,
+    cover_each,
     pair_band,
     shared_space,
 )
@@ -198,21 +199,7 @@ class Pf2eVariant:
         )
         return _Ask(question, rules)
 
-    def covers(
-        self,
-        built: BuiltScene,
-        asks: Sequence[_Ask],
-        measured: Sequence[Measured],
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-        detail: bool = True,
-    ) -> list[CoverResult]:
-        """``cover`` of every pair, in order."""
-        return [
-            self.cover(built, ask, m, a, t, attack, options, detail)
-            for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
-        ]
+    covers = cover_each  # ``cover`` of every pair, in order
 
     def cover(
         self,

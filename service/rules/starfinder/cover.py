@@ -38,6 +38,7 @@ from service.rules.base import (
     OptionSpec,
     VisionResult,
     attack_source,
+    cover_each,
     pair_band,
     shared_space,
 )
@@ -229,21 +230,7 @@ class Starfinder:
         )
         return _Ask(question, source_box, target_corners, notes)
 
-    def covers(
-        self,
-        built: BuiltScene,
-        asks: Sequence[_Ask],
-        measured: Sequence[Measured],
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-        detail: bool = True,
-    ) -> list[CoverResult]:
-        """``cover`` of every pair, in order."""
-        return [
-            self.cover(built, ask, m, a, t, attack, options, detail)
-            for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
-        ]
+    covers = cover_each  # ``cover`` of every pair, in order
 
     def cover(
         self,
