@@ -180,8 +180,10 @@ def _by_cell(
 
 
 def segment_grid(index: WallIndex) -> SegmentGrid:
-    """The ``SegmentGrid`` of ``index``'s walls (at least one), built once (``memo``)."""
-    found = index.memo.get("segment_grid")
-    if found is None:
-        found = index.memo["segment_grid"] = build_segment_grid(index.coords)
-    return found  # type: ignore[no-any-return]
+    """The ``SegmentGrid`` of ``index``'s walls (at least one).
+
+    Not kept on the index: its two users keep their own results (the obstacles in
+    ``WallIndex.memo``, the crossing count inside the memoised rooms), so a cached scene
+    holds none of its entries (up to about 50 per wall for long walls).
+    """
+    return build_segment_grid(index.coords)

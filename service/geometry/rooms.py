@@ -287,10 +287,11 @@ class FreePaths:
     this way needs no rooms at all (``firm_rooms`` nodes and polygonizes every wall, about
     0.5 s for 4,000 short walls crossing 5,000 times).
 
-    The paths tried, from each space's centre: the straight lines left, right, up and down
-    to beyond the walls' bounding box (the space is then outside every room's reach, and two
-    such spaces are joined round the outside), and the centre-to-centre segment. Each
-    space's escape is decided once per ``FreePaths``. Cost: one ``STRtree`` query of a few
+    The paths tried, from each space's centre (``_anchor``: the point ``room_of`` takes for
+    a box without area): the straight lines left, right, up and down to beyond the walls'
+    bounding box (the space is then outside every room's reach, and two such spaces are
+    joined round the outside), and the centre-to-centre segment. Each space's escape is
+    decided once per ``FreePaths``. Cost: one ``STRtree`` query of a few
     segments, O(log n + k) for k walls whose boxes meet them.
     """
 
@@ -316,7 +317,7 @@ class FreePaths:
         return out
 
     def escapes(self, box: FloatArray) -> bool:
-        """Whether a straight line from the centre of ``box`` leaves the walls' box clear."""
+        """Whether a straight line from ``box`` (``_anchor``) leaves the walls' box clear."""
         key = tuple(box.tolist())
         found = self._escapes.get(key)
         if found is not None:
@@ -324,7 +325,7 @@ class FreePaths:
         if self.bounds is None:
             self._escapes[key] = True
             return True
-        cx, cy = (box[0] + box[2]) * 0.5, (box[1] + box[3]) * 0.5
+        cx, cy = _anchor(box)
         x0, y0, x1, y1 = self.bounds
         if not (x0 < cx < x1 and y0 < cy < y1):
             found = True
@@ -340,14 +341,14 @@ class FreePaths:
         """Whether a free path is known between the two spaces (``False``: not known)."""
         if self.escapes(box_from) and self.escapes(box_to):
             return True
-        centres = np.array(
-            [
-                [
-                    (box_from[0] + box_from[2]) * 0.5,
-                    (box_from[1] + box_from[3]) * 0.5,
-                    (box_to[0] + box_to[2]) * 0.5,
-                    (box_to[1] + box_to[3]) * 0.5,
-                ]
-            ]
-        )
-        return bool(self._clear(centres)[0])
+        return bool(self._clear(np.array([[*_anchor(box_from), *_anchor(box_to)]]))[0])
+
+
+def _anchor(box: FloatArray) -> tuple[float, float]:
+    """A point of ``box`` that ``room_of`` judges it by: its centre, or the point it uses.
+
+    ``room_of`` takes a box without area (a point, or a segment) as its first corner.
+    """
+    if box[2] > box[0] and box[3] > box[1]:
+        return float(box[0] + box[2]) * 0.5, float(box[1] + box[3]) * 0.5
+    return float(box[0]), float(box[1])
