@@ -279,7 +279,32 @@ def _geos_crossings(index: WallIndex, firm: np.ndarray) -> int:
     return int(np.count_nonzero(hit[0] < hit[1]))
 
 
-@given(lattice_walls(max_walls=20))
+@st.composite
+def near_misses(draw: Any) -> list[Wall]:
+    """Walls at a large scale, and stems starting a hair off a wall and crossing it.
+
+    GEOS rounds such a crossing point onto the stem's end and calls the two touching; the
+    compiled count must leave those pairs to GEOS.
+    """
+    scale = draw(st.sampled_from([1.0, 1e3, 1e5]))
+    unit = st.floats(0, 1, allow_nan=False)
+    walls = [
+        Wall(f"w{k}", tuple(draw(unit) * scale for _ in range(4)))  # type: ignore[arg-type]
+        for k in range(draw(st.integers(1, 8)))
+    ]
+    for k in range(draw(st.integers(0, 6))):
+        x0, y0, x1, y1 = walls[draw(st.integers(0, len(walls) - 1))].c
+        t = draw(unit)
+        dx, dy = x1 - x0, y1 - y0
+        length = math.hypot(dx, dy) or 1.0
+        off = draw(st.sampled_from([0.0, 3e-15, 1e-13, 1e-12, 1e-10, 1e-6])) * scale
+        px, py = x0 + dx * t - dy / length * off, y0 + dy * t + dx / length * off
+        reach = draw(st.sampled_from([-0.3, 0.3])) * scale
+        walls.append(Wall(f"t{k}", (px, py, px - dy / length * reach, py + dx / length * reach)))
+    return walls
+
+
+@given(st.one_of(lattice_walls(max_walls=20), near_misses()))
 def test_the_compiled_crossing_count_agrees_with_geos(walls):
     """Property: ``firm_crossings_within`` == ``crossings_within`` at and around the count."""
     index = index_walls(walls, 20.0)

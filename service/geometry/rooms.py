@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -77,20 +78,31 @@ def firm_crossings_within(index: WallIndex, firm: NDArray[np.bool_], limit: int)
     return count + int(np.count_nonzero(shapely.crosses(lines[ui], lines[uj]))) <= limit
 
 
-#: Relative float error bound of an orientation (a 2 x 2 determinant of differences) used
-#: to call its sign certain: far above the ~3.3e-16 proved for it (Shewchuk's ``orient2d``).
+#: Relative float error bound of an orientation (a 2 x 2 determinant of differences) under
+#: which its sign is not certain: far above the ~3.3e-16 proved for it (Shewchuk's
+#: ``orient2d``).
 _ORIENT_ERR = 1e-14
+
+#: How far (relative to the lengths, plus a few thousand float epsilons of the coordinates)
+#: each wall's ends must lie from the other's line to call a crossing certain. GEOS rounds
+#: the crossing point and, when it lands on a wall's end, calls the walls touching (not
+#: crossing) even where exact arithmetic says they cross: such near misses go to GEOS.
+_CROSS_REL = 1e-9
+_CROSS_ABS = 1e-12
 
 
 @kernel.njit(cache=True, nogil=True)
 def _orient(
-    px: float, py: float, qx: float, qy: float, rx: float, ry: float
+    px: float, py: float, qx: float, qy: float, rx: float, ry: float, rel: float, margin: float
 ) -> int:  # pragma: no cover - compiled
-    """Sign of the turn p -> q -> r: +1, -1, or 0 when float arithmetic cannot be sure."""
+    """Sign of the turn p -> q -> r: +1, -1, or 0 when it is within the error band.
+
+    The band is ``rel`` times the two products' magnitudes plus ``margin``.
+    """
     t1 = (qx - px) * (ry - py)
     t2 = (qy - py) * (rx - px)
     det = t1 - t2
-    bound = _ORIENT_ERR * (abs(t1) + abs(t2))
+    bound = rel * (abs(t1) + abs(t2)) + margin
     if det > bound:
         return 1
     if det < -bound:
@@ -100,7 +112,12 @@ def _orient(
 
 @kernel.njit(cache=True, nogil=True)
 def _crossing(a: NDArray[np.float64], b: NDArray[np.float64]) -> int:  # pragma: no cover
-    """Whether walls ``a`` and ``b`` cross in both interiors: 1 yes, 0 no, -1 not sure."""
+    """Whether walls ``a`` and ``b`` cross in both interiors: 1 yes, 0 no, -1 not sure.
+
+    "No" needs certain signs (``_ORIENT_ERR``) showing one wall wholly on one side of the
+    other's line, or disjoint boxes, or a shared end; "yes" needs every end clear of the
+    other's line by the wider band (``_CROSS_REL``, ``_CROSS_ABS``).
+    """
     ax, ay, bx, by = a[0], a[1], a[2], a[3]
     cx, cy, dx, dy = b[0], b[1], b[2], b[3]
     if max(ax, bx) < min(cx, dx) or max(cx, dx) < min(ax, bx):
@@ -113,16 +130,24 @@ def _crossing(a: NDArray[np.float64], b: NDArray[np.float64]) -> int:  # pragma:
         return 0  # a shared end: they meet there or run along each other, never cross
     if (bx == cx and by == cy) or (bx == dx and by == dy):
         return 0
-    o1 = _orient(ax, ay, bx, by, cx, cy)
-    o2 = _orient(ax, ay, bx, by, dx, dy)
+    o1 = _orient(ax, ay, bx, by, cx, cy, _ORIENT_ERR, 0.0)
+    o2 = _orient(ax, ay, bx, by, dx, dy, _ORIENT_ERR, 0.0)
     if o1 * o2 > 0:
         return 0
-    o3 = _orient(cx, cy, dx, dy, ax, ay)
-    o4 = _orient(cx, cy, dx, dy, bx, by)
+    o3 = _orient(cx, cy, dx, dy, ax, ay, _ORIENT_ERR, 0.0)
+    o4 = _orient(cx, cy, dx, dy, bx, by, _ORIENT_ERR, 0.0)
     if o3 * o4 > 0:
         return 0
-    if o1 != 0 and o2 != 0 and o3 != 0 and o4 != 0:
-        return 1
+    size = max(abs(ax), abs(ay), abs(bx), abs(by), abs(cx), abs(cy), abs(dx), abs(dy))
+    far_ab = _CROSS_ABS * size * math.hypot(bx - ax, by - ay)
+    far_cd = _CROSS_ABS * size * math.hypot(dx - cx, dy - cy)
+    if (
+        _orient(ax, ay, bx, by, cx, cy, _CROSS_REL, far_ab) != 0
+        and _orient(ax, ay, bx, by, dx, dy, _CROSS_REL, far_ab) != 0
+        and _orient(cx, cy, dx, dy, ax, ay, _CROSS_REL, far_cd) != 0
+        and _orient(cx, cy, dx, dy, bx, by, _CROSS_REL, far_cd) != 0
+    ):
+        return 1  # the signs are those of o1..o4: opposite on both lines
     return -1
 
 
