@@ -381,8 +381,9 @@ def lines_of_effect(
 
     Spaces that overlap are joined at once. The centre lines of the other pairs are traced
     in one vectorised call: a clear one is the witness. A pair whose centre line is blocked
-    and whose spaces lie in different closed rooms is sealed apart (no search). Only the
-    rest run the exact search of ``line_of_effect_between``.
+    and whose spaces lie in different closed rooms is sealed apart (no search); the rooms
+    are built only for a pair that no free path joins (``_SealedApart``). Only the rest run
+    the exact search of ``line_of_effect_between``.
 
     Parameters
     ----------

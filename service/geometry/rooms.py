@@ -15,12 +15,13 @@ from service.engine.walls import FloatArray, WallIndex
 from service.geometry import kernel
 from service.geometry.cells import segment_grid
 
-#: Most wall crossings the rooms step nodes (``crossings_within``) is the setting
+#: Most wall crossings the rooms step nodes (``firm_crossings_within``) is the setting
 #: ``SIGHTLINE_MAX_ROOM_CROSSINGS`` (``core_limit``, 50,000). Noding n walls with k crossings
 #: makes n + 2k pieces and polygonizing them costs about that again, so past it the step is
 #: skipped: rooms are only a shortcut (``sealed_apart`` may say "not known"), and every pair
 #: then takes the plain path (centre line, then the budgeted exact search).
-#: Walls queried at once while counting crossings: memory O(chunk * n) at worst.
+#: Walls queried at once while counting crossings with GEOS (``crossings_within``, the
+#: reference path without the compiled kernel): memory O(chunk * n) at worst.
 _CROSSING_CHUNK = 64
 
 
@@ -240,10 +241,11 @@ def firm_rooms(
     two ring edges lie on either side of it (blocked by GEO-6 either way).
 
     Rooms are only a shortcut. ``None`` (no rooms) when fewer than three such walls, when
-    they cross more than ``SIGHTLINE_MAX_ROOM_CROSSINGS`` times (``crossings_within``,
+    they cross more than ``SIGHTLINE_MAX_ROOM_CROSSINGS`` times (``firm_crossings_within``,
     counted before any noding), or when GEOS fails anyway (``GEOSException``, e.g. out of
     memory): the callers then take the plain path. Cost: O(n log n + k) for n walls with k <=
-    ``SIGHTLINE_MAX_ROOM_CROSSINGS`` crossings.
+    ``SIGHTLINE_MAX_ROOM_CROSSINGS`` crossings. Callers with many pairs ask ``FreePaths``
+    first, and build the rooms only for a pair no free path joins.
     """
     key = _key(sense, wall_mask)
     if key in index.memo:
