@@ -16,7 +16,14 @@ from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, S
 from service.engine.walls import FloatArray, WallIndex, index_walls
 from service.geometry import kernel
 from service.geometry.bands import as_bands
-from service.geometry.rooms import firm_rooms, room_of
+from service.geometry.junctions import wall_components
+from service.geometry.rooms import (
+    FreePaths,
+    firm_crossings_within,
+    firm_rooms,
+    room_of,
+    rooms_built,
+)
 from service.geometry.trace import (
     MAX_QUERY_PIECES,
     QUERY_PIECE_PX,
@@ -282,17 +289,21 @@ def _surely_blocked(
 
 
 def warm_up() -> None:
-    """Compile (or load from numba's cache) ``_surely_blocked``'s walk now, on two walls.
+    """Compile (or load from numba's cache) the search's compiled steps now, on two walls.
 
-    ``gunicorn.conf.py`` calls it in the master before forking, beside ``trace.warm_up``.
-    Does nothing when the kernel is off.
+    ``_surely_blocked``'s walk, the obstacles (``junctions.wall_components``) and the rooms'
+    crossing count (``rooms.firm_crossings_within``). ``gunicorn.conf.py`` calls it in the
+    master before forking, beside ``trace.warm_up``. Does nothing when the kernel is off.
     """
     if not kernel.kernel_enabled():
         return
     index = index_walls(
         [Wall("a", (0.0, 0.0, 100.0, 0.0)), Wall("b", (50.0, -50.0, 50.0, 50.0))], 20.0
     )
-    _surely_blocked(index, np.array([[0.0, 10.0, 100.0, -10.0]]), _firm(index, "move", None), None)
+    firm = _firm(index, "move", None)
+    _surely_blocked(index, np.array([[0.0, 10.0, 100.0, -10.0]]), firm, None)
+    wall_components(index)
+    firm_crossings_within(index, firm, 1)
 
 
 def _centre_lines(boxes_from: FloatArray, boxes_to: FloatArray) -> FloatArray:
@@ -370,8 +381,9 @@ def lines_of_effect(
 
     Spaces that overlap are joined at once. The centre lines of the other pairs are traced
     in one vectorised call: a clear one is the witness. A pair whose centre line is blocked
-    and whose spaces lie in different closed rooms is sealed apart (no search). Only the
-    rest run the exact search of ``line_of_effect_between``.
+    and whose spaces lie in different closed rooms is sealed apart (no search); the rooms
+    are built only for a pair that no free path joins (``_SealedApart``). Only the rest run
+    the exact search of ``line_of_effect_between``.
 
     Parameters
     ----------
@@ -425,25 +437,14 @@ def lines_of_effect(
             low_obstacles=False,
             budget=budget,
         )
-        rooms = firm_rooms(index, sense, wall_mask)
-        room: dict[tuple[float, ...], int | None] = {}
-
-        def room_at(box: FloatArray) -> int | None:
-            assert rooms is not None
-            key = tuple(box.tolist())
-            if key not in room:
-                room[key] = room_of(rooms, box)
-            return room[key]
-
+        apart = _SealedApart(index, sense, wall_mask)
         for k, p in enumerate(rest):
             if not centre.wall_blocked[k]:
                 out[p] = LineOfEffect(True, tuple(centres[k].tolist()), [], 1)  # type: ignore[arg-type]
                 continue
-            if rooms is not None:
-                a, b = room_at(bf_all[p]), room_at(bt_all[p])
-                if a is not None and b is not None and a != b:
-                    out[p] = LineOfEffect(False, None, centre.wall_blockers[k], 1)
-                    continue
+            if apart(bf_all[p], bt_all[p]):
+                out[p] = LineOfEffect(False, None, centre.wall_blockers[k], 1)
+                continue
             out[p] = _search(
                 index,
                 bf_all[p],
@@ -454,6 +455,46 @@ def lines_of_effect(
                 parent=budget,
             )
     return out  # type: ignore[return-value]
+
+
+class _SealedApart:
+    """``rooms.sealed_apart`` for many pairs, building the rooms only when they can tell.
+
+    A pair joined by a free path (``rooms.FreePaths``) is never sealed apart, so the rooms
+    (``firm_rooms``: noding and polygonizing every wall) are built only for the first pair
+    that no free path joins, or used at once when the scene already has them. Each space's
+    room is looked up once.
+    """
+
+    def __init__(self, index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None):
+        self.index, self.sense, self.wall_mask = index, sense, wall_mask
+        self.paths: FreePaths | None = None
+        self.rooms: tuple[shapely.STRtree, NDArray[np.object_]] | None = None
+        self.built = rooms_built(index, sense, wall_mask)
+        if self.built:
+            self.rooms = firm_rooms(index, sense, wall_mask)
+        self.room: dict[tuple[float, ...], int | None] = {}
+
+    def _room_at(self, box: FloatArray) -> int | None:
+        assert self.rooms is not None
+        key = tuple(box.tolist())
+        if key not in self.room:
+            self.room[key] = room_of(self.rooms, box)
+        return self.room[key]
+
+    def __call__(self, box_from: FloatArray, box_to: FloatArray) -> bool:
+        """Whether the two spaces lie in different closed rooms (``False``: not known)."""
+        if not self.built:
+            if self.paths is None:
+                self.paths = FreePaths(self.index, self.sense, self.wall_mask)
+            if self.paths.joined(box_from, box_to):
+                return False
+            self.rooms = firm_rooms(self.index, self.sense, self.wall_mask)
+            self.built = True
+        if self.rooms is None:
+            return False
+        a, b = self._room_at(box_from), self._room_at(box_to)
+        return a is not None and b is not None and a != b
 
 
 def _search(

@@ -8,6 +8,7 @@ side), and the obstacles that GEO-6's corner sentence judges as one (``wall_comp
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,6 +17,8 @@ from numpy.typing import NDArray
 
 from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
 from service.engine.walls import FloatArray, WallIndex
+from service.geometry import kernel
+from service.geometry.cells import segment_grid
 
 
 def collinear_runs(
@@ -116,8 +119,10 @@ def wall_components(index: WallIndex) -> NDArray[np.int64]:
     obstacle it belongs to (the four sides of a pillar, and the wall a T-junction's stem
     ends on: a room's wall ending on the building's outer wall). Ends join when they agree
     to ``QUERY_TOL_PX``; an end joins a wall whose interior it lies on within that
-    tolerance. Computed once per index (``WallIndex.memo``); O(n log n) plus the ends
-    that lie on other walls.
+    tolerance (``ends_on_walls``). A label is the smallest end-point node of its obstacle
+    (nodes numbered in ``np.unique`` order of the rounded ends), whatever the order of the
+    joins. Computed once per index (``WallIndex.memo``); O(n log n) plus the (end, wall)
+    pairs whose boxes meet, in a compiled union-find.
     """
     found = index.memo.get("components")
     if found is not None:
@@ -125,34 +130,168 @@ def wall_components(index: WallIndex) -> NDArray[np.int64]:
     n = index.size
     ends = np.round(index.coords.reshape(-1, 2) / QUERY_TOL_PX)
     _, node = np.unique(ends, axis=0, return_inverse=True)
-    node = node.ravel().reshape(n, 2)
-    parent = list(range(int(node.max()) + 1 if n else 0))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def join(u: int, v: int) -> None:
-        ru, rv = root(u), root(v)
-        if ru != rv:
-            parent[max(ru, rv)] = min(ru, rv)
-
-    for u, v in node.tolist():
-        join(u, v)
-    if n:  # T-junctions: an end lying on another wall's interior joins that wall
-        lines = shapely.linestrings(index.coords.reshape(n, 2, 2))
-        points = shapely.points(index.coords.reshape(-1, 2))
-        ends, walls = shapely.STRtree(lines).query(
-            points, predicate="dwithin", distance=QUERY_TOL_PX
-        )
-        for e, w in zip(ends.tolist(), walls.tolist(), strict=True):
-            if e // 2 != w:
-                join(int(node[e // 2, e % 2]), int(node[w, 0]))
-    labels = np.array([root(int(u)) for u in node[:, 0]], dtype=np.int64)
+    node = node.ravel().reshape(n, 2).astype(np.int64)
+    if n:
+        e, w = ends_on_walls(index)
+        other = e // 2 != w  # an end lies on its own wall
+        e, w = e[other], w[other]
+        u = np.concatenate([node[:, 0], node[e // 2, e % 2]])
+        v = np.concatenate([node[:, 1], node[w, 0]])
+        root = _union_find(u, v, int(node.max()) + 1)
+        labels = root[node[:, 0]]
+    else:
+        labels = np.empty(0, dtype=np.int64)
     index.memo["components"] = labels
     return labels
+
+
+def ends_on_walls(index: WallIndex) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(end, wall) pairs, sorted: end ``e`` lies within ``QUERY_TOL_PX`` of wall ``w``.
+
+    End ``e`` is end ``e % 2`` of wall ``e // 2`` (its own wall is among the pairs).
+
+    Exactly the pairs of the ``STRtree`` query ``dwithin`` of the end points against the
+    walls (``index.tree``). With the compiled kernel, the walls' grid (``wall_grid``)
+    lists the walls near each end and GEOS's point-segment distance decides, in the same
+    arithmetic; only the pairs within a rounding margin of the tolerance are asked of GEOS.
+    Cost: O(pairs whose boxes meet) compiled, instead of a GEOS distance for each.
+    """
+    n = index.size
+    points = index.coords.reshape(-1, 2)
+    if not kernel.kernel_enabled():
+        e, w = index.tree.query(shapely.points(points), predicate="dwithin", distance=QUERY_TOL_PX)
+        return _sorted_pairs(e.astype(np.int64), w.astype(np.int64), n)
+    grid = segment_grid(index)
+    e, w, sure = _near_ends(
+        np.ascontiguousarray(index.coords, dtype=np.float64),
+        grid.x0,
+        grid.y0,
+        grid.cell,
+        grid.nx,
+        grid.ny,
+        grid.cell_start,
+        grid.cell_walls,
+        QUERY_TOL_PX,
+    )
+    unsure = np.flatnonzero(~sure)
+    if len(unsure):  # within a rounding margin of the tolerance: GEOS's own query decides
+        asked = np.unique(e[unsure])
+        qe, qw = index.tree.query(
+            shapely.points(points[asked]), predicate="dwithin", distance=QUERY_TOL_PX
+        )
+        found = set(zip(asked[qe].tolist(), qw.tolist(), strict=True))
+        keep = sure.copy()
+        keep[unsure] = [
+            (a, b) in found for a, b in zip(e[unsure].tolist(), w[unsure].tolist(), strict=True)
+        ]
+        e, w = e[keep], w[keep]
+    return _sorted_pairs(e, w, n)
+
+
+def _sorted_pairs(
+    e: NDArray[np.int64], w: NDArray[np.int64], n: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Pairs ``(e, w)`` sorted by ``e`` then ``w``."""
+    order = np.lexsort((w, e))
+    return e[order], w[order]
+
+
+#: Relative rounding margin of ``_near_ends``' distances (about 450 float epsilons of the
+#: lengths involved): a distance this close to the tolerance is asked of GEOS.
+_NEAR_SLACK = 1e-13
+
+
+@kernel.njit(cache=True, nogil=True)
+def _near_ends(
+    coords: NDArray[np.float64],
+    gx0: float,
+    gy0: float,
+    cell: float,
+    nx: int,
+    ny: int,
+    cell_start: NDArray[np.int64],
+    cell_walls: NDArray[np.int64],
+    tol: float,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:  # pragma: no cover
+    """(end, wall) pairs within ``tol`` px, and whether each is sure (see ``ends_on_walls``).
+
+    The walls near an end are those listed in its cell (``cells.SegmentGrid``). Pairs
+    whose distance is within ``_NEAR_SLACK`` of ``tol`` (relative to the lengths) are
+    returned unsure, for GEOS; pairs surely farther are left out.
+    """
+    n = coords.shape[0]
+    cap = max(64, 4 * n)
+    out_e = np.empty(cap, dtype=np.int64)
+    out_w = np.empty(cap, dtype=np.int64)
+    out_s = np.empty(cap, dtype=np.bool_)
+    kept = 0
+    for e in range(2 * n):
+        px, py = coords[e // 2, 2 * (e % 2)], coords[e // 2, 2 * (e % 2) + 1]
+        c = kernel._cell(py, gy0, cell, ny) * nx + kernel._cell(px, gx0, cell, nx)
+        for j in range(cell_start[c], cell_start[c + 1]):
+            w = cell_walls[j]
+            ax, ay, bx, by = coords[w, 0], coords[w, 1], coords[w, 2], coords[w, 3]
+            # GEOS's Distance::pointToSegment, operation for operation.
+            if ax == bx and ay == by:
+                d = math.sqrt((px - ax) * (px - ax) + (py - ay) * (py - ay))
+                size = 0.0
+            else:
+                len2 = (bx - ax) * (bx - ax) + (by - ay) * (by - ay)
+                r = ((px - ax) * (bx - ax) + (py - ay) * (by - ay)) / len2
+                if r <= 0.0:
+                    d = math.sqrt((px - ax) * (px - ax) + (py - ay) * (py - ay))
+                elif r >= 1.0:
+                    d = math.sqrt((px - bx) * (px - bx) + (py - by) * (py - by))
+                else:
+                    s = ((ay - py) * (bx - ax) - (ax - px) * (by - ay)) / len2
+                    d = abs(s) * math.sqrt(len2)
+                size = math.sqrt(len2)
+            slack = _NEAR_SLACK * (1.0 + size + abs(px - ax) + abs(py - ay))
+            if d > tol + slack:
+                continue
+            if kept == cap:
+                cap *= 2
+                grown_e = np.empty(cap, dtype=np.int64)
+                grown_w = np.empty(cap, dtype=np.int64)
+                grown_s = np.empty(cap, dtype=np.bool_)
+                grown_e[:kept] = out_e[:kept]
+                grown_w[:kept] = out_w[:kept]
+                grown_s[:kept] = out_s[:kept]
+                out_e, out_w, out_s = grown_e, grown_w, grown_s
+            out_e[kept] = e
+            out_w[kept] = w
+            out_s[kept] = d <= tol - slack
+            kept += 1
+    return out_e[:kept], out_w[:kept], out_s[:kept]
+
+
+@kernel.njit(cache=True, nogil=True)
+def _union_find(
+    u: NDArray[np.int64], v: NDArray[np.int64], nodes: int
+) -> NDArray[np.int64]:  # pragma: no cover - compiled
+    """The smallest node of each node's component, shape (nodes,), joining ``u[k]``, ``v[k]``.
+
+    Union by smallest root (a root is always its set's smallest node), path halving.
+    """
+    parent = np.arange(nodes)
+    for k in range(u.shape[0]):
+        a, b = u[k], v[k]
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        if a < b:
+            parent[b] = a
+        elif b < a:
+            parent[a] = b
+    for x in range(nodes):
+        r = x
+        while parent[r] != r:
+            r = parent[r]
+        parent[x] = r
+    return parent
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -11,13 +12,16 @@ from shapely.errors import GEOSException
 
 from service.engine.budget import core_limit
 from service.engine.walls import FloatArray, WallIndex
+from service.geometry import kernel
+from service.geometry.cells import segment_grid
 
-#: Most wall crossings the rooms step nodes (``crossings_within``) is the setting
+#: Most wall crossings the rooms step nodes (``firm_crossings_within``) is the setting
 #: ``SIGHTLINE_MAX_ROOM_CROSSINGS`` (``core_limit``, 50,000). Noding n walls with k crossings
 #: makes n + 2k pieces and polygonizing them costs about that again, so past it the step is
 #: skipped: rooms are only a shortcut (``sealed_apart`` may say "not known"), and every pair
 #: then takes the plain path (centre line, then the budgeted exact search).
-#: Walls queried at once while counting crossings: memory O(chunk * n) at worst.
+#: Walls queried at once while counting crossings with GEOS (``crossings_within``, the
+#: reference path without the compiled kernel): memory O(chunk * n) at worst.
 _CROSSING_CHUNK = 64
 
 
@@ -42,6 +46,190 @@ def crossings_within(lines: NDArray[np.object_], limit: int) -> bool:
     return True
 
 
+def firm_crossings_within(index: WallIndex, firm: NDArray[np.bool_], limit: int) -> bool:
+    """``crossings_within`` for the walls ``firm`` (n,) of ``index``, compiled.
+
+    The same answer: the walls listed together in a cell of the segment grid
+    (``cells.segment_grid``) are tested with orientation signs that are certain (each
+    sign's float error bound is exceeded); the few pairs it cannot settle (touching,
+    collinear, zero-length, or too close to call) are asked of GEOS (``shapely.crosses``),
+    and only when they could change the verdict. Stops as soon as the certain crossings pass
+    ``limit``. Cost: O(entries of the walls' cells + pairs listed together), compiled.
+    Without the kernel: ``crossings_within`` on the firm walls.
+    """
+    if not kernel.kernel_enabled():
+        return crossings_within(shapely.linestrings(index.coords[firm].reshape(-1, 2, 2)), limit)
+    if not firm.any():
+        return True
+    grid = segment_grid(index)
+    count, ui, uj = _count_crossings(
+        np.ascontiguousarray(index.coords, dtype=np.float64),
+        np.ascontiguousarray(firm, dtype=np.bool_),
+        grid.wall_start,
+        grid.wall_cells,
+        grid.cell_start,
+        grid.cell_walls,
+        limit,
+    )
+    if count > limit:
+        return False
+    if count + len(ui) <= limit:
+        return True
+    lines = index.tree.geometries
+    return count + int(np.count_nonzero(shapely.crosses(lines[ui], lines[uj]))) <= limit
+
+
+#: Relative float error bound of an orientation (a 2 x 2 determinant of differences) under
+#: which its sign is not certain: far above the ~3.3e-16 proved for it (Shewchuk's
+#: ``orient2d``).
+_ORIENT_ERR = 1e-14
+
+#: How far (relative to the lengths, plus a few thousand float epsilons of the coordinates)
+#: each wall's ends must lie from the other's line to call a crossing certain. GEOS rounds
+#: the crossing point and, when it lands on a wall's end, calls the walls touching (not
+#: crossing) even where exact arithmetic says they cross: such near misses go to GEOS.
+_CROSS_REL = 1e-9
+_CROSS_ABS = 1e-12
+
+
+@kernel.njit(cache=True, nogil=True)
+def _orient(
+    px: float, py: float, qx: float, qy: float, rx: float, ry: float, rel: float, margin: float
+) -> int:  # pragma: no cover - compiled
+    """Sign of the turn p -> q -> r: +1, -1, or 0 when it is within the error band.
+
+    The band is ``rel`` times the two products' magnitudes plus ``margin``.
+    """
+    t1 = (qx - px) * (ry - py)
+    t2 = (qy - py) * (rx - px)
+    det = t1 - t2
+    bound = rel * (abs(t1) + abs(t2)) + margin
+    if det > bound:
+        return 1
+    if det < -bound:
+        return -1
+    return 0
+
+
+@kernel.njit(cache=True, nogil=True)
+def _crossing(a: NDArray[np.float64], b: NDArray[np.float64]) -> int:  # pragma: no cover
+    """Whether walls ``a`` and ``b`` cross in both interiors: 1 yes, 0 no, -1 not sure.
+
+    "No" needs certain signs (``_ORIENT_ERR``) showing one wall wholly on one side of the
+    other's line, or disjoint boxes, or a shared end; "yes" needs every end clear of the
+    other's line by the wider band (``_CROSS_REL``, ``_CROSS_ABS``).
+    """
+    ax, ay, bx, by = a[0], a[1], a[2], a[3]
+    cx, cy, dx, dy = b[0], b[1], b[2], b[3]
+    if max(ax, bx) < min(cx, dx) or max(cx, dx) < min(ax, bx):
+        return 0
+    if max(ay, by) < min(cy, dy) or max(cy, dy) < min(ay, by):
+        return 0
+    if (ax == bx and ay == by) or (cx == dx and cy == dy):
+        return -1  # a zero-length wall: GEOS decides
+    if (ax == cx and ay == cy) or (ax == dx and ay == dy):
+        return 0  # a shared end: they meet there or run along each other, never cross
+    if (bx == cx and by == cy) or (bx == dx and by == dy):
+        return 0
+    o1 = _orient(ax, ay, bx, by, cx, cy, _ORIENT_ERR, 0.0)
+    o2 = _orient(ax, ay, bx, by, dx, dy, _ORIENT_ERR, 0.0)
+    if o1 * o2 > 0:
+        return 0
+    o3 = _orient(cx, cy, dx, dy, ax, ay, _ORIENT_ERR, 0.0)
+    o4 = _orient(cx, cy, dx, dy, bx, by, _ORIENT_ERR, 0.0)
+    if o3 * o4 > 0:
+        return 0
+    size = max(abs(ax), abs(ay), abs(bx), abs(by), abs(cx), abs(cy), abs(dx), abs(dy))
+    far_ab = _CROSS_ABS * size * math.hypot(bx - ax, by - ay)
+    far_cd = _CROSS_ABS * size * math.hypot(dx - cx, dy - cy)
+    if (
+        _orient(ax, ay, bx, by, cx, cy, _CROSS_REL, far_ab) != 0
+        and _orient(ax, ay, bx, by, dx, dy, _CROSS_REL, far_ab) != 0
+        and _orient(cx, cy, dx, dy, ax, ay, _CROSS_REL, far_cd) != 0
+        and _orient(cx, cy, dx, dy, bx, by, _CROSS_REL, far_cd) != 0
+    ):
+        return 1  # the signs are those of o1..o4: opposite on both lines
+    return -1
+
+
+@kernel.njit(cache=True, nogil=True)
+def _count_crossings(
+    coords: NDArray[np.float64],
+    firm: NDArray[np.bool_],
+    wall_start: NDArray[np.int64],
+    wall_cells: NDArray[np.int64],
+    cell_start: NDArray[np.int64],
+    cell_walls: NDArray[np.int64],
+    limit: int,
+) -> tuple[int, NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover - compiled
+    """Certain crossings of ``firm`` walls (stopping past ``limit``), and the unsure pairs."""
+    n = coords.shape[0]
+    stamp = np.full(n, -1, dtype=np.int64)
+    cap = 64
+    out_i = np.empty(cap, dtype=np.int64)
+    out_j = np.empty(cap, dtype=np.int64)
+    unsure = 0
+    count = 0
+    for w in range(n):
+        if not firm[w]:
+            continue
+        for k in range(wall_start[w], wall_start[w + 1]):
+            c = wall_cells[k]
+            for jj in range(cell_start[c], cell_start[c + 1]):
+                j = cell_walls[jj]
+                if j <= w or not firm[j] or stamp[j] == w:
+                    continue
+                stamp[j] = w
+                verdict = _crossing(coords[w], coords[j])
+                if verdict == 1:
+                    count += 1
+                    if count > limit:
+                        return count, out_i[:unsure], out_j[:unsure]
+                elif verdict == -1:
+                    if unsure == cap:
+                        cap *= 2
+                        grown_i = np.empty(cap, dtype=np.int64)
+                        grown_j = np.empty(cap, dtype=np.int64)
+                        grown_i[:unsure] = out_i[:unsure]
+                        grown_j[:unsure] = out_j[:unsure]
+                        out_i, out_j = grown_i, grown_j
+                    out_i[unsure] = w
+                    out_j[unsure] = j
+                    unsure += 1
+    return count, out_i[:unsure], out_j[:unsure]
+
+
+def _key(sense: str, wall_mask: NDArray[np.bool_] | None) -> tuple[str, str, bytes | None]:
+    """``WallIndex.memo`` key of the rooms of ``sense`` under ``wall_mask``."""
+    return ("rooms", sense, None if wall_mask is None else wall_mask.tobytes())
+
+
+def room_walls(
+    index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None
+) -> NDArray[np.bool_]:
+    """The walls that close rooms, shape (n,): two-way, normal, full-height, in ``wall_mask``.
+
+    They block ``sense`` whatever the source and the heights (closed doors included; region
+    outlines past ``WallIndex.room_walls`` never close a room). O(n).
+    """
+    firm = (
+        (index.restriction[sense] == 2)
+        & (index.direction == 0)
+        & np.isinf(index.bottom)
+        & np.isinf(index.top)
+    )
+    if wall_mask is not None:
+        firm &= wall_mask
+    if index.room_walls is not None:  # region outlines close no room
+        firm[index.room_walls :] = False
+    return firm
+
+
+def rooms_built(index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None) -> bool:
+    """Whether ``firm_rooms`` for these arguments is already memoised (then it is O(1))."""
+    return _key(sense, wall_mask) in index.memo
+
+
 def firm_rooms(
     index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None
 ) -> tuple[shapely.STRtree, NDArray[np.object_]] | None:
@@ -53,28 +241,20 @@ def firm_rooms(
     two ring edges lie on either side of it (blocked by GEO-6 either way).
 
     Rooms are only a shortcut. ``None`` (no rooms) when fewer than three such walls, when
-    they cross more than ``SIGHTLINE_MAX_ROOM_CROSSINGS`` times (``crossings_within``,
+    they cross more than ``SIGHTLINE_MAX_ROOM_CROSSINGS`` times (``firm_crossings_within``,
     counted before any noding), or when GEOS fails anyway (``GEOSException``, e.g. out of
     memory): the callers then take the plain path. Cost: O(n log n + k) for n walls with k <=
-    ``SIGHTLINE_MAX_ROOM_CROSSINGS`` crossings.
+    ``SIGHTLINE_MAX_ROOM_CROSSINGS`` crossings. Callers with many pairs ask ``FreePaths``
+    first, and build the rooms only for a pair no free path joins.
     """
-    key = ("rooms", sense, None if wall_mask is None else wall_mask.tobytes())
+    key = _key(sense, wall_mask)
     if key in index.memo:
         return index.memo[key]  # type: ignore[no-any-return]
-    firm = (
-        (index.restriction[sense] == 2)
-        & (index.direction == 0)
-        & np.isinf(index.bottom)
-        & np.isinf(index.top)
-    )
-    if wall_mask is not None:
-        firm &= wall_mask
-    if index.room_walls is not None:  # region outlines close no room
-        firm[index.room_walls :] = False
+    firm = room_walls(index, sense, wall_mask)
     rooms = None
     if firm.sum() >= 3:
         lines = shapely.linestrings(index.coords[firm].reshape(-1, 2, 2))
-        if crossings_within(lines, core_limit("MAX_ROOM_CROSSINGS")):
+        if firm_crossings_within(index, firm, core_limit("MAX_ROOM_CROSSINGS")):
             try:
                 noded = shapely.node(shapely.union_all(lines))
                 faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
@@ -116,3 +296,86 @@ def sealed_apart(
     a = room_of(rooms, np.asarray(box_from, dtype=np.float64))
     b = room_of(rooms, np.asarray(box_to, dtype=np.float64))
     return a is not None and b is not None and a != b
+
+
+#: Clearance (px) a free path keeps from every wall that closes rooms: far above the float
+#: noise of noding (the rooms' ring vertices lie on the walls to about 1e-9 px), so a path
+#: this far from every such wall crosses no room's boundary.
+PATH_CLEARANCE_PX = 1e-3
+
+
+class FreePaths:
+    """Paths between spaces that cross no wall closing rooms: a proof of "not sealed apart".
+
+    Two points joined by a path that keeps ``PATH_CLEARANCE_PX`` from every wall of
+    ``room_walls`` lie in the same face of those walls (no room boundary is crossed), so
+    two spaces holding such points are never in different rooms: ``room_of`` finds the
+    same room for both, or is unsure for one, or finds both outside every room. Deciding it
+    this way needs no rooms at all (``firm_rooms`` nodes and polygonizes every wall, about
+    0.5 s for 4,000 short walls crossing 5,000 times).
+
+    The paths tried, from each space's centre (``_anchor``: the point ``room_of`` takes for
+    a box without area): the straight lines left, right, up and down to beyond the walls'
+    bounding box (the space is then outside every room's reach, and two such spaces are
+    joined round the outside), and the centre-to-centre segment. Each space's escape is
+    decided once per ``FreePaths``. Cost: one ``STRtree`` query of a few
+    segments, O(log n + k) for k walls whose boxes meet them.
+    """
+
+    def __init__(self, index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None) -> None:
+        self.index = index
+        self.firm = room_walls(index, sense, wall_mask)
+        coords = index.coords[self.firm]
+        self.bounds: FloatArray | None = None
+        if len(coords):
+            xy = coords.reshape(-1, 2)
+            margin = 2 * PATH_CLEARANCE_PX
+            self.bounds = np.concatenate([xy.min(axis=0) - margin, xy.max(axis=0) + margin])
+        self._escapes: dict[tuple[float, ...], bool] = {}
+
+    def _clear(self, segments: FloatArray) -> NDArray[np.bool_]:
+        """Which of ``segments`` (k, 4) px keep ``PATH_CLEARANCE_PX`` from every firm wall."""
+        out = np.ones(len(segments), dtype=bool)
+        if not self.index.size or not len(segments):
+            return out
+        lines = shapely.linestrings(segments.reshape(-1, 2, 2))
+        seg, wall = self.index.tree.query(lines, predicate="dwithin", distance=PATH_CLEARANCE_PX)
+        out[seg[self.firm[wall]]] = False
+        return out
+
+    def escapes(self, box: FloatArray) -> bool:
+        """Whether a straight line from ``box`` (``_anchor``) leaves the walls' box clear."""
+        key = tuple(box.tolist())
+        found = self._escapes.get(key)
+        if found is not None:
+            return found
+        if self.bounds is None:
+            self._escapes[key] = True
+            return True
+        cx, cy = _anchor(box)
+        x0, y0, x1, y1 = self.bounds
+        if not (x0 < cx < x1 and y0 < cy < y1):
+            found = True
+        else:
+            rays = np.array(
+                [[cx, cy, x0, cy], [cx, cy, x1, cy], [cx, cy, cx, y0], [cx, cy, cx, y1]]
+            )
+            found = bool(self._clear(rays).any())
+        self._escapes[key] = found
+        return found
+
+    def joined(self, box_from: FloatArray, box_to: FloatArray) -> bool:
+        """Whether a free path is known between the two spaces (``False``: not known)."""
+        if self.escapes(box_from) and self.escapes(box_to):
+            return True
+        return bool(self._clear(np.array([[*_anchor(box_from), *_anchor(box_to)]]))[0])
+
+
+def _anchor(box: FloatArray) -> tuple[float, float]:
+    """A point of ``box`` that ``room_of`` judges it by: its centre, or the point it uses.
+
+    ``room_of`` takes a box without area (a point, or a segment) as its first corner.
+    """
+    if box[2] > box[0] and box[3] > box[1]:
+        return float(box[0] + box[2]) * 0.5, float(box[1] + box[3]) * 0.5
+    return float(box[0]), float(box[1])
