@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from itertools import chain
 from typing import Any
 
@@ -27,6 +28,7 @@ from marshmallow import (
 )
 
 from schemas.bounds import choices, item_range, length, number_range
+from schemas.size import check_size, size_of_body
 from service import model
 
 
@@ -173,7 +175,7 @@ _RAW_OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _WALLS = list[model.Wall]
 
 
-def decode_json_body(data: bytes) -> Any:
+def decode_json_body(data: bytes, limits: Mapping[str, Any] | None = None) -> Any:
     """Parse a JSON body, decoding a top-level ``scene`` straight to a ``model.Scene``.
 
     Issue 7: ``json.loads`` of a 5,000-wall scene builds 5,000 dicts that then have to be
@@ -181,10 +183,16 @@ def decode_json_body(data: bytes) -> Any:
     and bounds that ``service.model`` declares. Every other part of the body is parsed with
     ``json.loads``, as the ordinary path does.
 
+    Issue 16: with ``limits``, the scene's counts are read from the bytes first
+    (``schemas.size.size_of_body``, nothing built) and a scene over a limit is refused
+    before it is decoded.
+
     Parameters
     ----------
     data : bytes
         The request body.
+    limits : mapping, optional
+        The scene limits (``schemas.size.size_problems``: the app's config).
 
     Returns
     -------
@@ -193,9 +201,16 @@ def decode_json_body(data: bytes) -> Any:
         ``DecodedScene`` (which ``SceneSchema.load`` takes as it is). ``None`` when the body
         has no ``scene`` object, or msgspec refuses the JSON or the scene: the caller then
         parses the body the ordinary way, and ``SceneSchema`` reports the exact errors.
+
+    Raises
+    ------
+    RulesError
+        (422 at ``scene.<field>``) when ``limits`` are given and the scene passes one.
     """
     if b'"scene"' not in data:  # most bodies (scene_id, exports): no second parse
         return None
+    if limits is not None:
+        check_size(size_of_body(data), limits)
     try:
         top = _RAW_OBJECT.decode(data)
         raw = top.get("scene")
