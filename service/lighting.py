@@ -422,7 +422,9 @@ class _BoxCount:
         return inner + (math.pi / 2 - 1) * (outer - inner)  # type: ignore[no-any-return]
 
 
-def _mean_walls(density: WallDensity, cx: FloatArray, cy: FloatArray, half: FloatArray) -> FloatArray:
+def _mean_walls(
+    density: WallDensity, cx: FloatArray, cy: FloatArray, half: FloatArray
+) -> FloatArray:
     """Mean of ``density`` (walls covering a cell) over each square, clipped to its grid."""
     cover = density.cover.astype(np.float64)
     n = cover.shape[0]

@@ -48,8 +48,8 @@ from service.errors import RulesError
 from service.lighting import (
     light_at_points,
     light_over_token,
-    shining_lights,
     refuse_early,
+    shining_lights,
     silent_light_notes,
     token_sample_points,
 )
