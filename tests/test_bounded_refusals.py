@@ -238,9 +238,7 @@ def _refuse_decoding(monkeypatch):
 
 @pytest.mark.parametrize("kind", ["walls", "tokens", "lights", "regions", "region points"])
 @pytest.mark.parametrize("path", ["/v1/scenes", "/v1/vision"])
-def test_a_scene_over_a_count_limit_is_refused_from_its_bytes(
-    make_client, monkeypatch, kind, path
-):
+def test_a_scene_over_a_count_limit_is_refused_from_its_bytes(make_client, monkeypatch, kind, path):
     """Issue 16: walls, tokens, lights, regions and region points over their settings are
     counted from the request's bytes and refused (422 at ``scene.<field>``) before any of
     the scene is decoded, with the message the built scene would get."""
