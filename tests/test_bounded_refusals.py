@@ -451,3 +451,19 @@ def test_what_the_cache_counts_before_and_after_the_build_agree(name):
 
     scene = SceneSchema().load(BODIES[name])
     assert scene_bytes(scene) == approx_bytes(build_scene(scene))
+
+
+def test_big_hex_footprints_are_kept_in_a_short_list():
+    """Issue 16: footprints kept outside the scene cache are bounded; each is the same
+    footprint as computed afresh (GEO-8)."""
+    from service.engine import grids
+    from service.model import Grid, Token
+
+    hexes = Grid(size=100, type="hex-row")
+    for k in range(40):
+        big = Token(id=f"big{k}", x=13.0 * k, y=0.0, width=10, height=10)
+        small = Token(id=f"small{k}", x=13.0 * k, y=0.0, width=2, height=2)
+        assert grids.hex_count(big, hexes) > grids.SMALL_FOOTPRINT >= grids.hex_count(small, hexes)
+        for token in (big, small):
+            assert (grids.footprint(token, hexes) == grids._compute_footprint(token, hexes)).all()
+    assert grids._big_footprint.cache_info().currsize <= 32

@@ -326,17 +326,36 @@ def footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
     read-only and shared: it is kept per (token, grid), as every pair of a matrix asks.
 
     Cost: O(k) for k <= ``SIGHTLINE_MAX_HEX_FOOTPRINT`` hexes, checked first in O(rows)
-    (``check_hex_footprint``); a bigger token is refused, never listed.
+    (``check_hex_footprint``); a bigger token is refused, never listed. Memory: the kept
+    footprints are bounded whatever the requests (``SMALL_FOOTPRINT``).
 
     Raises ``ValueError`` on a square or gridless grid, ``OverBudget`` (422) past
     ``SIGHTLINE_MAX_HEX_FOOTPRINT`` hexes.
     """
-    return _footprint(token, grid)
+    if hex_count(token, grid) <= SMALL_FOOTPRINT:
+        return _small_footprint(token, grid)
+    return _big_footprint(token, grid)
+
+
+#: Footprints kept (issue 16: memory outside the scene cache is bounded too): the 8,192 most
+#: recent of at most ``SMALL_FOOTPRINT`` hexes (about 1 kB each) and the 32 most recent
+#: bigger ones (up to 64 kB each at the default ``SIGHTLINE_MAX_HEX_FOOTPRINT``): about 10 MB
+#: in all, where one list of 8,192 footprints of any size could hold 500 MB.
+SMALL_FOOTPRINT = 64
 
 
 @lru_cache(maxsize=8192)
-def _footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
-    cells = _compute_footprint(token, grid)
+def _small_footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
+    return _kept(_compute_footprint(token, grid))
+
+
+@lru_cache(maxsize=32)
+def _big_footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
+    return _kept(_compute_footprint(token, grid))
+
+
+def _kept(cells: NDArray[np.int64]) -> NDArray[np.int64]:
+    """``cells`` made read-only: one array is shared by every caller."""
     cells.setflags(write=False)
     return cells
 
