@@ -1,9 +1,9 @@
-"""How much a scene holds, counted before it is built, and the service's limits on it (issue 16).
+"""How much a scene holds, counted before it is built (issue 16).
 
 A scene over a count limit (``SIGHTLINE_MAX_WALLS``, ``_TOKENS``, ``_LIGHTS``, ``_REGIONS``) or
 over the outline points of all its polygon regions together (``SIGHTLINE_MAX_REGION_POINTS``)
-is refused with a 422 naming the setting and what to reduce. The same check runs on three
-forms of a scene, each counted without building it:
+is refused with a 422 naming the setting and what to reduce (``service.limits``). The counts
+are read from three forms of a scene, each without building it:
 
 - the request body's bytes (``size_of_body``): one msgspec pass that keeps every wall, token,
   light and outline point as an undecoded ``msgspec.Raw`` slice, so no float, tuple or
@@ -12,28 +12,17 @@ forms of a scene, each counted without building it:
   or msgspec converts them): O(regions);
 - a ``model.Scene`` (``size_of_scene``): O(regions).
 
-``size_problems`` turns a size and the limits (the app's config, or any mapping holding the
-``SCENE_LIMITS`` keys and ``MAX_REGION_POINTS``) into the messages the API answers, so a scene
+``service.limits`` turns a size and the limits into the message the API answers, so a scene
 refused from its bytes gets the same message as the built scene would.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import msgspec
 
 from service import model
-from service.errors import RulesError, shown
-
-#: Per-scene count limits: (scene field, config key without ``SIGHTLINE_``).
-SCENE_LIMITS = (
-    ("walls", "MAX_WALLS"),
-    ("tokens", "MAX_TOKENS"),
-    ("lights", "MAX_LIGHTS"),
-    ("regions", "MAX_REGIONS"),
-)
 
 
 class SceneSize(NamedTuple):
@@ -153,50 +142,3 @@ def size_of_json(scene: Any) -> SceneSize | None:
         points,
         lambda k: regions[k].get("id") if type(regions[k]) is dict else None,
     )
-
-
-def size_problems(size: SceneSize, limits: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """``(message, field)`` for each limit that a scene of ``size`` passes, in a fixed order.
-
-    ``limits`` maps the ``SCENE_LIMITS`` keys and ``MAX_REGION_POINTS`` to numbers (the
-    app's config). The field is the scene's field to reduce (``walls`` ... ``regions``).
-    """
-    out = []
-    for field, key in SCENE_LIMITS:
-        limit = int(limits[key])
-        count = getattr(size, field)
-        if count > limit:
-            out.append(
-                (
-                    f"A scene may hold at most {limit} {field} (SIGHTLINE_{key}); "
-                    f"this one has {count}.",
-                    field,
-                )
-            )
-    limit = int(limits["MAX_REGION_POINTS"])
-    if size.region_points > limit:
-        out.append(
-            (
-                f"The regions' outlines may hold at most {limit:,} points in all "
-                f"(SIGHTLINE_MAX_REGION_POINTS); these hold {size.region_points:,}: simplify "
-                f"them (the largest, {shown(size.largest_id)}, has {size.largest_points:,}).",
-                "regions",
-            )
-        )
-    return out
-
-
-def check_size(size: SceneSize | None, limits: Mapping[str, Any], path: str = "scene") -> None:
-    """Raise the 422 of the first limit a scene of ``size`` passes (nothing for ``None``).
-
-    Raises
-    ------
-    RulesError
-        At ``<path>.<field>`` (``scene.regions``), with ``size_problems``' message.
-    """
-    if size is None:
-        return
-    problems = size_problems(size, limits)
-    if problems:
-        message, field = problems[0]
-        raise RulesError(message, (path, field))

@@ -22,12 +22,13 @@ from adapters.errors import AdapterError
 from schemas import requests as rq
 from schemas import responses as rs
 from schemas.scene import SceneSchema
-from schemas.size import size_of_scene, size_problems
+from schemas.size import size_of_scene
 from service import __version__, rules
 from service.cache import SceneCache
 from service.engine.budget import WorkBudget
 from service.errors import RulesError
 from service.http_errors import Blueprint
+from service.limits import size_problems
 from service.model import Scene
 from service.operations import OPERATIONS, BuiltScene, Operation, option_endpoints, option_kinds
 from service.store import NO_STORE, StoreState
@@ -111,7 +112,7 @@ def load_scene(raw: Any, path: str = "scene") -> Scene:
 def limit_problems(scene: Scene) -> list[tuple[str, str]]:
     """``(message, kind)`` for each configured scene limit that ``scene`` passes.
 
-    The counts of walls, tokens, lights and regions (``schemas.size.SCENE_LIMITS``), and the
+    The counts of walls, tokens, lights and regions (``service.limits.SCENE_LIMITS``), and the
     outline points of all polygon regions together (``MAX_REGION_POINTS``): the scene's build
     and every sight line's cost grow with them (issue 16). A request body's scene is checked
     the same way from its bytes before it is decoded (``service.http_errors``); this check

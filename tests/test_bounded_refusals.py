@@ -243,7 +243,8 @@ def test_a_scene_over_a_count_limit_is_refused_from_its_bytes(make_client, monke
     counted from the request's bytes and refused (422 at ``scene.<field>``) before any of
     the scene is decoded, with the message the built scene would get."""
     from schemas.scene import SceneSchema
-    from schemas.size import size_of_scene, size_problems
+    from schemas.size import size_of_scene
+    from service.limits import size_problems
 
     scene, config = _over(kind)
     client = make_client(**config)
