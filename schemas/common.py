@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import msgspec
 from marshmallow import fields
 
 from schemas.bounds import item_range, length
@@ -23,4 +26,28 @@ def point_field(**kw: object) -> fields.List:
     )
 
 
-__all__ = ["MAX_CORNER_INSET", "MAX_DAMAGE", "Number", "StrictSchema", "point_field"]
+_POINTS = list[model.Point]
+
+
+class PointList(fields.List):
+    """A list of ``point_field`` points (``[[x, y], ...]`` px), converted in bulk by msgspec.
+
+    Loads as ``List(point_field())`` does (lists of two floats), checked by msgspec against
+    ``service.model.Point`` in one C pass (issue 16: 10,000 points cost marshmallow about a
+    third of a second); a list msgspec refuses goes through the field-by-field path, which
+    reports the exact errors at the same paths.
+    """
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(point_field(), **kw)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if type(value) is list:
+            try:
+                return [list(p) for p in msgspec.convert(value, _POINTS)]
+            except msgspec.ValidationError:
+                pass
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+__all__ = ["MAX_CORNER_INSET", "MAX_DAMAGE", "Number", "PointList", "StrictSchema", "point_field"]

@@ -7,7 +7,7 @@ from typing import Any
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from schemas.bounds import number_range
-from schemas.common import MAX_CORNER_INSET, MAX_DAMAGE, Number, point_field
+from schemas.common import MAX_CORNER_INSET, MAX_DAMAGE, Number, PointList, point_field
 from schemas.scene import Flag, SceneSchema, StrictSchema
 from service import model
 
@@ -278,7 +278,7 @@ MAX_POINTS = 10000
 
 
 class LightingRequestSchema(SceneRefSchema):
-    points = fields.List(point_field(), load_default=list, validate=validate.Length(max=MAX_POINTS))
+    points = PointList(load_default=list, validate=validate.Length(max=MAX_POINTS))
     tokens = fields.List(fields.String(), load_default=list)
 
     @validates_schema

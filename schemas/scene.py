@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
@@ -27,6 +28,7 @@ from marshmallow import (
 )
 
 from schemas.bounds import choices, item_range, length, number_range
+from schemas.size import SceneSize, size_of_body
 from service import model
 
 
@@ -173,7 +175,7 @@ _RAW_OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _WALLS = list[model.Wall]
 
 
-def decode_json_body(data: bytes) -> Any:
+def decode_json_body(data: bytes, check: Callable[[SceneSize], None] | None = None) -> Any:
     """Parse a JSON body, decoding a top-level ``scene`` straight to a ``model.Scene``.
 
     Issue 7: ``json.loads`` of a 5,000-wall scene builds 5,000 dicts that then have to be
@@ -181,10 +183,17 @@ def decode_json_body(data: bytes) -> Any:
     and bounds that ``service.model`` declares. Every other part of the body is parsed with
     ``json.loads``, as the ordinary path does.
 
+    Issue 16: with ``check``, the scene's counts are read from the bytes first
+    (``schemas.size.size_of_body``, nothing built) and given to ``check``, which refuses a
+    scene over the limits by raising, before the scene is decoded.
+
     Parameters
     ----------
     data : bytes
         The request body.
+    check : callable, optional
+        Called with the scene's ``SceneSize`` when the bytes could be counted
+        (``service.limits.check_size`` with the app's limits).
 
     Returns
     -------
@@ -193,9 +202,18 @@ def decode_json_body(data: bytes) -> Any:
         ``DecodedScene`` (which ``SceneSchema.load`` takes as it is). ``None`` when the body
         has no ``scene`` object, or msgspec refuses the JSON or the scene: the caller then
         parses the body the ordinary way, and ``SceneSchema`` reports the exact errors.
+
+    Raises
+    ------
+    Exception
+        Whatever ``check`` raises.
     """
     if b'"scene"' not in data:  # most bodies (scene_id, exports): no second parse
         return None
+    if check is not None:
+        size = size_of_body(data)
+        if size is not None:
+            check(size)
     try:
         top = _RAW_OBJECT.decode(data)
         raw = top.get("scene")

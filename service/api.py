@@ -22,11 +22,13 @@ from adapters.errors import AdapterError
 from schemas import requests as rq
 from schemas import responses as rs
 from schemas.scene import SceneSchema
+from schemas.size import size_of_scene
 from service import __version__, rules
 from service.cache import SceneCache
 from service.engine.budget import WorkBudget
-from service.errors import RulesError, shown
+from service.errors import RulesError
 from service.http_errors import Blueprint
+from service.limits import size_problems
 from service.model import Scene
 from service.operations import OPERATIONS, BuiltScene, Operation, option_endpoints, option_kinds
 from service.store import NO_STORE, StoreState
@@ -107,47 +109,16 @@ def load_scene(raw: Any, path: str = "scene") -> Scene:
     raise AssertionError("unreachable")
 
 
-#: Per-scene count limits: (attribute, config key).
-SCENE_LIMITS = (
-    ("walls", "MAX_WALLS"),
-    ("tokens", "MAX_TOKENS"),
-    ("lights", "MAX_LIGHTS"),
-    ("regions", "MAX_REGIONS"),
-)
-
-
 def limit_problems(scene: Scene) -> list[tuple[str, str]]:
     """``(message, kind)`` for each configured scene limit that ``scene`` passes.
 
-    The counts of walls, tokens, lights and regions (``SCENE_LIMITS``), and the outline
-    points of all polygon regions together (``MAX_REGION_POINTS``): the scene's build and
-    every sight line's cost grow with them (issue 16). O(regions).
+    The counts of walls, tokens, lights and regions (``service.limits.SCENE_LIMITS``), and the
+    outline points of all polygon regions together (``MAX_REGION_POINTS``): the scene's build
+    and every sight line's cost grow with them (issue 16). A request body's scene is checked
+    the same way from its bytes before it is decoded (``service.http_errors``); this check
+    covers the scenes made here (imports, exports). O(regions).
     """
-    out = []
-    for kind, key in SCENE_LIMITS:
-        limit = int(current_app.config[key])
-        count = len(getattr(scene, kind))
-        if count > limit:
-            out.append(
-                (
-                    f"A scene may hold at most {limit} {kind} (SIGHTLINE_{key}); "
-                    f"this one has {count}.",
-                    kind,
-                )
-            )
-    sizes = [len(r.shape.points) for r in scene.regions]
-    limit = int(current_app.config["MAX_REGION_POINTS"])
-    if sum(sizes) > limit:
-        largest = max(range(len(sizes)), key=sizes.__getitem__)
-        out.append(
-            (
-                f"The regions' outlines may hold at most {limit:,} points in all "
-                f"(SIGHTLINE_MAX_REGION_POINTS); these hold {sum(sizes):,}: simplify them (the "
-                f"largest, {shown(scene.regions[largest].id)}, has {sizes[largest]:,}).",
-                "regions",
-            )
-        )
-    return out
+    return size_problems(size_of_scene(scene), current_app.config)
 
 
 def check_limits(scene: Scene, path: str = "scene") -> None:

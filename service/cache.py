@@ -41,32 +41,57 @@ def scene_id(scene: Scene) -> str:
     return "sha256:" + hashlib.sha256(canonical).hexdigest()
 
 
-#: Rough bytes held per cached wall and per token (arrays, tree node, Python objects).
+#: Bytes a cached scene holds, per item (issue 16). Measured as the growth of a process's
+#: resident memory per cached scene (five scenes of each kind, each built and asked one
+#: exact line): the model objects, the built index and what the first queries add to it.
+#: A wall: its ``model.Wall`` (~270), index arrays, shapely line and tree node (~430), the
+#: kernel's wall grid and the obstacle labels and closed rooms kept in ``WallIndex.memo``.
 BYTES_PER_WALL = 1200
-BYTES_PER_TOKEN = 3000
-BYTES_PER_LIGHT = 800
-#: A region outline point: its coordinates in the scene, in the shapely shape.
-BYTES_PER_REGION_POINT = 200
+#: An edge of a heavy-fog outline: a pseudo-wall of the sight index (~830, its own
+#: ``model.Wall``, line and tree node) and the wall grid's share (~110).
+BYTES_PER_OUTLINE_EDGE = 950
+#: A region outline point: its tuple in the model (~120) and in the region's shapely shape.
+BYTES_PER_REGION_POINT = 150
+#: A token (model, space, span, sharing) and a light (model).
+BYTES_PER_TOKEN = 1000
+BYTES_PER_LIGHT = 500
 #: Points of a rect or circle region's shape (circles are 64-gons).
 CIRCLE_POINTS = 65
+#: Each scene: the cost model's wall density grids (``engine.density``) and the dicts.
+BYTES_PER_SCENE = 200_000
+
+
+def scene_bytes(scene: Scene) -> int:
+    """Estimated memory of ``scene`` once built and cached, in bytes, before it is built.
+
+    Counts every part a ``BuiltScene`` holds (issue 16): the walls with their index and
+    kernel grid, the heavy-fog outlines as sight pseudo-walls, the regions' points in the
+    model and in their shapes, tokens and lights (``BYTES_PER_*``). O(regions).
+    """
+    points = [len(r.shape.points) or CIRCLE_POINTS for r in scene.regions]
+    outline = sum(p for p, r in zip(points, scene.regions, strict=True) if r.obscurement == "heavy")
+    return (
+        BYTES_PER_SCENE
+        + BYTES_PER_WALL * len(scene.walls)
+        + BYTES_PER_OUTLINE_EDGE * outline
+        + BYTES_PER_TOKEN * len(scene.tokens)
+        + BYTES_PER_LIGHT * len(scene.lights)
+        + BYTES_PER_REGION_POINT * sum(points)
+    )
 
 
 def approx_bytes(geo: BuiltScene) -> int:
     """Estimated memory of one cached scene (for the cache's memory bound), in bytes.
 
-    Counts what the built scene holds (issue 16): the scene's walls and their index, the
-    sight index's region outlines, the region shapes' points, tokens and lights.
+    ``scene_bytes`` of its scene, with the outline edges the sight index really holds
+    (identical edges are indexed once) instead of the regions' point counts.
     """
     scene = geo.scene
-    outline = 0 if geo.sight_walls is None else geo.sight_walls.size - geo.walls.size
-    points = sum(len(r.shape.points) or CIRCLE_POINTS for r in scene.regions)
-    return (
-        20_000
-        + BYTES_PER_WALL * (len(scene.walls) + outline)
-        + BYTES_PER_TOKEN * len(scene.tokens)
-        + BYTES_PER_LIGHT * len(scene.lights)
-        + BYTES_PER_REGION_POINT * points
+    heavy = sum(
+        len(r.shape.points) or CIRCLE_POINTS for r in scene.regions if r.obscurement == "heavy"
     )
+    outline = 0 if geo.sight_walls is None else geo.sight_walls.size - geo.walls.size
+    return scene_bytes(scene) + BYTES_PER_OUTLINE_EDGE * (outline - heavy)
 
 
 class SceneCache:
@@ -78,6 +103,9 @@ class SceneCache:
         Scenes kept; the least recently used is dropped first.
     max_bytes : int
         Estimated memory kept (``approx_bytes``); past it the least recently used go too.
+        A scene not cached yet makes room for itself (``scene_bytes``) before it is built,
+        so the cached scenes and the one being built stay within it (the newest scene is
+        kept even when it alone passes it).
     store : SceneStore, optional
         Scenes shared with other processes (Redis): built scenes are stored there, and a
         local miss by id is loaded from there. Aliased scenes stay local.
@@ -86,7 +114,7 @@ class SceneCache:
     def __init__(
         self,
         max_scenes: int = 64,
-        max_bytes: int = 256 * 1024 * 1024,
+        max_bytes: int = 64 * 1024 * 1024,
         store: SceneStore | None = None,
     ) -> None:
         self.store = store
@@ -113,6 +141,10 @@ class SceneCache:
             if geo is not None:
                 self._items.move_to_end(sid)
         if geo is None:
+            # Room first, for what the new scene will hold: the old scenes and the new one
+            # are never in memory together past the bound (issue 16).
+            with self._lock:
+                self._evict(scene_bytes(scene), None)
             geo = build_scene(scene)
             publish = publish is not False
         if publish and alias is None and self.store is not None:
@@ -124,15 +156,24 @@ class SceneCache:
             if alias is not None:
                 self._aliases[alias] = sid
                 self._pinned.add(sid)
-            while len(self._items) > self.max_scenes or (
-                sum(self._bytes.values()) > self.max_bytes and len(self._items) > 1
-            ):
-                oldest = next((k for k in self._items if k not in self._pinned and k != sid), None)
-                if oldest is None:
-                    break
-                del self._items[oldest]
-                del self._bytes[oldest]
+            self._evict(0, sid)
         return sid, geo
+
+    def _evict(self, room: int, keep: str | None) -> None:
+        """Drop least recently used scenes (never pinned ones nor ``keep``).
+
+        Until the cache holds at most ``max_scenes`` (one fewer with ``room``) and ``room``
+        more bytes fit under ``max_bytes``. Called with the lock held.
+        """
+        spare = 1 if room else 0
+        while len(self._items) + spare > self.max_scenes or (
+            sum(self._bytes.values()) + room > self.max_bytes and len(self._items) > 1 - spare
+        ):
+            oldest = next((k for k in self._items if k not in self._pinned and k != keep), None)
+            if oldest is None:
+                break
+            del self._items[oldest]
+            del self._bytes[oldest]
 
     def get(self, sid: str) -> BuiltScene:
         """The geometry cached under id or alias ``sid``.

@@ -25,8 +25,10 @@ from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import HTTPException, InternalServerError, default_exceptions
 
 from schemas.scene import decode_json_body
+from schemas.size import size_of_json
 from service.errors import RulesError
 from service.guard import RELEASE_KEY, RETRY_AFTER_SECONDS, RequestTimedOut, overload_message
+from service.limits import check_size
 
 #: The message of every 500 answer (the cause is logged, never sent).
 INTERNAL_MESSAGE = "Internal error; it has been logged."
@@ -177,16 +179,22 @@ class JSONBodyParser(FlaskParser):
     Besides syntax errors: numbers longer than Python's integer-digit limit (a ValueError
     that is not a JSONDecodeError) and nesting deeper than the parser's recursion limit.
     A body carrying a ``scene`` has it decoded by ``schemas.scene.decode_json_body``
-    (issue 7); when that declines, the body is parsed the ordinary way.
+    (issue 7); when that declines, the body is parsed the ordinary way. Either way a scene
+    over the scene limits (``service.limits``) is refused with 422 before it is converted
+    (issue 16): counted from the bytes, or from the parsed lists.
     """
 
     def _raw_load_json(self, req: Request) -> Any:
         if is_json_request(req):
-            body = decode_json_body(req.get_data(cache=True))
+            limits = current_app.config
+            body = decode_json_body(req.get_data(cache=True), lambda s: check_size(s, limits))
             if body is not None:
                 return body
         try:
-            return super()._raw_load_json(req)
+            body = super()._raw_load_json(req)
+            if type(body) is dict and "scene" in body:  # before the schema converts it
+                check_size(size_of_json(body["scene"]), current_app.config)
+            return body
         except (ValueError, RecursionError) as err:
             if isinstance(err, json.JSONDecodeError | UnicodeDecodeError):
                 raise

@@ -39,16 +39,25 @@ import shapely
 from numpy.typing import NDArray
 
 from service.engine.budget import WorkBudget
+from service.engine.density import WallDensity
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
-from service.geometry.trace import estimate_tests, trace
+from service.engine.walls import FloatArray
+from service.geometry.trace import MAX_QUERY_PIECES, QUERY_PIECE_PX, estimate_tests, trace
 from service.model import LIGHT_LEVELS, Light, LightLevel, Span, Token
 
 RANK = {level: k for k, level in enumerate(LIGHT_LEVELS)}  # dark 0, dim 1, bright 2
 
 #: Most lattice points per side when sampling a token's space.
 MAX_LATTICE = 9
+#: Cells per side of the grids that count points and tokens in ``estimate_lighting_tests``.
+ESTIMATE_CELLS = 64
+#: ``refuse_early`` refuses a request whose early estimate passes this many times its
+#: budget: the estimate is from counts alone (within about 10% on evenly spread lights and
+#: points, up to a few times over on small scenes of few lights), so a request near the
+#: budget is left to the exact estimate of its rays (``light_at_points``).
+EARLY_MARGIN = 2.0
 
 
 @dataclass(frozen=True)
@@ -369,3 +378,155 @@ def light_over_token(
     lights = tuple(dict.fromkeys(i for s in samples for i in s.lights))
     rules = tuple(sorted({r for s in samples for r in s.rules}))
     return LightSample(best.level, magical, lights, rules)
+
+
+class _BoxCount:
+    """Weighted count of points in axis-aligned boxes, O(1) per box after an O(n) set-up.
+
+    The points are binned on a grid of ``cells`` x ``cells`` over their extent; a box counts
+    the cells it covers, its sides rounded to the nearest cell boundary (an estimate).
+    """
+
+    def __init__(self, xy: FloatArray, weights: FloatArray | None = None, cells: int = 0) -> None:
+        cells = cells or ESTIMATE_CELLS
+        self.lo = xy.min(axis=0)
+        self.cell = np.maximum(xy.max(axis=0) - self.lo, 1.0) * (1 + 1e-9) / cells
+        self.cells = cells
+        ij = np.clip(np.floor((xy - self.lo) / self.cell).astype(np.intp), 0, cells - 1)
+        grid = np.zeros((cells + 1, cells + 1))
+        np.add.at(grid, (ij[:, 0] + 1, ij[:, 1] + 1), 1.0 if weights is None else weights)
+        self.sums = grid.cumsum(axis=0).cumsum(axis=1)
+
+    def count(self, cx: FloatArray, cy: FloatArray, half: FloatArray) -> FloatArray:
+        """Weight of the points in the squares of centre (cx, cy) and half side ``half``."""
+        i0, i1 = (
+            np.clip(np.rint((c - self.lo[0]) / self.cell[0]), 0, self.cells).astype(np.intp)
+            for c in (cx - half, cx + half)
+        )
+        j0, j1 = (
+            np.clip(np.rint((c - self.lo[1]) / self.cell[1]), 0, self.cells).astype(np.intp)
+            for c in (cy - half, cy + half)
+        )
+        s = self.sums
+        return s[i1, j1] - s[i0, j1] - s[i1, j0] + s[i0, j0]  # type: ignore[no-any-return]
+
+    def in_disc(self, cx: FloatArray, cy: FloatArray, radius: FloatArray) -> FloatArray:
+        """About the weight of the points within ``radius`` of each centre.
+
+        Between the counts of the inscribed and circumscribed squares: for points spread
+        evenly the disc holds ``pi/4`` of the outer square, that is the inner square's count
+        plus ``(pi/4 - 1/2) / (1/2)`` of the rest; exact when they agree.
+        """
+        outer = self.count(cx, cy, radius)
+        inner = self.count(cx, cy, radius / math.sqrt(2))
+        return inner + (math.pi / 2 - 1) * (outer - inner)  # type: ignore[no-any-return]
+
+
+def _mean_walls(
+    density: WallDensity, cx: FloatArray, cy: FloatArray, half: FloatArray
+) -> FloatArray:
+    """Mean of ``density`` (walls covering a cell) over each square, clipped to its grid."""
+    cover = density.cover.astype(np.float64)
+    n = cover.shape[0]
+    sums = np.zeros((n + 1, n + 1))
+    sums[1:, 1:] = cover.cumsum(axis=0).cumsum(axis=1)
+
+    def cells(c: FloatArray, origin: float, size: float) -> NDArray[np.intp]:
+        return np.clip(np.rint((c - origin) / size), 0, n).astype(np.intp)
+
+    # At least one cell each way: a square off the grid takes its nearest edge cells.
+    i0 = np.minimum(cells(cx - half, density.x0, density.cell_w), n - 1)
+    i1 = np.maximum(cells(cx + half, density.x0, density.cell_w), i0 + 1)
+    j0 = np.minimum(cells(cy - half, density.y0, density.cell_h), n - 1)
+    j1 = np.maximum(cells(cy + half, density.y0, density.cell_h), j0 + 1)
+    total = sums[i1, j1] - sums[i0, j1] - sums[i1, j0] + sums[i0, j0]
+    return total / ((i1 - i0) * (j1 - j0))  # type: ignore[no-any-return]
+
+
+def estimate_lighting_tests(
+    geo: BuiltScene, points: FloatArray, tokens: list[Token], sources: list[Light] | None = None
+) -> float:
+    """About how many line-wall tests ``/v1/lighting`` at ``points`` and over ``tokens`` costs.
+
+    Issue 16: estimated from the counts alone, before any (light, point) ray is made, so a
+    request far over its budget is refused at once. For each light that shines: the points
+    within its reach (elevation 0, GEO-5a in 3-D; a cone's share of them), counted on a
+    grid; the sample points of the tokens within its reach (their lattice, and one nearest
+    point per light that reaches them, ``token_sample_points``); each of those rays costs
+    ``1 + walls x pieces`` tests (``trace.estimate_tests``), with the walls a piece meets
+    averaged over the light's reach (``WallDensity``) and a ray two thirds of its reach
+    long (the mean distance to a point spread over a disc).
+
+    Parameters
+    ----------
+    geo : BuiltScene
+    points : ndarray of shape (k, 2)
+        Scene px.
+    tokens : list of Token
+        The tokens whose spaces are lit.
+    sources : list of Light, optional
+        The lights that shine; default ``shining_lights(geo)``.
+
+    Returns
+    -------
+    float
+        Estimated tests: an estimate of what ``light_at_points`` and ``light_over_token``
+        afford, not a bound.
+
+    Cost: O(lights + points + tokens + ESTIMATE_CELLS^2).
+    """
+    sources = shining_lights(geo) if sources is None else sources
+    if not sources or (not len(points) and not tokens):
+        return 0.0
+    ppu = geo.scene.grid.px_per_unit
+    lx = np.array([light.x for light in sources], dtype=np.float64)
+    ly = np.array([light.y for light in sources], dtype=np.float64)
+    outer = np.array([max(light.bright, light.dim) for light in sources], dtype=np.float64)
+    lz = np.array([light.elevation for light in sources], dtype=np.float64)
+    share = np.array([min(light.angle, 360.0) / 360.0 for light in sources])
+    # GEO-5a: a light at elevation z reaches ground points within sqrt(r^2 - z^2).
+    ground = np.sqrt(np.maximum(outer**2 - lz**2, 0.0)) * ppu
+    rays = np.zeros(len(sources))
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    if len(pts):
+        rays += _BoxCount(pts).in_disc(lx, ly, ground) * share
+    if tokens:
+        boxes = np.array([geo.token_boxes[t.id] for t in tokens], dtype=np.float64)
+        centres = (boxes[:, 0:2] + boxes[:, 2:4]) / 2
+        half = np.max(boxes[:, 2:4] - boxes[:, 0:2], axis=1).mean() / 2
+        lattice = np.array(
+            [
+                min(MAX_LATTICE, max(1, math.ceil(t.width)) * 2 + 1)
+                * min(MAX_LATTICE, max(1, math.ceil(t.height)) * 2 + 1)
+                for t in tokens
+            ],
+            dtype=np.float64,
+        )
+        reach = outer * ppu + half  # a light reaching any part of the space
+        near = _BoxCount(centres).in_disc(lx, ly, reach)
+        samples = _BoxCount(centres, lattice).in_disc(lx, ly, reach)
+        # Each token reached by L lights gets L nearest points, each lit by about L lights:
+        # sum of L^2 over the tokens, at least (sum of L)^2 / tokens, spread over the lights.
+        mean_lights = near.sum() / len(tokens)
+        rays += samples + near * mean_lights
+    walls = _mean_walls(geo.density, lx, ly, outer * ppu)
+    pieces = np.clip(2 / 3 * outer * ppu / QUERY_PIECE_PX + 0.5, 1, MAX_QUERY_PIECES)
+    return float((rays * (1 + walls * pieces)).sum())
+
+
+def refuse_early(
+    geo: BuiltScene, points: FloatArray, tokens: list[Token], budget: WorkBudget | None
+) -> None:
+    """Refuse ``/v1/lighting`` before any ray is made when it is far over ``budget``.
+
+    Raises
+    ------
+    OverBudget
+        When ``estimate_lighting_tests`` passes ``EARLY_MARGIN`` times what is left of the
+        budget, saying the estimate (issue 16). Cost: that of the estimate.
+    """
+    if budget is None:
+        return
+    units = estimate_lighting_tests(geo, points, tokens)
+    if budget.used + units > EARLY_MARGIN * budget.limit:
+        raise budget.refusal(budget.used + units)

@@ -48,6 +48,7 @@ from service.errors import RulesError
 from service.lighting import (
     light_at_points,
     light_over_token,
+    refuse_early,
     shining_lights,
     silent_light_notes,
     token_sample_points,
@@ -292,6 +293,7 @@ def lighting(
     tokens = [find_token(geo.scene, t, ("tokens", i)) for i, t in enumerate(args["tokens"])]
     out: list[dict[str, Any]] = []
     points = args["points"]
+    refuse_early(geo, np.array(points, dtype=np.float64), tokens, budget)  # issue 16
     if points:
         samples = light_at_points(geo, np.array(points, dtype=np.float64), budget)
         for point, sample in zip(points, samples, strict=True):

@@ -195,3 +195,276 @@ def test_a_core_limit_is_read_from_the_environment(monkeypatch, make_client, nam
     monkeypatch.setenv(f"SIGHTLINE_{name}", str(value))
     make_client()
     assert core_limit(name) == value
+
+
+# -- refused before the work: scene limits from the body's bytes -------------------------------
+
+
+def _over(kind: str) -> tuple[dict, dict]:
+    """A scene over the limit of ``kind`` at small settings, and those settings."""
+    config = {"MAX_WALLS": 5, "MAX_TOKENS": 5, "MAX_LIGHTS": 5, "MAX_REGIONS": 5}
+    config["MAX_REGION_POINTS"] = 500
+    scene = worst.fog(2, points=100)  # 2 regions, 200 points, 2 tokens: within all
+    if kind == "walls":
+        scene["walls"] = worst.scatter(6)["walls"]
+    elif kind == "tokens":
+        scene["tokens"] = [{"id": f"t{k}", "x": 100 * k, "y": 0} for k in range(6)]
+    elif kind == "lights":
+        scene["lights"] = [{"id": f"l{k}", "x": k, "y": 0, "bright": 5} for k in range(6)]
+    elif kind == "regions":
+        scene["regions"] = worst.fog(6, points=10)["regions"]
+    else:
+        scene["regions"] = worst.fog(2, points=300)["regions"]
+    return scene, config
+
+
+def _refuse_decoding(monkeypatch):
+    """Make every step that builds a scene fail the test if it runs."""
+    from schemas import scene as scene_schema
+    from service import cache
+
+    class Never:
+        def decode(self, *_):
+            raise AssertionError("the scene was decoded")
+
+    def never(*_, **__):
+        raise AssertionError("the scene was loaded or built")
+
+    monkeypatch.setattr(scene_schema, "_SCENE_FROM_JSON", Never())
+    monkeypatch.setattr(scene_schema.SceneSchema, "reference_load", never)
+    monkeypatch.setattr(scene_schema.msgspec, "convert", never)
+    monkeypatch.setattr(cache, "build_scene", never)
+
+
+@pytest.mark.parametrize("kind", ["walls", "tokens", "lights", "regions", "region points"])
+@pytest.mark.parametrize("path", ["/v1/scenes", "/v1/vision"])
+def test_a_scene_over_a_count_limit_is_refused_from_its_bytes(make_client, monkeypatch, kind, path):
+    """Issue 16: walls, tokens, lights, regions and region points over their settings are
+    counted from the request's bytes and refused (422 at ``scene.<field>``) before any of
+    the scene is decoded, with the message the built scene would get."""
+    from schemas.scene import SceneSchema
+    from schemas.size import size_of_scene
+    from service.limits import size_problems
+
+    scene, config = _over(kind)
+    client = make_client(**config)
+    expected, field = size_problems(size_of_scene(SceneSchema().load(scene)), config)[0]
+    _refuse_decoding(monkeypatch)
+    body = {"scene": scene}
+    if path == "/v1/vision":
+        body = {**body, "ruleset": "dnd5e", "observer": "A", "targets": ["T"]}
+    resp = client.post(path, json=body)
+    assert resp.status_code == 422, resp.get_json()
+    answer = resp.get_json()
+    assert answer["message"] == expected
+    assert answer["errors"]["json"] == {"scene": {field: [expected]}}
+    assert field == ("regions" if kind == "region points" else kind)
+
+
+def test_an_invalid_scene_over_the_point_limit_is_refused_before_marshmallow(
+    make_client, monkeypatch
+):
+    """Issue 16: a scene msgspec refuses (a wall's ``c`` not a list) is parsed as JSON and
+    its counts read from the lists, before marshmallow's field-by-field load."""
+    scene, config = _over("region points")
+    scene["walls"] = [{"id": "w", "c": "not a list"}]
+    client = make_client(**config)
+    _refuse_decoding(monkeypatch)
+    resp = client.post("/v1/scenes", json={"scene": scene})
+    assert resp.status_code == 422
+    assert "SIGHTLINE_MAX_REGION_POINTS" in resp.get_json()["message"]
+
+
+BODIES = {
+    "fog": worst.fog(3, points=50),
+    "scatter": worst.scatter(40),
+    "lights": worst.lights(7),
+    "circle and rect": {
+        "grid": {"size": 100},
+        "regions": [
+            {"id": "c", "shape": {"type": "circle", "x": 0, "y": 0, "radius": 50}},
+            {"id": "r", "shape": {"type": "rect", "width": 5, "height": 5}},
+            {"id": "p", "shape": {"type": "polygon", "points": [[0, 0], [1, 0], [0, 1]]}},
+        ],
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(BODIES))
+def test_counts_from_bytes_json_and_model_agree(name):
+    """``schemas.size``: the three ways of counting a scene give the same ``SceneSize``."""
+    import json
+
+    from schemas.scene import SceneSchema
+    from schemas.size import size_of_body, size_of_json, size_of_scene
+
+    scene = BODIES[name]
+    data = json.dumps({"ruleset": "dnd5e", "scene": scene}).encode()
+    one = size_of_scene(SceneSchema().load(scene))
+    assert size_of_body(data) == size_of_json(scene) == one
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"[]", b'{"scene": 3}', b'{"scene": {"walls": 3}}', b'{"scene": {"regions": [1]}}', b"{"],
+)
+def test_bodies_the_count_cannot_read_are_left_to_the_schema(data):
+    from schemas.size import size_of_body
+
+    assert size_of_body(data) is None
+
+
+# -- lighting: estimated from the counts, refused before any ray -------------------------------
+
+
+def test_lighting_far_over_the_budget_is_refused_before_any_ray(make_client, monkeypatch):
+    """Issue 16: lights x points estimated from the counts; no ray is made, traced or
+    estimated one by one when the request is far over ``SIGHTLINE_WORK_BUDGET``."""
+    from service import lighting
+
+    def never(*_, **__):
+        raise AssertionError("rays were made")
+
+    monkeypatch.setattr(lighting, "trace", never)
+    monkeypatch.setattr(lighting, "estimate_tests", never)
+    rng = random.Random(2)
+    points = [[rng.uniform(0, 4000), rng.uniform(0, 4000)] for _ in range(300)]
+    body = {"scene": worst.lights(60), "points": points, "tokens": ["t0", "t1"]}
+    resp = make_client(WORK_BUDGET=100_000).post("/v1/lighting", json=body)
+    assert resp.status_code == 422
+    message = resp.get_json()["message"]
+    assert "SIGHTLINE_WORK_BUDGET" in message and "it needs about" in message
+
+
+@pytest.mark.parametrize("n, points, tokens", [(10, 300, 20), (40, 100, 0), (40, 0, 40)])
+def test_the_early_lighting_estimate_is_near_the_rays_own(n, points, tokens):
+    """The early estimate of ``/v1/lighting`` is within ``EARLY_MARGIN`` of what the rays'
+    own estimates add up to (evenly spread lights, points and tokens)."""
+    from schemas.scene import SceneSchema
+    from service import lighting
+    from service.engine.budget import WorkBudget
+    from service.engine.scene import build_scene
+    from service.operations import lighting as answer
+
+    scene = SceneSchema().load(worst.lights(n, seed=n))
+    built = build_scene(scene)
+    rng = random.Random(n)
+    pts = [[rng.uniform(0, 4000), rng.uniform(0, 4000)] for _ in range(points)]
+    toks = list(scene.tokens[:tokens])
+    budget = WorkBudget(10**15, "x")
+    afforded = []
+    budget.afford = afforded.append
+    answer(built, {"points": pts, "tokens": [t.id for t in toks]}, budget=budget)
+    early = lighting.estimate_lighting_tests(built, np.array(pts).reshape(-1, 2), toks)
+    ratio = early / sum(afforded)
+    assert 1 / lighting.EARLY_MARGIN < ratio < lighting.EARLY_MARGIN
+
+
+@pytest.mark.parametrize(
+    "points",
+    [[[1, 2]], [[1.5, -2e6]], [], [[True, 1]], [["1", 2]], [[1, 2, 3]], [[2e7, 0]], "x", [3]],
+)
+def test_lighting_points_load_as_field_by_field(points):
+    """``PointList`` loads in bulk exactly what ``List(point_field())`` loads, and reports
+    the same errors."""
+    from marshmallow import Schema, ValidationError, fields
+
+    from schemas.common import PointList, point_field
+
+    class Bulk(Schema):
+        points = PointList()
+
+    class OneByOne(Schema):
+        points = fields.List(point_field())
+
+    def load(schema):
+        try:
+            return schema.load({"points": points})
+        except ValidationError as err:
+            return err.messages
+
+    assert load(Bulk()) == load(OneByOne())
+
+
+# -- hexes: the distance over facing strips, the flanking count first --------------------------
+
+cells = st.lists(st.tuples(st.integers(-30, 30), st.integers(-30, 30)), min_size=1, max_size=60)
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=cells, b=cells)
+def test_the_hex_distance_over_facing_strips_is_the_distance_over_all_pairs(a, b):
+    """GEO-8: ``hex_cells_distance`` compares only hexes that could be nearest; the answer
+    is the minimum over every pair."""
+    from service.engine.grids import hex_cells_distance, hex_distance
+
+    ca, cb = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
+    brute = int(hex_distance(ca[:, None, :], cb[None, :, :]).min())
+    assert hex_cells_distance(ca, cb) == brute
+
+
+def test_hex_flanking_over_the_pair_limit_is_refused_before_any_box(make_client, monkeypatch):
+    """SF-FLK-1 on hexes: the hexes' pair count is checked before their boxes are made."""
+    from service.rules.starfinder import flanking
+
+    def never(*_, **__):
+        raise AssertionError("hex boxes were made")
+
+    monkeypatch.setattr(flanking, "hex_inner_boxes", never)
+    client = make_client(MAX_FLANK_PAIRS=20)
+    scene = worst.huge_creatures(3, "hex-row")
+    body = {"scene": scene, "ruleset": "starfinder", "attacker": "A", "ally": "B", "target": "T"}
+    resp = client.post("/v1/modifiers/flanking", json=body)
+    assert resp.status_code == 422
+    assert "SIGHTLINE_MAX_FLANK_PAIRS" in resp.get_json()["message"]
+
+
+# -- the scene cache: room made before a scene is built ----------------------------------------
+
+
+def test_a_new_scene_makes_room_before_it_is_built(monkeypatch):
+    """Issue 16: the cached scenes and the one being built never pass the cache's bytes."""
+    from schemas.scene import SceneSchema
+    from service import cache
+    from service.engine.scene import build_scene
+
+    scenes = [SceneSchema().load(worst.fog(2, points=500, seed=k)) for k in range(6)]
+    one = cache.scene_bytes(scenes[0])
+    store = cache.SceneCache(64, max_bytes=int(one * 2.5))
+    held = []
+
+    def build(scene):
+        held.append(sum(store._bytes.values()) + cache.scene_bytes(scene))
+        return build_scene(scene)
+
+    monkeypatch.setattr(cache, "build_scene", build)
+    for scene in scenes:
+        store.put(scene)
+    assert len(held) == 6 and max(held) <= store.max_bytes
+    assert len(store) == 2
+
+
+@pytest.mark.parametrize("name", sorted(BODIES))
+def test_what_the_cache_counts_before_and_after_the_build_agree(name):
+    from schemas.scene import SceneSchema
+    from service.cache import approx_bytes, scene_bytes
+    from service.engine.scene import build_scene
+
+    scene = SceneSchema().load(BODIES[name])
+    assert scene_bytes(scene) == approx_bytes(build_scene(scene))
+
+
+def test_big_hex_footprints_are_kept_in_a_short_list():
+    """Issue 16: footprints kept outside the scene cache are bounded; each is the same
+    footprint as computed afresh (GEO-8)."""
+    from service.engine import grids
+    from service.model import Grid, Token
+
+    hexes = Grid(size=100, type="hex-row")
+    for k in range(40):
+        big = Token(id=f"big{k}", x=13.0 * k, y=0.0, width=10, height=10)
+        small = Token(id=f"small{k}", x=13.0 * k, y=0.0, width=2, height=2)
+        assert grids.hex_count(big, hexes) > grids.SMALL_FOOTPRINT >= grids.hex_count(small, hexes)
+        for token in (big, small):
+            assert (grids.footprint(token, hexes) == grids._compute_footprint(token, hexes)).all()
+    assert grids._big_footprint.cache_info().currsize <= 32

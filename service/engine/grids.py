@@ -249,14 +249,15 @@ def _shape_centres(token: Token, lat: HexLattice) -> FloatArray:
     whole = float(along).is_integer() and float(across).is_integer()
     if not whole or across >= 2 * along:
         return np.empty((0, 2))
-    out = []
-    step_across = 1.5 * lat.radius
-    for k, (offset, count) in enumerate(_ellipse_rows(int(along), int(across))):
-        for m in range(count):
-            a = (offset + 0.5 + m) * lat.size
-            c = lat.radius + k * step_across
-            out.append((c, a) if lat.columns else (a, c))
-    pts = np.array(out, dtype=np.float64)
+    rows = _ellipse_rows(int(along), int(across))
+    offsets = np.array([offset for offset, _ in rows], dtype=np.float64)
+    counts = np.array([count for _, count in rows], dtype=np.int64)
+    # Hex m of row k, row by row (the same sums as one hex at a time, in one pass).
+    k = np.repeat(np.arange(len(rows)), counts)
+    m = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    a = (offsets[k] + 0.5 + m) * lat.size
+    c = lat.radius + k * (1.5 * lat.radius)
+    pts = np.column_stack((c, a) if lat.columns else (a, c))
     return pts + np.array([token.x, token.y])
 
 
@@ -325,17 +326,36 @@ def footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
     read-only and shared: it is kept per (token, grid), as every pair of a matrix asks.
 
     Cost: O(k) for k <= ``SIGHTLINE_MAX_HEX_FOOTPRINT`` hexes, checked first in O(rows)
-    (``check_hex_footprint``); a bigger token is refused, never listed.
+    (``check_hex_footprint``); a bigger token is refused, never listed. Memory: the kept
+    footprints are bounded whatever the requests (``SMALL_FOOTPRINT``).
 
     Raises ``ValueError`` on a square or gridless grid, ``OverBudget`` (422) past
     ``SIGHTLINE_MAX_HEX_FOOTPRINT`` hexes.
     """
-    return _footprint(token, grid)
+    if hex_count(token, grid) <= SMALL_FOOTPRINT:
+        return _small_footprint(token, grid)
+    return _big_footprint(token, grid)
+
+
+#: Footprints kept (issue 16: memory outside the scene cache is bounded too): the 8,192 most
+#: recent of at most ``SMALL_FOOTPRINT`` hexes (about 1 kB each) and the 32 most recent
+#: bigger ones (up to 64 kB each at the default ``SIGHTLINE_MAX_HEX_FOOTPRINT``): about 10 MB
+#: in all, where one list of 8,192 footprints of any size could hold 500 MB.
+SMALL_FOOTPRINT = 64
 
 
 @lru_cache(maxsize=8192)
-def _footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
-    cells = _compute_footprint(token, grid)
+def _small_footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
+    return _kept(_compute_footprint(token, grid))
+
+
+@lru_cache(maxsize=32)
+def _big_footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
+    return _kept(_compute_footprint(token, grid))
+
+
+def _kept(cells: NDArray[np.int64]) -> NDArray[np.int64]:
+    """``cells`` made read-only: one array is shared by every caller."""
     cells.setflags(write=False)
     return cells
 
@@ -515,14 +535,39 @@ def _nearest(cells: NDArray[np.int64], toward: NDArray[np.int64]) -> NDArray[np.
     return cells[order[:MAX_FOOTPRINT_CELLS]]
 
 
+def _cube_gap(cells: NDArray[np.int64], other: NDArray[np.int64]) -> NDArray[np.int64]:
+    """For each of ``cells``, a lower bound of its hex distance to every hex of ``other``.
+
+    The hex distance is the largest difference of the three cube coordinates ``(q, r,
+    -q - r)``; each is at least the gap between the cell's coordinate and ``other``'s range
+    of it. O(k_cells + k_other).
+    """
+
+    def cube(c: NDArray[np.int64]) -> NDArray[np.int64]:
+        return np.column_stack([c[:, 0], c[:, 1], -c[:, 0] - c[:, 1]])
+
+    own, theirs = cube(cells), cube(other)
+    lo, hi = theirs.min(axis=0), theirs.max(axis=0)
+    return np.maximum(np.maximum(lo - own, own - hi), 0).max(axis=1)  # type: ignore[no-any-return]
+
+
 def hex_cells_distance(a: NDArray[np.int64], b: NDArray[np.int64]) -> int:
     """Hexes between the nearest hexes of two footprints (0 when they share a hex).
 
-    Cost: time O(k_a * k_b), k at most ``MAX_FOOTPRINT_CELLS``; memory O(256 * k_b) (the
-    pairs are compared a block of ``a`` at a time).
+    Only the hexes that could be nearer than a first pair's distance are compared: those
+    within it of the other footprint's range of cube coordinates (``_cube_gap``), a strip
+    along the sides that face each other; the answer is the same as over all pairs.
+
+    Cost: O(k_a + k_b) plus the pairs of the two strips (at worst k_a * k_b), k at most
+    ``MAX_FOOTPRINT_CELLS``; memory O(256 * k_b) (a block of ``a`` at a time).
     """
     a = _nearest(a, b.mean(axis=0).round().astype(np.int64))
     b = _nearest(b, a.mean(axis=0).round().astype(np.int64))
+    gap = _cube_gap(a, b)
+    first = int(np.argmin(gap))
+    bound = int(hex_distance(a[first], b).min())  # a distance reached: the answer is <= it
+    a = a[gap <= bound]
+    b = b[_cube_gap(b, a) <= bound]
     return min(
         int(hex_distance(a[i : i + 256, None, :], b[None, :, :]).min())
         for i in range(0, len(a), 256)

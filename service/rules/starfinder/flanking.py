@@ -160,8 +160,9 @@ def _line_of_effect(built: BuiltScene, who: Token, target: Token) -> bool:
         boxes_a = np.array([built.token_boxes[who.id]])
         boxes_b = np.array([built.token_boxes[target.id]])
     else:
-        boxes_a = hex_inner_boxes(footprint(who, grid), lat)
-        boxes_b = hex_inner_boxes(footprint(target, grid), lat)
+        cells_a, cells_b = footprint(who, grid), footprint(target, grid)
+        _check_pairs(len(cells_a), len(cells_b), who, target)  # before any box is made
+        boxes_a, boxes_b = hex_inner_boxes(cells_a, lat), hex_inner_boxes(cells_b, lat)
     _check_pairs(len(boxes_a), len(boxes_b), who, target)
     ia, ib = np.meshgrid(np.arange(len(boxes_a)), np.arange(len(boxes_b)), indexing="ij")
     froms = np.array([inset_box(b, DEFAULT_CORNER_INSET_PX) for b in boxes_a[ia.ravel()]])
