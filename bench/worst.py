@@ -28,6 +28,7 @@ Nothing is asserted here; the tests use small sizes of the same kinds (``tests/t
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import random
@@ -154,9 +155,10 @@ def _post_timed(client: Any, path: str, body: dict[str, Any]) -> tuple[int, floa
 def _one(kind: str, size: int) -> dict[str, Any]:
     """Run one measure in this process (called in a child).
 
-    The compiled kernels are loaded first, as ``gunicorn.conf.py`` does before forking, so
-    the time is the requests' own. ``ms`` lists each request's time inside the app (body
-    already encoded: what the access log's ``ms`` shows, less the network).
+    The compiled kernels are loaded first and the preloaded objects frozen out of the garbage
+    collector, as ``gunicorn.conf.py`` does before forking, so the time is the requests'
+    own. ``ms`` lists each request's time inside the app (body already encoded: what the
+    access log's ``ms`` shows, less the network).
     """
     from service.app import create_app
     from service.geometry import exact, trace
@@ -166,6 +168,7 @@ def _one(kind: str, size: int) -> dict[str, Any]:
     _time_parsing()
     app = create_app({"TESTING": False})
     client = app.test_client()
+    gc.freeze()  # as gunicorn.conf.py's when_ready: full collections skip what is preloaded
     base_mb = _rss_mb()
     start = time.perf_counter()
     status: Any
