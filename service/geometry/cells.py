@@ -113,15 +113,7 @@ def _walk(
                     if stamp[c] == w:
                         continue
                     stamp[c] = w
-                    if kept == cap:
-                        cap *= 2
-                        grown_w = np.empty(cap, dtype=np.int64)
-                        grown_c = np.empty(cap, dtype=np.int64)
-                        grown_w[:kept] = out_w[:kept]
-                        grown_c[:kept] = out_c[:kept]
-                        out_w, out_c = grown_w, grown_c
-                    out_w[kept] = w
-                    out_c[kept] = c
+                    out_w, out_c = kernel.append_pair(out_w, out_c, kept, w, c)
                     kept += 1
     return out_w[:kept], out_c[:kept]
 

@@ -69,7 +69,7 @@ def _sign(v: float, band: float) -> int:  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _append(
+def append_pair(
     first: NDArray[np.int64], second: NDArray[np.int64], kept: int, u: int, v: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover - compiled
     """Put the pair ``(u, v)`` at ``kept`` in two growing arrays (doubled when full)."""
@@ -174,7 +174,7 @@ def _search(
                                 continue
                             if not _keep(x0, y0, x1, y1, coords[w], band):
                                 continue
-                        out_s, out_w = _append(out_s, out_w, kept, s, w)
+                        out_s, out_w = append_pair(out_s, out_w, kept, s, w)
                         kept += 1
     return out_s[:kept], out_w[:kept], count
 
@@ -273,7 +273,7 @@ def _creature_pairs(
                     if near_x and (abs(by0 - py) <= tol or abs(by1 - py) <= tol):
                         keep = True
             if keep:
-                rows, cols = _append(rows, cols, kept, i, j)
+                rows, cols = append_pair(rows, cols, kept, i, j)
                 kept += 1
     return rows[:kept], cols[:kept]
 

@@ -186,15 +186,7 @@ def _count_crossings(
                     if count > limit:
                         return count, out_i[:unsure], out_j[:unsure]
                 elif verdict == -1:
-                    if unsure == cap:
-                        cap *= 2
-                        grown_i = np.empty(cap, dtype=np.int64)
-                        grown_j = np.empty(cap, dtype=np.int64)
-                        grown_i[:unsure] = out_i[:unsure]
-                        grown_j[:unsure] = out_j[:unsure]
-                        out_i, out_j = grown_i, grown_j
-                    out_i[unsure] = w
-                    out_j[unsure] = j
+                    out_i, out_j = kernel.append_pair(out_i, out_j, unsure, w, j)
                     unsure += 1
     return count, out_i[:unsure], out_j[:unsure]
 
