@@ -32,13 +32,14 @@ shared/RULES.md 5E-VIS-3..6, GEO-1..5, GEO-9; shared/API.md "Lighting".
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from service.engine.budget import WorkBudget
+from service.engine.budget import RAY_UNITS, WorkBudget
 from service.engine.density import WallDensity
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
@@ -102,6 +103,32 @@ def shining_lights(geo: BuiltScene, observer: Token | None = None) -> list[Light
     return out
 
 
+_LightTable = tuple[FloatArray, FloatArray, FloatArray]
+_last_table: tuple[list[Light], _LightTable] | None = None  # the last lights and their arrays
+
+
+def light_table(lights: list[Light]) -> _LightTable:
+    """``x``, ``y`` (px) and outer radius (grid units) of each light, arrays of shape (n,).
+
+    A request gathers its lights once (``shining_lights``) and asks about many points and
+    tokens with that same list: the arrays of the last list asked about are kept (issue 16:
+    per target, O(lights) in numpy, not in Python). The list must not change afterwards.
+    """
+    global _last_table
+    entry = _last_table  # one read and one write of one reference: safe between threads
+    if entry is None or entry[0] is not lights:
+        entry = (
+            lights,
+            (
+                np.array([light.x for light in lights], dtype=np.float64),
+                np.array([light.y for light in lights], dtype=np.float64),
+                np.array([max(light.bright, light.dim) for light in lights], dtype=np.float64),
+            ),
+        )
+        _last_table = entry
+    return entry[1]
+
+
 def silent_light_notes(
     geo: BuiltScene, points: np.ndarray, observer: Token | None = None
 ) -> tuple[str, ...]:
@@ -111,35 +138,52 @@ def silent_light_notes(
     but which does not shine for ``observer`` (``shining_lights``): switched off, private
     scene light, or a private carried light of another token. For answers' ``notes``.
     """
-    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-    if not len(pts):
-        return ()
+    return silent_notes_at(geo, [points], observer)[0]
+
+
+def silent_notes_at(
+    geo: BuiltScene, point_sets: Sequence[np.ndarray], observer: Token | None = None
+) -> list[tuple[str, ...]]:
+    """``silent_light_notes`` of each set of points (each px, shape (k_i, 2)), in order.
+
+    Cost: O(lights + tokens) to find the lights that do not shine, then O(points) per such
+    light (vectorised): lights that shine cost nothing per point (issue 16).
+    """
     ppu = geo.scene.grid.px_per_unit
-
-    def reaches(x: float, y: float, outer: float) -> bool:
-        return outer > 0 and bool((np.hypot(pts[:, 0] - x, pts[:, 1] - y) <= outer * ppu).any())
-
-    notes = []
+    silent: list[tuple[float, float, float, str]] = []  # x, y, outer radius (px), note
     for light in geo.scene.lights:
-        if not reaches(light.x, light.y, max(light.bright, light.dim)):
+        if light.on and light.seen_by == "everyone":
             continue
         if not light.on:
-            notes.append(f"Light {light.id} is switched off (on: false): it lights nothing.")
-        elif light.seen_by != "everyone":
-            notes.append(
+            note = f"Light {light.id} is switched off (on: false): it lights nothing."
+        else:
+            note = (
                 f"Light {light.id} is private (seen_by: controllers): no observer controls a "
                 "scene light, so it lights nothing."
             )
+        silent.append((light.x, light.y, max(light.bright, light.dim) * ppu, note))
     for tok in geo.scene.tokens:
         if not has_private_light(tok) or (observer is not None and observer.id == tok.id):
             continue
         x0, y0, x1, y1 = geo.token_boxes[tok.id]
-        if reaches((x0 + x1) / 2, (y0 + y1) / 2, max(tok.light.bright, tok.light.dim)):
-            notes.append(
-                f"{tok.id} carries a private light (seen_by: controllers): it lights only for "
-                f"{tok.id}."
-            )
-    return tuple(notes)
+        note = (
+            f"{tok.id} carries a private light (seen_by: controllers): it lights only for {tok.id}."
+        )
+        silent.append(
+            ((x0 + x1) / 2, (y0 + y1) / 2, max(tok.light.bright, tok.light.dim) * ppu, note)
+        )
+    sets = [np.asarray(p, dtype=np.float64).reshape(-1, 2) for p in point_sets]
+    out: list[list[str]] = [[] for _ in sets]
+    if silent and sets:
+        pts = np.vstack(sets)
+        owner = np.repeat(np.arange(len(sets)), [len(p) for p in sets])
+        for x, y, outer, note in silent:
+            if outer <= 0:
+                continue
+            within = np.hypot(pts[:, 0] - x, pts[:, 1] - y) <= outer
+            for k in np.unique(owner[within]).tolist():
+                out[k].append(note)
+    return [tuple(notes) for notes in out]
 
 
 def has_private_light(token: Token) -> bool:
@@ -246,15 +290,14 @@ def light_at_points(
     pis: list[NDArray[np.intp]] = []
     lvls: list[NDArray[np.int64]] = []
     lo, hi = (pts.min(axis=0), pts.max(axis=0)) if k else (np.zeros(2), np.zeros(2))
-    for li, light in enumerate(sources):
+    if sources:  # lights with no radius, or far from every point, skipped at once
+        lx, ly, radius = light_table(sources)
+        reach_px = radius * ppu
+        near = (radius > 0) & (lo[0] - reach_px <= lx) & (lx <= hi[0] + reach_px)
+        near &= (lo[1] - reach_px <= ly) & (ly <= hi[1] + reach_px)
+    for li in np.flatnonzero(near).tolist() if sources else []:
+        light = sources[li]
         outer = max(light.bright, light.dim)
-        if outer <= 0:
-            continue
-        reach = outer * ppu
-        if not (
-            lo[0] - reach <= light.x <= hi[0] + reach and lo[1] - reach <= light.y <= hi[1] + reach
-        ):
-            continue
         dx = pts[:, 0] - light.x
         dy = pts[:, 1] - light.y
         # GEO-5a: the light's reach is measured in 3-D, to the nearest height of what it lights
@@ -271,12 +314,14 @@ def light_at_points(
         lis.append(np.full(len(idx), li, dtype=np.intp))
         pis.append(idx)
         lvls.append(np.where(bright, RANK["bright"], RANK["dim"]).astype(np.int64))
+    if lis and budget is not None:  # each ray's own work, before the rays are made
+        budget.afford(RAY_UNITS * sum(len(p) for p in pis))
     if lis:
         li_all, pi_all, lvl_all = np.concatenate(lis), np.concatenate(pis), np.concatenate(lvls)
         xy = np.array([(sources[i].x, sources[i].y) for i in range(len(sources))])[li_all]
         seg_arr = np.hstack([xy, pts[pi_all]])
         if budget is not None:
-            budget.afford(estimate_tests(geo.density, seg_arr))
+            budget.afford(estimate_tests(geo.density, seg_arr) + RAY_UNITS * len(seg_arr))
         # GEO-5/5a: a light is a band of no thickness at its elevation; the ray runs from it
         # to the lit span (or the point's elevation), and a wall blocks only where its height
         # range holds the whole band.
@@ -339,13 +384,15 @@ def token_sample_points(
     nx = min(MAX_LATTICE, max(1, math.ceil(token.width)) * 2 + 1)
     ny = min(MAX_LATTICE, max(1, math.ceil(token.height)) * 2 + 1)
     xs, ys = np.meshgrid(np.linspace(x0, x1, nx), np.linspace(y0, y1, ny))
-    pts = [np.column_stack([xs.ravel(), ys.ravel()])]
+    lattice = np.column_stack([xs.ravel(), ys.ravel()])
     ppu = geo.scene.grid.px_per_unit
-    for light in shining_lights(geo) if sources is None else sources:
-        near = (min(max(light.x, x0), x1), min(max(light.y, y0), y1))
-        if math.hypot(near[0] - light.x, near[1] - light.y) <= max(light.bright, light.dim) * ppu:
-            pts.append(np.array([near]))  # only lights that reach the space add a point
-    return np.vstack(pts)
+    lights = shining_lights(geo) if sources is None else sources
+    if not lights:
+        return lattice
+    lx, ly, outer = light_table(lights)
+    near = np.column_stack([np.clip(lx, x0, x1), np.clip(ly, y0, y1)])
+    reach = np.hypot(near[:, 0] - lx, near[:, 1] - ly) <= outer * ppu
+    return np.vstack([lattice, near[reach]])  # only lights that reach the space add a point
 
 
 def light_over_token(
@@ -453,7 +500,8 @@ def estimate_lighting_tests(
     within its reach (elevation 0, GEO-5a in 3-D; a cone's share of them), counted on a
     grid; the sample points of the tokens within its reach (their lattice, and one nearest
     point per light that reaches them, ``token_sample_points``); each of those rays costs
-    ``1 + walls x pieces`` tests (``trace.estimate_tests``), with the walls a piece meets
+    ``1 + RAY_UNITS + walls x pieces`` units (``trace.estimate_tests``, and the ray's own
+    work, ``budget.RAY_UNITS``), with the walls a piece meets
     averaged over the light's reach (``WallDensity``) and a ray two thirds of its reach
     long (the mean distance to a point spread over a disc).
 
@@ -511,7 +559,7 @@ def estimate_lighting_tests(
         rays += samples + near * mean_lights
     walls = _mean_walls(geo.density, lx, ly, outer * ppu)
     pieces = np.clip(2 / 3 * outer * ppu / QUERY_PIECE_PX + 0.5, 1, MAX_QUERY_PIECES)
-    return float((rays * (1 + walls * pieces)).sum())
+    return float((rays * (1 + RAY_UNITS + walls * pieces)).sum())
 
 
 def refuse_early(

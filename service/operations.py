@@ -51,6 +51,7 @@ from service.lighting import (
     refuse_early,
     shining_lights,
     silent_light_notes,
+    silent_notes_at,
     token_sample_points,
 )
 from service.line_of_effect import Endpoint, LineAnswer, line_between
@@ -295,9 +296,10 @@ def lighting(
     points = args["points"]
     refuse_early(geo, np.array(points, dtype=np.float64), tokens, budget)  # issue 16
     if points:
-        samples = light_at_points(geo, np.array(points, dtype=np.float64), budget)
-        for point, sample in zip(points, samples, strict=True):
-            notes = silent_light_notes(geo, np.array([point], dtype=np.float64))
+        xy = np.array(points, dtype=np.float64)
+        samples = light_at_points(geo, xy, budget)
+        each = silent_notes_at(geo, list(xy.reshape(-1, 1, 2)))  # once for all points
+        for point, sample, notes in zip(points, samples, each, strict=True):
             out.append({"point": point, "token": None, **sample.__dict__, **_notes(notes)})
     sources = shining_lights(geo) if tokens else []  # gathered once: it scans every token
     for tok in tokens:

@@ -43,6 +43,10 @@ CREATURE_TEST_UNITS = 0.05
 #: Budget units of one pair's own rule work (planning its lines, ruling on what they meet):
 #: about 100 line-wall tests' time (issue 16: a 200-token matrix is 39,800 pairs).
 PAIR_UNITS = 100
+#: Budget units of one light ray's own work beyond its line-wall tests (making it, its band,
+#: reading its answer): about 10 µs a ray with no wall near (500,000 rays of 50 lights over
+#: 10,000 points took 4.7 s), so about 10 line-wall tests' time.
+RAY_UNITS = 10
 
 
 def trace_units(lines: int, creatures: int, pairs: int) -> float:
