@@ -192,23 +192,11 @@ def _crossed(
         length = math.hypot(dx, dy)
         if length != length or length <= 2 * band:
             continue
-        if length / piece_px >= max_pieces:
-            k = max_pieces
-        else:
-            k = max(1, int(math.ceil(length / piece_px)))
-        kf = float(k)
+        k = kernel.pieces(length, piece_px, max_pieces)
         for q in range(k):
             if out[s]:
                 break
-            t0 = q / kf
-            sx, sy = x0 + dx * t0, y0 + dy * t0
-            if q == k - 1:
-                ex, ey = x1, y1
-            else:
-                t1 = (q + 1) / kf
-                ex, ey = x0 + dx * t1, y0 + dy * t1
-            lx, hx = min(sx, ex) - qtol, max(sx, ex) + qtol
-            ly, hy = min(sy, ey) - qtol, max(sy, ey) + qtol
+            lx, ly, hx, hy = kernel.piece_box(seg[s], q, k, qtol)
             ix0, ix1 = kernel._cell(lx, gx0, cell, nx), kernel._cell(hx, gx0, cell, nx)
             iy0, iy1 = kernel._cell(ly, gy0, cell, ny), kernel._cell(hy, gy0, cell, ny)
             for iy in range(iy0, iy1 + 1):

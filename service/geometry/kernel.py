@@ -69,6 +69,35 @@ def _sign(v: float, band: float) -> int:  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def pieces(length: float, piece_px: float, max_pieces: int) -> int:  # pragma: no cover
+    """How many pieces of about ``piece_px`` a segment of ``length`` px is looked up in."""
+    if length / piece_px >= max_pieces:
+        return max_pieces
+    return max(1, int(math.ceil(length / piece_px)))
+
+
+@njit(cache=True, nogil=True)
+def piece_box(
+    seg: NDArray[np.float64], q: int, k: int, qtol: float
+) -> tuple[float, float, float, float]:  # pragma: no cover - compiled
+    """The box (min x, min y, max x, max y, px) of piece ``q`` of ``k`` of ``seg``.
+
+    Grown by ``qtol``; the last piece ends exactly at the segment's end.
+    """
+    x0, y0, x1, y1 = seg[0], seg[1], seg[2], seg[3]
+    dx, dy = x1 - x0, y1 - y0
+    kf = float(k)
+    t0 = q / kf
+    sx, sy = x0 + dx * t0, y0 + dy * t0
+    if q == k - 1:
+        ex, ey = x1, y1
+    else:
+        t1 = (q + 1) / kf
+        ex, ey = x0 + dx * t1, y0 + dy * t1
+    return min(sx, ex) - qtol, min(sy, ey) - qtol, max(sx, ex) + qtol, max(sy, ey) + qtol
+
+
+@njit(cache=True, nogil=True)
 def append_pair(
     first: NDArray[np.int64], second: NDArray[np.int64], kept: int, u: int, v: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover - compiled
@@ -139,21 +168,9 @@ def _search(
         length = math.hypot(dx, dy)
         if length != length:
             continue  # NaN: no box to look up
-        if length / piece_px >= max_pieces:
-            k = max_pieces
-        else:
-            k = max(1, int(math.ceil(length / piece_px)))
-        kf = float(k)
+        k = pieces(length, piece_px, max_pieces)
         for q in range(k):
-            t0 = q / kf
-            sx, sy = x0 + dx * t0, y0 + dy * t0
-            if q == k - 1:
-                ex, ey = x1, y1
-            else:
-                t1 = (q + 1) / kf
-                ex, ey = x0 + dx * t1, y0 + dy * t1
-            lx, hx = min(sx, ex) - qtol, max(sx, ex) + qtol
-            ly, hy = min(sy, ey) - qtol, max(sy, ey) + qtol
+            lx, ly, hx, hy = piece_box(seg[s], q, k, qtol)
             ix0, ix1 = _cell(lx, gx0, cell, nx), _cell(hx, gx0, cell, nx)
             iy0, iy1 = _cell(ly, gy0, cell, ny), _cell(hy, gy0, cell, ny)
             for iy in range(iy0, iy1 + 1):
