@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
-from service.engine.walls import FloatArray, WallIndex
+from service.engine.walls import FloatArray, WallGrid, WallIndex, build_grid
 
 #: Dead band (px) of the kernel's filter: wider than the exact tests' ``ON_LINE_TOL_PX``,
 #: so float differences between compiled and numpy arithmetic cannot drop a pair that the
@@ -250,53 +250,102 @@ def search(
 
 
 @njit(cache=True, nogil=True)
+def _slab_keep(
+    x0: float,
+    y0: float,
+    x1: float,
+    y1: float,
+    box: NDArray[np.float64],
+    ex: NDArray[np.float64],
+    band: float,
+    tol: float,
+) -> bool:  # pragma: no cover - compiled
+    """``trace._slab`` with a dead band, or a corner of ``box`` near an exact point ``ex``.
+
+    ``ex`` holds the segment's exact corner points ``x0, y0, x1, y1`` (empty: none).
+    """
+    bx0, by0, bx1, by1 = box[0], box[1], box[2], box[3]
+    dx, dy = x1 - x0, y1 - y0
+    slack = band / max(math.hypot(dx, dy), band)  # the dead band, as a parameter
+    keep = True
+    t_enter, t_exit = 0.0, 1.0
+    if dx == 0.0:
+        keep = bx0 - band < x0 < bx1 + band
+    else:
+        t1, t2 = (bx0 - x0) / dx, (bx1 - x0) / dx
+        t_enter, t_exit = max(t_enter, min(t1, t2)), min(t_exit, max(t1, t2))
+    if keep and dy == 0.0:
+        keep = by0 - band < y0 < by1 + band
+    elif keep:
+        t1, t2 = (by0 - y0) / dy, (by1 - y0) / dy
+        t_enter, t_exit = max(t_enter, min(t1, t2)), min(t_exit, max(t1, t2))
+    if keep and t_exit - t_enter > -slack:
+        return True
+    for c in range(0, ex.shape[0], 2):  # GEO-6: a space with a corner on an exact point
+        px, py = ex[c], ex[c + 1]
+        near_x = abs(bx0 - px) <= tol or abs(bx1 - px) <= tol
+        if near_x and (abs(by0 - py) <= tol or abs(by1 - py) <= tol):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _creature_pairs(
     seg: NDArray[np.float64],
-    boxes: NDArray[np.float64],
     exact: NDArray[np.float64],
+    gx0: float,
+    gy0: float,
+    cell: float,
+    nx: int,
+    ny: int,
+    start: NDArray[np.int64],
+    cboxes: NDArray[np.int64],
+    boxes: NDArray[np.float64],
     band: float,
     tol: float,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover - compiled
     m, k = seg.shape[0], boxes.shape[0]
     with_exact = exact.shape[0] == m
+    no_exact = np.empty(0, dtype=np.float64)
+    stamp = np.full(k, -1, dtype=np.int64)
     cap = max(16, m)
     rows = np.empty(cap, dtype=np.int64)
     cols = np.empty(cap, dtype=np.int64)
     kept = 0
+    grow = 4.0 * band + tol  # a kept space meets the segment's box grown by the dead band
     for i in range(m):
         x0, y0, x1, y1 = seg[i, 0], seg[i, 1], seg[i, 2], seg[i, 3]
-        dx, dy = x1 - x0, y1 - y0
-        slack = band / max(math.hypot(dx, dy), band)  # the dead band, as a parameter
-        for j in range(k):
-            bx0, by0, bx1, by1 = boxes[j, 0], boxes[j, 1], boxes[j, 2], boxes[j, 3]
-            # trace._slab with a dead band: every pair it can keep is kept here.
-            keep = True
-            t_enter, t_exit = 0.0, 1.0
-            if dx == 0.0:
-                keep = bx0 - band < x0 < bx1 + band
+        ex = exact[i] if with_exact else no_exact
+        length = math.hypot(x1 - x0, y1 - y0)
+        k_pieces = 0 if length != length else pieces(length, cell, 1 << 20)
+        # Cells met by the segment's pieces (about a cell long), then by the tol-squares
+        # around its exact corner points.
+        for q in range(k_pieces + ex.shape[0] // 2):
+            if q < k_pieces:
+                lx, ly, hx, hy = piece_box(seg[i], q, k_pieces, grow)
             else:
-                t1, t2 = (bx0 - x0) / dx, (bx1 - x0) / dx
-                t_enter, t_exit = max(t_enter, min(t1, t2)), min(t_exit, max(t1, t2))
-            if keep and dy == 0.0:
-                keep = by0 - band < y0 < by1 + band
-            elif keep:
-                t1, t2 = (by0 - y0) / dy, (by1 - y0) / dy
-                t_enter, t_exit = max(t_enter, min(t1, t2)), min(t_exit, max(t1, t2))
-            keep = keep and t_exit - t_enter > -slack
-            if not keep and with_exact:  # GEO-6: a space with a corner on an exact point
-                for c in (0, 2):
-                    px, py = exact[i, c], exact[i, c + 1]
-                    near_x = abs(bx0 - px) <= tol or abs(bx1 - px) <= tol
-                    if near_x and (abs(by0 - py) <= tol or abs(by1 - py) <= tol):
-                        keep = True
-            if keep:
-                rows, cols = append_pair(rows, cols, kept, i, j)
-                kept += 1
+                c = 2 * (q - k_pieces)
+                lx, ly, hx, hy = ex[c] - tol, ex[c + 1] - tol, ex[c] + tol, ex[c + 1] + tol
+                if not (lx == lx and ly == ly):
+                    continue
+            ix0, ix1 = _cell(lx, gx0, cell, nx), _cell(hx, gx0, cell, nx)
+            iy0, iy1 = _cell(ly, gy0, cell, ny), _cell(hy, gy0, cell, ny)
+            for iy in range(iy0, iy1 + 1):
+                for ix in range(ix0, ix1 + 1):
+                    cid = iy * nx + ix
+                    for jj in range(start[cid], start[cid + 1]):
+                        j = cboxes[jj]
+                        if stamp[j] == i:
+                            continue
+                        stamp[j] = i
+                        if _slab_keep(x0, y0, x1, y1, boxes[j], ex, band, tol):
+                            rows, cols = append_pair(rows, cols, kept, i, j)
+                            kept += 1
     return rows[:kept], cols[:kept]
 
 
 def creature_pairs(
-    seg: FloatArray, boxes: FloatArray, exact: FloatArray | None
+    seg: FloatArray, boxes: FloatArray, exact: FloatArray | None, grid: WallGrid | None = None
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """(segment, creature space) pairs that the exact tests of ``trace`` must decide.
 
@@ -308,22 +357,35 @@ def creature_pairs(
         Creature spaces ``x0, y0, x1, y1`` in px.
     exact : ndarray of shape (m, 4) or None
         The segments' exact corner points (GEO-6): a space with a corner on one is kept too.
+    grid : WallGrid, optional
+        ``build_grid(boxes)``, when the caller keeps one for many calls.
 
     Returns
     -------
     rows, cols : ndarray of int
-        Row-major pairs. The compiled loop keeps the pairs whose segment crosses the space
-        by a loosened slab test (dead band ``TOUCH_TOL_PX``) or whose space has a corner near
-        an exact point, a superset of the pairs the exact tests find; the numpy path
-        (``SIGHTLINE_KERNEL=numpy``) returns every pair.
+        The pairs, by segment (any order within a segment). The compiled loop looks up the
+        spaces in a uniform grid (``walls.build_grid`` over the boxes) along each segment's
+        pieces and around its exact points, and keeps those that a loosened slab test
+        (dead band ``TOUCH_TOL_PX``) says it crosses or that have a corner near an exact
+        point: a superset of the pairs the exact tests find, in O(m x spaces near each
+        segment). The numpy path (``SIGHTLINE_KERNEL=numpy``) returns every pair.
     """
-    if kernel_enabled():
+    if kernel_enabled() and len(boxes):
+        boxes = np.ascontiguousarray(boxes, dtype=np.float64)
+        grid = grid if grid is not None else build_grid(boxes)
         rows, cols = _creature_pairs(
             np.ascontiguousarray(seg, dtype=np.float64),
-            np.ascontiguousarray(boxes, dtype=np.float64),
             np.ascontiguousarray(
                 exact if exact is not None else np.empty((0, 4)), dtype=np.float64
             ),
+            grid.x0,
+            grid.y0,
+            grid.cell,
+            grid.nx,
+            grid.ny,
+            grid.start,
+            grid.walls,
+            boxes,
             TOUCH_TOL_PX,
             2 * QUERY_TOL_PX,
         )

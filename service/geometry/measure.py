@@ -478,16 +478,19 @@ def _trace_lines(
     spans = None
     ids: list[str] = []
     cmask = None
+    cmask_rows: NDArray[np.intp] | None = None
     if spec.creatures and tokens:
         ids = [t.id for t in tokens]
         boxes = np.array([built.token_boxes[t] for t in ids], dtype=np.float64)
         spans = np.array([built.span(t) for t in tokens], dtype=np.float64)
-        cmask = np.ones((n, len(ids)), dtype=bool)
+        # One row of the creature mask per question (its lines read it: ``cmask_rows``).
+        cmask = np.ones((len(questions), len(ids)), dtype=bool)
         col = {tid: k for k, tid in enumerate(ids)}
         for r, q in enumerate(questions):
             cols = [col[t] for t in q.excluded if t in col]
             if cols:
-                cmask[rows[r] : rows[r + 1], cols] = False
+                cmask[r, cols] = False
+        cmask_rows = np.repeat(np.arange(len(questions)), np.diff(rows))
     wall_blocked = np.zeros(n, dtype=bool)
     creature_blocked = np.zeros(n, dtype=bool)
     full_blocked = np.zeros(n, dtype=bool)
@@ -517,7 +520,8 @@ def _trace_lines(
             elevations=elev[sel],
             creature_boxes=boxes,
             creature_ids=ids,
-            creature_mask=None if cmask is None else cmask[sel],
+            creature_mask=cmask,
+            creature_mask_rows=None if cmask_rows is None else cmask_rows[sel],
             creature_spans=spans,
             wall_mask=mask,
             low_obstacles=questions[members[0]].low_obstacles,

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from service.engine.budget import WorkBudget
 from service.engine.density import WallDensity
 from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
-from service.engine.walls import FloatArray, WallIndex, index_walls
+from service.engine.walls import FloatArray, WallGrid, WallIndex, build_grid, index_walls
 from service.geometry import kernel
 from service.geometry.bands import as_bands, band_at, meets, overlaps_between
 from service.geometry.junctions import (
@@ -117,6 +117,7 @@ def trace(
     creature_boxes: FloatArray | None = None,
     creature_ids: Sequence[str] = (),
     creature_mask: NDArray[np.bool_] | None = None,
+    creature_mask_rows: NDArray[np.intp] | None = None,
     creature_spans: FloatArray | None = None,
     wall_mask: NDArray[np.bool_] | None = None,
     low_obstacles: bool | NDArray[np.bool_] = True,
@@ -153,6 +154,9 @@ def trace(
     creature_ids : sequence of str, length k
     creature_mask : ndarray of shape (m, k), bool, optional
         Which creatures count for which segment (e.g. not the attacker and target).
+    creature_mask_rows : ndarray of shape (m,), int, optional
+        With it, ``creature_mask`` has shape (g, k) and segment i reads its row
+        ``creature_mask_rows[i]`` (one row per pair, not per line).
     creature_spans : ndarray of shape (k, 2), optional
         Each creature's vertical extent ``[bottom, top)`` in grid units (GEO-5a); with
         ``elevations``, a creature blocks only where it overlaps the band inside its space
@@ -276,20 +280,24 @@ def trace(
         spans = None
         if creature_spans is not None and bands is not None:
             spans = np.asarray(creature_spans, dtype=np.float64).reshape(-1, 2)
+        grid = build_grid(boxes) if kernel_enabled() else None
         step = max(1, CHUNK_CELLS // len(boxes))
-        for lo in range(0, m, step):  # bounded memory: (step, k) arrays at a time
-            hits = _creature_hits(
+        for lo in range(0, m, step):  # bounded memory: at most (step, k) pairs at a time
+            rows, cols = _creature_hits(
                 seg[lo : lo + step],
                 boxes,
                 None if bands is None else bands[lo : lo + step],
                 spans,
                 None if exact is None else exact[lo : lo + step],
+                grid,
             )
             if creature_mask is not None:
-                hits &= creature_mask[lo : lo + step]
-            creature_blocked[lo : lo + step] = hits.any(axis=1)
+                at = lo + rows if creature_mask_rows is None else creature_mask_rows[lo + rows]
+                keep = creature_mask[at, cols]
+                rows, cols = rows[keep], cols[keep]
+            creature_blocked[lo + rows] = True
             if with_blockers:
-                for i, j in zip(*np.nonzero(hits), strict=True):
+                for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
                     creature_blockers[lo + i].append(creature_ids[j])
     return TraceResult(
         seg,
@@ -308,19 +316,22 @@ def _creature_hits(
     bands: FloatArray | None,
     spans: FloatArray | None,
     exact: FloatArray | None,
-) -> NDArray[np.bool_]:
-    """Which of segments (m, 4) pass through which creature spaces (k, 4), shape (m, k).
+    grid: WallGrid | None = None,
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Which of segments (m, 4) pass through which creature spaces (k, 4), as pairs.
 
     GEO-7 with GEO-5a: where ``spans`` (k, 2) are given, only where the creature's vertical
     extent overlaps the segment's band (m, 4) inside the space. GEO-6: a space with a corner
     on a segment's exact corner point (``exact`` (m, 4)) is tested on the exact segment.
+    ``grid``: ``build_grid(boxes)`` for the kernel's look-up (built here when not given).
+
+    Returns
+    -------
+    rows, cols : ndarray of int
+        (segment, space) pairs that cross, sorted by segment then space.
     """
-    m, k = len(seg), len(boxes)
-    hits = np.zeros((m, k), dtype=bool)
-    if not hits.size:
-        return hits
     # The kernel leaves out pairs that cannot cross; each is tested on its own segment.
-    rows, cols = kernel.creature_pairs(seg, boxes, exact)
+    rows, cols = kernel.creature_pairs(seg, boxes, exact, grid)
     pairs = seg[rows]
     if exact is not None and len(rows):
         on = _box_corner_on(boxes[cols], exact[rows, 0:2])
@@ -329,8 +340,9 @@ def _creature_hits(
     crossed, t_in, t_out = _slab(pairs, boxes[cols])
     if spans is not None and bands is not None:
         crossed &= overlaps_between(bands[rows], t_in, t_out, spans[cols, 0], spans[cols, 1])
-    hits[rows[crossed], cols[crossed]] = True
-    return hits
+    rows, cols = rows[crossed], cols[crossed]
+    order = np.lexsort((cols, rows))
+    return rows[order], cols[order]
 
 
 def _box_corner_on(boxes: FloatArray, points: FloatArray) -> NDArray[np.bool_]:

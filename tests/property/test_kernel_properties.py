@@ -219,7 +219,7 @@ def creature_boxes(draw: st.DrawFn) -> tuple[float, float, float, float]:
 @settings(max_examples=300, deadline=None)
 @given(
     segs=st.lists(quad, min_size=1, max_size=12),
-    boxes=st.lists(creature_boxes(), min_size=1, max_size=8),
+    boxes=st.lists(creature_boxes(), min_size=1, max_size=30),
     exact=st.booleans(),
     bands=st.booleans(),
     data=st.data(),
@@ -245,5 +245,6 @@ def test_creature_hits_equal_on_both_paths(segs, boxes, exact, bands, data):
     got = []
     for mode in ("numpy", "kernel"):
         with kernel_mode(mode):
-            got.append(_creature_hits(seg, box, band, spans, ex).tolist())
+            rows, cols = _creature_hits(seg, box, band, spans, ex)
+            got.append(list(zip(rows.tolist(), cols.tolist(), strict=True)))
     assert got[0] == got[1]

@@ -199,7 +199,9 @@ class Dnd5e:
         method = METHODS[options.get("cover_method") or "paired-corners"]
         if detail or method.sealed_total:
             return Measure("move", full_walls=True, exact=("move",), blockers=detail)
-        return Measure("move", full_walls=True, exact=("move",), exact_when="corner-cleared")
+        return Measure(
+            "move", full_walls=True, exact=("move",), exact_when="corner-cleared", blockers=False
+        )
 
     def cover_asks(
         self,
