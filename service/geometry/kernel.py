@@ -137,6 +137,40 @@ def _keep(
 
 
 @njit(cache=True, nogil=True)
+def _strict(
+    x0: float, y0: float, x1: float, y1: float, c: NDArray[np.float64], band: float
+) -> bool:  # pragma: no cover - compiled
+    """Whether the wall ``c`` properly crosses the segment with every end beyond ``band``.
+
+    Then the exact tests find the same proper crossing (their tolerance is smaller).
+    """
+    dx, dy = x1 - x0, y1 - y0
+    ax, ay, bx, by = c[0], c[1], c[2], c[3]
+    ex, ey = bx - ax, by - ay
+    len_d = math.hypot(dx, dy)
+    len_e = math.hypot(ex, ey)
+    if len_d <= 2 * band or len_e <= 2 * band:
+        return False
+    s_a = _sign((dx * (ay - y0) - dy * (ax - x0)) / len_d, band)
+    s_b = _sign((dx * (by - y0) - dy * (bx - x0)) / len_d, band)
+    if s_a * s_b >= 0:
+        return False
+    s_p = _sign((ex * (y0 - ay) - ey * (x0 - ax)) / len_e, band)
+    s_q = _sign((ex * (y1 - ay) - ey * (x1 - ax)) / len_e, band)
+    return s_p * s_q < 0
+
+
+@njit(cache=True, nogil=True)
+def _near_end(c: NDArray[np.float64], ex: NDArray[np.float64], tol: float) -> bool:
+    """Whether an end of wall ``c`` lies within ``tol`` of an exact corner point ``ex``."""  # noqa: D401
+    for e in range(0, ex.shape[0], 2):
+        for w in range(0, 4, 2):
+            if abs(c[w] - ex[e]) <= tol and abs(c[w + 1] - ex[e + 1]) <= tol:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _search(
     seg: NDArray[np.float64],
     gx0: float,
@@ -154,12 +188,21 @@ def _search(
     qtol: float,
     band: float,
     keep_all: bool,
-) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:  # pragma: no cover - compiled
+    plain: NDArray[np.bool_],
+    exact: NDArray[np.float64],
+    ctol: float,
+) -> tuple[
+    NDArray[np.int64], NDArray[np.int64], int, NDArray[np.bool_]
+]:  # pragma: no cover - compiled
     m = seg.shape[0]
     stamp = np.full(boxes.shape[0], -1, dtype=np.int64)
     cap = max(1024, 4 * m)
     out_s = np.empty(cap, dtype=np.int64)
     out_w = np.empty(cap, dtype=np.int64)
+    sure = np.zeros(m, dtype=np.bool_)
+    shortcut = plain.shape[0] == boxes.shape[0]
+    with_exact = exact.shape[0] == m
+    no_exact = np.empty(0, dtype=np.float64)
     count = 0
     kept = 0
     for s in range(m):
@@ -168,6 +211,10 @@ def _search(
         length = math.hypot(dx, dy)
         if length != length:
             continue  # NaN: no box to look up
+        ex = exact[s] if with_exact else no_exact
+        first = kept  # this segment's pairs start here
+        crossed = False  # a plain wall crosses it beyond the dead band
+        corner = False  # a candidate has an end on an exact corner point (GEO-6)
         k = pieces(length, piece_px, max_pieces)
         for q in range(k):
             lx, ly, hx, hy = piece_box(seg[s], q, k, qtol)
@@ -191,9 +238,19 @@ def _search(
                                 continue
                             if not _keep(x0, y0, x1, y1, coords[w], band):
                                 continue
+                            if shortcut:
+                                if not corner and _near_end(coords[w], ex, ctol):
+                                    corner = True
+                                if not crossed and plain[w]:
+                                    crossed = _strict(x0, y0, x1, y1, coords[w], band)
+                                if crossed and not corner and not with_exact:
+                                    continue  # blocked for good: its pairs are dropped
                         out_s, out_w = append_pair(out_s, out_w, kept, s, w)
                         kept += 1
-    return out_s[:kept], out_w[:kept], count
+        if crossed and not corner:
+            sure[s] = True  # blocked whatever else it meets: drop its pairs
+            kept = first
+    return out_s[:kept], out_w[:kept], count, sure
 
 
 def search(
@@ -203,7 +260,9 @@ def search(
     piece_px: float,
     max_pieces: int,
     keep_all: bool = False,
-) -> tuple[NDArray[np.intp], NDArray[np.intp], int]:
+    plain: NDArray[np.bool_] | None = None,
+    corners: FloatArray | None = None,
+) -> tuple[NDArray[np.intp], NDArray[np.intp], int, NDArray[np.bool_]]:
     """Candidate pairs that can matter, and how many candidate pairs there were.
 
     Parameters
@@ -218,6 +277,14 @@ def search(
         ``trace.QUERY_PIECE_PX`` and ``trace.MAX_QUERY_PIECES``.
     keep_all : bool
         Return every candidate pair (``eligible`` and the crossing filter unused).
+    plain : ndarray of shape (n,), bool, optional
+        Walls that block any segment they properly cross, whatever else it meets: eligible,
+        ``normal`` for the sense, both ways, as tall as any band (the caller decides; for
+        bulk tracing without blocker lists). A segment such a wall crosses beyond the dead
+        band is ``sure``, unless a candidate wall has an end on one of its ``corners``
+        (GEO-6's corner sentence may judge that wall again); its pairs are not returned.
+    corners : ndarray of shape (m, 4), optional
+        The segments' exact corner points (GEO-6), with ``plain``.
 
     Returns
     -------
@@ -226,9 +293,11 @@ def search(
         (every candidate pair with ``keep_all``).
     count : int
         Every candidate pair (the pairs of ``trace.candidate_pairs``), eligible or not.
+    sure : ndarray of shape (m,), bool
+        Segments blocked for good by a plain wall (all ``False`` without ``plain``).
     """
     grid = index.wall_grid()
-    si, wi, count = _search(
+    si, wi, count, sure = _search(
         np.ascontiguousarray(seg, dtype=np.float64),
         grid.x0,
         grid.y0,
@@ -245,8 +314,13 @@ def search(
         QUERY_TOL_PX,
         TOUCH_TOL_PX,
         keep_all,
+        np.ascontiguousarray(plain if plain is not None else np.empty(0), dtype=np.bool_),
+        np.ascontiguousarray(
+            corners if corners is not None else np.empty((0, 4)), dtype=np.float64
+        ),
+        4 * QUERY_TOL_PX,
     )
-    return si.astype(np.intp), wi.astype(np.intp), int(count)
+    return si.astype(np.intp), wi.astype(np.intp), int(count), sure
 
 
 @njit(cache=True, nogil=True)

@@ -540,21 +540,27 @@ def _trace_lines(
                 creature_blockers[i] = traced.creature_blockers[k]
                 low_blockers[i] = traced.low_blockers[k]
         if second:
+            # Blocking only grows with the walls that count (GEO-1..6: a crossing, a
+            # junction's sides, limited crossings), so a line that the walls with low
+            # obstacles did not block is not blocked by the full walls alone, and any line
+            # that pass's corner sentence clears was cleared by the first pass too: only the
+            # blocked lines are traced again.
+            again = sel[traced.wall_blocked]
             full = trace(
                 built.walls,
-                all_segs[sel],
+                all_segs[again],
                 spec.sense,
-                elevations=elev[sel],
+                elevations=elev[again],
                 wall_mask=_and(mask, tall),
                 low_obstacles=False,
-                corners=None if corners is None else corners[sel],
+                corners=None if corners is None else corners[again],
                 edge_blocks=spec.edge_blocks,
                 with_blockers=False,
                 budget=budget,
             )
-            full_blocked[sel] = full.wall_blocked
+            full_blocked[again] = full.wall_blocked
             if full.corner_cleared is not None:
-                corner_cleared[sel] |= full.corner_cleared
+                corner_cleared[again] |= full.corner_cleared
         else:
             full_blocked[sel] = traced.wall_blocked
     return [

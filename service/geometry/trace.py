@@ -409,7 +409,7 @@ def candidate_pairs(index: WallIndex, seg: FloatArray) -> tuple[NDArray[np.intp]
     """
     if kernel_enabled() and index.size and len(seg):
         everything = np.ones(index.size, dtype=bool)
-        si, wi, _ = kernel.search(index, seg, everything, QUERY_PIECE_PX, MAX_QUERY_PIECES, True)
+        si, wi, _, _ = kernel.search(index, seg, everything, QUERY_PIECE_PX, MAX_QUERY_PIECES, True)
         order = np.lexsort((wi, si))
         return si[order], wi[order]
     m = len(seg)
@@ -455,13 +455,31 @@ def _trace_walls(
     reference path runs the exact tests on every candidate. Both end in ``_exact_walls``.
     """
     restriction = index.restriction[sense]
+    heights = heights or _Heights()
     if kernel_enabled():
         eligible = restriction > 0
         if wall_mask is not None:
             eligible &= wall_mask
-        si, wi, count = kernel.search(index, seg, eligible, QUERY_PIECE_PX, MAX_QUERY_PIECES)
+        plain = None
+        if wall_blockers is None and heights.only is None and heights.inward is None:
+            # Bulk tracing: a line that a plain wall properly crosses is blocked whatever
+            # else it meets (junctions and limited walls only add blocks, GEO-4, GEO-6), so
+            # the kernel settles it without the exact tests.
+            plain = eligible & (restriction == 2) & (index.direction == 0)
+            if elevations is not None:
+                plain &= np.isneginf(index.bottom) & np.isposinf(index.top)
+        si, wi, count, sure = kernel.search(
+            index,
+            seg,
+            eligible,
+            QUERY_PIECE_PX,
+            MAX_QUERY_PIECES,
+            plain=plain,
+            corners=heights.corners if heights.corner_comp is not None else None,
+        )
         if budget is not None:
             budget.spend(count)
+        wall_blocked |= sure
         code = restriction[wi]
     else:
         si, wi = candidate_pairs(index, seg)
@@ -486,7 +504,7 @@ def _trace_walls(
         si,
         wi,
         code,
-        heights or _Heights(),
+        heights,
     )
 
 

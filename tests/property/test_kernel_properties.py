@@ -248,3 +248,106 @@ def test_creature_hits_equal_on_both_paths(segs, boxes, exact, bands, data):
             rows, cols = _creature_hits(seg, box, band, spans, ex)
             got.append(list(zip(rows.tolist(), cols.tolist(), strict=True)))
     assert got[0] == got[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    scene=scenes(),
+    segs=st.lists(quad, min_size=1, max_size=12),
+    bands=st.tuples(
+        st.integers(-12, 12), st.integers(-12, 12), st.integers(0, 10), st.integers(0, 10)
+    ),
+    inset=st.sampled_from([0.0, 0.5, 7.0]),
+    edge_blocks=st.booleans(),
+    data=st.data(),
+)
+def test_fewer_walls_never_block_more(scene, segs, bands, inset, edge_blocks, data):
+    """GEO-1..6 with GEO-5a: tracing with a subset of the walls and low obstacles set aside
+    blocks no line that all walls with low obstacles left clear, and its corner sentence
+    clears no such line that the first trace did not clear (what lets ``measure`` trace
+    again only the blocked lines for the full walls, issue 20)."""
+    index = build_wall_index(SceneSchema().load(scene))
+    seg = np.array(segs, dtype=np.float64)
+    b0, b1, h0, h1 = bands
+    kw: dict[str, Any] = {
+        "elevations": np.tile(np.array([b0, b1, b0 + h0, b1 + h1], float), (len(seg), 1)),
+        "edge_blocks": edge_blocks,
+    }
+    if inset:
+        direction = seg[:, 2:4] - seg[:, 0:2]
+        unit = direction / np.maximum(np.hypot(*direction.T), 1e-9)[:, None]
+        kw["corners"] = np.hstack([seg[:, 0:2] - unit * inset, seg[:, 2:4] + unit * inset])
+    tall = np.array(
+        data.draw(st.lists(st.booleans(), min_size=index.size, max_size=index.size)), dtype=bool
+    )
+    first = trace(index, seg, low_obstacles=True, **kw)
+    full = trace(index, seg, low_obstacles=False, wall_mask=tall, **kw)
+    clear = ~first.wall_blocked
+    assert not (full.wall_blocked & clear).any()
+    if full.corner_cleared is not None:
+        before = first.corner_cleared if first.corner_cleared is not None else np.zeros(len(seg))
+        assert not (full.corner_cleared & clear & ~before.astype(bool)).any()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    scene=scenes(),
+    segs=st.lists(quad, min_size=1, max_size=12),
+    sense=st.sampled_from(["move", "sight", "light", "sound"]),
+    bands=st.one_of(
+        st.none(),
+        st.tuples(
+            st.integers(-12, 12), st.integers(-12, 12), st.integers(0, 10), st.integers(0, 10)
+        ),
+    ),
+    low=st.booleans(),
+    inset=st.sampled_from([0.0, 0.5, 7.0]),
+    edge_blocks=st.booleans(),
+    data=st.data(),
+)
+def test_bulk_kernel_equals_numpy(scene, segs, sense, bands, low, inset, edge_blocks, data):
+    """Bulk tracing (no blocker lists): the kernel settles lines that a plain wall crosses
+    without the exact tests, and still blocks, and clears by GEO-6's corner sentence, exactly
+    the lines the numpy reference path does (GEO-1..6, GEO-5a; issue 20)."""
+    index = build_wall_index(SceneSchema().load(scene))
+    seg = np.array(segs, dtype=np.float64)
+    kw: dict[str, Any] = {"low_obstacles": low, "edge_blocks": edge_blocks, "with_blockers": False}
+    if bands is not None:
+        b0, b1, h0, h1 = bands
+        kw["elevations"] = np.tile(np.array([b0, b1, b0 + h0, b1 + h1], float), (len(seg), 1))
+    if inset:  # exact corners `inset` px from the segment's ends, diagonally as on squares
+        signs = st.sampled_from([-1.0, 1.0])
+        offsets = [[data.draw(signs) * inset for _ in range(4)] for _ in segs]
+        kw["corners"] = seg + np.array(offsets)
+    out = []
+    for mode in ("numpy", "kernel"):
+        with kernel_mode(mode):
+            got = trace(index, seg, sense, **kw)
+            cleared = got.corner_cleared
+            out.append((got.wall_blocked.tolist(), None if cleared is None else cleared.tolist()))
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize(
+    ("wall", "inset_line", "cleared"),
+    [
+        # The wall leaves the exact corner (0, 0) and crosses the inset line beyond the dead
+        # band: GEO-6 judges it on the exact corner line, which it only touches at its start.
+        ([0, 0, 100, 10], [0.5, 0.5, 299.5, 0.5], True),
+        ([0, 0, 100, -10], [0.5, -0.5, 299.5, -0.5], True),
+        # On the other side it never meets the inset line.
+        ([0, 0, 100, 10], [0.5, -0.5, 299.5, -0.5], False),
+    ],
+)
+def test_bulk_shortcut_leaves_corner_walls_to_geo6(wall, inset_line, cleared):
+    """GEO-6: a plain wall that properly crosses a bulk-traced line but ends on its exact
+    corner is judged on the exact corner line (cleared there), not settled as blocked by the
+    kernel's shortcut; both paths agree."""
+    scene = {"grid": {"size": 100, "distance": 5}, "walls": [{"id": "w", "c": wall}]}
+    index = build_wall_index(SceneSchema().load(scene))
+    seg, exact = np.array([inset_line], float), np.array([[0.0, 0.0, 300.0, 0.0]])
+    for mode in ("numpy", "kernel"):
+        with kernel_mode(mode):
+            got = trace(index, seg, corners=exact, with_blockers=False)
+            assert got.wall_blocked.tolist() == [False]
+            assert (got.corner_cleared is not None and bool(got.corner_cleared[0])) == cleared
