@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -308,6 +308,136 @@ class Measured:
         return tuple(out)
 
 
+class MeasuredBatch(Sequence[Measured]):
+    """What ``measure`` found for every question, as arrays over all their lines.
+
+    A sequence of ``Measured`` (made on first access, one per question) that also offers
+    the arrays themselves, so a ruleset can rule on every pair at once (a matrix) without a
+    ``Measured`` per pair.
+
+    Attributes
+    ----------
+    rows : ndarray of shape (q + 1,), int
+        Question r's lines are ``rows[r]:rows[r + 1]`` of the arrays below.
+    segments : ndarray of shape (n, 4)
+        px.
+    wall_blocked, full_blocked, creature_blocked, corner_cleared : ndarray of shape (n,)
+        As in ``Measured`` (lines of questions not traced read clear).
+    exact : dict of str to dict of int to LineOfEffect
+        Per sense of ``Measure.exact``, the exact lines measured, by question.
+    """
+
+    def __init__(
+        self,
+        rows: NDArray[np.intp],
+        segments: FloatArray,
+        blocked: tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]],
+        blockers: tuple[list[list[int]], list[list[str]], list[list[int]]],
+        bands: Sequence[tuple[float, ...]],
+        traced: NDArray[np.bool_],
+    ) -> None:
+        self.rows = rows
+        self.segments = segments
+        self.wall_blocked, self.full_blocked, self.creature_blocked, self.corner_cleared = blocked
+        self._blockers = blockers
+        self._bands = bands
+        self._traced = traced
+        self.exact: dict[str, dict[int, LineOfEffect]] = {}
+        self._made: dict[int, Measured] = {}
+
+    def __len__(self) -> int:
+        return len(self.rows) - 1
+
+    @overload
+    def __getitem__(self, r: int) -> Measured: ...
+
+    @overload
+    def __getitem__(self, r: slice) -> list[Measured]: ...
+
+    def __getitem__(self, r: int | slice) -> Measured | list[Measured]:
+        if isinstance(r, slice):
+            return [self[i] for i in range(len(self))[r]]
+        if r < 0:
+            r += len(self)
+        if not 0 <= r < len(self):
+            raise IndexError(r)
+        found = self._made.get(r)
+        if found is None:
+            lo, hi = int(self.rows[r]), int(self.rows[r + 1])
+            walls, creatures, low = self._blockers
+            found = Measured(
+                self.segments[lo:hi],
+                self.wall_blocked[lo:hi],
+                self.full_blocked[lo:hi],
+                self.creature_blocked[lo:hi],
+                walls[lo:hi],
+                creatures[lo:hi],
+                {sense: done.get(r) for sense, done in self.exact.items()},
+                low_blockers=low[lo:hi],
+                band=self._bands[r],  # type: ignore[arg-type]
+                corner_cleared=self.corner_cleared[lo:hi],
+                traced=bool(self._traced[r]),
+            )
+            self._made[r] = found
+        return found
+
+    @classmethod
+    def of(cls, measured: Sequence[Measured]) -> MeasuredBatch:
+        """``measured`` itself when it is a batch, else a batch of its items (one pair)."""
+        if isinstance(measured, MeasuredBatch):
+            return measured
+        rows = np.cumsum([0] + [len(m.segments) for m in measured]).astype(np.intp)
+        n = int(rows[-1])
+
+        def joined(name: str) -> NDArray[np.bool_]:
+            parts = [getattr(m, name) for m in measured]
+            parts = [
+                np.zeros(len(m.segments), bool) if p is None else p
+                for p, m in zip(parts, measured, strict=True)
+            ]
+            return np.concatenate(parts) if n else np.zeros(0, dtype=bool)
+
+        batch = cls(
+            rows,
+            np.vstack([m.segments for m in measured]) if n else np.empty((0, 4)),
+            (
+                joined("wall_blocked"),
+                joined("full_blocked"),
+                joined("creature_blocked"),
+                joined("corner_cleared"),
+            ),
+            (
+                [b for m in measured for b in m.wall_blockers],
+                [b for m in measured for b in m.creature_blockers],
+                [b for m in measured for b in (m.low_blockers or [[]] * len(m.segments))],
+            ),
+            [m.band for m in measured],  # type: ignore[misc]
+            np.array([m.traced for m in measured], dtype=bool),
+        )
+        for r, m in enumerate(measured):
+            batch._made[r] = m
+            for sense, loe in m.exact.items():
+                found = batch.exact.setdefault(sense, {})
+                if loe is not None:
+                    found[r] = loe
+        return batch
+
+    def clear(self, sense: str) -> NDArray[np.bool_]:
+        """``Measured.clear`` of every question, shape (q,)."""
+        out = np.ones(len(self), dtype=bool)
+        for r, loe in self.exact.get(sense, {}).items():
+            out[r] = loe.clear
+        return out
+
+    def every_line(self, lines: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """Whether all of each question's ``lines`` (shape (n,)) hold, shape (q,).
+
+        True for a question without lines.
+        """
+        held = np.concatenate([[0], np.cumsum(lines, dtype=np.int64)])
+        return (held[self.rows[1:]] - held[self.rows[:-1]]) == np.diff(self.rows)
+
+
 def _mask_key(q: Question) -> tuple[bytes | None, bytes | bool]:
     low = q.low_obstacles
     return (
@@ -344,7 +474,7 @@ def measure(
     spec: Measure,
     questions: Sequence[Question],
     budget: WorkBudget | None = None,
-) -> list[Measured]:
+) -> MeasuredBatch:
     """Measure every question in one vectorised trace per wall mask (see module docstring).
 
     Parameters
@@ -358,8 +488,8 @@ def measure(
 
     Returns
     -------
-    list of Measured
-        One per question, in order.
+    MeasuredBatch
+        One ``Measured`` per question, in order, and the arrays over all their lines.
 
     Raises
     ------
@@ -404,7 +534,9 @@ def measure(
     if spec.lines_with_effect:  # SF-COV-9: without line of effect the lines change nothing
         effect = exact("move", active)
         active = [r for r in active if effect[r].clear]
-    traced = _trace_lines(
+    rows = np.cumsum([0] + [len(g) for g in segs]).astype(np.intp)
+    n = int(rows[-1])
+    lines = _trace_lines(
         built,
         spec,
         [questions[r] for r in active],
@@ -413,43 +545,45 @@ def measure(
         second,
         budget,
     )
-    out: list[Measured] = []
-    it = iter(traced)
-    on = set(active)
-    none: list[Any] = []  # untraced lines have no blockers: one shared empty list
-    for r in range(len(questions)):
-        if r in on:
-            m = next(it)
-        else:
-            n = len(segs[r])
-            clear = np.zeros(n, dtype=bool)
-            m = Measured(
-                segs[r],
-                clear,
-                clear,
-                clear,
-                [none] * n,
-                [none] * n,
-                band=pair_bands[r],  # type: ignore[arg-type]
-                traced=False,
-            )
-        out.append(m)
+    traced = np.zeros(len(questions), dtype=bool)
+    traced[active] = True
+    if len(active) == len(questions):
+        blocked, blockers = lines
+    else:  # untraced lines read clear, with no blockers (one shared empty list)
+        at: NDArray[np.intp] = (
+            np.concatenate([np.arange(rows[r], rows[r + 1]) for r in active])
+            if active
+            else np.empty(0, dtype=np.intp)
+        )
+        arrays = [np.zeros(n, dtype=bool) for _ in range(4)]
+        for full, part in zip(arrays, lines[0], strict=True):
+            full[at] = part
+        blocked = (arrays[0], arrays[1], arrays[2], arrays[3])
+        none: list[Any] = []
+        lists: list[list[Any]] = [[none] * n for _ in range(3)]
+        parts: list[list[Any]] = list(lines[1])
+        for full_list, part_list in zip(lists, parts, strict=True):
+            for i, v in zip(at.tolist(), part_list, strict=True):
+                full_list[i] = v
+        blockers = (lists[0], lists[1], lists[2])
+    out = MeasuredBatch(
+        rows,
+        np.vstack(segs) if n else np.empty((0, 4)),
+        blocked,
+        blockers,
+        pair_bands,
+        traced,
+    )
     for sense in spec.exact:
-        need = [
-            r
-            for r, m in enumerate(out)
-            if spec.exact_when == "always"
-            or (
-                bool(m.lines_not_showing_effect().all())
-                and (spec.exact_when == "all-blocked" or not bool(m.full_blocked.all()))
-            )
-        ]
+        if spec.exact_when == "always":
+            need = np.ones(len(questions), dtype=bool)
+        else:
+            need = out.every_line(out.full_blocked | out.corner_cleared)
+            if spec.exact_when == "corner-cleared":
+                need &= ~out.every_line(out.full_blocked)
         if spec.after_effect and sense != "move":
-            need = [r for r in need if out[r].clear("move")]
-        for m in out:
-            m.exact[sense] = None
-        for r, loe in exact(sense, need).items():
-            out[r].exact[sense] = loe
+            need &= out.clear("move")
+        out.exact[sense] = exact(sense, np.flatnonzero(need).tolist())
     return out
 
 
@@ -461,10 +595,19 @@ def _trace_lines(
     pair_bands: Sequence[tuple[float, ...]],
     second: bool,
     budget: WorkBudget | None,
-) -> list[Measured]:
+) -> tuple[
+    tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]],
+    tuple[list[list[int]], list[list[str]], list[list[int]]],
+]:
     """The traced lines of every question (``measure`` without the exact lines).
 
     ``segs`` and ``pair_bands``: each question's ``segments()`` and ``band()``.
+
+    Returns
+    -------
+    blocked : (wall, full, creature, corner_cleared), each ndarray of shape (n,), bool
+        Over the questions' lines in order (``MeasuredBatch``'s arrays).
+    blockers : (wall, creature, low) lists of n lists
     """
     rows = np.cumsum([0] + [len(s) for s in segs])
     n = int(rows[-1])
@@ -563,17 +706,8 @@ def _trace_lines(
                 corner_cleared[again] |= full.corner_cleared
         else:
             full_blocked[sel] = traced.wall_blocked
-    return [
-        Measured(
-            segs[r],
-            wall_blocked[rows[r] : rows[r + 1]],
-            full_blocked[rows[r] : rows[r + 1]],
-            creature_blocked[rows[r] : rows[r + 1]],
-            wall_blockers[rows[r] : rows[r + 1]],
-            creature_blockers[rows[r] : rows[r + 1]],
-            low_blockers=low_blockers[rows[r] : rows[r + 1]],
-            band=pair_bands[r],  # type: ignore[arg-type]
-            corner_cleared=corner_cleared[rows[r] : rows[r + 1]],
-        )
-        for r in range(len(questions))
-    ]
+    return (wall_blocked, full_blocked, creature_blocked, corner_cleared), (
+        wall_blockers,
+        creature_blockers,
+        low_blockers,
+    )

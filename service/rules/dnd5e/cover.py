@@ -20,7 +20,7 @@ from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import FloatArray
 from service.geometry import sampling
-from service.geometry.measure import Measure, Measured, Question
+from service.geometry.measure import Measure, Measured, MeasuredBatch, Question
 from service.model import Token
 from service.rules.base import (
     Attack,
@@ -289,29 +289,34 @@ class Dnd5e:
         The degrees of all pairs with the same method and number of lines are read from the
         tables at once (``_decide``).
         """
-        decided: list[tuple[int, bool, int]] = [(0, False, 0)] * len(asks)
+        batch = MeasuredBatch.of(measured)
+        counts = np.diff(batch.rows).tolist()
+        loe = batch.clear("move")
+        rank = np.zeros(len(asks), dtype=np.int64)
+        by_creature = np.zeros(len(asks), dtype=bool)
+        group = np.zeros(len(asks), dtype=np.int64)
         shapes: dict[tuple[str, int, int], list[int]] = {}
         for r, ask in enumerate(asks):
             k = len(ask.question.targets)  # lines per group: 4 corners, 6 on hexes
-            shapes.setdefault((ask.method.rule, k, len(measured[r].segments)), []).append(r)
+            shapes.setdefault((ask.method.rule, k, counts[r]), []).append(r)
+        anything_blocked = batch.wall_blocked | batch.creature_blocked
         for (_, k, lines), members in shapes.items():
             n = len(members)
-            full = np.array([measured[r].full_blocked for r in members], dtype=bool)
-            anything = np.array([measured[r].wall_blocked for r in members], dtype=bool)
-            anything |= np.array([measured[r].creature_blocked for r in members], dtype=bool)
-            loe = np.array([measured[r].clear("move") for r in members], dtype=bool)
-            rank, by_creature, group = _decide(
+            at = np.asarray(members, dtype=np.intp)
+            idx = batch.rows[at][:, None] + np.arange(lines)
+            rank[at], by_creature[at], group[at] = _decide(
                 asks[members[0]].method,
                 k,
-                full.reshape(n, lines // k, k).sum(axis=2),
-                anything.reshape(n, lines // k, k).sum(axis=2),
-                loe,
+                batch.full_blocked[idx].reshape(n, lines // k, k).sum(axis=2),
+                anything_blocked[idx].reshape(n, lines // k, k).sum(axis=2),
+                loe[at],
             )
-            for i, r in enumerate(members):
-                decided[r] = (int(rank[i]), bool(by_creature[i]), int(group[i]))
+        decided = zip(
+            rank.tolist(), by_creature.tolist(), group.tolist(), loe.tolist(), strict=True
+        )
         return [
-            self._result(built, ask, m, a, t, attack, detail, *decided[r])
-            for r, (ask, m, (a, t)) in enumerate(zip(asks, measured, pairs, strict=True))
+            self._result(built, ask, batch, r, a, t, attack, detail, *d)
+            for r, (ask, (a, t), d) in enumerate(zip(asks, pairs, decided, strict=True))
         ]
 
     def cover(
@@ -340,7 +345,8 @@ class Dnd5e:
         self,
         built: BuiltScene,
         ask: _Ask,
-        measured: Measured,
+        batch: MeasuredBatch,
+        r: int,
         attacker: Token | None,
         target: Token,
         attack: Attack,
@@ -348,11 +354,14 @@ class Dnd5e:
         rank: int,
         by_creature: bool,
         group: int,
+        loe_clear: bool,
     ) -> CoverResult:
-        """The answer for one pair whose degree ``_decide`` found (rank in ``DEGREES``)."""
+        """The answer for pair ``r`` of ``batch``, whose degree ``_decide`` found.
+
+        ``rank`` in ``DEGREES``; without ``detail`` (a matrix) no lines, notes or modifiers.
+        """
         method = ask.method
         degree = DEGREES[rank]
-        loe_clear = measured.clear("move")
         k = len(ask.question.targets)
         rules = ["5E-COV-1", "5E-COV-3", method.rule]
         notes = []
@@ -360,8 +369,9 @@ class Dnd5e:
             rules.append("5E-COV-6")
             # Low walls: `cover: "low"` in the scene, or a wall covering only part of one of
             # the deciding lines' band (GEO-5a).
-            if built.tall_walls is not None or any(
-                measured.low_walls(j, built.walls) for j in range(k * group, k * group + k)
+            if detail and (
+                built.tall_walls is not None
+                or any(batch[r].low_walls(j, built.walls) for j in range(k * group, k * group + k))
             ):
                 notes.append(
                     "Creatures and low walls give at most half cover (5E-COV-3, 5E-COV-6)."
@@ -370,12 +380,12 @@ class Dnd5e:
             rules.append("5E-COV-7")
         if rank > 0:
             rules.append("5E-COV-4")
-        if degree == "total" and loe_clear:
+        if detail and degree == "total" and loe_clear:
             notes.append(
                 "All four corner lines are blocked (total cover by 5E-COV-5), although some "
                 "other straight line between the spaces is clear (5E-LOE-2)."
             )
-        if ask.shared:
+        if detail and ask.shared:
             notes.append("Sharing a space, no cover from: " + ", ".join(ask.shared))
         return CoverResult(
             target=target.id,
@@ -386,7 +396,7 @@ class Dnd5e:
             can_target=degree != "total",
             line_of_effect=loe_clear,
             rules=tuple(dict.fromkeys(rules)),
-            lines=measured.lines(built.walls, slice(k * group, k * group + k)) if detail else (),
+            lines=batch[r].lines(built.walls, slice(k * group, k * group + k)) if detail else (),
             notes=tuple(notes),
             modifiers=scene_modifiers(built, attacker, target, attack) if detail else (),
         )
