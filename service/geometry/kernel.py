@@ -171,6 +171,47 @@ def _near_end(c: NDArray[np.float64], ex: NDArray[np.float64], tol: float) -> bo
 
 
 @njit(cache=True, nogil=True)
+def _corner_wall(
+    x0: float,
+    y0: float,
+    x1: float,
+    y1: float,
+    ex: NDArray[np.float64],
+    gx0: float,
+    gy0: float,
+    cell: float,
+    nx: int,
+    ny: int,
+    start: NDArray[np.int64],
+    cwalls: NDArray[np.int64],
+    coords: NDArray[np.float64],
+    eligible: NDArray[np.bool_],
+    band: float,
+    ctol: float,
+) -> bool:  # pragma: no cover - compiled
+    """Whether a wall ends on an exact corner point and crosses or touches the segment.
+
+    An eligible wall with an end within ``ctol`` of a point of ``ex`` (x, y pairs) that
+    ``_keep`` keeps, looked up in the cells around those points.
+    """
+    for e in range(0, ex.shape[0], 2):
+        px, py = ex[e], ex[e + 1]
+        if not (px == px and py == py):
+            continue
+        ix0, ix1 = _cell(px - ctol, gx0, cell, nx), _cell(px + ctol, gx0, cell, nx)
+        iy0, iy1 = _cell(py - ctol, gy0, cell, ny), _cell(py + ctol, gy0, cell, ny)
+        for iy in range(iy0, iy1 + 1):
+            for ix in range(ix0, ix1 + 1):
+                c = iy * nx + ix
+                for j in range(start[c], start[c + 1]):
+                    w = cwalls[j]
+                    if eligible[w] and _near_end(coords[w], ex, ctol):
+                        if _keep(x0, y0, x1, y1, coords[w], band):
+                            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _search(
     seg: NDArray[np.float64],
     gx0: float,
@@ -213,15 +254,45 @@ def _search(
             continue  # NaN: no box to look up
         ex = exact[s] if with_exact else no_exact
         first = kept  # this segment's pairs start here
+        # A wall that crosses or touches the segment with an end on an exact corner point
+        # (GEO-6: its obstacle is judged on the exact corner line): looked for first, in
+        # the cells around those points, so the walk can stop at the first plain crossing.
+        corner = (
+            shortcut
+            and with_exact
+            and _corner_wall(
+                x0,
+                y0,
+                x1,
+                y1,
+                ex,
+                gx0,
+                gy0,
+                cell,
+                nx,
+                ny,
+                start,
+                cwalls,
+                coords,
+                eligible,
+                band,
+                ctol,
+            )
+        )
         crossed = False  # a plain wall crosses it beyond the dead band
-        corner = False  # a candidate has an end on an exact corner point (GEO-6)
         k = pieces(length, piece_px, max_pieces)
         for q in range(k):
+            if crossed:
+                break
             lx, ly, hx, hy = piece_box(seg[s], q, k, qtol)
             ix0, ix1 = _cell(lx, gx0, cell, nx), _cell(hx, gx0, cell, nx)
             iy0, iy1 = _cell(ly, gy0, cell, ny), _cell(hy, gy0, cell, ny)
             for iy in range(iy0, iy1 + 1):
+                if crossed:
+                    break
                 for ix in range(ix0, ix1 + 1):
+                    if crossed:
+                        break
                     c = iy * nx + ix
                     for j in range(start[c], start[c + 1]):
                         w = cwalls[j]
@@ -238,16 +309,13 @@ def _search(
                                 continue
                             if not _keep(x0, y0, x1, y1, coords[w], band):
                                 continue
-                            if shortcut:
-                                if not corner and _near_end(coords[w], ex, ctol):
-                                    corner = True
-                                if not crossed and plain[w]:
-                                    crossed = _strict(x0, y0, x1, y1, coords[w], band)
-                                if crossed and not corner and not with_exact:
-                                    continue  # blocked for good: its pairs are dropped
+                            if shortcut and not corner and plain[w]:
+                                if _strict(x0, y0, x1, y1, coords[w], band):
+                                    crossed = True  # blocked for good: stop looking
+                                    break
                         out_s, out_w = append_pair(out_s, out_w, kept, s, w)
                         kept += 1
-        if crossed and not corner:
+        if crossed:
             sure[s] = True  # blocked whatever else it meets: drop its pairs
             kept = first
     return out_s[:kept], out_w[:kept], count, sure
@@ -281,8 +349,9 @@ def search(
         Walls that block any segment they properly cross, whatever else it meets: eligible,
         ``normal`` for the sense, both ways, as tall as any band (the caller decides; for
         bulk tracing without blocker lists). A segment such a wall crosses beyond the dead
-        band is ``sure``, unless a candidate wall has an end on one of its ``corners``
-        (GEO-6's corner sentence may judge that wall again); its pairs are not returned.
+        band is ``sure``, unless a wall crossing or touching it has an end on one of its
+        ``corners`` (GEO-6's corner sentence may judge that wall again): the walk along it
+        stops there, and its pairs are not returned (nor counted beyond that point).
     corners : ndarray of shape (m, 4), optional
         The segments' exact corner points (GEO-6), with ``plain``.
 

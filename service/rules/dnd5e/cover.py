@@ -8,6 +8,7 @@ creature (GEO-7); the tables below map those counts to a degree.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -168,6 +169,12 @@ def _decide(
     return degree[pick, group], by_creature[pick, group], group
 
 
+@functools.lru_cache(maxsize=64)
+def _rule_ids(rules: tuple[str, ...]) -> tuple[str, ...]:
+    """``rules`` without repeats, in order (a few combinations recur over a matrix)."""
+    return tuple(dict.fromkeys(rules))
+
+
 @dataclass(frozen=True)
 class _Ask:
     question: Question
@@ -222,6 +229,7 @@ class Dnd5e:
         inset = corner_inset(options)
         method = METHODS[options.get("cover_method") or "paired-corners"]
         found: dict[tuple[str, float], FloatArray] = {}
+        inner: dict[str, tuple[float, float, float, float]] = {}
 
         def corners(token: Token, d: float) -> FloatArray:
             key = (token.id, d)
@@ -229,8 +237,14 @@ class Dnd5e:
                 found[key] = sampling.space_corners(built, token, built.token_boxes[token.id], d)
             return found[key]
 
+        def inset_space(token: Token) -> tuple[float, float, float, float]:
+            box = inner.get(token.id)
+            if box is None:
+                box = inner[token.id] = inset_box(built.token_boxes[token.id], inset)
+            return box
+
         return [
-            self._ask(built, attacker, target, attack, inset, method, corners)
+            self._ask(built, attacker, target, attack, inset, method, corners, inset_space)
             for attacker, target in pairs
         ]
 
@@ -243,9 +257,13 @@ class Dnd5e:
         inset: float,
         method: Method,
         corners: Callable[[Token, float], FloatArray],
+        inset_space: Callable[[Token], tuple[float, float, float, float]],
     ) -> _Ask:
-        """One pair of ``cover_asks``; ``corners(token, inset)`` its space's corners."""
-        target_box = built.token_boxes[target.id]
+        """One pair of ``cover_asks``.
+
+        ``corners(token, inset)``: its space's corners; ``inset_space(token)``: its space
+        inset by ``inset``.
+        """
         source_box, source_span, from_origin = attack_source(built, attacker, target, attack)
         target_corners = corners(target, inset)
         if from_origin:  # one line from the point of origin per target corner
@@ -266,8 +284,8 @@ class Dnd5e:
             target_corners,
             method.pairing,  # type: ignore[arg-type]
             bottoms,
-            inset_box(source_box, inset) if attacker is not None else source_box,
-            inset_box(target_box, inset),
+            inset_space(attacker) if attacker is not None else source_box,
+            inset_space(target),
             excluded,
             tops=tops,
             exact_points=(exact_sources, corners(target, 0.0)),
@@ -395,7 +413,7 @@ class Dnd5e:
             advantage_levels=0,
             can_target=degree != "total",
             line_of_effect=loe_clear,
-            rules=tuple(dict.fromkeys(rules)),
+            rules=_rule_ids(tuple(rules)),
             lines=batch[r].lines(built.walls, slice(k * group, k * group + k)) if detail else (),
             notes=tuple(notes),
             modifiers=scene_modifiers(built, attacker, target, attack) if detail else (),
