@@ -426,6 +426,7 @@ def lines_of_effect(
             budget=budget,
         )
         apart = _SealedApart(index, sense, wall_mask)
+        todo: list[tuple[int, int]] = []  # (pair, its row in rest) for the corner lines
         for k, p in enumerate(rest):
             if not centre.wall_blocked[k]:
                 out[p] = LineOfEffect(True, tuple(centres[k].tolist()), [], 1)  # type: ignore[arg-type]
@@ -433,16 +434,100 @@ def lines_of_effect(
             if apart(bf_all[p], bt_all[p]):
                 out[p] = LineOfEffect(False, None, centre.wall_blockers[k], 1)
                 continue
-            out[p] = _search(
+            todo.append((int(p), k))
+        # The 16 corner-to-corner lines of every pair left, in one bulk trace: the first
+        # clear one is the witness, as in the search's own first lines (``_search``).
+        at = [q for q, _ in todo]
+        corner = _corner_lines(bf_all[at], bt_all[at])
+        first = np.ones((len(todo), 16), dtype=bool)
+        if todo:
+            first = trace(
                 index,
-                bf_all[p],
-                bt_all[p],
+                corner.reshape(-1, 4),
                 sense,
-                None if elev_all is None else tuple(elev_all[p].tolist()),
+                elevations=None if elev_all is None else np.repeat(elev_all[at], 16, axis=0),
+                wall_mask=wall_mask,
+                low_obstacles=False,
+                with_blockers=False,
+                budget=budget,
+            ).wall_blocked.reshape(-1, 16)
+        searched: dict[bytes, LineOfEffect] = {}
+        mirror = _two_way(index, sense, wall_mask)
+        for r, (q, k) in enumerate(todo):
+            clear = np.flatnonzero(~first[r])
+            if len(clear):
+                w = tuple(float(v) for v in corner[r, int(clear[0])])
+                out[q] = LineOfEffect(True, w, [], 17)  # type: ignore[arg-type]
+                continue
+            elev = None if elev_all is None else elev_all[q]
+            key = _pair_key(bf_all[q], bt_all[q], elev)
+            found = (
+                searched.get(_pair_key(bt_all[q], bf_all[q], _swapped(elev))) if mirror else None
+            )
+            if found is not None:  # two-way walls: the same answer both ways (5E-LOE-2)
+                out[q] = _reversed(found)
+                continue
+            out[q] = searched[key] = _search(
+                index,
+                bf_all[q],
+                bt_all[q],
+                sense,
+                None if elev is None else tuple(elev.tolist()),
                 wall_mask,
                 parent=budget,
+                centre_blockers=centre.wall_blockers[k],
             )
     return out  # type: ignore[return-value]
+
+
+def _corner_lines(boxes_from: FloatArray, boxes_to: FloatArray) -> FloatArray:
+    """The 16 corner-to-corner segments of each pair of boxes (p, 4), shape (p, 16, 4) px.
+
+    Source corner major, corners in the order ``(x0, y0), (x1, y0), (x1, y1), (x0, y1)``.
+    """
+    order = [(0, 1), (2, 1), (2, 3), (0, 3)]
+    cf = np.stack([boxes_from[:, [i, j]] for i, j in order], axis=1)
+    ct = np.stack([boxes_to[:, [i, j]] for i, j in order], axis=1)
+    return np.concatenate([np.repeat(cf, 4, axis=1), np.tile(ct, (1, 4, 1))], axis=2)
+
+
+def _two_way(index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None) -> bool:
+    """Whether every wall that can block ``sense`` blocks alike from both sides.
+
+    No one-way wall (GEO-3) and no proximity or distance threshold that applies (GEO-4)
+    among the walls restricting ``sense`` (in ``wall_mask``): then a line is blocked in one
+    direction exactly when it is in the other, and so is the line of effect between two
+    spaces (the property ``test_symmetric_for_two_way_walls``).
+    """
+    on = index.restriction[sense] > 0
+    if wall_mask is not None:
+        on &= wall_mask
+    if np.any(index.direction[on] != 0):
+        return False
+    thr = index.threshold.get(sense)
+    if thr is None:
+        return True
+    with np.errstate(invalid="ignore"):
+        live = (index.restriction[sense] >= 3) & ~np.isnan(thr) & (thr > 0)
+    return not np.any(live & on)
+
+
+def _pair_key(box_from: FloatArray, box_to: FloatArray, band: FloatArray | None) -> bytes:
+    """The pair's spaces and band, as bytes (a dictionary key)."""
+    key = box_from.tobytes() + box_to.tobytes()
+    return key if band is None else key + np.asarray(band, dtype=np.float64).tobytes()
+
+
+def _swapped(band: FloatArray | None) -> FloatArray | None:
+    """The band ``bottom0, bottom1, top0, top1`` seen from the other end."""
+    return None if band is None else np.asarray(band)[[1, 0, 3, 2]]
+
+
+def _reversed(found: LineOfEffect) -> LineOfEffect:
+    """``found`` for the pair taken the other way: its witness runs the other way."""
+    w = found.witness
+    witness = None if w is None else (w[2], w[3], w[0], w[1])
+    return LineOfEffect(found.clear, witness, list(found.blockers), found.candidates)
 
 
 class _SealedApart:
@@ -494,10 +579,13 @@ def _search(
     wall_mask: NDArray[np.bool_] | None,
     max_tests: int = MAX_SEARCH_TESTS,
     parent: WorkBudget | None = None,
+    *,
+    centre_blockers: list[int] | None = None,
 ) -> LineOfEffect:
     """The exact search between two disjoint spaces (see ``line_of_effect_between``).
 
-    Cheap lines first: the centre line and the 16 corner-to-corner lines, then the lines
+    Cheap lines first: the centre line and the 16 corner-to-corner lines (already traced,
+    all blocked, when ``centre_blockers``, the centre line's blockers, is given), then the lines
     through pairs of vertices, ``CANDIDATE_CHUNK`` at a time, stopping at the first clear one
     (the same witness as tracing them all: the first clear line in this order). Of each
     chunk, the lines crossing a firm wall outright are set aside by a compiled walk that
@@ -548,21 +636,25 @@ def _search(
             rays = _incident_rays(index, near, ray_verts, sense)
             verts = [ray_verts, corners_f, corners_t, cuts]
     first_segs = segs[0]
-    elev1 = None if elevations is None else np.tile(np.asarray(elevations), (len(first_segs), 1))
-    first_trace = trace(
-        index,
-        first_segs,
-        sense,
-        elevations=elev1,
-        wall_mask=wall_mask,
-        low_obstacles=False,
-        budget=parent,
-    )
-    clear = np.flatnonzero(~first_trace.wall_blocked)
-    if len(clear):  # the centre line or a corner-to-corner line: no search needed
-        w = tuple(float(v) for v in first_segs[int(clear[0])])
-        return LineOfEffect(True, w, [], len(first_segs))  # type: ignore[arg-type]
-    blockers = first_trace.wall_blockers[0]
+    if centre_blockers is None:
+        elev1 = (
+            None if elevations is None else np.tile(np.asarray(elevations), (len(first_segs), 1))
+        )
+        first_trace = trace(
+            index,
+            first_segs,
+            sense,
+            elevations=elev1,
+            wall_mask=wall_mask,
+            low_obstacles=False,
+            budget=parent,
+        )
+        clear = np.flatnonzero(~first_trace.wall_blocked)
+        if len(clear):  # the centre line or a corner-to-corner line: no search needed
+            w = tuple(float(v) for v in first_segs[int(clear[0])])
+            return LineOfEffect(True, w, [], len(first_segs))  # type: ignore[arg-type]
+        centre_blockers = first_trace.wall_blockers[0]
+    blockers = centre_blockers
     pts = np.vstack(verts)
     n_ray = len(ray_verts)
     total = len(pts) * (len(pts) - 1) // 2
