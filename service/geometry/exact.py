@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import shapely
@@ -416,23 +417,26 @@ def lines_of_effect(
         centres = _centre_lines(bf_all[rest], bt_all[rest])
         if budget is not None and density is not None:
             budget.afford(estimate_tests(density, centres))
-        centre = trace(
+        common: dict[str, Any] = {"wall_mask": wall_mask, "low_obstacles": False, "budget": budget}
+        centre_blocked = trace(
             index,
             centres,
             sense,
             elevations=None if elev_all is None else elev_all[rest],
-            wall_mask=wall_mask,
-            low_obstacles=False,
-            budget=budget,
-        )
+            with_blockers=False,
+            **common,
+        ).wall_blocked
+        # What blocks the centre line of each pair without line of effect (the answer's
+        # explanation): filled in at the end, for those pairs only, in one trace.
+        centre_blockers: dict[int, list[int]] = {}
         apart = _SealedApart(index, sense, wall_mask)
         todo: list[tuple[int, int]] = []  # (pair, its row in rest) for the corner lines
         for k, p in enumerate(rest):
-            if not centre.wall_blocked[k]:
+            if not centre_blocked[k]:
                 out[p] = LineOfEffect(True, tuple(centres[k].tolist()), [], 1)  # type: ignore[arg-type]
                 continue
             if apart(bf_all[p], bt_all[p]):
-                out[p] = LineOfEffect(False, None, centre.wall_blockers[k], 1)
+                out[p] = LineOfEffect(False, None, centre_blockers.setdefault(k, []), 1)
                 continue
             todo.append((int(p), k))
         # The 16 corner-to-corner lines of every pair left, in one bulk trace: the first
@@ -446,13 +450,12 @@ def lines_of_effect(
                 corner.reshape(-1, 4),
                 sense,
                 elevations=None if elev_all is None else np.repeat(elev_all[at], 16, axis=0),
-                wall_mask=wall_mask,
-                low_obstacles=False,
                 with_blockers=False,
-                budget=budget,
+                **common,
             ).wall_blocked.reshape(-1, 16)
         searched: dict[bytes, LineOfEffect] = {}
-        mirror = _two_way(index, sense, wall_mask)
+        mirrored: list[tuple[int, LineOfEffect]] = []
+        mirror = _two_way(index, sense, wall_mask, heights=elev_all is not None)
         for r, (q, k) in enumerate(todo):
             clear = np.flatnonzero(~first[r])
             if len(clear):
@@ -465,7 +468,7 @@ def lines_of_effect(
                 searched.get(_pair_key(bt_all[q], bf_all[q], _swapped(elev))) if mirror else None
             )
             if found is not None:  # two-way walls: the same answer both ways (5E-LOE-2)
-                out[q] = _reversed(found)
+                mirrored.append((q, found))
                 continue
             out[q] = searched[key] = _search(
                 index,
@@ -475,8 +478,25 @@ def lines_of_effect(
                 None if elev is None else tuple(elev.tolist()),
                 wall_mask,
                 parent=budget,
-                centre_blockers=centre.wall_blockers[k],
+                centre_blockers=centre_blockers.setdefault(k, []),
             )
+        named = sorted(
+            k
+            for k, p in enumerate(rest)
+            if k in centre_blockers and not out[p].clear  # type: ignore[union-attr]
+        )
+        if named:
+            found_blockers = trace(
+                index,
+                centres[named],
+                sense,
+                elevations=None if elev_all is None else elev_all[rest][named],
+                **common,
+            ).wall_blockers
+            for k, walls in zip(named, found_blockers, strict=True):
+                centre_blockers[k].extend(walls)
+        for q, found in mirrored:
+            out[q] = _reversed(found)
     return out  # type: ignore[return-value]
 
 
@@ -491,18 +511,25 @@ def _corner_lines(boxes_from: FloatArray, boxes_to: FloatArray) -> FloatArray:
     return np.concatenate([np.repeat(cf, 4, axis=1), np.tile(ct, (1, 4, 1))], axis=2)
 
 
-def _two_way(index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None) -> bool:
+def _two_way(
+    index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None, heights: bool
+) -> bool:
     """Whether every wall that can block ``sense`` blocks alike from both sides.
 
     No one-way wall (GEO-3) and no proximity or distance threshold that applies (GEO-4)
-    among the walls restricting ``sense`` (in ``wall_mask``): then a line is blocked in one
-    direction exactly when it is in the other, and so is the line of effect between two
-    spaces (the property ``test_symmetric_for_two_way_walls``).
+    among the walls restricting ``sense`` (in ``wall_mask``), and with ``heights`` (the
+    pairs have bands) none of limited height (GEO-5a: the band at a crossing is
+    interpolated from each end, so a wall top level with it can be met from one side and
+    not the other): then a line is blocked in one direction exactly when it is in the
+    other, and so is the line of effect between two spaces (the property
+    ``test_symmetric_for_two_way_walls``).
     """
     on = index.restriction[sense] > 0
     if wall_mask is not None:
         on &= wall_mask
     if np.any(index.direction[on] != 0):
+        return False
+    if heights and not (np.isneginf(index.bottom[on]).all() and np.isposinf(index.top[on]).all()):
         return False
     thr = index.threshold.get(sense)
     if thr is None:

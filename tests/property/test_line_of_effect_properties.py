@@ -9,9 +9,11 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.geometry.exact import line_of_effect_between
+from schemas.scene import SceneSchema
+from service.engine.walls import build_wall_index
+from service.geometry.exact import line_of_effect_between, lines_of_effect
 from service.geometry.trace import trace
-from tests.property.test_geometry_properties import index_of, two_spaces, walls_st
+from tests.property.test_geometry_properties import GRID, index_of, two_spaces, walls_st
 
 SAMPLES = 9  # points per box side: 81 points per box, 6561 sampled segments per case
 
@@ -96,3 +98,37 @@ def test_sealed_rooms_shortcut_agrees_with_the_exhaustive_search(case):
     assert quick == slow
     if sampled_clear(slow_index, a, b):
         assert quick
+
+
+@given(
+    spaces=st.lists(two_spaces(), min_size=1, max_size=4),
+    walls=walls_st,
+    heights=st.one_of(
+        st.none(), st.tuples(st.integers(0, 4), st.integers(1, 12), st.integers(0, 12))
+    ),
+    bands=st.booleans(),
+)
+def test_many_pairs_equal_each_pair_alone(spaces, walls, heights, bands):
+    """5E-LOE-2 for many pairs at once (a matrix: each pair also taken the other way, issue
+    20) equals each pair asked alone, with walls of limited height (GEO-5a) and bands."""
+    scene_walls = []
+    for i, c in enumerate(walls):
+        wall = {"id": f"w{i}", "c": list(c)}
+        if heights is not None and i % 2:  # every other wall only `bottom..top` tall
+            wall["height"] = {"bottom": float(heights[0]), "top": float(heights[0] + heights[1])}
+        scene_walls.append(wall)
+    index = build_wall_index(SceneSchema().load({"grid": GRID, "walls": scene_walls}))
+    pairs = [p for a, b in spaces for p in ((a, b), (b, a))]
+    bf = np.array([a for a, _ in pairs], dtype=np.float64)
+    bt = np.array([b for _, b in pairs], dtype=np.float64)
+    elev = None
+    if bands:  # the source's top, then the target's: seen from either end
+        top = float(heights[2] if heights is not None else 6)
+        ends = ([0.0, 0.0, top, top / 2], [0.0, 0.0, top / 2, top])
+        elev = np.array([ends[k % 2] for k in range(len(pairs))])
+    together = lines_of_effect(index, bf, bt, "move", elevations=elev)
+    for k in range(len(pairs)):
+        band = None if elev is None else tuple(elev[k])
+        assert (
+            together[k].clear == line_of_effect_between(index, bf[k], bt[k], elevations=band).clear
+        )
