@@ -365,6 +365,7 @@ def lines_of_effect(
     wall_mask: NDArray[np.bool_] | None = None,
     budget: WorkBudget | None = None,
     density: WallDensity | None = None,
+    blockers: bool = True,
 ) -> list[LineOfEffect]:
     """Exact line of effect for p pairs of spaces (5E-LOE-2), cheap lines first.
 
@@ -388,6 +389,9 @@ def lines_of_effect(
         The request's budget: every line-wall test here counts in it.
     density : WallDensity, optional
         With ``budget``, refuse before tracing when the centre lines alone would pass it.
+    blockers : bool
+        Name what blocks the centre line of each pair without line of effect
+        (``LineOfEffect.blockers``; left empty with ``False``, for a bare ``clear``).
 
     Returns
     -------
@@ -485,7 +489,7 @@ def lines_of_effect(
             for k, p in enumerate(rest)
             if k in centre_blockers and not out[p].clear  # type: ignore[union-attr]
         )
-        if named:
+        if named and blockers:
             found_blockers = trace(
                 index,
                 centres[named],

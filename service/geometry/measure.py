@@ -348,6 +348,16 @@ class MeasuredBatch(Sequence[Measured]):
     def __len__(self) -> int:
         return len(self.rows) - 1
 
+    @property
+    def wall_blockers(self) -> list[list[int]]:
+        """Per line, indices into ``BuiltScene.walls`` (``Measured.wall_blockers``)."""
+        return self._blockers[0]
+
+    @property
+    def creature_blockers(self) -> list[list[str]]:
+        """Per line, token ids in scene order (``Measured.creature_blockers``)."""
+        return self._blockers[1]
+
     @overload
     def __getitem__(self, r: int) -> Measured: ...
 
@@ -526,6 +536,7 @@ def measure(
                 wall_mask=built.tall_walls,
                 budget=budget,
                 density=built.density,
+                blockers=False,  # only ``clear`` is read (``Measured.clear``)
             )
             done.update(zip(todo, found, strict=True))
         return {r: done[r] for r in need}

@@ -8,16 +8,20 @@ sizes larger than both attacker and target). Degrees give levels of Advantage on
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import FloatArray
 from service.geometry import sampling
-from service.geometry.measure import Measure, Measured, Question
+from service.geometry.measure import Measure, Measured, MeasuredBatch, Question
 from service.model import SIZES, Token
 from service.rules.base import (
     Attack,
@@ -88,6 +92,42 @@ class _Ask:
 
     question: Question
     rules: list[str]
+
+
+@functools.lru_cache(maxsize=256)
+def _rule_ids(rules: tuple[str, ...]) -> tuple[str, ...]:
+    """``rules`` without repeats, in order (a few combinations recur over a matrix)."""
+    return tuple(dict.fromkeys(rules))
+
+
+def _line_ranks(
+    built: BuiltScene, batch: MeasuredBatch, pairs: Sequence[tuple[Token | None, Token]]
+) -> NDArray[np.int64]:
+    """What each traced line meets, as the index into ``STEPS`` of its degree, shape (n,).
+
+    ``LINE_DEGREE``: a wall (an ``extreme`` one) blocking it (PV-COV-2), else a creature
+    (one two or more sizes larger than both the attacker and the target, PV-COV-3), else
+    nothing. Only the blocked lines' blockers are read.
+    """
+    rank = np.full(len(batch.wall_blocked), STEPS.index(LINE_DEGREE["nothing"]), dtype=np.int64)
+    wall = batch.wall_blocked
+    rank[wall] = STEPS.index(LINE_DEGREE["wall"])
+    if built.extreme_walls:
+        for k in np.flatnonzero(wall).tolist():
+            if any(w in built.extreme_walls for w in batch.wall_blockers[k]):
+                rank[k] = STEPS.index(LINE_DEGREE["extreme wall"])
+    creature = batch.creature_blocked & ~wall
+    rank[creature] = STEPS.index(LINE_DEGREE["creature"])
+    if creature.any():
+        owner = np.repeat(np.arange(len(pairs)), np.diff(batch.rows))
+        for k in np.flatnonzero(creature).tolist():
+            attacker, target = pairs[int(owner[k])]
+            largest = max(
+                [SIZES.index(target.size)] + ([SIZES.index(attacker.size)] if attacker else [])
+            )
+            if any(_size(built, c) - largest >= 2 for c in batch.creature_blockers[k]):
+                rank[k] = STEPS.index(LINE_DEGREE["much larger creature"])
+    return rank
 
 
 def _size(built: BuiltScene, token_id: str) -> int:
@@ -199,7 +239,39 @@ class Pf2eVariant:
         )
         return _Ask(question, rules)
 
-    covers = cover_each  # ``cover`` of every pair, in order
+    def covers(
+        self,
+        built: BuiltScene,
+        asks: Sequence[_Ask],
+        measured: Sequence[Measured],
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        options: dict[str, Any],
+        detail: bool = True,
+    ) -> list[CoverResult]:
+        """Cover of every pair (PV-COV-1..8), as ``cover``.
+
+        What each line meets is ranked on arrays over all the pairs' lines (PV-COV-2,
+        PV-COV-3); each pair keeps its first line of least cover (PV-COV-8's best corner).
+        """
+        batch = MeasuredBatch.of(measured)
+        counts = np.diff(batch.rows)
+        if not len(asks) or not counts.all():
+            return cover_each(self, built, asks, measured, pairs, attack, options, detail)
+        rank = _line_ranks(built, batch, pairs)
+        width = int(counts.max()) + 1
+        local = np.arange(len(rank)) - np.repeat(batch.rows[:-1], counts)
+        best = np.minimum.reduceat(rank * width + local, batch.rows[:-1]) % width
+        loe = batch.clear("move").tolist()
+        table = {**ADVANTAGE_LEVELS, **(options.get("advantage_levels") or {})}
+        took = set(options.get("take_cover") or ())
+        steps = rank[batch.rows[:-1] + best].tolist()
+        return [
+            self._result(
+                built, ask, batch, r, a, t, detail, int(best[r]), steps[r], loe[r], table, took
+            )
+            for r, (ask, (a, t)) in enumerate(zip(asks, pairs, strict=True))
+        ]
 
     def cover(
         self,
@@ -220,29 +292,39 @@ class Pf2eVariant:
             ``cover`` in ``none|lesser|standard|greater|total``, ``advantage_levels``
             from the table, ``can_hide`` (PV-COV-5), ``ac_bonus``/``save_bonus`` 0.
         """
+        pair = [(attacker, target)]
+        return self.covers(built, [ask], [measured], pair, attack, options, detail)[0]
+
+    def _result(
+        self,
+        built: BuiltScene,
+        ask: _Ask,
+        batch: MeasuredBatch,
+        r: int,
+        attacker: Token | None,
+        target: Token,
+        detail: bool,
+        best: int,
+        step: int,
+        loe_clear: bool,
+        table: dict[str, Any],
+        took: set[str],
+    ) -> CoverResult:
+        """The answer of pair ``r`` of ``batch`` whose line ``best`` gives the least cover.
+
+        ``step``: that line's degree, as an index into ``STEPS`` (``_line_ranks``).
+        """
         rules = ["PV-COV-2", *ask.rules]
-        # PV-COV-3: "two or more sizes larger than both" the attacker and the target.
-        largest = max(
-            [SIZES.index(target.size)] + ([SIZES.index(attacker.size)] if attacker else [])
-        )
-        degrees = []
-        for k in range(len(measured.segments)):
-            if measured.wall_blocked[k]:
-                extreme = any(w in built.extreme_walls for w in measured.wall_blockers[k])
-                degrees.append(LINE_DEGREE["extreme wall" if extreme else "wall"])
-            elif measured.creature_blocked[k]:
-                big = any(_size(built, c) - largest >= 2 for c in measured.creature_blockers[k])
-                degrees.append(LINE_DEGREE["much larger creature" if big else "creature"])
-            else:
-                degrees.append(LINE_DEGREE["nothing"])
-        best = min(range(len(degrees)), key=lambda k: (STEPS.index(degrees[k]), k))
-        degree = degrees[best]
-        wall, creature = measured.wall_blocked[best], measured.creature_blocked[best]
+        degree = STEPS[step]
+        k = int(batch.rows[r]) + best
+        wall, creature = bool(batch.wall_blocked[k]), bool(batch.creature_blocked[k])
         if creature and not wall and degree == "standard":
             rules.append("PV-COV-3")
         notes = []
-        low = measured.low_walls(best, built.walls) if wall else []
-        if low and len(low) == len(measured.wall_blockers[best]):
+        low: list[int] = []
+        if wall and (built.tall_walls is not None or built.heights):  # low obstacles exist
+            low = batch[r].low_walls(best, built.walls)
+        if low and len(low) == len(batch.wall_blockers[k]):
             # Only low obstacles (`cover: "low"`, or walls covering part of the band, GEO-5a)
             # block the line: small terrain, standard cover (PV-COV-2), PV-COV-8's ruling.
             rules.append("PV-COV-8")
@@ -251,18 +333,15 @@ class Pf2eVariant:
                 f"Low obstacle {names}: small terrain, standard cover (PV-COV-2); "
                 "none for a Large or larger target with ignore_small_terrain (PV-COV-8)."
             )
-
-        loe_clear = measured.clear("move")
         if not loe_clear:
             degree = "total"
             rules.append("PV-COV-6")
             notes.append("No line of effect: the target cannot be targeted.")
-        elif target.id in (options.get("take_cover") or ()):
+        elif target.id in took:
             before = degree
             degree = STEPS[min(STEPS.index(degree) + 1, len(STEPS) - 1)]
             rules.append("PV-COV-4")
             notes.append(f"Took cover: {before} -> {degree}.")
-        table = {**ADVANTAGE_LEVELS, **(options.get("advantage_levels") or {})}
         levels = 0 if degree == "total" else int(table[degree])
         rules.append("PV-COV-1")
         if degree in ("standard", "greater"):
@@ -275,8 +354,8 @@ class Pf2eVariant:
             advantage_levels=levels,
             can_target=degree != "total",
             line_of_effect=loe_clear,
-            rules=tuple(dict.fromkeys(rules)),
-            lines=measured.lines(built.walls, slice(best, best + 1)) if detail else (),
+            rules=_rule_ids(tuple(rules)),
+            lines=batch[r].lines(built.walls, slice(best, best + 1)) if detail else (),
             notes=tuple(notes),
             can_hide=degree in ("standard", "greater", "total"),
         )
