@@ -269,6 +269,15 @@ def pair_band(
     return (source_span[0], t_bottom), (source_span[1], t_top)
 
 
+def has_low_obstacles(built: BuiltScene) -> bool:
+    """Whether a traced line of ``built`` can meet a low obstacle (``Measured.low_walls``).
+
+    A ``cover: "low"`` wall (``tall_walls``), or a wall of limited height that can cover
+    only part of a line's band (GEO-5a, ``heights``); without either, no line has one.
+    """
+    return built.tall_walls is not None or built.heights
+
+
 def _holds(span: tuple[float, float] | None, z: float) -> bool:
     """Whether the half-open extent ``[bottom, top)`` holds elevation ``z`` (GEO-5)."""
     return span is None or span[0] <= z < span[1]

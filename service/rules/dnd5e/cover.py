@@ -30,6 +30,7 @@ from service.rules.base import (
     VisionResult,
     attack_source,
     corner_inset,
+    has_low_obstacles,
     pair_band,
     shared_space,
 )
@@ -387,9 +388,15 @@ class Dnd5e:
             rules.append("5E-COV-6")
             # Low walls: `cover: "low"` in the scene, or a wall covering only part of one of
             # the deciding lines' band (GEO-5a).
-            if detail and (
-                built.tall_walls is not None
-                or any(batch[r].low_walls(j, built.walls) for j in range(k * group, k * group + k))
+            if (
+                detail
+                and has_low_obstacles(built)
+                and (
+                    built.tall_walls is not None
+                    or any(
+                        batch[r].low_walls(j, built.walls) for j in range(k * group, k * group + k)
+                    )
+                )
             ):
                 notes.append(
                     "Creatures and low walls give at most half cover (5E-COV-3, 5E-COV-6)."

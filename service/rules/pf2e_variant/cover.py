@@ -31,6 +31,7 @@ from service.rules.base import (
     attack_source,
     corner_inset,
     cover_each,
+    has_low_obstacles,
     pair_band,
     shared_space,
 )
@@ -322,7 +323,7 @@ class Pf2eVariant:
             rules.append("PV-COV-3")
         notes = []
         low: list[int] = []
-        if wall and (built.tall_walls is not None or built.heights):  # low obstacles exist
+        if wall and has_low_obstacles(built):
             low = batch[r].low_walls(best, built.walls)
         if low and len(low) == len(batch.wall_blockers[k]):
             # Only low obstacles (`cover: "low"`, or walls covering part of the band, GEO-5a)

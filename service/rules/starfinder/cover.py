@@ -16,12 +16,14 @@ Decisions beyond RULES.md (also in ``OPTIONS`` and the closing note of the issue
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import shapely
+from numpy.typing import NDArray
 
 from service.engine.grids import feet_to_units
 from service.engine.scene import BuiltScene
@@ -29,7 +31,7 @@ from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import FloatArray
 from service.geometry import sampling
-from service.geometry.measure import Measure, Measured, Question
+from service.geometry.measure import Measure, Measured, MeasuredBatch, Question
 from service.model import Token
 from service.rules.base import (
     Attack,
@@ -38,7 +40,7 @@ from service.rules.base import (
     OptionSpec,
     VisionResult,
     attack_source,
-    cover_each,
+    has_low_obstacles,
     pair_band,
     shared_space,
 )
@@ -105,6 +107,30 @@ class _Ask:
     source_box: tuple[float, float, float, float]
     target_corners: np.ndarray
     notes: list[str]
+
+
+@functools.lru_cache(maxsize=256)
+def _rule_ids(rules: tuple[str, ...]) -> tuple[str, ...]:
+    """``rules`` without repeats, in order (a few combinations recur over a matrix)."""
+    return tuple(dict.fromkeys(rules))
+
+
+def _line_ranks(built: BuiltScene, batch: MeasuredBatch, attack: Attack) -> NDArray[np.int64]:
+    """What each traced line meets, as its ``LINE_RANK``, shape (n,) (SF-COV-1, SF-COV-6).
+
+    A wall (improved if one of its blockers is, SF-COV-8), else a creature (soft cover, not
+    against melee), else nothing.
+    """
+    wall = batch.wall_blocked
+    rank = np.where(wall, LINE_RANK["cover"], LINE_RANK["none"]).astype(np.int64)
+    if attack.kind != "melee":
+        rank[batch.creature_blocked & ~wall] = LINE_RANK["soft"]
+    improved = built.improved_walls | built.extreme_walls
+    if improved:
+        for j in np.flatnonzero(wall).tolist():
+            if any(w in improved for w in batch.wall_blockers[j]):
+                rank[j] = LINE_RANK["improved"]
+    return rank
 
 
 class Starfinder:
@@ -230,7 +256,59 @@ class Starfinder:
         )
         return _Ask(question, source_box, target_corners, notes)
 
-    covers = cover_each  # ``cover`` of every pair, in order
+    def covers(
+        self,
+        built: BuiltScene,
+        asks: Sequence[_Ask],
+        measured: Sequence[Measured],
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        options: dict[str, Any],
+        detail: bool = True,
+    ) -> list[CoverResult]:
+        """Cover and concealment of every pair, as ``cover``.
+
+        What each line meets is ranked on arrays over all the pairs' lines; the weakest
+        attacker corner of the pairs with the same numbers of lines by one reduction.
+        """
+        batch = MeasuredBatch.of(measured)
+        rank = _line_ranks(built, batch, attack)
+        counts = np.diff(batch.rows).tolist()
+        best = [0] * len(asks)
+        degree = [0] * len(asks)
+        shapes: dict[tuple[int, int], list[int]] = {}
+        for r, ask in enumerate(asks):
+            shapes.setdefault((len(ask.question.sources), counts[r]), []).append(r)
+        for (n_sources, lines), members in shapes.items():
+            if not n_sources or not lines:
+                continue
+            at = np.asarray(members, dtype=np.intp)
+            idx = batch.rows[at][:, None] + np.arange(lines)
+            per_corner = rank[idx].reshape(len(at), n_sources, lines // n_sources).max(axis=2)
+            pick = np.argmin(per_corner, axis=1)  # the weakest corner, the first of equals
+            for r, c, d in zip(
+                members, pick.tolist(), per_corner[np.arange(len(at)), pick].tolist(), strict=True
+            ):
+                best[r], degree[r] = c, d
+        loe, los = batch.clear("move").tolist(), batch.clear("sight").tolist()
+        return [
+            self._result(
+                built,
+                ask,
+                batch,
+                r,
+                a,
+                t,
+                attack,
+                options,
+                detail,
+                best[r],
+                degree[r],
+                loe[r],
+                los[r],
+            )
+            for r, (ask, (a, t)) in enumerate(zip(asks, pairs, strict=True))
+        ]
 
     def cover(
         self,
@@ -254,26 +332,34 @@ class Starfinder:
             ``save_bonus`` (Reflex); ``concealment`` and ``miss_chance``; ``lines`` from the
             attacker's chosen corner; ``modifiers`` for prone creatures.
         """
-        sources = ask.question.sources
-        improved = built.improved_walls | built.extreme_walls
-        # What each line meets, as its LINE_RANK: a wall (improved if one of its blockers is),
-        # else a creature (soft cover, not against melee), else nothing.
-        rank = np.where(measured.wall_blocked, LINE_RANK["cover"], LINE_RANK["none"])
-        if attack.kind != "melee":
-            soft = measured.creature_blocked & ~measured.wall_blocked
-            rank[soft] = LINE_RANK["soft"]
-        if improved:
-            for j in np.flatnonzero(measured.wall_blocked).tolist():
-                if any(w in improved for w in measured.wall_blockers[j]):
-                    rank[j] = LINE_RANK["improved"]
-        k = len(ask.target_corners)  # lines per attacker corner: 4, or 6 on hexes
-        per_corner = rank.reshape(len(sources), k).max(axis=1)
-        best = int(np.argmin(per_corner))  # the weakest corner, the first of equals
-        degree = LINE_NAME[int(per_corner[best])]
+        pair = [(attacker, target)]
+        return self.covers(built, [ask], [measured], pair, attack, options, detail)[0]
 
+    def _result(
+        self,
+        built: BuiltScene,
+        ask: _Ask,
+        batch: MeasuredBatch,
+        r: int,
+        attacker: Token | None,
+        target: Token,
+        attack: Attack,
+        options: dict[str, Any],
+        detail: bool,
+        best: int,
+        best_rank: int,
+        loe_clear: bool,
+        los_clear: bool,
+    ) -> CoverResult:
+        """The answer of pair ``r`` of ``batch``, whose weakest corner ``best`` it chose.
+
+        ``best_rank``: that corner's degree as a ``LINE_RANK`` (none without corners).
+        """
+        sources = ask.question.sources
+        k = len(ask.target_corners)  # lines per attacker corner: 4, or 6 on hexes
+        degree = LINE_NAME[best_rank]
         rules = ["SF-COV-1"]
         notes = list(ask.notes)
-        loe_clear, los_clear = measured.clear("move"), measured.clear("sight")
         if not loe_clear:
             degree = "total"
             rules.append("SF-COV-9")
@@ -313,8 +399,9 @@ class Starfinder:
         chance = miss_chance_of(found, options, rules)  # SF-CON-7: the GM's override
         # SF-COV-5: a low obstacle was weighed for this pair: a `cover: "low"` wall, or a
         # wall covering only part of a chosen line's band (GEO-5a).
-        if any(n.startswith("SF-COV-5") for n in notes) or any(
-            measured.low_walls(j, built.walls) for j in range(k * best, k * best + k)
+        if any(n.startswith("SF-COV-5") for n in notes) or (
+            has_low_obstacles(built)
+            and any(batch[r].low_walls(j, built.walls) for j in range(k * best, k * best + k))
         ):
             rules.append("SF-COV-5")
         modifiers = self._prone(built, attacker, target, attack)
@@ -328,8 +415,8 @@ class Starfinder:
             advantage_levels=0,
             can_target=degree != "total",
             line_of_effect=loe_clear,
-            rules=tuple(dict.fromkeys(rules)),
-            lines=measured.lines(built.walls, slice(k * best, k * best + k)) if detail else (),
+            rules=_rule_ids(tuple(rules)),
+            lines=batch[r].lines(built.walls, slice(k * best, k * best + k)) if detail else (),
             notes=tuple(notes),
             concealment=found,
             miss_chance=chance,
