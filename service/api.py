@@ -3,8 +3,9 @@
 Each query view is thin: flask-smorest loads the request schema of its operation
 (``service.operations.OPERATIONS``), the view applies the service's configured limits
 (``SIGHTLINE_MAX_*``), resolves the scene (inline, or ``scene_id`` from the cache) and calls
-the operation; flask-smorest dumps the answer with the operation's response schema. No
-geometry or rule here. Contract: ``shared/API.md``.
+the operation; flask-smorest dumps the answer with the operation's response schema, except
+where the operation writes its JSON in C (``json_answer``: ``POST /v1/cover``, issue 20;
+the same bytes). No geometry or rule here. Contract: ``shared/API.md``.
 """
 
 from __future__ import annotations

@@ -5,9 +5,11 @@ request schema (``schemas.requests`` / ``schemas.modifiers``), the core call and
 response schema of one question. Three callers use the table and nothing else:
 
 - the HTTP views (``service.api``, ``service.api_modifiers``): flask-smorest loads
-  ``request``, the view resolves the scene and applies the service's configured limits,
-  calls :meth:`Operation.prepare` and :meth:`Operation.answer`, and flask-smorest dumps the
-  answer with ``response``;
+  ``request`` (with :attr:`Operation.loader`, its one instance), the view resolves the scene
+  and applies the service's configured limits, calls :meth:`Operation.prepare` and
+  :meth:`Operation.answer`, and flask-smorest dumps the answer with ``response``; an
+  operation with ``encode`` (``cover``: ``schemas.answers``, issue 20) has its answer
+  written in C instead, the same bytes (:meth:`Operation.to_json`);
 - the command line's local mode (``service.cli.local``): :meth:`Operation.run` loads the
   same request schema, answers and dumps with the same response schema, so its JSON is the
   HTTP API's;
