@@ -106,9 +106,20 @@ class RedisServer:
 
 
 def start_gunicorn(
-    env: dict[str, str], log: Path | None = None, port: int | None = None
+    env: dict[str, str],
+    log: Path | None = None,
+    port: int | None = None,
+    root: Path = ROOT,
+    wait: float = 60,
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """gunicorn serving Sightline on 127.0.0.1 with ``env`` added; its process and URL."""
+    """gunicorn serving Sightline on 127.0.0.1 with ``env`` added; its process and URL.
+
+    ``root``: the checkout whose ``gunicorn.conf.py`` and packages are served (gunicorn puts
+    its working directory first on ``sys.path``), this one by default; another checkout
+    (``git worktree add``) serves that version with this environment's dependencies.
+    ``wait``: seconds to wait for ``/healthz`` (a checkout served the first time compiles
+    its kernels first); ``RuntimeError`` past it.
+    """
     port = port or free_port()
     out = open(log, "wb") if log is not None else subprocess.DEVNULL  # noqa: SIM115
     try:
@@ -122,7 +133,7 @@ def start_gunicorn(
                 *([] if log is not None else ["--access-logfile", "/dev/null"]),
                 "service.app:create_app()",
             ],
-            cwd=ROOT,
+            cwd=root,
             env={**os.environ, **env},
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -131,7 +142,7 @@ def start_gunicorn(
         if log is not None:
             out.close()  # type: ignore[union-attr]
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + wait
     while True:
         try:
             if requests.get(url + "/healthz", timeout=1).ok:

@@ -3,8 +3,9 @@
 Each query view is thin: flask-smorest loads the request schema of its operation
 (``service.operations.OPERATIONS``), the view applies the service's configured limits
 (``SIGHTLINE_MAX_*``), resolves the scene (inline, or ``scene_id`` from the cache) and calls
-the operation; flask-smorest dumps the answer with the operation's response schema. No
-geometry or rule here. Contract: ``shared/API.md``.
+the operation; flask-smorest dumps the answer with the operation's response schema, except
+where the operation writes its JSON in C (``json_answer``: ``POST /v1/cover``, issue 20;
+the same bytes). No geometry or rule here. Contract: ``shared/API.md``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from flask import Response, current_app, jsonify, request
+from flask import Flask, Response, current_app, jsonify, request
+from flask.json.provider import DefaultJSONProvider
 from flask_smorest import abort
 from marshmallow import ValidationError
 
@@ -278,6 +280,38 @@ def prepared(op: Operation, args: dict[str, Any]) -> dict[str, Any]:
         return op.prepare(args)
 
 
+def writes_default_json(app: Flask) -> bool:
+    """Whether ``app`` writes JSON as Flask's default provider does, compact.
+
+    That is ``json.dumps`` with ``sort_keys`` and ``ensure_ascii`` and the separators
+    ``(",", ":")`` (not debug's indented form), then a newline: the form
+    ``Operation.to_json`` writes.
+    """
+    provider = app.json
+    if type(provider) is not DefaultJSONProvider:
+        return False
+    indented = provider.compact is False or (provider.compact is None and app.debug)
+    return bool(provider.sort_keys and provider.ensure_ascii and not indented)
+
+
+def json_answer(op: Operation, answer: Any) -> Any:
+    """The 200 answer of ``op``: its JSON written in C when it can be, else ``answer``.
+
+    When the app writes Flask's default JSON (``writes_default_json``) and the operation's
+    fast path takes the answer (``Operation.to_json``, issue 20), the response holds those
+    bytes and a newline: the same body, byte for byte, as flask-smorest's dump with the
+    response schema followed by ``jsonify``. Otherwise ``answer`` is returned for
+    flask-smorest to dump as before.
+    """
+    app = current_app
+    if not writes_default_json(app):  # type: ignore[arg-type]
+        return answer
+    body = op.to_json(answer)
+    if body is None:
+        return answer
+    return app.response_class(body + b"\n", mimetype=app.json.mimetype)  # type: ignore[attr-defined]
+
+
 def system_capabilities(system: rules.RuleSystem) -> list[str]:
     """Endpoints a rule system answers."""
     return [
@@ -470,19 +504,19 @@ def import_export(query: dict[str, Any], fmt: str) -> dict[str, Any]:
 
 
 @blp.route("/cover", methods=["POST"])
-@blp.arguments(COVER.request, example=EXAMPLES["cover"])
+@blp.arguments(COVER.loader, example=EXAMPLES["cover"])
 @blp.response(200, COVER.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
-def cover(args: dict[str, Any]) -> dict[str, Any]:
+def cover(args: dict[str, Any]) -> Any:
     """Cover of each target against the attacker (or an area's point of origin)."""
     args = prepared(COVER, args)
     check_targets(args["targets"])
-    return COVER.answer(resolve_scene(args), args, budget=request_budget())  # type: ignore[no-any-return]
+    return json_answer(COVER, COVER.answer(resolve_scene(args), args, budget=request_budget()))
 
 
 @blp.route("/line-of-effect", methods=["POST"])
-@blp.arguments(LINE.request, example=EXAMPLES["line"])
+@blp.arguments(LINE.loader, example=EXAMPLES["line"])
 @blp.response(200, LINE.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
@@ -495,7 +529,7 @@ def line_of_effect(args: dict[str, Any]) -> Any:
 
 
 @blp.route("/line-of-sight", methods=["POST"])
-@blp.arguments(SIGHT.request, example=EXAMPLES["sight"])
+@blp.arguments(SIGHT.loader, example=EXAMPLES["sight"])
 @blp.response(200, SIGHT.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
@@ -505,7 +539,7 @@ def line_of_sight(args: dict[str, Any]) -> Any:
 
 
 @blp.route("/modifiers/flanking", methods=["POST"], tags=["modifiers"])
-@blp.arguments(FLANKING.request, example=EXAMPLES["flanking"])
+@blp.arguments(FLANKING.loader, example=EXAMPLES["flanking"])
 @blp.response(200, FLANKING.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
@@ -516,7 +550,7 @@ def flanking(args: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/vision", methods=["POST"])
-@blp.arguments(VISION.request, example=EXAMPLES["vision"])
+@blp.arguments(VISION.loader, example=EXAMPLES["vision"])
 @blp.response(200, VISION.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
@@ -528,7 +562,7 @@ def vision(args: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/lighting", methods=["POST"])
-@blp.arguments(LIGHTING.request, example=EXAMPLES["lighting"])
+@blp.arguments(LIGHTING.loader, example=EXAMPLES["lighting"])
 @blp.response(200, LIGHTING.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
@@ -539,7 +573,7 @@ def lighting(args: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/matrix", methods=["POST"])
-@blp.arguments(MATRIX.request, example=EXAMPLES["matrix"])
+@blp.arguments(MATRIX.loader, example=EXAMPLES["matrix"])
 @blp.response(200, MATRIX.response)
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
@@ -564,7 +598,7 @@ def matrix(args: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/render", methods=["POST"])
-@blp.arguments(RENDER.request, example=EXAMPLES["render"])
+@blp.arguments(RENDER.loader, example=EXAMPLES["render"])
 @blp.response(
     200, {"type": "string"}, content_type="image/svg+xml", description="SVG picture of the scene"
 )

@@ -33,7 +33,7 @@ ERROR_422 = "Invalid request (field path in errors.json), or a ruleset without t
 
 @blp.route("/gravity", methods=["POST"])
 @blp.arguments(
-    GRAVITY.request,
+    GRAVITY.loader,
     example={
         "ruleset": "dnd5e",
         "gravity": 3,
@@ -50,7 +50,7 @@ def gravity(args: dict[str, Any]) -> Any:
 
 @blp.route("/underwater", methods=["POST"])
 @blp.arguments(
-    UNDERWATER.request,
+    UNDERWATER.loader,
     example={
         "ruleset": "dnd5e",
         "attacker": {"swim_speed": 0},
@@ -72,7 +72,7 @@ def underwater(args: dict[str, Any]) -> Any:
 
 @blp.route("/range", methods=["POST"])
 @blp.arguments(
-    RANGE.request,
+    RANGE.loader,
     example={"ruleset": "pf2e-variant", "distance": 45, "range_increment": 30},
 )
 @blp.response(200, RANGE.response)

@@ -5,9 +5,11 @@ request schema (``schemas.requests`` / ``schemas.modifiers``), the core call and
 response schema of one question. Three callers use the table and nothing else:
 
 - the HTTP views (``service.api``, ``service.api_modifiers``): flask-smorest loads
-  ``request``, the view resolves the scene and applies the service's configured limits,
-  calls :meth:`Operation.prepare` and :meth:`Operation.answer`, and flask-smorest dumps the
-  answer with ``response``;
+  ``request`` (with :attr:`Operation.loader`, its one instance), the view resolves the scene
+  and applies the service's configured limits, calls :meth:`Operation.prepare` and
+  :meth:`Operation.answer`, and flask-smorest dumps the answer with ``response``; an
+  operation with ``encode`` (``cover``: ``schemas.answers``, issue 20) has its answer
+  written in C instead, the same bytes (:meth:`Operation.to_json`);
 - the command line's local mode (``service.cli.local``): :meth:`Operation.run` loads the
   same request schema, answers and dumps with the same response schema, so its JSON is the
   HTTP API's;
@@ -37,6 +39,7 @@ from typing import Any, cast
 import numpy as np
 from marshmallow import Schema, ValidationError
 
+from schemas import answers as fast
 from schemas import modifiers as sm
 from schemas import requests as rq
 from schemas import responses as rs
@@ -618,6 +621,18 @@ class Operation:
         the scene is resolved; returns the args to answer.
     scene : bool
         Whether the operation works on a scene (``scene`` or ``scene_id`` in the request).
+    encode : callable, optional
+        ``encode(answer)``: the answer as JSON bytes written in C (``schemas.answers``),
+        equal to ``json.dumps(dump(answer), sort_keys=True, separators=(",", ":"))``, or
+        None where only :attr:`response` can write it (see :meth:`to_json`).
+
+    Attributes
+    ----------
+    loader : marshmallow.Schema
+        The one instance of :attr:`request`, made once (issue 20: a new instance per request
+        deep-copies every declared field); the HTTP view and :meth:`load` load with it.
+    dumper : marshmallow.Schema or None
+        The one instance of :attr:`response`.
     """
 
     request: type[Schema]
@@ -625,6 +640,13 @@ class Operation:
     response: type[Schema] | None
     prepare: Callable[[dict[str, Any]], dict[str, Any]] = _loaded
     scene: bool = True
+    encode: Callable[[Any], bytes | None] | None = None
+    loader: Schema = dataclasses.field(init=False, repr=False, compare=False)
+    dumper: Schema | None = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "loader", self.request())
+        object.__setattr__(self, "dumper", None if self.response is None else self.response())
 
     def load(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """``body`` (a request without its scene) loaded by :attr:`request`.
@@ -632,11 +654,21 @@ class Operation:
         Raises ``marshmallow.ValidationError`` naming the field paths.
         """
         raw = {**body, "scene_id": LOCAL_SCENE_ID} if self.scene else dict(body)
-        return self.request().load(raw)  # type: ignore[no-any-return]
+        return self.loader.load(raw)  # type: ignore[no-any-return]
 
     def dump(self, answer: Any) -> Any:
         """The JSON-ready answer: ``answer`` dumped by :attr:`response` (as is without)."""
-        return answer if self.response is None else self.response().dump(answer)
+        return answer if self.dumper is None else self.dumper.dump(answer)
+
+    def to_json(self, answer: Any) -> bytes | None:
+        """``answer`` as compact JSON bytes with sorted keys, or None without a fast path.
+
+        The bytes equal ``json.dumps(self.dump(answer), sort_keys=True, separators=(",",
+        ":"))`` (ASCII only): the body Flask's ``jsonify`` writes, without its final
+        newline. None when the operation has no :attr:`encode` or it declines the answer
+        (``schemas.answers.cover_json``); the caller then dumps with :attr:`response`.
+        """
+        return None if self.encode is None else self.encode(answer)
 
     def run(self, geo: BuiltScene | None, body: Mapping[str, Any], **kw: Any) -> Any:
         """Load, prepare, answer and dump: the HTTP API's JSON answer for ``body``.
@@ -662,7 +694,11 @@ class Operation:
 #: Every operation, by its path under ``/v1/``.
 OPERATIONS: dict[str, Operation] = {
     "cover": Operation(
-        rq.CoverRequestSchema, cover, rs.CoverResponseSchema, prepare=_known_ruleset
+        rq.CoverRequestSchema,
+        cover,
+        rs.CoverResponseSchema,
+        prepare=_known_ruleset,
+        encode=fast.cover_json,
     ),
     "vision": Operation(
         rq.VisionRequestSchema, vision, rs.VisionResponseSchema, prepare=_known_ruleset
