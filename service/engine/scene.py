@@ -19,7 +19,14 @@ from service.engine.grids import feet_to_units, token_space_box
 from service.engine.regions import region_edges, region_geometry
 from service.engine.spaces import box_centre
 from service.engine.tolerances import QUERY_TOL_PX
-from service.engine.walls import WallIndex, build_wall_index, index_walls
+from service.engine.walls import (
+    FloatArray,
+    WallGrid,
+    WallIndex,
+    build_grid,
+    build_wall_index,
+    index_walls,
+)
 from service.errors import UnknownToken, shown
 from service.model import Grid, Scene, Span, Token, Wall
 
@@ -79,6 +86,21 @@ class BuiltScene:
     sharing: dict[str, tuple[str, ...]] = field(default_factory=dict)
     token_spans: dict[str, tuple[float, float]] = field(default_factory=dict)
     heights: bool = False
+    _creatures: Any = field(default=None, repr=False, compare=False)
+
+    def creatures(self) -> tuple[list[str], FloatArray, FloatArray, WallGrid]:
+        """What ``trace`` reads of the creatures, in scene order, built once.
+
+        Every token's id, space (k, 4) px, vertical extent (k, 2) grid units and the
+        uniform grid over the spaces (``walls.build_grid``), for GEO-7; needs at least one
+        token. Idempotent: two threads racing here build equal values and either one is kept.
+        """
+        if self._creatures is None:
+            ids = [t.id for t in self.scene.tokens]
+            boxes = np.array([self.token_boxes[t] for t in ids], dtype=np.float64).reshape(-1, 4)
+            spans = np.array([self.span(t) for t in self.scene.tokens], dtype=np.float64)
+            object.__setattr__(self, "_creatures", (ids, boxes, spans, build_grid(boxes)))
+        return self._creatures  # type: ignore[no-any-return]
 
     def span(self, token: Token) -> tuple[float, float]:
         """A token's vertical extent ``(bottom, top)`` in grid units (GEO-5a)."""

@@ -633,10 +633,9 @@ def _trace_lines(
     ids: list[str] = []
     cmask = None
     cmask_rows: NDArray[np.intp] | None = None
+    grid = None
     if spec.creatures and tokens:
-        ids = [t.id for t in tokens]
-        boxes = np.array([built.token_boxes[t] for t in ids], dtype=np.float64)
-        spans = np.array([built.span(t) for t in tokens], dtype=np.float64)
+        ids, boxes, spans, grid = built.creatures()
         # One row of the creature mask per question (its lines read it: ``cmask_rows``).
         cmask = np.ones((len(questions), len(ids)), dtype=bool)
         col = {tid: k for k, tid in enumerate(ids)}
@@ -677,6 +676,7 @@ def _trace_lines(
             creature_mask=cmask,
             creature_mask_rows=None if cmask_rows is None else cmask_rows[sel],
             creature_spans=spans,
+            creature_grid=grid,
             wall_mask=mask,
             low_obstacles=questions[members[0]].low_obstacles,
             corners=None if corners is None else corners[sel],

@@ -119,6 +119,7 @@ def trace(
     creature_mask: NDArray[np.bool_] | None = None,
     creature_mask_rows: NDArray[np.intp] | None = None,
     creature_spans: FloatArray | None = None,
+    creature_grid: WallGrid | None = None,
     wall_mask: NDArray[np.bool_] | None = None,
     low_obstacles: bool | NDArray[np.bool_] = True,
     corners: FloatArray | None = None,
@@ -161,6 +162,8 @@ def trace(
         Each creature's vertical extent ``[bottom, top)`` in grid units (GEO-5a); with
         ``elevations``, a creature blocks only where it overlaps the band inside its space
         (GEO-7). ``None``: creatures are infinitely tall.
+    creature_grid : WallGrid, optional
+        ``build_grid(creature_boxes)``, kept by the caller (``BuiltScene.creatures``).
     wall_mask : ndarray of shape (n,), bool, optional
         Walls to consider (default all); a ruleset uses it to set aside walls that do not
         apply to this attack (e.g. a low obstacle too far from the target, SF-COV-5).
@@ -280,7 +283,9 @@ def trace(
         spans = None
         if creature_spans is not None and bands is not None:
             spans = np.asarray(creature_spans, dtype=np.float64).reshape(-1, 2)
-        grid = build_grid(boxes) if kernel_enabled() else None
+        grid = None
+        if kernel_enabled():
+            grid = creature_grid if creature_grid is not None else build_grid(boxes)
         step = max(1, CHUNK_CELLS // len(boxes))
         for lo in range(0, m, step):  # bounded memory: at most (step, k) pairs at a time
             rows, cols = _creature_hits(
