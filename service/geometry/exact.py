@@ -15,6 +15,7 @@ from service.engine.budget import WorkBudget
 from service.engine.density import WallDensity
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex, index_walls
+from service.errors import OverBudget
 from service.geometry import kernel
 from service.geometry.bands import as_bands
 from service.geometry.junctions import wall_components
@@ -420,7 +421,10 @@ def lines_of_effect(
     if len(rest):
         centres = _centre_lines(bf_all[rest], bt_all[rest])
         if budget is not None and density is not None:
-            budget.afford(estimate_tests(density, centres))
+            try:  # every line meets each wall at most once: when that fits, no estimate
+                budget.afford(len(centres) * index.size)
+            except OverBudget:
+                budget.afford(estimate_tests(density, centres))
         common: dict[str, Any] = {"wall_mask": wall_mask, "low_obstacles": False, "budget": budget}
         centre_blocked = trace(
             index,
