@@ -127,7 +127,7 @@ def test_starfinder_lines_and_sight_only_with_line_of_effect(detail):
     toks = list(built.scene.tokens)
     pairs = [(a, t) for a in toks for t in toks if a is not t]
     asks = system.cover_asks(built, pairs, Attack(), {})
-    spec = system.cover_measure(Attack(), {}, detail)
+    spec = system.cover_measure(built, Attack(), {}, detail)
     got = measure(built, spec, [a.question for a in asks])
     effect = [m.exact["move"].clear for m in got]
     assert not all(effect) and any(effect)

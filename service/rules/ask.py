@@ -62,7 +62,7 @@ def cover_all(
     RulesError
         A pair the ruleset cannot answer (e.g. an area without origin or attacker).
     """
-    spec = system.cover_measure(attack, options, detail)
+    spec = system.cover_measure(built, attack, options, detail)
     if budget is not None and pairs:  # issue 16: refuse before planning every pair
         first = system.cover_asks(built, pairs[:1], attack, options)[0]
         lines = len(first.question.segments())

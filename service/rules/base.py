@@ -145,8 +145,10 @@ class RuleSystem(Protocol):
     #: Endpoints beyond cover, vision, lighting and lines (e.g. ``modifiers/flanking``).
     extra_capabilities: tuple[str, ...]
 
-    def cover_measure(self, attack: Attack, options: dict[str, Any], detail: bool) -> Measure:
-        """What to measure for every pair (``detail``: the answer lists blockers)."""
+    def cover_measure(
+        self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool
+    ) -> Measure:
+        """What to measure for every pair of ``built`` (``detail``: the answer lists blockers)."""
         ...
 
     def cover_asks(

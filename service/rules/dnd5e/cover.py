@@ -193,7 +193,9 @@ class Dnd5e:
     extra_capabilities: tuple[str, ...] = ("modifiers/gravity", "modifiers/underwater")
     diagonals: str = "equidistant"
 
-    def cover_measure(self, attack: Attack, options: dict[str, Any], detail: bool) -> Measure:
+    def cover_measure(
+        self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool
+    ) -> Measure:
         """Corner lines against walls and creatures, and again against full walls only.
 
         The exact line of effect is measured whenever no traced line shows one and it can

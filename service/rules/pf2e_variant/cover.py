@@ -146,9 +146,19 @@ class Pf2eVariant:
     extra_capabilities: tuple[str, ...] = ("modifiers/range",)
     diagonals: str = "alternating"
 
-    def cover_measure(self, attack: Attack, options: dict[str, Any], detail: bool) -> Measure:
-        """One line (or one per attacker corner) against walls and creatures (PV-COV-2)."""
-        return Measure("move", exact=("move",))
+    def cover_measure(
+        self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool
+    ) -> Measure:
+        """One line (or one per attacker corner) against walls and creatures (PV-COV-2).
+
+        A bare degree (a matrix) reads what blocks a line only where it can tell: an
+        ``extreme`` wall (greater cover), a creature two or more sizes larger than some
+        other (PV-COV-3), low obstacles; elsewhere the lines are traced without blockers.
+        """
+        sizes = {SIZES.index(t.size) for t in built.scene.tokens}
+        needed = bool(built.extreme_walls) or has_low_obstacles(built)
+        needed |= bool(sizes) and max(sizes) - min(sizes) >= 2
+        return Measure("move", exact=("move",), blockers=detail or needed)
 
     def cover_asks(
         self,

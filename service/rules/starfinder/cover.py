@@ -143,7 +143,9 @@ class Starfinder:
     extra_capabilities: tuple[str, ...] = ("modifiers/flanking",)
     diagonals: str = DIAGONALS
 
-    def cover_measure(self, attack: Attack, options: dict[str, Any], detail: bool) -> Measure:
+    def cover_measure(
+        self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool
+    ) -> Measure:
         """Corner lines (blocked along walls too, SF-COV-1), exact line of effect and sight.
 
         Line of sight is read only with line of effect (SF-CON-4; without it the cover is
@@ -157,6 +159,10 @@ class Starfinder:
             exact_when="always",
             after_effect=True,
             lines_with_effect=not detail,
+            # A bare degree reads blockers only for improved walls (SF-COV-8) and low ones.
+            blockers=detail
+            or bool(built.improved_walls | built.extreme_walls)
+            or has_low_obstacles(built),
         )
 
     def cover_asks(
