@@ -433,6 +433,84 @@ def _slab_keep(
 
 
 @njit(cache=True, nogil=True)
+def _nmin(a: float, b: float) -> float:  # pragma: no cover - compiled
+    """``np.minimum`` of two floats (NaN if either is)."""
+    if a != a or b != b:
+        return math.nan
+    return a if a < b else b
+
+
+@njit(cache=True, nogil=True)
+def _nmax(a: float, b: float) -> float:  # pragma: no cover - compiled
+    """``np.maximum`` of two floats (NaN if either is)."""
+    if a != a or b != b:
+        return math.nan
+    return a if a > b else b
+
+
+@njit(cache=True, nogil=True)
+def _crosses_space(
+    seg: NDArray[np.float64],
+    ex: NDArray[np.float64],
+    box: NDArray[np.float64],
+    band: NDArray[np.float64],
+    span: NDArray[np.float64],
+    tol: float,
+    on_line: float,
+) -> bool:  # pragma: no cover - compiled
+    """``trace._creature_hits``'s exact test of one (segment, space) pair.
+
+    In the same arithmetic: the exact segment ``ex`` when a corner of the space lies on one
+    of its points (GEO-6), the slab test (``trace._slab``) and, with a band and a span,
+    GEO-5a's overlap inside the space (``bands.overlaps_between``).
+    """
+    px, py, qx, qy = seg[0], seg[1], seg[2], seg[3]
+    if ex.shape[0] == 4:
+        for c in range(0, 4, 2):
+            on_x = abs(box[0] - ex[c]) <= tol or abs(box[2] - ex[c]) <= tol
+            if on_x and (abs(box[1] - ex[c + 1]) <= tol or abs(box[3] - ex[c + 1]) <= tol):
+                px, py, qx, qy = ex[0], ex[1], ex[2], ex[3]
+    dx, dy = qx - px, qy - py
+    t_enter, t_exit = 0.0, 1.0
+    inside = True
+    for axis in range(2):
+        dp = dx if axis == 0 else dy
+        pp = px if axis == 0 else py
+        lo_a, hi_a = box[axis], box[axis + 2]
+        if dp != 0:
+            t1 = (lo_a - pp) / dp
+            t2 = (hi_a - pp) / dp
+            t_lo, t_hi = _nmin(t1, t2), _nmax(t1, t2)
+        else:
+            t_lo, t_hi = -math.inf, math.inf
+            inside = inside and pp > lo_a and pp < hi_a
+        t_enter = _nmax(t_enter, t_lo)
+        t_exit = _nmin(t_exit, t_hi)
+    if not (inside and (t_exit - t_enter) * math.hypot(dx, dy) > on_line):
+        return False
+    if band.shape[0] != 4 or span.shape[0] != 2:
+        return True
+    b0, b1, h0, h1 = band[0], band[1], band[2], band[3]
+    bottom, top = span[0], span[1]
+    thin = b0 == h0 and b1 == h1
+    lo, hi = t_enter, t_exit
+    ok = bottom < top
+    for which in range(2):
+        if which == 0:  # low(t) = b0 + (b1 - b0) t < top
+            c0, c1, closed = top - b0, -(b1 - b0), False
+        else:  # high(t) = h0 + (h1 - h0) t > bottom (>= when thin)
+            c0, c1, closed = h0 - bottom, h1 - h0, thin
+        root = -c0 / c1 if c1 != 0 else 0.0
+        if c1 > 0:
+            lo = _nmax(lo, root)
+        if c1 < 0:
+            hi = _nmin(hi, root)
+        if c1 == 0:
+            ok = ok and (c0 > 0 or (closed and c0 >= 0))
+    return ok and hi > lo
+
+
+@njit(cache=True, nogil=True)
 def _creature_pairs(
     seg: NDArray[np.float64],
     exact: NDArray[np.float64],
@@ -446,8 +524,14 @@ def _creature_pairs(
     boxes: NDArray[np.float64],
     band: float,
     tol: float,
+    decide: bool,
+    bands: NDArray[np.float64],
+    spans: NDArray[np.float64],
+    on_line: float,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover - compiled
     m, k = seg.shape[0], boxes.shape[0]
+    with_heights = bands.shape[0] == m and spans.shape[0] == k
+    no_row = np.empty(0, dtype=np.float64)
     with_exact = exact.shape[0] == m
     no_exact = np.empty(0, dtype=np.float64)
     stamp = np.full(k, -1, dtype=np.int64)
@@ -481,14 +565,30 @@ def _creature_pairs(
                         if stamp[j] == i:
                             continue
                         stamp[j] = i
-                        if _slab_keep(x0, y0, x1, y1, boxes[j], ex, band, tol):
-                            rows, cols = append_pair(rows, cols, kept, i, j)
-                            kept += 1
+                        if not _slab_keep(x0, y0, x1, y1, boxes[j], ex, band, tol):
+                            continue
+                        if decide and not _crosses_space(
+                            seg[i],
+                            ex,
+                            boxes[j],
+                            bands[i] if with_heights else no_row,
+                            spans[j] if with_heights else no_row,
+                            tol / 2,
+                            on_line,
+                        ):
+                            continue
+                        rows, cols = append_pair(rows, cols, kept, i, j)
+                        kept += 1
     return rows[:kept], cols[:kept]
 
 
 def creature_pairs(
-    seg: FloatArray, boxes: FloatArray, exact: FloatArray | None, grid: WallGrid | None = None
+    seg: FloatArray,
+    boxes: FloatArray,
+    exact: FloatArray | None,
+    grid: WallGrid | None = None,
+    heights: tuple[FloatArray, FloatArray] | None = None,
+    decide: bool = False,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """(segment, creature space) pairs that the exact tests of ``trace`` must decide.
 
@@ -502,6 +602,11 @@ def creature_pairs(
         The segments' exact corner points (GEO-6): a space with a corner on one is kept too.
     grid : WallGrid, optional
         ``build_grid(boxes)``, when the caller keeps one for many calls.
+    heights : (ndarray (m, 4), ndarray (k, 2)), optional
+        The segments' bands and the spaces' vertical extents (GEO-5a), with ``decide``.
+    decide : bool
+        Keep only the pairs that cross, by ``trace._creature_hits``'s exact test in the
+        same arithmetic (``_crosses_space``): its answer, not a superset.
 
     Returns
     -------
@@ -531,6 +636,10 @@ def creature_pairs(
             boxes,
             TOUCH_TOL_PX,
             2 * QUERY_TOL_PX,
+            decide,
+            np.ascontiguousarray(heights[0] if heights else np.empty((0, 4)), dtype=np.float64),
+            np.ascontiguousarray(heights[1] if heights else np.empty((0, 2)), dtype=np.float64),
+            ON_LINE_TOL_PX,
         )
         return rows.astype(np.intp), cols.astype(np.intp)
     rows, cols = np.indices((len(seg), len(boxes)))

@@ -335,7 +335,11 @@ def _creature_hits(
     rows, cols : ndarray of int
         (segment, space) pairs that cross, sorted by segment then space.
     """
-    # The kernel leaves out pairs that cannot cross; each is tested on its own segment.
+    heights = (bands, spans) if spans is not None and bands is not None else None
+    if kernel_enabled():  # the kernel finds and decides the pairs (the same arithmetic)
+        rows, cols = kernel.creature_pairs(seg, boxes, exact, grid, heights, decide=True)
+        order = np.lexsort((cols, rows))
+        return rows[order], cols[order]
     rows, cols = kernel.creature_pairs(seg, boxes, exact, grid)
     pairs = seg[rows]
     if exact is not None and len(rows):
