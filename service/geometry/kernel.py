@@ -232,15 +232,16 @@ def _search(
     plain: NDArray[np.bool_],
     exact: NDArray[np.float64],
     ctol: float,
+    listing: bool,
 ) -> tuple[
-    NDArray[np.int64], NDArray[np.int64], int, NDArray[np.bool_]
+    NDArray[np.int64], NDArray[np.int64], int, NDArray[np.int8]
 ]:  # pragma: no cover - compiled
     m = seg.shape[0]
     stamp = np.full(boxes.shape[0], -1, dtype=np.int64)
     cap = max(1024, 4 * m)
     out_s = np.empty(cap, dtype=np.int64)
     out_w = np.empty(cap, dtype=np.int64)
-    sure = np.zeros(m, dtype=np.bool_)
+    state = np.zeros(m, dtype=np.int8)
     shortcut = plain.shape[0] == boxes.shape[0]
     with_exact = exact.shape[0] == m
     no_exact = np.empty(0, dtype=np.float64)
@@ -280,6 +281,7 @@ def _search(
             )
         )
         crossed = False  # a plain wall crosses it beyond the dead band
+        clean = True  # every pair kept is such a crossing (``listing``)
         k = pieces(length, piece_px, max_pieces)
         for q in range(k):
             if crossed:
@@ -309,16 +311,21 @@ def _search(
                                 continue
                             if not _keep(x0, y0, x1, y1, coords[w], band):
                                 continue
-                            if shortcut and not corner and plain[w]:
-                                if _strict(x0, y0, x1, y1, coords[w], band):
+                            if shortcut and not corner:
+                                strict = plain[w] and _strict(x0, y0, x1, y1, coords[w], band)
+                                if listing:
+                                    clean = clean and strict
+                                elif strict:
                                     crossed = True  # blocked for good: stop looking
                                     break
                         out_s, out_w = append_pair(out_s, out_w, kept, s, w)
                         kept += 1
         if crossed:
-            sure[s] = True  # blocked whatever else it meets: drop its pairs
+            state[s] = 1  # blocked whatever else it meets: drop its pairs
             kept = first
-    return out_s[:kept], out_w[:kept], count, sure
+        elif listing and shortcut and not corner and clean:
+            state[s] = 2  # its pairs are exactly what blocks it
+    return out_s[:kept], out_w[:kept], count, state
 
 
 def search(
@@ -330,7 +337,8 @@ def search(
     keep_all: bool = False,
     plain: NDArray[np.bool_] | None = None,
     corners: FloatArray | None = None,
-) -> tuple[NDArray[np.intp], NDArray[np.intp], int, NDArray[np.bool_]]:
+    listing: bool = False,
+) -> tuple[NDArray[np.intp], NDArray[np.intp], int, NDArray[np.int8]]:
     """Candidate pairs that can matter, and how many candidate pairs there were.
 
     Parameters
@@ -347,13 +355,17 @@ def search(
         Return every candidate pair (``eligible`` and the crossing filter unused).
     plain : ndarray of shape (n,), bool, optional
         Walls that block any segment they properly cross, whatever else it meets: eligible,
-        ``normal`` for the sense, both ways, as tall as any band (the caller decides; for
-        bulk tracing without blocker lists). A segment such a wall crosses beyond the dead
-        band is ``sure``, unless a wall crossing or touching it has an end on one of its
-        ``corners`` (GEO-6's corner sentence may judge that wall again): the walk along it
-        stops there, and its pairs are not returned (nor counted beyond that point).
+        ``normal`` for the sense, both ways, as tall as any band (the caller decides). None
+        of this applies to a segment where a wall crossing or touching it has an end on one
+        of its ``corners`` (GEO-6's corner sentence may judge that wall again).
+        Without ``listing`` (bulk tracing), a segment such a wall crosses beyond the dead
+        band is blocked for good (``state`` 1): the walk along it stops there, and its pairs
+        are neither returned nor counted beyond that point.
     corners : ndarray of shape (m, 4), optional
         The segments' exact corner points (GEO-6), with ``plain``.
+    listing : bool
+        The blockers are listed: a segment whose every pair is such a crossing is settled
+        (``state`` 2): it is blocked by exactly those walls (none: clear).
 
     Returns
     -------
@@ -362,11 +374,12 @@ def search(
         (every candidate pair with ``keep_all``).
     count : int
         Every candidate pair (the pairs of ``trace.candidate_pairs``), eligible or not.
-    sure : ndarray of shape (m,), bool
-        Segments blocked for good by a plain wall (all ``False`` without ``plain``).
+    state : ndarray of shape (m,), int8
+        0: the exact tests decide; 1: blocked for good, no pairs returned; 2: settled, its
+        pairs are its blockers (all 0 without ``plain``).
     """
     grid = index.wall_grid()
-    si, wi, count, sure = _search(
+    si, wi, count, state = _search(
         np.ascontiguousarray(seg, dtype=np.float64),
         grid.x0,
         grid.y0,
@@ -388,8 +401,9 @@ def search(
             corners if corners is not None else np.empty((0, 4)), dtype=np.float64
         ),
         4 * QUERY_TOL_PX,
+        listing,
     )
-    return si.astype(np.intp), wi.astype(np.intp), int(count), sure
+    return si.astype(np.intp), wi.astype(np.intp), int(count), state
 
 
 @njit(cache=True, nogil=True)

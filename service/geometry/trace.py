@@ -470,14 +470,15 @@ def _trace_walls(
         if wall_mask is not None:
             eligible &= wall_mask
         plain = None
-        if wall_blockers is None and heights.only is None and heights.inward is None:
-            # Bulk tracing: a line that a plain wall properly crosses is blocked whatever
-            # else it meets (junctions and limited walls only add blocks, GEO-4, GEO-6), so
-            # the kernel settles it without the exact tests.
+        if heights.only is None and heights.inward is None:
+            # A line that a plain wall properly crosses is blocked whatever else it meets
+            # (junctions and limited walls only add blocks, GEO-4, GEO-6): in bulk tracing
+            # the kernel settles it; listing blockers, it settles a line that meets nothing
+            # but such crossings (GEO-1: those walls are what blocks it).
             plain = eligible & (restriction == 2) & (index.direction == 0)
             if elevations is not None:
                 plain &= np.isneginf(index.bottom) & np.isposinf(index.top)
-        si, wi, count, sure = kernel.search(
+        si, wi, count, state = kernel.search(
             index,
             seg,
             eligible,
@@ -485,10 +486,18 @@ def _trace_walls(
             MAX_QUERY_PIECES,
             plain=plain,
             corners=heights.corners if heights.corner_comp is not None else None,
+            listing=wall_blockers is not None,
         )
         if budget is not None:
             budget.spend(count)
-        wall_blocked |= sure
+        wall_blocked |= state == 1
+        settled = state[si] == 2
+        if settled.any():
+            wall_blocked[si[settled]] = True
+            assert wall_blockers is not None
+            for k, ws in _by_segment(si[settled], wi[settled]):
+                wall_blockers[k] = sorted(set(ws))
+            si, wi = si[~settled], wi[~settled]
         code = restriction[wi]
     else:
         si, wi = candidate_pairs(index, seg)
