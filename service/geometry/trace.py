@@ -495,8 +495,11 @@ def _trace_walls(
         if settled.any():
             wall_blocked[si[settled]] = True
             assert wall_blockers is not None
-            for k, ws in _by_segment(si[settled], wi[settled]):
-                wall_blockers[k] = sorted(set(ws))
+            found: dict[int, set[int]] = {}
+            for k, w in zip(si[settled].tolist(), wi[settled].tolist(), strict=True):
+                found.setdefault(k, set()).add(w)
+            for k, ws in found.items():
+                wall_blockers[k] = sorted(ws)
             si, wi = si[~settled], wi[~settled]
         code = restriction[wi]
     else:
