@@ -233,10 +233,14 @@ def _search(
     exact: NDArray[np.float64],
     ctol: float,
     listing: bool,
+    comp: NDArray[np.int64],
+    only: NDArray[np.int64],
+    only_inside: bool,
 ) -> tuple[
     NDArray[np.int64], NDArray[np.int64], int, NDArray[np.int8]
 ]:  # pragma: no cover - compiled
     m = seg.shape[0]
+    with_only = only.shape[0] == m and comp.shape[0] == boxes.shape[0]
     stamp = np.full(boxes.shape[0], -1, dtype=np.int64)
     cap = max(1024, 4 * m)
     out_s = np.empty(cap, dtype=np.int64)
@@ -309,6 +313,10 @@ def _search(
                         if not keep_all:
                             if not eligible[w]:
                                 continue
+                            if with_only:  # the obstacles' walls only, or all others
+                                member = comp[w] == only[s, 0] or comp[w] == only[s, 1]
+                                if member != only_inside:
+                                    continue
                             if not _keep(x0, y0, x1, y1, coords[w], band):
                                 continue
                             if shortcut and not corner:
@@ -338,6 +346,7 @@ def search(
     plain: NDArray[np.bool_] | None = None,
     corners: FloatArray | None = None,
     listing: bool = False,
+    only: tuple[NDArray[np.int64], NDArray[np.int64], bool] | None = None,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp], int, NDArray[np.int8]]:
     """Candidate pairs that can matter, and how many candidate pairs there were.
 
@@ -366,6 +375,11 @@ def search(
     listing : bool
         The blockers are listed: a segment whose every pair is such a crossing is settled
         (``state`` 2): it is blocked by exactly those walls (none: clear).
+    only : (ndarray (n,), ndarray (m, 2), bool), optional
+        Each wall's obstacle (``junctions.wall_components``), each segment's two obstacles
+        and whether to keep only their walls (``True``) or only the others: the pairs the
+        exact tests would set aside for ``trace``'s ``_only`` are not returned (they are
+        counted).
 
     Returns
     -------
@@ -402,6 +416,9 @@ def search(
         ),
         4 * QUERY_TOL_PX,
         listing,
+        np.ascontiguousarray(only[0] if only else np.empty(0), dtype=np.int64),
+        np.ascontiguousarray(only[1] if only else np.empty((0, 2)), dtype=np.int64),
+        bool(only[2]) if only else False,
     )
     return si.astype(np.intp), wi.astype(np.intp), int(count), state
 

@@ -470,7 +470,10 @@ def _trace_walls(
         if wall_mask is not None:
             eligible &= wall_mask
         plain = None
-        if heights.only is None and heights.inward is None:
+        only = None
+        if heights.only is not None:
+            only = (wall_components(index), heights.only[0], heights.only[1])
+        if heights.inward is None and (heights.only is None or not heights.only[1]):
             # A line that a plain wall properly crosses is blocked whatever else it meets
             # (junctions and limited walls only add blocks, GEO-4, GEO-6): in bulk tracing
             # the kernel settles it; listing blockers, it settles a line that meets nothing
@@ -487,6 +490,7 @@ def _trace_walls(
             plain=plain,
             corners=heights.corners if heights.corner_comp is not None else None,
             listing=wall_blockers is not None,
+            only=only,
         )
         if budget is not None:
             budget.spend(count)
@@ -592,7 +596,7 @@ def _exact_walls(
     # Parameter along the segment where it meets the wall's line, for heights (GEO-5).
     denom = d[:, 0] * e[:, 1] - d[:, 1] * e[:, 0]
     ap = a - p0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # nearly parallel
         t_cross = np.where(denom != 0, (ap[:, 0] * e[:, 1] - ap[:, 1] * e[:, 0]) / denom, 0.0)
     partial = np.zeros(len(si), dtype=bool)
     if elevations is not None:  # GEO-5, GEO-5a: the band at the crossing
@@ -743,7 +747,9 @@ def _slab(seg: FloatArray, boxes: FloatArray) -> tuple[NDArray[np.bool_], FloatA
         t_enter = np.maximum(t_enter, t_lo)
         t_exit = np.minimum(t_exit, t_hi)
     length = np.hypot(d[:, 0], d[:, 1])
-    return inside & ((t_exit - t_enter) * length > ON_LINE_TOL_PX), t_enter, t_exit
+    with np.errstate(over="ignore", invalid="ignore"):  # near-parallel sides: infinite t
+        crossed = inside & ((t_exit - t_enter) * length > ON_LINE_TOL_PX)
+    return crossed, t_enter, t_exit
 
 
 def crossing_order(
