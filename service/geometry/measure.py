@@ -176,19 +176,28 @@ class Question:
         return band(self.elevations, self.tops)  # type: ignore[return-value]
 
 
-def _segments(questions: Sequence[Question], exact: bool = False) -> list[FloatArray]:
-    """Each question's ``segments`` (``corner_segments`` with ``exact``), built together.
+def _joined(
+    questions: Sequence[Question], exact: bool = False
+) -> tuple[FloatArray, NDArray[np.intp]]:
+    """Every question's ``segments`` (``corner_segments`` with ``exact``) in one array.
 
-    Questions with the same numbers of points and pairing are joined in one array step.
+    Returns the lines (n, 4) px and ``rows`` (q + 1,): question r's lines are
+    ``rows[r]:rows[r + 1]``. Questions with the same numbers of points and pairing are
+    joined in one array step each.
     """
-    out: list[FloatArray] = [np.empty((0, 4))] * len(questions)
     points = [
         (q.exact_points if exact and q.exact_points is not None else (q.sources, q.targets))
         for q in questions
     ]
     groups: dict[tuple[int, int, str], list[int]] = {}
+    counts = np.empty(len(questions), dtype=np.intp)
     for r, (src, dst) in enumerate(points):
-        groups.setdefault((len(src), len(dst), questions[r].pairing), []).append(r)
+        how = questions[r].pairing
+        groups.setdefault((len(src), len(dst), how), []).append(r)
+        counts[r] = len(src) if how == "paired" else len(src) * len(dst)
+    rows = np.zeros(len(questions) + 1, dtype=np.intp)
+    np.cumsum(counts, out=rows[1:])
+    out = np.empty((int(rows[-1]), 4), dtype=np.float64)
     for (ns, nt, pairing), members in groups.items():
         g = len(members)
         s = np.array([points[r][0] for r in members], dtype=np.float64).reshape(g, ns, 2)
@@ -197,9 +206,9 @@ def _segments(questions: Sequence[Question], exact: bool = False) -> list[FloatA
             lines = np.concatenate([s, t], axis=2)
         else:
             lines = np.concatenate([np.repeat(s, nt, axis=1), np.tile(t, (1, ns, 1))], axis=2)
-        for k, r in enumerate(members):
-            out[r] = lines[k]
-    return out
+        at = rows[np.asarray(members, dtype=np.intp)][:, None] + np.arange(lines.shape[1])
+        out[at] = lines
+    return out, rows
 
 
 def _join(sources: FloatArray, targets: FloatArray, pairing: str) -> FloatArray:
@@ -509,13 +518,12 @@ def measure(
 
     Cost: the exact lines of senses that trace alike (``sense_key``) are measured once.
     """
-    segs = _segments(questions)
+    all_segs, rows = _joined(questions)
     pair_bands = [q.band() for q in questions]
     second = bool(spec.full_walls and (built.tall_walls is not None or built.heights))
     if budget is not None and questions:  # the cost model: refuse before any tracing
         passes = 2 if second else 1
         creatures = len(built.scene.tokens) if spec.creatures else 0
-        all_segs = np.vstack(segs)
         units = trace_units(len(all_segs), creatures, len(questions))
         try:  # every line meets each wall at most once: when that fits, no estimate
             budget.afford(passes * len(all_segs) * built.walls.size + units)
@@ -547,27 +555,30 @@ def measure(
     if spec.lines_with_effect:  # SF-COV-9: without line of effect the lines change nothing
         effect = exact("move", active)
         active = [r for r in active if effect[r].clear]
-    rows = np.cumsum([0] + [len(g) for g in segs]).astype(np.intp)
     n = int(rows[-1])
+    every = len(active) == len(questions)
+    at: NDArray[np.intp] = (
+        np.concatenate([np.arange(rows[r], rows[r + 1]) for r in active])
+        if active and not every
+        else np.arange(n)
+        if every
+        else np.empty(0, dtype=np.intp)
+    )
     lines = _trace_lines(
         built,
         spec,
         [questions[r] for r in active],
-        [segs[r] for r in active],
+        all_segs[at],
+        np.diff(rows)[active] if active else np.empty(0, dtype=np.intp),
         [pair_bands[r] for r in active],
         second,
         budget,
     )
     traced = np.zeros(len(questions), dtype=bool)
     traced[active] = True
-    if len(active) == len(questions):
+    if every:
         blocked, blockers = lines
     else:  # untraced lines read clear, with no blockers (one shared empty list)
-        at: NDArray[np.intp] = (
-            np.concatenate([np.arange(rows[r], rows[r + 1]) for r in active])
-            if active
-            else np.empty(0, dtype=np.intp)
-        )
         arrays = [np.zeros(n, dtype=bool) for _ in range(4)]
         for full, part in zip(arrays, lines[0], strict=True):
             full[at] = part
@@ -581,7 +592,7 @@ def measure(
         blockers = (lists[0], lists[1], lists[2])
     out = MeasuredBatch(
         rows,
-        np.vstack(segs) if n else np.empty((0, 4)),
+        all_segs,
         blocked,
         blockers,
         pair_bands,
@@ -604,7 +615,8 @@ def _trace_lines(
     built: BuiltScene,
     spec: Measure,
     questions: Sequence[Question],
-    segs: Sequence[FloatArray],
+    all_segs: FloatArray,
+    counts: NDArray[np.intp],
     pair_bands: Sequence[tuple[float, ...]],
     second: bool,
     budget: WorkBudget | None,
@@ -614,7 +626,8 @@ def _trace_lines(
 ]:
     """The traced lines of every question (``measure`` without the exact lines).
 
-    ``segs`` and ``pair_bands``: each question's ``segments()`` and ``band()``.
+    ``all_segs``: the questions' ``segments()`` one after another, ``counts`` of them each;
+    ``pair_bands``: each question's ``band()``.
 
     Returns
     -------
@@ -622,13 +635,13 @@ def _trace_lines(
         Over the questions' lines in order (``MeasuredBatch``'s arrays).
     blockers : (wall, creature, low) lists of n lists
     """
-    rows = np.cumsum([0] + [len(s) for s in segs])
+    rows = np.zeros(len(questions) + 1, dtype=np.intp)
+    np.cumsum(counts, out=rows[1:])
     n = int(rows[-1])
-    all_segs = np.vstack(segs) if n else np.empty((0, 4))
     elev = np.repeat(np.array(pair_bands, dtype=np.float64).reshape(-1, 4), np.diff(rows), axis=0)
     corners = None
     if any(q.exact_points is not None for q in questions):
-        corners = np.vstack(_segments(questions, exact=True)) if n else None
+        corners = _joined(questions, exact=True)[0] if n else None
     tokens = built.scene.tokens
     boxes = None
     spans = None
