@@ -199,9 +199,8 @@ def _joined(
     np.cumsum(counts, out=rows[1:])
     out = np.empty((int(rows[-1]), 4), dtype=np.float64)
     for (ns, nt, pairing), members in groups.items():
-        g = len(members)
-        s = np.array([points[r][0] for r in members], dtype=np.float64).reshape(g, ns, 2)
-        t = np.array([points[r][1] for r in members], dtype=np.float64).reshape(g, nt, 2)
+        s = _stacked([points[r][0] for r in members], ns)
+        t = _stacked([points[r][1] for r in members], nt)
         if pairing == "paired":
             lines = np.concatenate([s, t], axis=2)
         else:
@@ -209,6 +208,23 @@ def _joined(
         at = rows[np.asarray(members, dtype=np.intp)][:, None] + np.arange(lines.shape[1])
         out[at] = lines
     return out, rows
+
+
+def _stacked(arrays: list[FloatArray], k: int) -> FloatArray:
+    """``arrays`` of k points each as one array (g, k, 2); each distinct array copied once.
+
+    The questions of a matrix share their tokens' point arrays (one per token).
+    """
+    seen: dict[int, int] = {}
+    distinct: list[FloatArray] = []
+    pick = np.empty(len(arrays), dtype=np.intp)
+    for i, a in enumerate(arrays):  # every array is alive: ids are not reused meanwhile
+        j = seen.get(id(a))
+        if j is None:
+            j = seen[id(a)] = len(distinct)
+            distinct.append(a)
+        pick[i] = j
+    return np.array(distinct, dtype=np.float64).reshape(len(distinct), k, 2)[pick]
 
 
 def _join(sources: FloatArray, targets: FloatArray, pairing: str) -> FloatArray:
