@@ -66,7 +66,8 @@ def vision_table(sizes: list[tuple[int, int]], repeat: int) -> list[dict[str, An
     for n_walls, n_tokens in sizes:
         geo = build_scene(SceneSchema().load(dungeon(n_walls, n_tokens)))
         pairs = n_tokens * (n_tokens - 1)
-        matrix(geo, rules.get("dnd5e"), None, "cover", {})  # warm-up
+        for kind in ("cover", "vision"):  # warm-up: numba cache of every walk, wall grid
+            matrix(geo, rules.get("dnd5e"), None, kind, {})
         cover_us = None
         for label, system_id, kind in VISION_KINDS:
             system = rules.get(system_id)

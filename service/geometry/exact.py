@@ -10,7 +10,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from service.engine.budget import WorkBudget
+from service.engine.budget import SEARCH_UNITS, WorkBudget
 from service.engine.density import WallDensity
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex, index_walls
@@ -433,6 +433,8 @@ def lines_of_effect(
             if apart(bf_all[p], bt_all[p]):
                 out[p] = LineOfEffect(False, None, centre.wall_blockers[k], 1)
                 continue
+            if budget is not None:  # a search's own work beyond its tests (issue 20)
+                budget.spend(SEARCH_UNITS)
             out[p] = _search(
                 index,
                 bf_all[p],
@@ -441,6 +443,7 @@ def lines_of_effect(
                 None if elev_all is None else tuple(elev_all[p].tolist()),
                 wall_mask,
                 parent=budget,
+                centre_blockers=centre.wall_blockers[k],
             )
     return out  # type: ignore[return-value]
 
@@ -494,6 +497,8 @@ def _search(
     wall_mask: NDArray[np.bool_] | None,
     max_tests: int = MAX_SEARCH_TESTS,
     parent: WorkBudget | None = None,
+    *,
+    centre_blockers: list[int] | None = None,
 ) -> LineOfEffect:
     """The exact search between two disjoint spaces (see ``line_of_effect_between``).
 
@@ -507,6 +512,10 @@ def _search(
     ``max_tests`` pairs), each walked until its first firm crossing, plus the exact trace of
     the lines that cross none; refused before any is traced when ``SAMPLE_LINES`` lines
     spread over all the pairs predict more than ``EARLY_REFUSAL_FACTOR * max_tests`` tests.
+
+    ``centre_blockers``: what blocks the centre line, when the caller traced it already
+    (``lines_of_effect``); then the centre and corner lines crossing a firm wall outright
+    are set aside as the candidates are, and only the others traced (issue 20).
 
     Raises
     ------
@@ -548,21 +557,29 @@ def _search(
             rays = _incident_rays(index, near, ray_verts, sense)
             verts = [ray_verts, corners_f, corners_t, cuts]
     first_segs = segs[0]
-    elev1 = None if elevations is None else np.tile(np.asarray(elevations), (len(first_segs), 1))
-    first_trace = trace(
-        index,
-        first_segs,
-        sense,
-        elevations=elev1,
-        wall_mask=wall_mask,
-        low_obstacles=False,
-        budget=parent,
-    )
-    clear = np.flatnonzero(~first_trace.wall_blocked)
-    if len(clear):  # the centre line or a corner-to-corner line: no search needed
-        w = tuple(float(v) for v in first_segs[int(clear[0])])
-        return LineOfEffect(True, w, [], len(first_segs))  # type: ignore[arg-type]
-    blockers = first_trace.wall_blockers[0]
+    firm = _firm(index, sense, wall_mask)
+    todo = np.arange(len(first_segs))
+    if centre_blockers is not None:
+        todo = todo[~_surely_blocked(index, first_segs, firm, parent)[0]]
+    blockers = centre_blockers
+    if len(todo):
+        elev1 = None if elevations is None else np.tile(np.asarray(elevations), (len(todo), 1))
+        first_trace = trace(
+            index,
+            first_segs[todo],
+            sense,
+            elevations=elev1,
+            wall_mask=wall_mask,
+            low_obstacles=False,
+            budget=parent,
+        )
+        clear = todo[~first_trace.wall_blocked]
+        if len(clear):  # the centre line or a corner-to-corner line: no search needed
+            w = tuple(float(v) for v in first_segs[int(clear[0])])
+            return LineOfEffect(True, w, [], len(first_segs))  # type: ignore[arg-type]
+        if blockers is None:
+            blockers = first_trace.wall_blockers[0]
+    assert blockers is not None
     pts = np.vstack(verts)
     n_ray = len(ray_verts)
     total = len(pts) * (len(pts) - 1) // 2
@@ -570,7 +587,6 @@ def _search(
     if total > max_tests:
         raise budget.refusal()
     traced = len(first_segs)
-    firm = _firm(index, sense, wall_mask)
     # Predict the whole search's tests from lines spread over all of it, before tracing any.
     limit = EARLY_REFUSAL_FACTOR * max_tests
     # Only when it could pass: each line tests at most the walls whose boxes meet the hull's.
