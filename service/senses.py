@@ -108,6 +108,9 @@ class SenseReport:
         the target's space.
     notes : tuple of str
         What the GM options changed.
+    blocked_by_region : bool
+        Some blocker of the centre sight line is a region (the outline of heavy
+        obscurement, 5E-VIS-2).
     """
 
     distance: float
@@ -121,6 +124,7 @@ class SenseReport:
     sees_invisible: bool = False
     concealed_by: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    blocked_by_region: bool = False
 
     def first_precise(self, precise: Sequence[str] = PRECISE) -> str | None:
         """The first sense of ``precise`` (default every precise sense) that reaches."""
@@ -223,10 +227,10 @@ def concealing_regions(
 
     Cost: one vectorised shapely test per concealing region over all pairs.
     """
-    out: list[list[str]] = [[] for _ in pairs]
     regions = [r for r in built.scene.regions if region_obscurement(r)]
     if not regions or not pairs:
-        return [() for _ in pairs]
+        return [()] * len(pairs)
+    out: list[list[str]] = [[] for _ in pairs]
     lines = shapely.linestrings([[built.centre(o), built.centre(t)] for o, t in pairs])
     spaces = shapely.box(*np.array([inset_box(built.token_boxes[t.id], 0.5) for _, t in pairs]).T)
     for r in regions:
@@ -382,7 +386,7 @@ def perceive_all(
         key = (id(index), sense_key(index, sense), None if mask is None else mask.tobytes())
         if key not in known:
             known[key] = _exact_lines(
-                index, sense, mask, box_o, box_t, elev, budget=budget, density=density
+                index, sense, mask, boxes, extents, rows, budget=budget, density=density
             )
         return known[key]
 
@@ -468,57 +472,51 @@ def _exact_lines(
     index: WallIndex,
     sense: str,
     mask: NDArray[np.bool_] | None,
-    box_o: np.ndarray,
-    box_t: np.ndarray,
-    elev: np.ndarray,
+    boxes: np.ndarray,
+    extents: np.ndarray,
+    rows: np.ndarray,
     *,
     budget: WorkBudget | None,
     density: object,
 ) -> list[LineOfEffect]:
     """``lines_of_effect`` of each pair, measuring each distinct question once.
 
-    Pairs with the same two spaces and band ask the same question. When the walls block
-    alike both ways (``_symmetric``), a pair and its reverse (B to A after A to B, as in a
-    matrix) do too: the reverse takes the first one's answer, its witness turned round;
-    what blocks its centre line is the same walls (sorted indices).
+    ``boxes`` (t, 4) px and ``extents`` (t, 2) grid units are each token's inset space and
+    vertical extent; ``rows`` (p, 2) the observer's and the target's row of each pair. Pairs
+    of the same two tokens ask the same question. When the walls block alike both ways
+    (``_symmetric``), a pair and its reverse (B to A after A to B, as in a matrix) do too:
+    the reverse takes the first one's answer, its witness turned round; what blocks its
+    centre line is the same walls (sorted indices).
 
-    Cost: one ``lines_of_effect`` over the distinct questions (about half a matrix's pairs).
+    Cost: one ``lines_of_effect`` over the distinct questions (half a matrix's pairs).
     """
-    forward = np.column_stack([box_o, box_t, elev])
-    p = len(forward)
-    first: np.ndarray
-    flipped = np.zeros(p, dtype=bool)
+    n = np.int64(max(len(boxes), 1))
+    code = rows[:, 0].astype(np.int64) * n + rows[:, 1]
+    key = code
     if _symmetric(index, sense, mask):
-        back = np.column_stack([box_t, box_o, elev[:, [1, 0, 3, 2]]])
-        both = np.vstack([forward, back])
-        _, inverse = np.unique(both, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        # The first pair (in request order, either way round) asking each question.
-        owner = np.full(inverse.max() + 1, p, dtype=np.intp)
-        np.minimum.at(owner, inverse, np.concatenate([np.arange(p), np.arange(p)]))
-        first = owner[inverse[:p]]
-        # A pair asks its first pair's question turned round when its own row is not that
-        # pair's forward row.
-        flipped = ~(forward == forward[first]).all(axis=1)
-    else:
-        _, owner, inverse = np.unique(forward, axis=0, return_index=True, return_inverse=True)
-        first = owner[inverse.reshape(-1)]
-    asked = np.unique(first)
+        key = np.minimum(code, rows[:, 1].astype(np.int64) * n + rows[:, 0])
+    _, first_of, inverse = np.unique(key, return_index=True, return_inverse=True)
+    first = first_of[inverse.reshape(-1)]
+    flipped = code != code[first]
+    asked = first_of  # the first pair asking each question, in its own orientation
+    ro, rt = rows[asked, 0], rows[asked, 1]
+    # GEO-5a: each pair's band, from the observer's vertical extent to the target's.
+    elev = np.column_stack([extents[ro, 0], extents[rt, 0], extents[ro, 1], extents[rt, 1]])
     found = lines_of_effect(
         index,
-        box_o[asked],
-        box_t[asked],
+        boxes[ro],
+        boxes[rt],
         sense,
-        elevations=elev[asked],
+        elevations=elev,
         wall_mask=mask,
         budget=budget,
         density=density,  # type: ignore[arg-type]
     )
     at = dict(zip(asked.tolist(), found, strict=True))
     out = []
-    for k, (j, turn) in enumerate(zip(first.tolist(), flipped.tolist(), strict=True)):
+    for j, turn in zip(first.tolist(), flipped.tolist(), strict=True):
         line = at[j]
-        if turn and j != k and line.witness is not None:
+        if turn and line.witness is not None:
             w = line.witness
             line = dataclasses.replace(line, witness=(w[2], w[3], w[0], w[1]))
         out.append(line)
@@ -558,7 +556,7 @@ class _BlockerNames:
     def __init__(self, index: WallIndex) -> None:
         self.index = index
         self.walls: dict[int, tuple[Blocker, ...]] = {}
-        self.lists: dict[int, tuple[list[int], tuple[Blocker, ...]]] = {}
+        self.lists: dict[int, tuple[list[int], tuple[Blocker, ...], bool]] = {}
         self.distinct: bool | None = None  # each wall one blocker of its own (see __call__)
 
     def _wall(self, w: int) -> tuple[Blocker, ...]:
@@ -567,10 +565,11 @@ class _BlockerNames:
             named = self.walls[w] = tuple(wall_blocker(n) for n in self.index.names([w]))
         return named
 
-    def __call__(self, walls: list[int]) -> tuple[Blocker, ...]:
+    def __call__(self, walls: list[int]) -> tuple[tuple[Blocker, ...], bool]:
+        """The blockers named by ``walls``, and whether one of them is a region."""
         hit = self.lists.get(id(walls))
         if hit is not None and hit[0] is walls:
-            return hit[1]
+            return hit[1], hit[2]
         if self.distinct is None:  # no copies and no heavy-fog outline: nothing to merge
             self.distinct = not self.index.copies and not any(
                 i.startswith(REGION_PREFIX) for i in self.index.ids
@@ -578,10 +577,12 @@ class _BlockerNames:
         if self.distinct:
             known = self.walls
             named = tuple([(known.get(w) or self._wall(w))[0] for w in walls])
+            region = False
         else:
             named = tuple(dict.fromkeys(b for w in walls for b in self._wall(w)))
-        self.lists[id(walls)] = (walls, named)  # the list is kept: its id stays its own
-        return named
+            region = any(b.kind == "region" for b in named)
+        self.lists[id(walls)] = (walls, named, region)  # the list is kept: its id stays its own
+        return named, region
 
 
 def _distances(
@@ -674,7 +675,10 @@ def _report(
     part of the centre line's band); ``wall_names``: names what blocks the sight line.
     """
     senses = observer.token.senses
-    blockers: tuple[Blocker, ...] = () if los.clear else wall_names(los.blockers)
+    blockers: tuple[Blocker, ...] = ()
+    by_region = False
+    if not los.clear:
+        blockers, by_region = wall_names(los.blockers)
     invisible = target.invisible
     blinded = observer.blinded
 
@@ -718,6 +722,7 @@ def _report(
         sees_invisible=sees_invisible or truesight,
         concealed_by=concealed_by,
         notes=notes,
+        blocked_by_region=by_region,
     )
 
 
