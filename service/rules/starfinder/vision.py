@@ -94,7 +94,10 @@ def vision(
             rules,
         )
     )
-    degree = max(found, key=lambda c: CONCEALMENT_RANK[c])
+    degree = "none"
+    for c in found:  # SF-CON-3: the strongest applies (the first of equal ones)
+        if CONCEALMENT_RANK[c] > CONCEALMENT_RANK[degree]:
+            degree = c
     if degree != "none":
         rules.append("SF-CON-3")
     chance = miss_chance_of(degree, options, rules)
