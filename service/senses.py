@@ -55,7 +55,7 @@ from numpy.typing import NDArray
 
 from service.engine.budget import WorkBudget, vision_units
 from service.engine.grids import diagonal_rule, is_hex, space_distance_units
-from service.engine.scene import REGION_PREFIX, BuiltScene
+from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import WallIndex
@@ -571,8 +571,10 @@ class _BlockerNames:
         if hit is not None and hit[0] is walls:
             return hit[1], hit[2]
         if self.distinct is None:  # no copies and no heavy-fog outline: nothing to merge
-            self.distinct = not self.index.copies and not any(
-                i.startswith(REGION_PREFIX) for i in self.index.ids
+            # (the sight index lists the outlines after the first ``room_walls`` walls)
+            index = self.index
+            self.distinct = not index.copies and (
+                index.room_walls is None or index.room_walls >= index.size
             )
         if self.distinct:
             known = self.walls

@@ -235,3 +235,40 @@ def test_each_exact_search_is_counted():
     tight = WorkBudget(int(vision_units(pairs)) + SEARCH_UNITS // 2, "Reduce the tokens")
     with pytest.raises(OverBudget):
         matrix(built, system, None, "vision", {}, budget=tight)
+
+
+FOG = {
+    "id": "fog",
+    "shape": {"type": "rect", "x": 150, "y": -100, "width": 100, "height": 300},
+    "obscurement": "heavy",
+}
+
+
+@pytest.mark.parametrize(
+    ("walls", "regions", "blockers", "rule"),
+    [
+        pytest.param(
+            [wall("w", 200, -100, 200, 200)], [], [("wall", "w")], None, id="a wall: its id"
+        ),
+        pytest.param(
+            [wall("w", 200, -100, 200, 200), wall("copy", 200, -100, 200, 200)],
+            [],
+            [("wall", "w"), ("wall", "copy")],
+            None,
+            id="identical walls: every id",
+        ),
+        pytest.param(
+            [], [FOG], [("region", "fog")], "5E-VIS-2", id="5E-VIS-2 heavy fog: the region, once"
+        ),
+    ],
+)
+def test_what_blocks_the_sight_line_is_named_alike_in_a_matrix(walls, regions, blockers, rule):
+    """5E-VIS-2: each blocker list is named once per request, as a single answer names it."""
+    built = build_scene(load(walls, [tok("A", 0, 0), tok("B", 400, 0)], regions=regions))
+    system = rules.get("dnd5e")
+    a, b = built.scene.tokens
+    both = vision_all(system, built, [(a, b), (b, a)], {})
+    for got, (o, t) in zip(both, [(a, b), (b, a)], strict=True):
+        assert got == vision_one(system, built, o, t, {})
+        assert [(x.kind, x.id) for x in got.blockers] == blockers
+        assert (rule in got.rules) if rule else "5E-VIS-2" not in got.rules
