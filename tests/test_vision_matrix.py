@@ -18,6 +18,7 @@ from service.app import create_app
 from service.engine.budget import SEARCH_UNITS, VISION_PAIR_UNITS, WorkBudget, vision_units
 from service.engine.scene import build_scene
 from service.errors import OverBudget
+from service.geometry import exact
 from service.matrix import matrix
 from service.rules.ask import vision_all, vision_one
 from service.settings import BY_NAME
@@ -221,20 +222,25 @@ def test_each_vision_pair_is_counted_before_any_tracing(monkeypatch):
     assert vision_units(90) == 90 * VISION_PAIR_UNITS
 
 
-def test_each_exact_search_is_counted():
+def test_each_exact_search_is_counted(monkeypatch):
     """Issue 20 cost model: every exact search spends ``SEARCH_UNITS`` beyond its tests, so a
     budget bounds how many searches a request runs."""
-    # Two rooms joined by an open door: pairs across the door need the exact search.
+    # Rooms joined by open doors: pairs whose centre line is blocked need the exact search.
     built = build_scene(SceneSchema().load(dungeon(400, 16, seed=4)))
     system = rules.get("dnd5e")
-    free = WorkBudget(10**9, "x")
-    matrix(built, system, None, "vision", {}, budget=free)
-    pairs = 16 * 15
-    searched = (free.used - vision_units(pairs)) // SEARCH_UNITS
-    assert searched >= 1
-    tight = WorkBudget(int(vision_units(pairs)) + SEARCH_UNITS // 2, "Reduce the tokens")
+    searches = []
+    real = exact._search
+    monkeypatch.setattr(exact, "_search", lambda *a, **k: searches.append(1) or real(*a, **k))
+    counted = WorkBudget(10**9, "x")
+    matrix(built, system, None, "vision", {}, budget=counted)
+    monkeypatch.setattr(exact, "SEARCH_UNITS", 0)
+    uncounted = WorkBudget(10**9, "x")
+    matrix(built, system, None, "vision", {}, budget=uncounted)
+    assert len(searches) >= 2 and len(searches) % 2 == 0
+    assert counted.used - uncounted.used == len(searches) // 2 * SEARCH_UNITS
+    monkeypatch.setattr(exact, "SEARCH_UNITS", SEARCH_UNITS)
     with pytest.raises(OverBudget):
-        matrix(built, system, None, "vision", {}, budget=tight)
+        matrix(built, system, None, "vision", {}, budget=WorkBudget(counted.used - 1, "x"))
 
 
 FOG = {
