@@ -90,9 +90,11 @@ def concealment(
     str
         ``none`` or ``concealment``.
     """
-    if CONCEALED_CONDITIONS & set(target.conditions):
+    if target.conditions and not CONCEALED_CONDITIONS.isdisjoint(target.conditions):
         rules.append("SF-CON-5")
         return "concealment"
+    if not built.scene.regions:
+        return "none"
     concealing = [r for r in built.scene.regions if r.concealment or r.obscurement is not None]
     if not concealing:
         return "none"

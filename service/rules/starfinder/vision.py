@@ -28,6 +28,9 @@ from service.senses import SenseReport
 #: Options of starfinder vision and GM rulings, listed with the ruleset's.
 EXTRA_OPTIONS = {**GM_OPTIONS, "miss_chance": MISS_CHANCE_OPTION}
 
+#: SF-CON-1: concealment toward a seen target is read as for a ranged attack (one value).
+RANGED = Attack("ranged")
+
 
 def vision(
     built: BuiltScene,
@@ -87,7 +90,7 @@ def vision(
             built,
             observer,
             target,
-            Attack("ranged"),
+            RANGED,
             source_box,
             corner_points,
             options,
