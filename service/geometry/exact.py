@@ -433,8 +433,6 @@ def lines_of_effect(
             if apart(bf_all[p], bt_all[p]):
                 out[p] = LineOfEffect(False, None, centre.wall_blockers[k], 1)
                 continue
-            if budget is not None:  # a search's own work beyond its tests (issue 20)
-                budget.spend(SEARCH_UNITS)
             out[p] = _search(
                 index,
                 bf_all[p],
@@ -443,7 +441,6 @@ def lines_of_effect(
                 None if elev_all is None else tuple(elev_all[p].tolist()),
                 wall_mask,
                 parent=budget,
-                centre_blockers=centre.wall_blockers[k],
             )
     return out  # type: ignore[return-value]
 
@@ -497,8 +494,6 @@ def _search(
     wall_mask: NDArray[np.bool_] | None,
     max_tests: int = MAX_SEARCH_TESTS,
     parent: WorkBudget | None = None,
-    *,
-    centre_blockers: list[int] | None = None,
 ) -> LineOfEffect:
     """The exact search between two disjoint spaces (see ``line_of_effect_between``).
 
@@ -513,16 +508,14 @@ def _search(
     the lines that cross none; refused before any is traced when ``SAMPLE_LINES`` lines
     spread over all the pairs predict more than ``EARLY_REFUSAL_FACTOR * max_tests`` tests.
 
-    ``centre_blockers``: what blocks the centre line, when the caller traced it already
-    (``lines_of_effect``); then the centre and corner lines crossing a firm wall outright
-    are set aside as the candidates are, and only the others traced (issue 20).
-
     Raises
     ------
     OverBudget
         Deciding would take more than ``max_tests`` line–wall tests; at once, before any
         search, when there are more vertex pairs than that.
     """
+    if parent is not None:  # the search's own work beyond its tests (issue 20)
+        parent.spend(SEARCH_UNITS)
     corners_f = np.array([[bf[0], bf[1]], [bf[2], bf[1]], [bf[2], bf[3]], [bf[0], bf[3]]])
     corners_t = np.array([[bt[0], bt[1]], [bt[2], bt[1]], [bt[2], bt[3]], [bt[0], bt[3]]])
     centre_line = _centre_lines(bf[None, :], bt[None, :])[0]
@@ -557,29 +550,21 @@ def _search(
             rays = _incident_rays(index, near, ray_verts, sense)
             verts = [ray_verts, corners_f, corners_t, cuts]
     first_segs = segs[0]
-    firm = _firm(index, sense, wall_mask)
-    todo = np.arange(len(first_segs))
-    if centre_blockers is not None:
-        todo = todo[~_surely_blocked(index, first_segs, firm, parent)[0]]
-    blockers = centre_blockers
-    if len(todo):
-        elev1 = None if elevations is None else np.tile(np.asarray(elevations), (len(todo), 1))
-        first_trace = trace(
-            index,
-            first_segs[todo],
-            sense,
-            elevations=elev1,
-            wall_mask=wall_mask,
-            low_obstacles=False,
-            budget=parent,
-        )
-        clear = todo[~first_trace.wall_blocked]
-        if len(clear):  # the centre line or a corner-to-corner line: no search needed
-            w = tuple(float(v) for v in first_segs[int(clear[0])])
-            return LineOfEffect(True, w, [], len(first_segs))  # type: ignore[arg-type]
-        if blockers is None:
-            blockers = first_trace.wall_blockers[0]
-    assert blockers is not None
+    elev1 = None if elevations is None else np.tile(np.asarray(elevations), (len(first_segs), 1))
+    first_trace = trace(
+        index,
+        first_segs,
+        sense,
+        elevations=elev1,
+        wall_mask=wall_mask,
+        low_obstacles=False,
+        budget=parent,
+    )
+    clear = np.flatnonzero(~first_trace.wall_blocked)
+    if len(clear):  # the centre line or a corner-to-corner line: no search needed
+        w = tuple(float(v) for v in first_segs[int(clear[0])])
+        return LineOfEffect(True, w, [], len(first_segs))  # type: ignore[arg-type]
+    blockers = first_trace.wall_blockers[0]
     pts = np.vstack(verts)
     n_ray = len(ray_verts)
     total = len(pts) * (len(pts) - 1) // 2
@@ -587,6 +572,7 @@ def _search(
     if total > max_tests:
         raise budget.refusal()
     traced = len(first_segs)
+    firm = _firm(index, sense, wall_mask)
     # Predict the whole search's tests from lines spread over all of it, before tracing any.
     limit = EARLY_REFUSAL_FACTOR * max_tests
     # Only when it could pass: each line tests at most the walls whose boxes meet the hull's.
