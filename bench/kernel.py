@@ -6,6 +6,11 @@ token pair with ``SIGHTLINE_KERNEL=numpy`` and with the kernel, side by side in 
 and whether the two matrices are equal. One warm-up call per path first (numba compiles or
 loads its cache; the wall grid is built) so only steady-state work is timed. Nothing is
 asserted; the table is printed (Markdown), and written as JSON with ``--json PATH``.
+
+``--vision``: the vision matrix of each ruleset (dnd5e, starfinder, pf2e-variant) per pair
+beside the dnd5e cover matrix, with the compiled kernel, at 2,000 x 50, 5,000 x 100 and
+5,000 x 200 (issue 20: vision at most 2x dnd5e cover, every kind at 200 tokens x 5,000 walls
+under 3 s). Wall time and the process's CPU time (the machine is shared) of each matrix.
 """
 
 from __future__ import annotations
@@ -25,6 +30,13 @@ from service.geometry import kernel
 from service.matrix import matrix
 
 SIZES = [(2000, 50), (5000, 100)]
+VISION_SIZES = [(2000, 50), (5000, 100), (5000, 200)]
+VISION_KINDS = [
+    ("dnd5e cover", "dnd5e", "cover"),
+    ("dnd5e vision", "dnd5e", "vision"),
+    ("starfinder vision", "starfinder", "vision"),
+    ("pf2e-variant vision", "pf2e-variant", "vision"),
+]
 KINDS = [
     ("dnd5e cover", "dnd5e", "cover"),
     ("starfinder cover", "starfinder", "cover"),
@@ -43,12 +55,73 @@ def timed(fn: Any, repeat: int) -> tuple[float, Any]:
     return statistics.median(times), out
 
 
+def vision_table(sizes: list[tuple[int, int]], repeat: int) -> list[dict[str, Any]]:
+    """Per pair times of the dnd5e cover matrix and each ruleset's vision matrix (kernel).
+
+    One warm-up matrix per scene (numba's cache, the wall grid); then each kind ``repeat``
+    times, its median wall time and the CPU time of that same run.
+    """
+    os.environ.pop("SIGHTLINE_KERNEL", None)
+    rows = []
+    for n_walls, n_tokens in sizes:
+        geo = build_scene(SceneSchema().load(dungeon(n_walls, n_tokens)))
+        pairs = n_tokens * (n_tokens - 1)
+        for kind in ("cover", "vision"):  # warm-up: numba cache of every walk, wall grid
+            matrix(geo, rules.get("dnd5e"), None, kind, {})
+        cover_us = None
+        for label, system_id, kind in VISION_KINDS:
+            system = rules.get(system_id)
+            walls, cpus = [], []
+            for _ in range(repeat):
+                t, c = time.perf_counter(), time.process_time()
+                matrix(geo, system, None, kind, {})
+                walls.append(time.perf_counter() - t)
+                cpus.append(time.process_time() - c)
+            k = walls.index(statistics.median_low(walls))
+            row = {
+                "kind": label,
+                "walls": n_walls,
+                "tokens": n_tokens,
+                "seconds": walls[k],
+                "cpu_seconds": cpus[k],
+                "us_per_pair": 1e6 * walls[k] / pairs,
+                "cpu_us_per_pair": 1e6 * cpus[k] / pairs,
+            }
+            if kind == "cover" and system_id == "dnd5e":
+                cover_us = row["cpu_us_per_pair"]
+            row["x_dnd5e_cover"] = row["cpu_us_per_pair"] / cover_us if cover_us else None
+            rows.append(row)
+            print(
+                f"{label:20s} {n_walls:>5} x {n_tokens:<4} {row['seconds']:6.2f} s"
+                f" ({row['cpu_seconds']:6.2f} s CPU)  {row['us_per_pair']:7.1f} us/pair"
+                f" ({row['cpu_us_per_pair']:7.1f} CPU)",
+                flush=True,
+            )
+    print()
+    print("| per pair (CPU) | walls x tokens | matrix | per pair | x dnd5e cover |")
+    print("| --- | --- | --- | --- | --- |")
+    for r in rows:
+        print(
+            f"| {r['kind']} | {r['walls']:,} x {r['tokens']} | {r['seconds']:.2f} s"
+            f" ({r['cpu_seconds']:.2f} s CPU) | {r['us_per_pair']:.1f} µs"
+            f" ({r['cpu_us_per_pair']:.1f} µs CPU) | {r['x_dnd5e_cover']:.2f} |"
+        )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", default=None)
     parser.add_argument("--quick", action="store_true", help="2,000 x 50 only")
+    parser.add_argument("--vision", action="store_true", help="vision matrices (see above)")
     args = parser.parse_args()
+    if args.vision:
+        rows = vision_table(VISION_SIZES[:1] if args.quick else VISION_SIZES, args.repeat)
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump(rows, fh, indent=2)
+        return
     if not kernel.HAVE_NUMBA:
         raise SystemExit("numba is not installed: nothing to compare")
     sizes = SIZES[:1] if args.quick else SIZES

@@ -53,8 +53,8 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from service.engine.budget import WorkBudget
-from service.engine.grids import diagonal_rule, space_distance_units
+from service.engine.budget import WorkBudget, vision_units
+from service.engine.grids import diagonal_rule, is_hex, space_distance_units
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
@@ -108,6 +108,9 @@ class SenseReport:
         the target's space.
     notes : tuple of str
         What the GM options changed.
+    blocked_by_region : bool
+        Some blocker of the centre sight line is a region (the outline of heavy
+        obscurement, 5E-VIS-2).
     """
 
     distance: float
@@ -121,10 +124,15 @@ class SenseReport:
     sees_invisible: bool = False
     concealed_by: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    blocked_by_region: bool = False
 
     def first_precise(self, precise: Sequence[str] = PRECISE) -> str | None:
         """The first sense of ``precise`` (default every precise sense) that reaches."""
-        return next((s for s in precise if self.reaches.get(s)), None)
+        reaches = self.reaches
+        for sense in precise:
+            if reaches.get(sense):
+                return sense
+        return None
 
     @property
     def visible_to_observer(self) -> bool:
@@ -219,10 +227,10 @@ def concealing_regions(
 
     Cost: one vectorised shapely test per concealing region over all pairs.
     """
-    out: list[list[str]] = [[] for _ in pairs]
     regions = [r for r in built.scene.regions if region_obscurement(r)]
     if not regions or not pairs:
-        return [() for _ in pairs]
+        return [()] * len(pairs)
+    out: list[list[str]] = [[] for _ in pairs]
     lines = shapely.linestrings([[built.centre(o), built.centre(t)] for o, t in pairs])
     spaces = shapely.box(*np.array([inset_box(built.token_boxes[t.id], 0.5) for _, t in pairs]).T)
     for r in regions:
@@ -335,15 +343,39 @@ def perceive_all(
         The request would pass ``budget``.
 
     Cost: O(pairs x walls near their centre lines), plus the exact search for pairs whose
-    centre line is blocked, plus one light sample per distinct target.
+    centre line is blocked, plus one light sample per distinct target. A pair and its
+    reverse are measured once when the walls block alike both ways (``_exact_lines``).
+    With ``budget``: ``VISION_PAIR_UNITS`` per pair are spent first (refused before any
+    tracing), then the centre lines' tests, and ``SEARCH_UNITS`` per exact search with its
+    tests (``service.engine.budget``).
     """
     if not pairs:
         return []
-    box_o = np.array([inset_box(built.token_boxes[o.id], inset) for o, _ in pairs])
-    box_t = np.array([inset_box(built.token_boxes[t.id], inset) for _, t in pairs])
+    if budget is not None:  # issue 20: each pair's own work, counted before any tracing
+        own = vision_units(len(pairs))
+        budget.afford(own)
+        budget.spend(int(own))
+    # Each token once: its inset space and its vertical extent, rows of per-token arrays.
+    row: dict[str, int] = {}
+    tokens: list[Token] = []
+    for pair in pairs:
+        for tok in pair:
+            if tok.id not in row:
+                row[tok.id] = len(tokens)
+                tokens.append(tok)
+    boxes = np.array([inset_box(built.token_boxes[t.id], inset) for t in tokens])
+    extents = np.array([built.span(t) for t in tokens], dtype=np.float64).reshape(-1, 2)
+    rows = np.array([(row[o.id], row[t.id]) for o, t in pairs], dtype=np.intp)
+    box_o, box_t = boxes[rows[:, 0]], boxes[rows[:, 1]]
     # GEO-5a: each pair's band, from the observer's vertical extent to the target's.
-    spans = [(built.span(o), built.span(t)) for o, t in pairs]
-    elev = np.array([(a[0], b[0], a[1], b[1]) for a, b in spans], dtype=np.float64)
+    elev = np.column_stack(
+        [
+            extents[rows[:, 0], 0],
+            extents[rows[:, 1], 0],
+            extents[rows[:, 0], 1],
+            extents[rows[:, 1], 1],
+        ]
+    )
     sight_index = built.sight
     density = built.density
     # Sight, effect and sound through the same walls (same restrictions and thresholds,
@@ -353,15 +385,8 @@ def perceive_all(
     def exact(index: WallIndex, sense: str, mask: NDArray[np.bool_] | None) -> list[LineOfEffect]:
         key = (id(index), sense_key(index, sense), None if mask is None else mask.tobytes())
         if key not in known:
-            known[key] = lines_of_effect(
-                index,
-                box_o,
-                box_t,
-                sense,
-                elevations=elev,
-                wall_mask=mask,
-                budget=budget,
-                density=density,
+            known[key] = _exact_lines(
+                index, sense, mask, boxes, extents, rows, budget=budget, density=density
             )
         return known[key]
 
@@ -373,35 +398,213 @@ def perceive_all(
     public = shining_lights(built)  # gathered once: each gathering scans every token
     concealed = concealing_regions(built, pairs)
     partial_fog = _fog_partly_on_line(built, box_o, box_t, elev)
-    fog: dict[str, tuple[str, bool]] = {}
-    wall_names: dict[tuple[int, ...], tuple[Blocker, ...]] = {}
+    distances = _distances(built, pairs, diagonals)
+    # Each token's own state, once per request: obscurement at its space, whether heavy
+    # obscurement holds all of it, and what its conditions say.
+    fog = {t.id: (obscurement_at(built, t), _wholly_inside(built, t, "heavy")) for t in tokens}
+    states = {t.id: _TokenState.of(t) for t in tokens}
+    wall_names = _BlockerNames(built.sight)
     out = []
-    for (observer, target), los, loe, sound, by, fog_part in zip(
-        pairs, los_all, loe_all, sound_all, concealed, partial_fog, strict=True
+    for (observer, target), los, loe, sound, by, fog_part, dist in zip(
+        pairs, los_all, loe_all, sound_all, concealed, partial_fog, distances, strict=True
     ):
         # A private carried light shines only for its carrier: its light is its own entry.
-        key = (target.id, observer.id if has_private_light(observer) else None)
+        key = (target.id, observer.id if states[observer.id].private_light else None)
         if key not in lights:
             who = observer if key[1] is not None else None
             sources = public if who is None else shining_lights(built, who)
             lights[key] = light_over_token(built, target, budget, who, sources)
             points = token_sample_points(built, target, sources)
             silent[key] = silent_light_notes(built, points, who)
-        for tok in (observer, target):
-            if tok.id not in fog:  # each token's own state, once per request
-                fog[tok.id] = (obscurement_at(built, tok), _wholly_inside(built, tok, "heavy"))
+        obscurement = fog[target.id][0]
+        if fog_part and obscurement == "none":
+            obscurement = "light"
         report = _report(
-            built, observer, target, diagonals, lights[key], los, loe, sound, fog, wall_names
+            states[observer.id],
+            states[target.id],
+            dist,
+            lights[key],
+            los,
+            loe,
+            sound,
+            fog[target.id][1] or fog[observer.id][1],
+            obscurement,
+            wall_names,
+            by,
+            silent[key],
         )
-        if fog_part and report.obscurement == "none":
-            report = dataclasses.replace(report, obscurement="light")
-        if by:
-            report = dataclasses.replace(report, concealed_by=by)
-        if silent[key]:
-            report = dataclasses.replace(report, notes=(*report.notes, *silent[key]))
         if magical_darkness_blocks_sight:
             report = _darkness_blocks(built, observer, target, report, inset)
         out.append(report)
+    return out
+
+
+def _symmetric(index: WallIndex, sense: str, mask: NDArray[np.bool_] | None) -> bool:
+    """Whether every line through ``index`` for ``sense`` is blocked alike both ways.
+
+    True when each wall that restricts ``sense`` (within ``mask``) is two-way (GEO-3), has
+    no live threshold (GEO-4: proximity and distance walls depend on the source) and
+    spans every height (GEO-5: no band to read): the exact line between two spaces
+    (5E-LOE-2) is then the same from either space.
+    """
+    code = index.restriction[sense]
+    live = code > 0
+    if mask is not None:
+        live = live & mask
+    if not live.any():
+        return True
+    thr = index.threshold.get(sense)
+    with np.errstate(invalid="ignore"):
+        thresholds = (
+            np.zeros(index.size, dtype=bool)
+            if thr is None
+            else (code >= 3) & ~np.isnan(thr) & (thr > 0)
+        )
+    return not bool(
+        (
+            live
+            & ((index.direction != 0) | thresholds | ~np.isinf(index.bottom) | ~np.isinf(index.top))
+        ).any()
+    )
+
+
+def _exact_lines(
+    index: WallIndex,
+    sense: str,
+    mask: NDArray[np.bool_] | None,
+    boxes: np.ndarray,
+    extents: np.ndarray,
+    rows: np.ndarray,
+    *,
+    budget: WorkBudget | None,
+    density: object,
+) -> list[LineOfEffect]:
+    """``lines_of_effect`` of each pair, measuring each distinct question once.
+
+    ``boxes`` (t, 4) px and ``extents`` (t, 2) grid units are each token's inset space and
+    vertical extent; ``rows`` (p, 2) the observer's and the target's row of each pair. Pairs
+    of the same two tokens ask the same question. When the walls block alike both ways
+    (``_symmetric``), a pair and its reverse (B to A after A to B, as in a matrix) do too:
+    the reverse takes the first one's answer, its witness turned round; what blocks its
+    centre line is the same walls (sorted indices).
+
+    Cost: one ``lines_of_effect`` over the distinct questions (half a matrix's pairs).
+    """
+    n = np.int64(max(len(boxes), 1))
+    code = rows[:, 0].astype(np.int64) * n + rows[:, 1]
+    key = code
+    if _symmetric(index, sense, mask):
+        key = np.minimum(code, rows[:, 1].astype(np.int64) * n + rows[:, 0])
+    _, first_of, inverse = np.unique(key, return_index=True, return_inverse=True)
+    first = first_of[inverse.reshape(-1)]
+    flipped = code != code[first]
+    asked = first_of  # the first pair asking each question, in its own orientation
+    ro, rt = rows[asked, 0], rows[asked, 1]
+    # GEO-5a: each pair's band, from the observer's vertical extent to the target's.
+    elev = np.column_stack([extents[ro, 0], extents[rt, 0], extents[ro, 1], extents[rt, 1]])
+    found = lines_of_effect(
+        index,
+        boxes[ro],
+        boxes[rt],
+        sense,
+        elevations=elev,
+        wall_mask=mask,
+        budget=budget,
+        density=density,  # type: ignore[arg-type]
+    )
+    at = dict(zip(asked.tolist(), found, strict=True))
+    out = []
+    for j, turn in zip(first.tolist(), flipped.tolist(), strict=True):
+        line = at[j]
+        if turn and line.witness is not None:
+            w = line.witness
+            line = dataclasses.replace(line, witness=(w[2], w[3], w[0], w[1]))
+        out.append(line)
+    return out
+
+
+@dataclass(frozen=True)
+class _TokenState:
+    """What a token's senses and conditions say, read once per request."""
+
+    token: Token
+    blinded: bool
+    deafened: bool
+    invisible: bool
+    private_light: bool
+
+    @classmethod
+    def of(cls, token: Token) -> _TokenState:
+        conditions = set(token.conditions)
+        return cls(
+            token,
+            "blinded" in conditions,
+            "deafened" in conditions,
+            "invisible" in conditions,
+            has_private_light(token),
+        )
+
+
+class _BlockerNames:
+    """What blocks each list of wall indices of ``index`` (sorted, as traced), named once.
+
+    Each wall is named once (its id and its identical copies, ``WallIndex.names``; a
+    heavy-fog outline names its region: ``wall_blocker``), and each list once: a pair and
+    its reverse share one measured list (``_exact_lines``).
+    """
+
+    def __init__(self, index: WallIndex) -> None:
+        self.index = index
+        self.walls: dict[int, tuple[Blocker, ...]] = {}
+        self.lists: dict[int, tuple[list[int], tuple[Blocker, ...], bool]] = {}
+        self.distinct: bool | None = None  # each wall one blocker of its own (see __call__)
+
+    def _wall(self, w: int) -> tuple[Blocker, ...]:
+        named = self.walls.get(w)
+        if named is None:
+            named = self.walls[w] = tuple(wall_blocker(n) for n in self.index.names([w]))
+        return named
+
+    def __call__(self, walls: list[int]) -> tuple[tuple[Blocker, ...], bool]:
+        """The blockers named by ``walls``, and whether one of them is a region."""
+        hit = self.lists.get(id(walls))
+        if hit is not None and hit[0] is walls:
+            return hit[1], hit[2]
+        if self.distinct is None:  # no copies and no heavy-fog outline: nothing to merge
+            # (the sight index lists the outlines after the first ``room_walls`` walls)
+            index = self.index
+            self.distinct = not index.copies and (
+                index.room_walls is None or index.room_walls >= index.size
+            )
+        if self.distinct:
+            known = self.walls
+            named = tuple([(known.get(w) or self._wall(w))[0] for w in walls])
+            region = False
+        else:
+            named = tuple(dict.fromkeys(b for w in walls for b in self._wall(w)))
+            region = any(b.kind == "region" for b in named)
+        self.lists[id(walls)] = (walls, named, region)  # the list is kept: its id stays its own
+        return named, region
+
+
+def _distances(
+    built: BuiltScene, pairs: Sequence[tuple[Token, Token]], diagonals: str
+) -> list[float]:
+    """``distance_units`` of each pair (GEO-8), each unordered pair of tokens once.
+
+    On squares and gridless scenes the distance between two spaces is the same both ways
+    (the gap between them, the elevation difference taken whole); on hexes each order is
+    measured (a large footprint is cut to the hexes nearest the other's).
+    """
+    both_ways = not is_hex(built.scene.grid)
+    known: dict[tuple[str, str], float] = {}
+    out = []
+    for a, b in pairs:
+        key = (b.id, a.id) if both_ways and b.id < a.id else (a.id, b.id)
+        d = known.get(key)
+        if d is None:
+            d = known[key] = distance_units(built, a, b, diagonals)
+        out.append(d)
     return out
 
 
@@ -454,37 +657,32 @@ def _fog_partly_on_line(
 
 
 def _report(
-    built: BuiltScene,
-    observer: Token,
-    target: Token,
-    diagonals: str,
+    observer: _TokenState,
+    target: _TokenState,
+    dist: float,
     light: LightSample,
     los: LineOfEffect,
     loe: LineOfEffect,
     sound: LineOfEffect,
-    fog: dict[str, tuple[str, bool]],
-    wall_names: dict[tuple[int, ...], tuple[Blocker, ...]],
+    hidden_in_fog: bool,
+    obscurement: str,
+    wall_names: _BlockerNames,
+    concealed_by: tuple[str, ...],
+    notes: tuple[str, ...],
 ) -> SenseReport:
     """One pair's ``SenseReport`` from its measured lines and the target's light.
 
-    ``fog``: per token id, ``obscurement_at`` and whether heavy obscurement holds its whole
-    space; ``wall_names``: the blockers already named, per tuple of wall indices.
+    ``hidden_in_fog``: heavy obscurement holds the observer's or the target's whole space;
+    ``obscurement``: at the target (``obscurement_at``, light where heavy fog holds only
+    part of the centre line's band); ``wall_names``: names what blocks the sight line.
     """
-    senses = observer.senses
-    dist = distance_units(built, observer, target, diagonals)
-    obsc = fog[target.id][0]
+    senses = observer.token.senses
     blockers: tuple[Blocker, ...] = ()
+    by_region = False
     if not los.clear:
-        walls = tuple(los.blockers)
-        if walls not in wall_names:
-            names = built.sight.names(los.blockers)
-            wall_names[walls] = tuple(dict.fromkeys(wall_blocker(n) for n in names))
-        blockers = wall_names[walls]
-    hidden_in_fog = fog[target.id][1] or fog[observer.id][1]
-    conditions = set(target.conditions)
-    observer_conditions = set(observer.conditions)
-    invisible = "invisible" in conditions
-    blinded = "blinded" in observer_conditions
+        blockers, by_region = wall_names(los.blockers)
+    invisible = target.invisible
+    blinded = observer.blinded
 
     def within(rng: float) -> bool:
         return rng > 0 and dist <= rng
@@ -492,37 +690,41 @@ def _report(
     sees_invisible = within(senses.see_invisibility)
     magical = light.magical_darkness
     lit = light.level in ("bright", "dim") and not magical
+    truesight = within(senses.truesight)
+    darkvision = within(senses.darkvision)
+    devils_sight = within(senses.devils_sight)
 
     eyes_ok = not blinded and not hidden_in_fog and los.clear
     visible = not invisible or sees_invisible
     reaches = {
         "sight": eyes_ok and visible and lit,
-        "darkvision": eyes_ok and visible and within(senses.darkvision) and not magical,
-        "devils_sight": eyes_ok and visible and within(senses.devils_sight),
-        "truesight": eyes_ok and within(senses.truesight),
+        "darkvision": eyes_ok and visible and darkvision and not magical,
+        "devils_sight": eyes_ok and visible and devils_sight,
+        "truesight": eyes_ok and truesight,
         "blindsight": within(senses.blindsight) and loe.clear,
-        "tremorsense": within(senses.tremorsense) and _on_ground(observer, target),
+        "tremorsense": within(senses.tremorsense) and _on_ground(observer.token, target.token),
         "xray": not blinded
         and visible
         and within(senses.xray)
-        and (lit or within(senses.darkvision) and not magical or within(senses.devils_sight)),
+        and (lit or darkvision and not magical or devils_sight),
     }
     hearing_range = senses.hearing
     reaches["hearing"] = (
-        "deafened" not in observer_conditions
-        and (hearing_range is None or dist <= hearing_range)
-        and sound.clear
+        not observer.deafened and (hearing_range is None or dist <= hearing_range) and sound.clear
     )
     return SenseReport(
         distance=dist,
         light=light,
-        obscurement=obsc,
+        obscurement=obscurement,
         reaches=reaches,
         line_of_sight=los.clear,
         line_of_effect=loe.clear,
         blockers=blockers,
         invisible=invisible,
-        sees_invisible=sees_invisible or within(senses.truesight),
+        sees_invisible=sees_invisible or truesight,
+        concealed_by=concealed_by,
+        notes=notes,
+        blocked_by_region=by_region,
     )
 
 

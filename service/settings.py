@@ -125,7 +125,7 @@ SETTINGS: tuple[Setting, ...] = (
             "422 at `targets`", "targets per cover or vision request"),
     Setting("MATRIX_MAX_TOKENS", "int", 200, 1, 100_000, "tokens",
             "422 telling the limit", "tokens in a cover matrix"),
-    Setting("MATRIX_MAX_VISION_TOKENS", "int", 60, 1, 100_000, "tokens",
+    Setting("MATRIX_MAX_VISION_TOKENS", "int", 200, 1, 100_000, "tokens",
             "422 telling the limit", "tokens in a vision matrix"),
     Setting("MAX_REGION_POINTS", "int", 40_000, 1, 10_000_000, "points",
             "422 at `scene.regions` (cost model, see below)",

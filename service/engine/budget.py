@@ -49,6 +49,22 @@ PAIR_UNITS = 100
 RAY_UNITS = 10
 
 
+#: Budget units of one vision pair's own work (issue 20): its report from the measured lines,
+#: light and distance, and the ruleset's answer, about 30 µs (a 200-token matrix, 39,800
+#: pairs, is about 1.2 million units).
+VISION_PAIR_UNITS = 30
+#: Budget units of one exact line-of-effect search beyond the line-wall tests it spends
+#: (``geometry.exact``: the walls near the two spaces, their vertices and incident walls,
+#: the candidate lines; issue 20): about 1 ms, so 1,000 line-wall tests' time. A request
+#: within the default budget runs at most 6,000 searches.
+SEARCH_UNITS = 1000
+
+
+def vision_units(pairs: int) -> float:
+    """Budget units of the own work of ``pairs`` vision pairs (``VISION_PAIR_UNITS`` each)."""
+    return pairs * VISION_PAIR_UNITS
+
+
 def trace_units(lines: int, creatures: int, pairs: int) -> float:
     """Budget units, beyond the line-wall tests, of tracing ``lines`` for ``pairs`` pairs.
 

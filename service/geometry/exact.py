@@ -11,7 +11,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from service.engine.budget import WorkBudget
+from service.engine.budget import SEARCH_UNITS, WorkBudget
 from service.engine.density import WallDensity
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex, index_walls
@@ -637,6 +637,8 @@ def _search(
         Deciding would take more than ``max_tests`` line–wall tests; at once, before any
         search, when there are more vertex pairs than that.
     """
+    if parent is not None:  # the search's own work beyond its tests (issue 20)
+        parent.spend(SEARCH_UNITS)
     corners_f = np.array([[bf[0], bf[1]], [bf[2], bf[1]], [bf[2], bf[3]], [bf[0], bf[3]]])
     corners_t = np.array([[bt[0], bt[1]], [bt[2], bt[1]], [bt[2], bt[3]], [bt[0], bt[3]]])
     centre_line = _centre_lines(bf[None, :], bt[None, :])[0]

@@ -127,7 +127,7 @@ def vision(
         obscurement = _worse(from_light, region)
     if sense is not None:
         rules.append(SENSE_RULE.get(sense, "5E-VIS-8"))
-    if not report.line_of_sight and any(b.kind == "region" for b in report.blockers):
+    if not report.line_of_sight and report.blocked_by_region:
         rules.append("5E-VIS-2")
     if region != "none" or obscurement != "none":
         rules.append("5E-VIS-1")

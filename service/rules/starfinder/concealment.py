@@ -90,15 +90,16 @@ def concealment(
     str
         ``none`` or ``concealment``.
     """
-    if CONCEALED_CONDITIONS & set(target.conditions):
+    if target.conditions and not CONCEALED_CONDITIONS.isdisjoint(target.conditions):
         rules.append("SF-CON-5")
         return "concealment"
+    if not built.scene.regions:
+        return "none"
+    concealing = [r for r in built.scene.regions if r.concealment or r.obscurement is not None]
+    if not concealing:
+        return "none"
     spans = [built.span(t) for t in (target, attacker) if t is not None]
-    regions = [
-        r
-        for r in built.scene.regions
-        if (r.concealment or r.obscurement is not None) and region_meets(r, *spans)
-    ]
+    regions = [r for r in concealing if region_meets(r, *spans)]
     if not regions:
         return "none"
     polys = [region_geometry(r.shape) for r in regions]

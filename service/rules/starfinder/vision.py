@@ -28,6 +28,9 @@ from service.senses import SenseReport
 #: Options of starfinder vision and GM rulings, listed with the ruleset's.
 EXTRA_OPTIONS = {**GM_OPTIONS, "miss_chance": MISS_CHANCE_OPTION}
 
+#: SF-CON-1: concealment toward a seen target is read as for a ranged attack (one value).
+RANGED = Attack("ranged")
+
 
 def vision(
     built: BuiltScene,
@@ -87,14 +90,17 @@ def vision(
             built,
             observer,
             target,
-            Attack("ranged"),
+            RANGED,
             source_box,
             corner_points,
             options,
             rules,
         )
     )
-    degree = max(found, key=lambda c: CONCEALMENT_RANK[c])
+    degree = "none"
+    for c in found:  # SF-CON-3: the strongest applies (the first of equal ones)
+        if CONCEALMENT_RANK[c] > CONCEALMENT_RANK[degree]:
+            degree = c
     if degree != "none":
         rules.append("SF-CON-3")
     chance = miss_chance_of(degree, options, rules)
