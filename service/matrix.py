@@ -64,7 +64,7 @@ def matrix(
         if progress:
             progress(n)
         return {"tokens": [t.id for t in tokens], "cover": grid}
-    results = vision_all(system, geo, pairs, options, budget)
+    results = vision_all(system, geo, pairs, options, budget, detail=False)
     if progress:
         progress(n)
     return {

@@ -312,6 +312,7 @@ def perceive_all(
     inset: float = DEFAULT_CORNER_INSET_PX,
     budget: WorkBudget | None = None,
     magical_darkness_blocks_sight: bool = False,
+    detail: bool = True,
 ) -> list[SenseReport]:
     """Which of each observer's senses locate each target (see the module docstring).
 
@@ -332,6 +333,10 @@ def perceive_all(
         The request's budget of line-wall tests (issue 16).
     magical_darkness_blocks_sight : bool
         GM option (see the module docstring); default off.
+    detail : bool
+        Name what blocks the lines (``SenseReport.blockers``); ``False`` for a bare
+        answer (a matrix): the blockers are left out, and only heavy-fog outlines
+        (``blocked_by_region``, which a ruleset reads) are still looked for.
 
     Returns
     -------
@@ -385,8 +390,19 @@ def perceive_all(
     def exact(index: WallIndex, sense: str, mask: NDArray[np.bool_] | None) -> list[LineOfEffect]:
         key = (id(index), sense_key(index, sense), None if mask is None else mask.tobytes())
         if key not in known:
+            # Blockers are read for the answer's names, and for a heavy-fog outline
+            # among them (sight's pseudo-walls after the first ``room_walls``).
+            outlines = index.room_walls is not None and index.room_walls < index.size
             known[key] = _exact_lines(
-                index, sense, mask, boxes, extents, rows, budget=budget, density=density
+                index,
+                sense,
+                mask,
+                boxes,
+                extents,
+                rows,
+                budget=budget,
+                density=density,
+                blockers=detail or outlines,
             )
         return known[key]
 
@@ -478,6 +494,7 @@ def _exact_lines(
     *,
     budget: WorkBudget | None,
     density: object,
+    blockers: bool = True,
 ) -> list[LineOfEffect]:
     """``lines_of_effect`` of each pair, measuring each distinct question once.
 
@@ -511,6 +528,7 @@ def _exact_lines(
         wall_mask=mask,
         budget=budget,
         density=density,  # type: ignore[arg-type]
+        blockers=blockers,
     )
     at = dict(zip(asked.tolist(), found, strict=True))
     out = []

@@ -81,10 +81,13 @@ def vision_all(
     pairs: Sequence[tuple[Token, Token]],
     options: dict[str, Any],
     budget: WorkBudget | None = None,
+    *,
+    detail: bool = True,
 ) -> list[VisionResult]:
     """What each observer perceives of each target, for every ``(observer, target)`` pair.
 
-    ``budget`` as for ``cover_all``.
+    ``budget`` as for ``cover_all``; ``detail`` ``False`` (a matrix): the answers do not
+    name what blocks the lines.
     """
     reports = perceive_all(
         built,
@@ -93,6 +96,7 @@ def vision_all(
         inset=system.vision_inset(options),
         budget=budget,
         magical_darkness_blocks_sight=bool(options.get("magical_darkness_blocks_sight")),
+        detail=detail,
     )
     return [
         system.vision(built, o, t, report, options)
