@@ -136,7 +136,7 @@ def test_a_search_over_its_vertex_pairs_is_a_422_saying_what_to_reduce(make_clie
 def test_a_cover_matrix_over_the_budget_is_refused_before_its_pairs(make_client):
     """Issue 16: the estimate counts every line against every creature and each pair's own
     work, from the first pair's lines: a 422 asking for fewer tokens, with what it needs."""
-    client = make_client(WORK_BUDGET=50_000)
+    client = make_client(WORK_BUDGET=10_000)  # the 552 pairs' own work is 16,560 units
     body = {"ruleset": "dnd5e", "scene": dungeon(60, 24), "kind": "cover"}
     resp = client.post("/v1/matrix", json=body)
     assert resp.status_code == 422, resp.get_json()

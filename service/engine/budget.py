@@ -36,13 +36,15 @@ def set_core_limits(values: Mapping[str, Any]) -> None:
 
 
 #: Budget units of one line-creature test (GEO-7: every traced line against every creature
-#: space). The compiled pre-selection (``geometry.kernel.creature_pairs``) spends about
-#: 40 ns on one, a twentieth or less of a line-wall test's time; the numpy fallback, about
-#: a third (0.5 would be its figure).
-CREATURE_TEST_UNITS = 0.05
+#: space). The compiled look-up (``geometry.kernel.creature_pairs``) visits only the spaces
+#: in the grid cells along each line: a 200-token matrix's 159,200 corner lines take about
+#: 0.3 s against 200 spaces, about 10 ns a (line, space), a hundredth of a line-wall test's
+#: time (issue 20). The numpy fallback tests every pair, about 25 ns one.
+CREATURE_TEST_UNITS = 0.01
 #: Budget units of one pair's own rule work (planning its lines, ruling on what they meet):
-#: about 100 line-wall tests' time (issue 16: a 200-token matrix is 39,800 pairs).
-PAIR_UNITS = 100
+#: about 30 line-wall tests' time (issue 20, measured on a 200-token matrix, 39,800 pairs:
+#: 0.7 s for dnd5e's plans, lines and degrees, 0.9 s for Starfinder's).
+PAIR_UNITS = 30
 #: Budget units of one light ray's own work beyond its line-wall tests (making it, its band,
 #: reading its answer): about 10 µs a ray with no wall near (500,000 rays of 50 lights over
 #: 10,000 points took 4.7 s), so about 10 line-wall tests' time.

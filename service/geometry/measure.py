@@ -537,14 +537,19 @@ def measure(
     all_segs, rows = _joined(questions)
     pair_bands = [q.band() for q in questions]
     second = bool(spec.full_walls and (built.tall_walls is not None or built.heights))
-    if budget is not None and questions:  # the cost model: refuse before any tracing
+
+    def afford(lines: FloatArray) -> None:
+        """The cost model: refuse before tracing ``lines`` when they would pass the budget."""
+        if budget is None or not len(lines):
+            return
         passes = 2 if second else 1
         creatures = len(built.scene.tokens) if spec.creatures else 0
-        units = trace_units(len(all_segs), creatures, len(questions))
+        units = trace_units(len(lines), creatures, len(questions))
         try:  # every line meets each wall at most once: when that fits, no estimate
-            budget.afford(passes * len(all_segs) * built.walls.size + units)
+            budget.afford(passes * len(lines) * built.walls.size + units)
         except OverBudget:
-            budget.afford(passes * estimate_tests(built.density, all_segs) + units)
+            budget.afford(passes * estimate_tests(built.density, lines) + units)
+
     # Exact lines already measured, per sense key then per pair (senses that trace alike
     # share them).
     known: dict[bytes, dict[int, LineOfEffect]] = {}
@@ -569,7 +574,7 @@ def measure(
 
     active = list(range(len(questions)))
     if spec.lines_with_effect:  # SF-COV-9: without line of effect the lines change nothing
-        effect = exact("move", active)
+        effect = exact("move", active)  # its searches spend from the budget as they go
         active = [r for r in active if effect[r].clear]
     n = int(rows[-1])
     every = len(active) == len(questions)
@@ -580,6 +585,7 @@ def measure(
         if every
         else np.empty(0, dtype=np.intp)
     )
+    afford(all_segs if every else all_segs[at])  # only the lines that will be traced
     lines = _trace_lines(
         built,
         spec,
