@@ -11,12 +11,17 @@ asserted; the table is printed (Markdown), and written as JSON with ``--json PAT
 beside the dnd5e cover matrix, with the compiled kernel, at 2,000 x 50, 5,000 x 100 and
 5,000 x 200 (issue 20: vision at most 2x dnd5e cover, every kind at 200 tokens x 5,000 walls
 under 3 s). Wall time and the process's CPU time (the machine is shared) of each matrix.
+
+``--exponents``: every kind (the three rulesets' cover and vision matrices) at 50, 100 and
+200 tokens on 5,000 walls and at 1,000, 5,000 and 20,000 walls with 100 tokens, and the
+exponents fitted on log-log (issue 20: at most 2.05 in tokens).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import time
@@ -109,13 +114,98 @@ def vision_table(sizes: list[tuple[int, int]], repeat: int) -> list[dict[str, An
     return rows
 
 
+#: ``--exponents``: token counts at 5,000 walls, and wall counts at 100 tokens.
+EXPONENT_TOKENS = [50, 100, 200]
+EXPONENT_WALLS = [1000, 5000, 20000]
+EXPONENT_KINDS = [
+    (f"{system_id} {kind}", system_id, kind)
+    for kind in ("cover", "vision")
+    for system_id in ("dnd5e", "starfinder", "pf2e-variant")
+]
+
+
+def _slope(xs: list[int], ys: list[float]) -> float:
+    """Least-squares slope of log(ys) over log(xs): the fitted exponent."""
+    lx = [math.log(x) for x in xs]
+    ly = [math.log(y) for y in ys]
+    mx, my = statistics.fmean(lx), statistics.fmean(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sum(
+        (a - mx) ** 2 for a in lx
+    )
+
+
+def exponents_table(repeat: int) -> list[dict[str, Any]]:
+    """Every kind's matrix seconds over tokens (5,000 walls) and walls (100 tokens), fitted.
+
+    In-process, one warm-up per scene and kind, the median of ``repeat`` runs.
+    """
+    scenes: dict[tuple[int, int], Any] = {}
+    sizes = [(5000, t) for t in EXPONENT_TOKENS] + [(w, 100) for w in EXPONENT_WALLS]
+    for size in dict.fromkeys(sizes):
+        scenes[size] = build_scene(SceneSchema().load(dungeon(*size)))
+    rows = []
+    for label, system_id, kind in EXPONENT_KINDS:
+        system = rules.get(system_id)
+        seconds = {}
+        for size, geo in scenes.items():
+            matrix(geo, system, None, kind, {})  # warm-up
+
+            def run(geo: Any = geo, system: Any = system, kind: str = kind) -> Any:
+                return matrix(geo, system, None, kind, {})
+
+            seconds[size] = timed(run, repeat)[0]
+        by_tokens = [seconds[(5000, t)] for t in EXPONENT_TOKENS]
+        by_walls = [seconds[(w, 100)] for w in EXPONENT_WALLS]
+        row = {
+            "kind": label,
+            "seconds_by_tokens": by_tokens,
+            "seconds_by_walls": by_walls,
+            "exponent_tokens": _slope(EXPONENT_TOKENS, by_tokens),
+            "exponent_walls": _slope(EXPONENT_WALLS, by_walls),
+        }
+        rows.append(row)
+        print(
+            f"{label:20s} tokens {EXPONENT_TOKENS}: "
+            + " ".join(f"{v:.2f}s" for v in by_tokens)
+            + f"  exponent {row['exponent_tokens']:.2f};  walls {EXPONENT_WALLS}: "
+            + " ".join(f"{v:.2f}s" for v in by_walls)
+            + f"  exponent {row['exponent_walls']:.2f}",
+            flush=True,
+        )
+    print()
+    print(
+        "| kind | s at 50 / 100 / 200 tokens (5,000 walls) | exponent in tokens |"
+        " s at 1,000 / 5,000 / 20,000 walls (100 tokens) | exponent in walls |"
+    )
+    print("| --- | --- | --- | --- | --- |")
+    for r in rows:
+        print(
+            f"| {r['kind']} | {' / '.join(f'{v:.2f}' for v in r['seconds_by_tokens'])}"
+            f" | {r['exponent_tokens']:.2f}"
+            f" | {' / '.join(f'{v:.2f}' for v in r['seconds_by_walls'])}"
+            f" | {r['exponent_walls']:.2f} |"
+        )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", default=None)
     parser.add_argument("--quick", action="store_true", help="2,000 x 50 only")
     parser.add_argument("--vision", action="store_true", help="vision matrices (see above)")
+    parser.add_argument(
+        "--exponents",
+        action="store_true",
+        help="every kind's fitted exponents in tokens (50-200) and walls (1,000-20,000)",
+    )
     args = parser.parse_args()
+    if args.exponents:
+        rows = exponents_table(args.repeat)
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump(rows, fh, indent=2)
+        return
     if args.vision:
         rows = vision_table(VISION_SIZES[:1] if args.quick else VISION_SIZES, args.repeat)
         if args.json:
