@@ -6,6 +6,7 @@ what); a rule system maps those measurements to a degree, bonuses and the rule i
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -333,6 +334,35 @@ def shared_space(
     shared = tuple(sorted(found, key=built.token_order.__getitem__))
     pair = {target.id} if attacker is None else {target.id, attacker.id}
     return shared, frozenset(found | pair)
+
+
+@functools.lru_cache(maxsize=512)
+def rule_ids(rules: tuple[str, ...]) -> tuple[str, ...]:
+    """``rules`` without repeats, in order (an answer's ``rules``).
+
+    Kept: the few combinations of a ruleset recur over every pair of a matrix.
+    """
+    return tuple(dict.fromkeys(rules))
+
+
+def cover_through_covers(
+    system: Any,
+    built: BuiltScene,
+    ask: Any,
+    measured: Measured,
+    attacker: Token | None,
+    target: Token,
+    attack: Attack,
+    options: dict[str, Any],
+    detail: bool,
+) -> CoverResult:
+    """``RuleSystem.cover`` of a ruleset that rules on all pairs at once.
+
+    Its ``covers`` of the one pair; a method body: ``return cover_through_covers(self, ...)``.
+    """
+    pair = [(attacker, target)]
+    found = system.covers(built, [ask], [measured], pair, attack, options, detail)
+    return found[0]  # type: ignore[no-any-return]
 
 
 def cover_each(

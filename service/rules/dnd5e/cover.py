@@ -8,7 +8,6 @@ creature (GEO-7); the tables below map those counts to a degree.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,8 +29,10 @@ from service.rules.base import (
     VisionResult,
     attack_source,
     corner_inset,
+    cover_through_covers,
     has_low_obstacles,
     pair_band,
+    rule_ids,
     shared_space,
 )
 from service.rules.dnd5e.modifiers import scene_modifiers
@@ -168,12 +169,6 @@ def _decide(
     group = np.argmin(degree, axis=1)
     pick = np.arange(len(degree))
     return degree[pick, group], by_creature[pick, group], group
-
-
-@functools.lru_cache(maxsize=64)
-def _rule_ids(rules: tuple[str, ...]) -> tuple[str, ...]:
-    """``rules`` without repeats, in order (a few combinations recur over a matrix)."""
-    return tuple(dict.fromkeys(rules))
 
 
 @dataclass(frozen=True)
@@ -359,8 +354,9 @@ class Dnd5e:
             ``cover`` in ``none|half|three-quarters|total``; ``ac_bonus``/``save_bonus``
             +2 / +5 (5E-COV-3); ``lines`` the four traced lines that decided it.
         """
-        pair = [(attacker, target)]
-        return self.covers(built, [ask], [measured], pair, attack, options, detail)[0]
+        return cover_through_covers(
+            self, built, ask, measured, attacker, target, attack, options, detail
+        )
 
     def _result(
         self,
@@ -422,7 +418,7 @@ class Dnd5e:
             advantage_levels=0,
             can_target=degree != "total",
             line_of_effect=loe_clear,
-            rules=_rule_ids(tuple(rules)),
+            rules=rule_ids(tuple(rules)),
             lines=batch[r].lines(built.walls, slice(k * group, k * group + k)) if detail else (),
             notes=tuple(notes),
             modifiers=scene_modifiers(built, attacker, target, attack) if detail else (),

@@ -8,7 +8,6 @@ sizes larger than both attacker and target). Degrees give levels of Advantage on
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,8 +30,10 @@ from service.rules.base import (
     attack_source,
     corner_inset,
     cover_each,
+    cover_through_covers,
     has_low_obstacles,
     pair_band,
+    rule_ids,
     shared_space,
 )
 from service.rules.pf2e_variant.vision import EXTRA_OPTIONS, vision
@@ -93,12 +94,6 @@ class _Ask:
 
     question: Question
     rules: list[str]
-
-
-@functools.lru_cache(maxsize=256)
-def _rule_ids(rules: tuple[str, ...]) -> tuple[str, ...]:
-    """``rules`` without repeats, in order (a few combinations recur over a matrix)."""
-    return tuple(dict.fromkeys(rules))
 
 
 def _line_ranks(
@@ -303,8 +298,9 @@ class Pf2eVariant:
             ``cover`` in ``none|lesser|standard|greater|total``, ``advantage_levels``
             from the table, ``can_hide`` (PV-COV-5), ``ac_bonus``/``save_bonus`` 0.
         """
-        pair = [(attacker, target)]
-        return self.covers(built, [ask], [measured], pair, attack, options, detail)[0]
+        return cover_through_covers(
+            self, built, ask, measured, attacker, target, attack, options, detail
+        )
 
     def _result(
         self,
@@ -365,7 +361,7 @@ class Pf2eVariant:
             advantage_levels=levels,
             can_target=degree != "total",
             line_of_effect=loe_clear,
-            rules=_rule_ids(tuple(rules)),
+            rules=rule_ids(tuple(rules)),
             lines=batch[r].lines(built.walls, slice(best, best + 1)) if detail else (),
             notes=tuple(notes),
             can_hide=degree in ("standard", "greater", "total"),

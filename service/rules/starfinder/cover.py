@@ -16,7 +16,6 @@ Decisions beyond RULES.md (also in ``OPTIONS`` and the closing note of the issue
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,8 +39,10 @@ from service.rules.base import (
     OptionSpec,
     VisionResult,
     attack_source,
+    cover_through_covers,
     has_low_obstacles,
     pair_band,
+    rule_ids,
     shared_space,
 )
 from service.rules.starfinder.concealment import concealment, miss_chance_of
@@ -107,12 +108,6 @@ class _Ask:
     source_box: tuple[float, float, float, float]
     target_corners: np.ndarray
     notes: list[str]
-
-
-@functools.lru_cache(maxsize=256)
-def _rule_ids(rules: tuple[str, ...]) -> tuple[str, ...]:
-    """``rules`` without repeats, in order (a few combinations recur over a matrix)."""
-    return tuple(dict.fromkeys(rules))
 
 
 def _line_ranks(built: BuiltScene, batch: MeasuredBatch, attack: Attack) -> NDArray[np.int64]:
@@ -338,8 +333,9 @@ class Starfinder:
             ``save_bonus`` (Reflex); ``concealment`` and ``miss_chance``; ``lines`` from the
             attacker's chosen corner; ``modifiers`` for prone creatures.
         """
-        pair = [(attacker, target)]
-        return self.covers(built, [ask], [measured], pair, attack, options, detail)[0]
+        return cover_through_covers(
+            self, built, ask, measured, attacker, target, attack, options, detail
+        )
 
     def _result(
         self,
@@ -421,7 +417,7 @@ class Starfinder:
             advantage_levels=0,
             can_target=degree != "total",
             line_of_effect=loe_clear,
-            rules=_rule_ids(tuple(rules)),
+            rules=rule_ids(tuple(rules)),
             lines=batch[r].lines(built.walls, slice(k * best, k * best + k)) if detail else (),
             notes=tuple(notes),
             concealment=found,
