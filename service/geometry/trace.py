@@ -459,9 +459,12 @@ def _trace_walls(
     """Fill ``wall_blocked``/``wall_blockers`` in place (see ``trace``).
 
     The compiled kernel (``service.geometry.kernel``, when ``kernel_enabled()``) finds the
-    same candidate pairs as ``candidate_pairs``, spends the same count on ``budget``, and
-    hands only the pairs that cross or touch to the exact tests; otherwise the numpy
-    reference path runs the exact tests on every candidate. Both end in ``_exact_walls``.
+    same candidate pairs as ``candidate_pairs`` and spends their count on ``budget`` (in
+    bulk tracing, only up to a line's first plain crossing, where it stops). It settles the
+    lines that plain walls cross outright (``kernel.search``'s ``plain``: blocked in bulk;
+    listing blockers, those whose every pair is such a crossing) and hands the pairs of the
+    other lines that cross or touch to the exact tests; otherwise the numpy reference path
+    runs the exact tests on every candidate. Both end in ``_exact_walls``.
     """
     restriction = index.restriction[sense]
     heights = heights or _Heights()
