@@ -1,4 +1,4 @@
-"""The compiled candidate search of ``trace`` (issue 20): numba when it imports, else numpy.
+"""The compiled part of ``trace`` (issue 20): numba when it imports, else numpy.
 
 ``search`` finds, for every traced segment, the walls whose bounding boxes meet the boxes of
 its pieces (exactly the (segment, wall) pairs of ``trace.candidate_pairs``: the same pieces
@@ -8,10 +8,16 @@ of ``QUERY_PIECE_PX``, the same ``QUERY_TOL_PX`` growth, the same closed box tes
 numpy path) and returns only the ones that can matter to GEO-1..6: eligible walls (a
 restriction for the sense, in the wall mask) that cross the segment or touch its line,
 decided with a dead band ``TOUCH_TOL_PX`` ten times the exact tests' ``ON_LINE_TOL_PX``, so
-the pairs dropped here are ones the exact tests would drop too. The exact tests, the
-one-way, threshold and height rules and the GEO-6 junction rule then run on those few pairs
-in numpy (``trace._exact_walls``), the same code as the reference path, so the answers are
-identical by construction; a Hypothesis property checks it (tests/property).
+the pairs dropped here are ones the exact tests would drop too. A segment that a plain wall
+(normal, two-way, full height) crosses beyond that band, with no wall ending on its exact
+corners, is settled here: blocked in bulk tracing (the walk stops there), and, when the
+blockers are listed, blocked by exactly those walls if they are all it meets. The exact
+tests, the one-way, threshold and height rules and the GEO-6 junction rule run on the other
+segments' pairs in numpy (``trace._exact_walls``), the same code as the reference path.
+
+``creature_pairs`` looks up the creature spaces near each segment in a grid over them and,
+for ``trace``, decides them with ``trace._creature_hits``' exact test in the same
+arithmetic. Hypothesis properties (tests/property) hold both paths equal.
 
 ``SIGHTLINE_KERNEL=numpy`` forces the reference path (``kernel_enabled``).
 """
