@@ -391,7 +391,7 @@ def test_import_foundry_writes_a_canonical_scene(tmp_path):
     assert (len(scene.walls), len(scene.tokens), len(scene.lights)) == (43, 14, 2)
     first, *warnings = result.stderr.splitlines()
     assert "foundry scene" in first
-    assert "43 walls, 1 doors, 14 tokens, 2 lights, 0 regions" in first
+    assert "43 walls, 1 door, 14 tokens, 2 lights, 0 regions" in first
     assert warnings and all(w.startswith("sightline: warning: ") for w in warnings)
     # the imported file is a SCENE for every command, recognised as canonical
     again = ok("cover", out, "-r", "dnd5e", "-a", GOBLIN_A, "-t", GOBLIN_B)

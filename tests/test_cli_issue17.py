@@ -22,7 +22,7 @@ def test_import_a_canonical_scene_gives_it_back_unchanged(tmp_path: Path):
     result = ok("import", path)
     assert json.loads(result.stdout) == sample_scene()
     assert "imported canonical scene" in result.stderr
-    assert "13 walls, 1 doors, 6 tokens, 1 lights, 0 regions" in result.stderr
+    assert "13 walls, 1 door, 6 tokens, 1 light, 0 regions" in result.stderr
 
 
 def test_import_a_canonical_scene_as_foundry_is_an_error(tmp_path: Path):

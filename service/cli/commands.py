@@ -166,7 +166,9 @@ def import_cmd(
         write_text(output, text)
     stats = result.get("stats") or {}
     counts = ", ".join(
-        f"{stats[k]} {k}" for k in ("walls", "doors", "tokens", "lights", "regions") if k in stats
+        f"{stats[k]} {k if stats[k] != 1 else k[:-1]}"  # "1 door", "2 doors"
+        for k in ("walls", "doors", "tokens", "lights", "regions")
+        if k in stats
     )
     target = "stdout" if output == "-" else output
     click.echo(
