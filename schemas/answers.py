@@ -152,7 +152,10 @@ def cover_json(answer: Mapping[str, Any]) -> bytes | None:
             return None
     except (msgspec.ValidationError, AttributeError, TypeError, ValueError):
         return None
-    body = _ENCODER.encode(out)
+    try:
+        body = _ENCODER.encode(out)
+    except (UnicodeEncodeError, msgspec.EncodeError):  # a lone surrogate in an id
+        return None
     if not body.isascii() or b"\\" in body or b"\x7f" in body:
         return None
     return body

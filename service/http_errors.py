@@ -121,6 +121,7 @@ class Api(smorest.Api):
         self._app.register_error_handler(RecursionError, self.handle_recursion_error)
         self._app.register_error_handler(RequestTimedOut, self.handle_overload)
         self._app.register_error_handler(MemoryError, self.handle_overload)
+        self._app.register_error_handler(SystemError, self.handle_system_error)
 
     def _register_pagination_header(self) -> None:
         """No endpoint paginates: no ``PAGINATION`` header nor ``PaginationMetadata`` schema."""
@@ -165,6 +166,19 @@ class Api(smorest.Api):
         http = http_error(503, message, {"json": {"_request": [message]}})
         http.data["headers"] = {"Retry-After": str(RETRY_AFTER_SECONDS)}  # type: ignore[attr-defined]
         return self.handle_http_exception(http)
+
+    def handle_system_error(self, error: SystemError) -> Any:
+        """A compiled (numba) call that the watchdog or memory stopped: the same 503.
+
+        The watchdog's ``RequestTimedOut`` raised while compiled code runs comes out of it
+        as a ``SystemError`` caused by it; any other ``SystemError`` is a 500.
+        """
+        cause: BaseException | None = error
+        while cause is not None:
+            if isinstance(cause, (RequestTimedOut, MemoryError)):
+                return self.handle_overload(cause)
+            cause = cause.__cause__ or cause.__context__
+        return self.handle_http_exception(InternalServerError(original_exception=error))
 
     def handle_recursion_error(self, error: RecursionError) -> Any:
         """A body nested too deeply for the JSON parser: 400, not a crash."""

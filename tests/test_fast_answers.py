@@ -309,3 +309,29 @@ def test_structs_mirror_the_response_schemas(struct: type[msgspec.Struct]) -> No
     if struct is answers.BlockerJSON:
         theirs["low"] = False  # declared nullable or not, it is only ever written true
     assert mine == theirs
+
+
+@pytest.mark.parametrize("odd", ["\ud800", "\udfff", "a\udc80b"], ids=["high", "low", "inside"])
+@pytest.mark.parametrize("where", ["token", "wall"])
+def test_ids_utf8_cannot_write_are_declined(odd: str, where: str) -> None:
+    """API.md "Cover": ids are echoed as sent. A lone surrogate (valid JSON text, ``\\ud800``)
+    cannot be written as UTF-8: the fast path declines and marshmallow's JSON (which
+    escapes it, as every other endpoint does) answers 200, never a 500 (hostile trial)."""
+    scene = {
+        "grid": {"size": 100},
+        "walls": [{"id": odd if where == "wall" else "w", "c": [200, -100, 200, 100]}],
+        "tokens": [
+            {"id": odd if where == "token" else "A", "x": 0, "y": 0},
+            {"id": "B", "x": 400, "y": 0},
+        ],
+    }
+    attacker = odd if where == "token" else "A"
+    body = json.dumps(
+        {"ruleset": "dnd5e", "scene": scene, "attacker": attacker, "targets": ["B"]}
+    )  # ensure_ascii: the surrogate travels as the escape \ud800
+    resp = create_app().test_client().post("/v1/cover", data=body, content_type="application/json")
+    assert resp.status_code == 200, resp.data
+    got = resp.get_json()
+    named = [b["id"] for line in got["results"][0]["lines"] for b in line["blockers"]]
+    assert got["attacker"] == attacker
+    assert (odd in named) == (where == "wall")

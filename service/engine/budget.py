@@ -38,9 +38,11 @@ def set_core_limits(values: Mapping[str, Any]) -> None:
 #: Budget units of one line-creature test (GEO-7: every traced line against every creature
 #: space). The compiled look-up (``geometry.kernel.creature_pairs``) visits only the spaces
 #: in the grid cells along each line: a 200-token matrix's 159,200 corner lines take about
-#: 0.3 s against 200 spaces, about 10 ns a (line, space), a hundredth of a line-wall test's
-#: time (issue 20). The numpy fallback tests every pair, about 25 ns one.
-CREATURE_TEST_UNITS = 0.01
+#: 0.3 s against 200 spaces spread over a dungeon, about 10 ns a (line, space); but spaces
+#: lined up along the lines (200 creatures in a row) are all visited and tested, about
+#: 20 ns each (issue 20's hostile trial: 287 million in 5.7 s). Three hundredths of a
+#: line-wall test's time covers that.
+CREATURE_TEST_UNITS = 0.03
 #: Budget units of one pair's own rule work (planning its lines, ruling on what they meet):
 #: about 30 line-wall tests' time (issue 20, measured on a 200-token matrix, 39,800 pairs:
 #: 0.7 s for dnd5e's plans, lines and degrees, 0.9 s for Starfinder's).
