@@ -60,7 +60,7 @@ from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import WallIndex
 from service.geometry.bands import region_meets, span_meets
-from service.geometry.exact import LineOfEffect, lines_of_effect
+from service.geometry.exact import LineOfEffect, lines_of_effect, two_way_walls
 from service.geometry.measure import Blocker, sense_key, wall_blocker
 from service.geometry.trace import trace
 from service.lighting import (
@@ -458,30 +458,12 @@ def perceive_all(
 def _symmetric(index: WallIndex, sense: str, mask: NDArray[np.bool_] | None) -> bool:
     """Whether every line through ``index`` for ``sense`` is blocked alike both ways.
 
-    True when each wall that restricts ``sense`` (within ``mask``) is two-way (GEO-3), has
-    no live threshold (GEO-4: proximity and distance walls depend on the source) and
-    spans every height (GEO-5: no band to read): the exact line between two spaces
-    (5E-LOE-2) is then the same from either space.
+    ``exact.two_way_walls`` with bands (the pairs' vertical extents): each wall that
+    restricts ``sense`` (within ``mask``) is two-way (GEO-3), has no live threshold (GEO-4)
+    and spans every height (GEO-5a); the exact line between two spaces (5E-LOE-2) is then
+    the same from either space.
     """
-    code = index.restriction[sense]
-    live = code > 0
-    if mask is not None:
-        live = live & mask
-    if not live.any():
-        return True
-    thr = index.threshold.get(sense)
-    with np.errstate(invalid="ignore"):
-        thresholds = (
-            np.zeros(index.size, dtype=bool)
-            if thr is None
-            else (code >= 3) & ~np.isnan(thr) & (thr > 0)
-        )
-    return not bool(
-        (
-            live
-            & ((index.direction != 0) | thresholds | ~np.isinf(index.bottom) | ~np.isinf(index.top))
-        ).any()
-    )
+    return two_way_walls(index, sense, mask, heights=True)
 
 
 def _exact_lines(

@@ -463,7 +463,7 @@ def lines_of_effect(
             ).wall_blocked.reshape(-1, 16)
         searched: dict[bytes, LineOfEffect] = {}
         mirrored: list[tuple[int, LineOfEffect]] = []
-        mirror = _two_way(index, sense, wall_mask, heights=elev_all is not None)
+        mirror = two_way_walls(index, sense, wall_mask, heights=elev_all is not None)
         for r, (q, k) in enumerate(todo):
             clear = np.flatnonzero(~first[r])
             if len(clear):
@@ -519,8 +519,8 @@ def _corner_lines(boxes_from: FloatArray, boxes_to: FloatArray) -> FloatArray:
     return np.concatenate([np.repeat(cf, 4, axis=1), np.tile(ct, (1, 4, 1))], axis=2)
 
 
-def _two_way(
-    index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None, heights: bool
+def two_way_walls(
+    index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None, heights: bool = True
 ) -> bool:
     """Whether every wall that can block ``sense`` blocks alike from both sides.
 
