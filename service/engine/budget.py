@@ -7,7 +7,7 @@ budget they raise ``OverBudget`` naming what to reduce, so the worker answers at
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from service.errors import OverBudget
@@ -123,6 +123,22 @@ class WorkBudget:
             raise self.refusal(self.used + units)
         if self.parent is not None:
             self.parent.afford(units)
+
+    def afford_bounded(self, upper: float, estimate: Callable[[], float]) -> None:
+        """``afford`` of work at most ``upper`` units, about ``estimate()``.
+
+        When ``upper`` fits, nothing is estimated (a small request pays no estimate);
+        otherwise ``afford(estimate())``.
+
+        Raises
+        ------
+        OverBudget
+            When the estimate passes the limit.
+        """
+        try:
+            self.afford(upper)
+        except OverBudget:
+            self.afford(estimate())
 
     def refusal(self, needed: float | None = None) -> OverBudget:
         """The ``OverBudget`` error of this budget (saying ``needed``, an estimate, if given)."""

@@ -15,7 +15,6 @@ from service.engine.budget import SEARCH_UNITS, WorkBudget
 from service.engine.density import WallDensity
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex, index_walls
-from service.errors import OverBudget
 from service.geometry import kernel
 from service.geometry.bands import as_bands
 from service.geometry.junctions import wall_components
@@ -421,10 +420,9 @@ def lines_of_effect(
     if len(rest):
         centres = _centre_lines(bf_all[rest], bt_all[rest])
         if budget is not None and density is not None:
-            try:  # every line meets each wall at most once: when that fits, no estimate
-                budget.afford(len(centres) * index.size)
-            except OverBudget:
-                budget.afford(estimate_tests(density, centres))
+            budget.afford_bounded(  # every line meets each wall at most once
+                len(centres) * index.size, lambda: estimate_tests(density, centres)
+            )
         common: dict[str, Any] = {"wall_mask": wall_mask, "low_obstacles": False, "budget": budget}
         centre_blocked = trace(
             index,

@@ -26,7 +26,6 @@ from numpy.typing import NDArray
 from service.engine.budget import WorkBudget, trace_units
 from service.engine.scene import REGION_PREFIX, BuiltScene
 from service.engine.walls import FloatArray, WallIndex
-from service.errors import OverBudget
 from service.geometry.bands import band
 from service.geometry.exact import LineOfEffect, lines_of_effect
 from service.geometry.trace import TraceResult, estimate_tests, trace
@@ -545,10 +544,10 @@ def measure(
         passes = 2 if second else 1
         creatures = len(built.scene.tokens) if spec.creatures else 0
         units = trace_units(len(lines), creatures, len(questions))
-        try:  # every line meets each wall at most once: when that fits, no estimate
-            budget.afford(passes * len(lines) * built.walls.size + units)
-        except OverBudget:
-            budget.afford(passes * estimate_tests(built.density, lines) + units)
+        budget.afford_bounded(  # every line meets each wall at most once
+            passes * len(lines) * built.walls.size + units,
+            lambda: passes * estimate_tests(built.density, lines) + units,
+        )
 
     # Exact lines already measured, per sense key then per pair (senses that trace alike
     # share them).
