@@ -561,7 +561,6 @@ def _creature_pairs(
     boxes: NDArray[np.float64],
     band: float,
     tol: float,
-    decide: bool,
     bands: NDArray[np.float64],
     spans: NDArray[np.float64],
     on_line: float,
@@ -604,7 +603,7 @@ def _creature_pairs(
                         stamp[j] = i
                         if not _slab_keep(x0, y0, x1, y1, boxes[j], ex, band, tol):
                             continue
-                        if decide and not _crosses_space(
+                        if not _crosses_space(
                             seg[i],
                             ex,
                             boxes[j],
@@ -625,59 +624,51 @@ def creature_pairs(
     exact: FloatArray | None,
     grid: WallGrid | None = None,
     heights: tuple[FloatArray, FloatArray] | None = None,
-    decide: bool = False,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """(segment, creature space) pairs that the exact tests of ``trace`` must decide.
+    """(segment, creature space) pairs where the segment crosses the space, compiled.
+
+    ``trace._creature_hits``' answer in the same arithmetic (``_crosses_space``), found by
+    looking the spaces up in a uniform grid (``walls.build_grid`` over the boxes) along each
+    segment's pieces and around its exact points, and passing only those that a loosened
+    slab test (dead band ``TOUCH_TOL_PX``) says it crosses or that have a corner near an
+    exact point to the exact test: O(m x spaces near each segment).
 
     Parameters
     ----------
     seg : ndarray of shape (m, 4)
         Traced segments in px.
     boxes : ndarray of shape (k, 4)
-        Creature spaces ``x0, y0, x1, y1`` in px.
+        Creature spaces ``x0, y0, x1, y1`` in px, k >= 1.
     exact : ndarray of shape (m, 4) or None
-        The segments' exact corner points (GEO-6): a space with a corner on one is kept too.
+        The segments' exact corner points (GEO-6): a space with a corner on one is tested
+        on the exact segment.
     grid : WallGrid, optional
         ``build_grid(boxes)``, when the caller keeps one for many calls.
     heights : (ndarray (m, 4), ndarray (k, 2)), optional
-        The segments' bands and the spaces' vertical extents (GEO-5a), with ``decide``.
-    decide : bool
-        Keep only the pairs that cross, by ``trace._creature_hits``'s exact test in the
-        same arithmetic (``_crosses_space``): its answer, not a superset.
+        The segments' bands and the spaces' vertical extents (GEO-5a).
 
     Returns
     -------
     rows, cols : ndarray of int
-        The pairs, by segment (any order within a segment). The compiled loop looks up the
-        spaces in a uniform grid (``walls.build_grid`` over the boxes) along each segment's
-        pieces and around its exact points, and keeps those that a loosened slab test
-        (dead band ``TOUCH_TOL_PX``) says it crosses or that have a corner near an exact
-        point: a superset of the pairs the exact tests find, in O(m x spaces near each
-        segment). The numpy path (``SIGHTLINE_KERNEL=numpy``) returns every pair.
+        The crossing pairs, by segment (any order within a segment).
     """
-    if kernel_enabled() and len(boxes):
-        boxes = np.ascontiguousarray(boxes, dtype=np.float64)
-        grid = grid if grid is not None else build_grid(boxes)
-        rows, cols = _creature_pairs(
-            np.ascontiguousarray(seg, dtype=np.float64),
-            np.ascontiguousarray(
-                exact if exact is not None else np.empty((0, 4)), dtype=np.float64
-            ),
-            grid.x0,
-            grid.y0,
-            grid.cell,
-            grid.nx,
-            grid.ny,
-            grid.start,
-            grid.walls,
-            boxes,
-            TOUCH_TOL_PX,
-            2 * QUERY_TOL_PX,
-            decide,
-            np.ascontiguousarray(heights[0] if heights else np.empty((0, 4)), dtype=np.float64),
-            np.ascontiguousarray(heights[1] if heights else np.empty((0, 2)), dtype=np.float64),
-            ON_LINE_TOL_PX,
-        )
-        return rows.astype(np.intp), cols.astype(np.intp)
-    rows, cols = np.indices((len(seg), len(boxes)))
-    return rows.ravel(), cols.ravel()
+    boxes = np.ascontiguousarray(boxes, dtype=np.float64)
+    grid = grid if grid is not None else build_grid(boxes)
+    rows, cols = _creature_pairs(
+        np.ascontiguousarray(seg, dtype=np.float64),
+        np.ascontiguousarray(exact if exact is not None else np.empty((0, 4)), dtype=np.float64),
+        grid.x0,
+        grid.y0,
+        grid.cell,
+        grid.nx,
+        grid.ny,
+        grid.start,
+        grid.walls,
+        boxes,
+        TOUCH_TOL_PX,
+        2 * QUERY_TOL_PX,
+        np.ascontiguousarray(heights[0] if heights else np.empty((0, 4)), dtype=np.float64),
+        np.ascontiguousarray(heights[1] if heights else np.empty((0, 2)), dtype=np.float64),
+        ON_LINE_TOL_PX,
+    )
+    return rows.astype(np.intp), cols.astype(np.intp)

@@ -337,10 +337,10 @@ def _creature_hits(
     """
     heights = (bands, spans) if spans is not None and bands is not None else None
     if kernel_enabled():  # the kernel finds and decides the pairs (the same arithmetic)
-        rows, cols = kernel.creature_pairs(seg, boxes, exact, grid, heights, decide=True)
+        rows, cols = kernel.creature_pairs(seg, boxes, exact, grid, heights)
         order = np.lexsort((cols, rows))
         return rows[order], cols[order]
-    rows, cols = kernel.creature_pairs(seg, boxes, exact, grid)
+    rows, cols = (a.ravel() for a in np.indices((len(seg), len(boxes))))  # every pair
     pairs = seg[rows]
     if exact is not None and len(rows):
         on = _box_corner_on(boxes[cols], exact[rows, 0:2])
@@ -822,12 +822,19 @@ def warm_up() -> None:
     """Compile (or load from numba's cache) the measurement kernel now, on a two-wall scene.
 
     gunicorn calls it in the master before forking (``gunicorn.conf.py``), so no worker's
-    first request pays the compilation (about 5 s on a fresh install). Does nothing when the
-    kernel is off.
+    first request pays the compilation of the wall walk and the creature look-up (about 5 s
+    on a fresh install). Does nothing when the kernel is off.
     """
     if not kernel_enabled():
         return
     index = index_walls(
         [Wall("a", (0.0, 0.0, 100.0, 0.0)), Wall("b", (50.0, -50.0, 50.0, 50.0))], 20.0
     )
-    trace(index, np.array([[0.0, 10.0, 100.0, -10.0]]))
+    trace(  # the wall walk and the creature look-up (with bands), each compiled once
+        index,
+        np.array([[0.0, 10.0, 100.0, -10.0]]),
+        elevations=np.array([[0.0, 0.0, 1.0, 1.0]]),
+        creature_boxes=np.array([[20.0, -5.0, 30.0, 5.0]]),
+        creature_ids=["c"],
+        creature_spans=np.array([[0.0, 1.0]]),
+    )
