@@ -60,7 +60,12 @@ from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import WallIndex
 from service.geometry.bands import region_meets, span_meets
-from service.geometry.exact import LineOfEffect, lines_of_effect, two_way_walls
+from service.geometry.exact import (
+    LineOfEffect,
+    lines_of_effect,
+    reversed_line,
+    two_way_walls,
+)
 from service.geometry.measure import Blocker, sense_key, wall_blocker
 from service.geometry.trace import trace
 from service.lighting import (
@@ -516,10 +521,7 @@ def _exact_lines(
     out = []
     for j, turn in zip(first.tolist(), flipped.tolist(), strict=True):
         line = at[j]
-        if turn and line.witness is not None:
-            w = line.witness
-            line = dataclasses.replace(line, witness=(w[2], w[3], w[0], w[1]))
-        out.append(line)
+        out.append(reversed_line(line) if turn and line.witness is not None else line)
     return out
 
 

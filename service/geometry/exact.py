@@ -502,7 +502,7 @@ def lines_of_effect(
             for k, walls in zip(named, found_blockers, strict=True):
                 centre_blockers[k].extend(walls)
         for q, found in mirrored:
-            out[q] = _reversed(found)
+            out[q] = reversed_line(found)
     return out  # type: ignore[return-value]
 
 
@@ -556,7 +556,7 @@ def _swapped(band: FloatArray | None) -> FloatArray | None:
     return None if band is None else np.asarray(band)[[1, 0, 3, 2]]
 
 
-def _reversed(found: LineOfEffect) -> LineOfEffect:
+def reversed_line(found: LineOfEffect) -> LineOfEffect:
     """``found`` for the pair taken the other way: its witness runs the other way."""
     w = found.witness
     witness = None if w is None else (w[2], w[3], w[0], w[1])

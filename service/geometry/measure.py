@@ -577,13 +577,10 @@ def measure(
         active = [r for r in active if effect[r].clear]
     n = int(rows[-1])
     every = len(active) == len(questions)
-    at: NDArray[np.intp] = (
-        np.concatenate([np.arange(rows[r], rows[r + 1]) for r in active])
-        if active and not every
-        else np.arange(n)
-        if every
-        else np.empty(0, dtype=np.intp)
-    )
+    at: NDArray[np.intp] = np.arange(n)  # the traced questions' lines
+    if not every:
+        spans = [np.arange(rows[r], rows[r + 1]) for r in active]
+        at = np.concatenate(spans) if spans else np.empty(0, dtype=np.intp)
     afford(all_segs if every else all_segs[at])  # only the lines that will be traced
     lines = _trace_lines(
         built,
