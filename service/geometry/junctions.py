@@ -89,6 +89,202 @@ def junctions(
                 )
 
 
+def junction_nodes(index: WallIndex) -> NDArray[np.int64]:
+    """Each wall end's point, numbered, shape (n, 2): ``junctions``' grouping key.
+
+    Two ends get one number when their coordinates round alike to 6 decimals (Python's
+    ``round``, as ``junctions`` keys its groups). Computed once per index (``memo``), O(n).
+    """
+    found = index.memo.get("junction_nodes")
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    numbers: dict[tuple[float, float], int] = {}
+    flat = [
+        numbers.setdefault((round(x, 6), round(y, 6)), len(numbers))
+        for x, y in index.coords.reshape(-1, 2).tolist()
+    ]
+    nodes = np.asarray(flat, dtype=np.int64).reshape(index.size, 2)
+    index.memo["junction_nodes"] = nodes
+    return nodes
+
+
+def junctions_compiled(
+    index: WallIndex,
+    m: int,
+    si: NDArray[np.intp],
+    wi: NDArray[np.intp],
+    events: tuple[NDArray[np.bool_], NDArray[np.bool_]],
+    proj: tuple[FloatArray, FloatArray],
+    sides: tuple[NDArray[np.int8], NDArray[np.int8]],
+    limited: NDArray[np.bool_],
+    runs: dict[int, list[tuple[float, float]]],
+    listing: bool,
+) -> tuple[NDArray[np.int64], ...]:
+    """``junctions``' answer, compiled: the same groups, sides and named walls.
+
+    ``m`` segments; ``sides``: ``s_a, s_b``. Returns, as int64 arrays:
+
+    - ``blocked`` (q, 2): (segment, wall) rows of the groups that block, their named walls
+      when ``listing``, else one row per group with wall -1;
+    - ``limited_groups`` (r,): the segment of each group that counts as one limited
+      crossing (GEO-4);
+    - ``limited_hits`` (t, 2): (segment, wall) rows naming those groups' walls (``listing``).
+
+    O(events log events).
+    """
+    starts = np.zeros(m + 1, dtype=np.int64)
+    lows: list[float] = []
+    highs: list[float] = []
+    for s in sorted(runs):
+        starts[s + 1] = len(runs[s])
+        for lo, hi in runs[s]:
+            lows.append(lo)
+            highs.append(hi)
+    return _resolve_junctions(  # type: ignore[no-any-return]
+        si.astype(np.int64, copy=False),
+        wi.astype(np.int64, copy=False),
+        events[0],
+        events[1],
+        proj[0],
+        proj[1],
+        sides[0],
+        sides[1],
+        limited,
+        junction_nodes(index),
+        np.cumsum(starts),
+        np.asarray(lows, dtype=np.float64),
+        np.asarray(highs, dtype=np.float64),
+        index.coords,
+        listing,
+        ON_LINE_TOL_PX,
+    )
+
+
+@kernel.njit(cache=True, nogil=True)
+def _resolve_junctions(
+    si: NDArray[np.int64],
+    wi: NDArray[np.int64],
+    ev_a: NDArray[np.bool_],
+    ev_b: NDArray[np.bool_],
+    proj_a: NDArray[np.float64],
+    proj_b: NDArray[np.float64],
+    s_a: NDArray[np.int8],
+    s_b: NDArray[np.int8],
+    limited: NDArray[np.bool_],
+    nodes: NDArray[np.int64],
+    run_start: NDArray[np.int64],
+    run_lo: NDArray[np.float64],
+    run_hi: NDArray[np.float64],
+    coords: NDArray[np.float64],
+    listing: bool,
+    tol: float,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover
+    """See ``junctions_compiled``; ``junctions``' loops in the same arithmetic."""
+    p = si.shape[0]
+    count = 0
+    for k in range(p):
+        count += int(ev_a[k]) + int(ev_b[k])
+    key = np.empty(count, dtype=np.int64)
+    pair = np.empty(count, dtype=np.int64)
+    side = np.empty(count, dtype=np.int64)
+    dirx = np.empty(count, dtype=np.float64)
+    diry = np.empty(count, dtype=np.float64)
+    span = 2 * nodes.shape[0] + run_lo.shape[0] + 1
+    j = 0
+    for which in range(2):  # first ends, then second ends, as ``junctions``
+        for k in range(p):
+            if not (ev_a[k] if which == 0 else ev_b[k]):
+                continue
+            s, w = si[k], wi[k]
+            along = proj_a[k] if which == 0 else proj_b[k]
+            group = nodes[w, which]
+            for r in range(run_start[s], run_start[s + 1]):
+                if run_lo[r] - tol <= along and along <= run_hi[r] + tol:
+                    group = 2 * nodes.shape[0] + r  # a stretch along walls: one junction
+                    break
+            key[j] = s * span + group
+            pair[j] = k
+            side[j] = s_b[k] if which == 0 else s_a[k]
+            sgn = 1.0 if which == 0 else -1.0  # the wall's other end, from the event point
+            dirx[j] = sgn * (coords[w, 2] - coords[w, 0])
+            diry[j] = sgn * (coords[w, 3] - coords[w, 1])
+            j += 1
+    order = np.argsort(key, kind="mergesort")
+    out_b = np.empty((max(count, 1), 2), dtype=np.int64)
+    out_l = np.empty((max(count, 1), 2), dtype=np.int64)
+    groups_l = np.empty(count, dtype=np.int64)
+    nb = 0
+    nl = 0
+    ng = 0
+    g = 0
+    while g < count:
+        h = g
+        while h < count and key[order[h]] == key[order[g]]:
+            h += 1
+        s = si[pair[order[g]]]
+        left_n = right_n = left_all = right_all = False
+        for q in range(g, h):
+            e = order[q]
+            lim = limited[pair[e]]
+            if side[e] > 0:
+                left_all = True
+                left_n = left_n or not lim
+            elif side[e] < 0:
+                right_all = True
+                right_n = right_n or not lim
+        normal = left_n and right_n
+        if not normal and left_all and right_all:  # one limited crossing (GEO-4)
+            groups_l[ng] = s
+            ng += 1
+        if normal or (left_all and right_all):
+            if not listing:
+                if normal:
+                    out_b, nb = _put(out_b, nb, s, -1)
+            else:  # ``separating``: a straight wall split here, else every wall meeting
+                straight = 0
+                for q in range(g, h):
+                    e1 = order[q]
+                    if side[e1] <= 0 or (normal and limited[pair[e1]]):
+                        continue
+                    for q2 in range(g, h):
+                        e2 = order[q2]
+                        if side[e2] >= 0 or (normal and limited[pair[e2]]):
+                            continue
+                        cross = dirx[e1] * diry[e2] - diry[e1] * dirx[e2]
+                        size = tol * math.hypot(dirx[e1], diry[e1]) * math.hypot(dirx[e2], diry[e2])
+                        if abs(cross) <= size and dirx[e1] * dirx[e2] + diry[e1] * diry[e2] < 0:
+                            straight += 1
+                            for e in (e1, e2):
+                                if normal:
+                                    out_b, nb = _put(out_b, nb, s, wi[pair[e]])
+                                else:
+                                    out_l, nl = _put(out_l, nl, s, wi[pair[e]])
+                if straight == 0:
+                    for q in range(g, h):
+                        e = order[q]
+                        if normal and limited[pair[e]]:
+                            continue
+                        if normal:
+                            out_b, nb = _put(out_b, nb, s, wi[pair[e]])
+                        else:
+                            out_l, nl = _put(out_l, nl, s, wi[pair[e]])
+        g = h
+    return out_b[:nb], groups_l[:ng], out_l[:nl]
+
+
+@kernel.njit(cache=True, nogil=True)
+def _put(
+    out: NDArray[np.int64], n: int, s: int, w: int
+) -> tuple[NDArray[np.int64], int]:  # pragma: no cover - compiled
+    """Append the row ``(s, w)`` to ``out`` holding ``n`` rows, growing it when full."""
+    if n == out.shape[0]:
+        grown = np.empty((2 * n, 2), dtype=np.int64)
+        grown[:n] = out[:n]
+        out = grown
+    out[n, 0], out[n, 1] = s, w
+    return out, n + 1
+
+
 def separating(
     rays: list[tuple[int, int]], directions: dict[tuple[int, int], FloatArray], seg: int
 ) -> list[int]:

@@ -672,3 +672,235 @@ def creature_pairs(
         ON_LINE_TOL_PX,
     )
     return rows.astype(np.intp), cols.astype(np.intp)
+
+
+@njit(cache=True, nogil=True)
+def _exact_tests(
+    seg: NDArray[np.float64],
+    origins: NDArray[np.float64],
+    si: NDArray[np.int64],
+    wi: NDArray[np.int64],
+    code: NDArray[np.int8],
+    coords: NDArray[np.float64],
+    direction: NDArray[np.int8],
+    threshold: NDArray[np.float64],
+    px_per_unit: float,
+    bands: NDArray[np.float64],
+    bottom: NDArray[np.float64],
+    top: NDArray[np.float64],
+    low_mode: int,
+    low_ok: NDArray[np.bool_],
+    edge_blocks: bool,
+    comps: NDArray[np.int64],
+    only_mode: int,
+    only: NDArray[np.int64],
+    corners: NDArray[np.float64],
+    corner_comp: NDArray[np.int64],
+    on_line: float,
+    query_tol: float,
+) -> tuple[NDArray[Any], ...]:  # pragma: no cover - compiled
+    """``trace._classify``'s per-pair tests, pair by pair, in the same arithmetic.
+
+    Empty ``threshold`` / ``bands`` / ``corners``: none. ``low_mode``: 0 no low obstacles,
+    1 every wall, 2 per wall (``low_ok``). ``only_mode``: 0 every wall, 1 only the
+    obstacles ``only`` (m, 2), 2 every wall but them. Fills ``corner_comp`` in place.
+    Returns ``active, proper, collinear, ev_a, ev_b, partial`` (bool) and ``s_a, s_b``
+    (int8), ``proj_a, proj_b, proj_lo, proj_hi`` (float), each of shape (p,).
+    """
+    p = si.shape[0]
+    active = np.zeros(p, dtype=np.bool_)
+    proper = np.zeros(p, dtype=np.bool_)
+    collinear = np.zeros(p, dtype=np.bool_)
+    ev_a = np.zeros(p, dtype=np.bool_)
+    ev_b = np.zeros(p, dtype=np.bool_)
+    partial = np.zeros(p, dtype=np.bool_)
+    s_a_out = np.zeros(p, dtype=np.int8)
+    s_b_out = np.zeros(p, dtype=np.int8)
+    proj_a_out = np.empty(p, dtype=np.float64)
+    proj_b_out = np.empty(p, dtype=np.float64)
+    proj_lo_out = np.empty(p, dtype=np.float64)
+    proj_hi_out = np.empty(p, dtype=np.float64)
+    with_thr = threshold.shape[0] > 0
+    with_bands = bands.shape[0] > 0
+    with_corners = corners.shape[0] > 0
+    for k in range(p):
+        s, w = si[k], wi[k]
+        p0x, p0y = seg[s, 0], seg[s, 1]
+        qx, qy = seg[s, 2], seg[s, 3]
+        dx, dy = qx - p0x, qy - p0y
+        ax, ay, bx, by = coords[w, 0], coords[w, 1], coords[w, 2], coords[w, 3]
+        ex, ey = bx - ax, by - ay
+        len_d = math.hypot(dx, dy)
+        len_e = math.hypot(ex, ey)
+        safe_d = len_d if len_d > 0 else 1.0
+        safe_e = len_e if len_e > 0 else 1.0
+        s_a = _sign((dx * (ay - p0y) - dy * (ax - p0x)) / safe_d, on_line)
+        s_b = _sign((dx * (by - p0y) - dy * (bx - p0x)) / safe_d, on_line)
+        s_p = _sign((ex * (p0y - ay) - ey * (p0x - ax)) / safe_e, on_line)
+        s_q = _sign((ex * (qy - ay) - ey * (qx - ax)) / safe_e, on_line)
+        s_a_out[k], s_b_out[k] = s_a, s_b
+        degenerate = len_d <= on_line or len_e <= on_line
+        # GEO-3: one-way walls block only sources on their blocking side.
+        ox, oy = origins[s, 0], origins[s, 1]
+        side = (ay - oy) * (bx - ox) - (ax - ox) * (by - oy)
+        way = direction[w]
+        on = way == 0 or (way == 1 and side > 0) or (way == 2 and side < 0)
+        c = code[k]
+        if with_thr and c >= 3:  # GEO-4: proximity / distance thresholds
+            t_units = threshold[w]
+            if t_units == t_units and t_units > 0:
+                # trace._point_segment_distance, operation for operation.
+                denom_e = ex * ex + ey * ey
+                apx, apy = ox - ax, oy - ay
+                t = (apx * ex + apy * ey) / denom_e if denom_e > 0 else 0.0
+                t = _nmin(_nmax(t, 0.0), 1.0)
+                dist_units = math.hypot(ox - (ax + ex * t), oy - (ay + ey * t)) / px_per_unit
+                if c == 3 and dist_units < t_units:
+                    on = False
+                if c == 4 and dist_units > t_units:
+                    on = False
+        on = on and not degenerate
+        if only_mode != 0:
+            member = comps[w] == only[s, 0] or comps[w] == only[s, 1]
+            on = on and (member if only_mode == 1 else not member)
+        denom = dx * ey - dy * ex
+        t_cross = ((ax - p0x) * ey - (ay - p0y) * ex) / denom if denom != 0 else 0.0
+        part = False
+        if with_bands:  # GEO-5, GEO-5a: the band at the crossing (bands.band_at, meets)
+            tc = _nmin(_nmax(t_cross, 0.0), 1.0)
+            b0, b1, h0, h1 = bands[s, 0], bands[s, 1], bands[s, 2], bands[s, 3]
+            low = b0 + tc * (b1 - b0)
+            high = _nmax(h0 + tc * (h1 - h0), low)
+            thin = b0 == h0 and b1 == h1
+            lo_w, hi_w = bottom[w], top[w]
+            thick = (not thin) and low < hi_w and lo_w < high and lo_w < hi_w
+            covers = (thin and lo_w <= low and low < hi_w) or (
+                thick and lo_w <= low and high <= hi_w
+            )
+            partly = thick and not covers
+            ok = partly and (low_mode == 1 or (low_mode == 2 and low_ok[w]))
+            on = on and (covers or ok)
+            part = ok and on
+        partial[k] = part
+        active[k] = on
+        crosses = on and s_a * s_b < 0 and s_p * s_q < 0
+        pa = ((ax - p0x) * dx + (ay - p0y) * dy) / safe_d
+        pb = ((bx - p0x) * dx + (by - p0y) * dy) / safe_d
+        plo, phi = _nmin(pa, pb), _nmax(pa, pb)
+        proj_a_out[k], proj_b_out[k], proj_lo_out[k], proj_hi_out[k] = pa, pb, plo, phi
+        overlap = _nmin(phi, len_d) - _nmax(plo, 0.0)
+        along = on and s_a == 0 and s_b == 0 and overlap > on_line
+        collinear[k] = along
+        if edge_blocks and along:  # SF-COV-1: running along a wall blocks
+            crosses = True
+        proper[k] = crosses
+        inside_a = pa > on_line and pa < len_d - on_line
+        inside_b = pb > on_line and pb < len_d - on_line
+        ev_a[k] = on and s_a == 0 and s_b != 0 and inside_a
+        ev_b[k] = on and s_b == 0 and s_a != 0 and inside_b
+        if with_corners:  # GEO-6: walls with an end on the exact corner, crossing or touching
+            touching = crosses or along or ev_a[k] or ev_b[k] or (on and (s_a == 0 or s_b == 0))
+            if touching:
+                for cc in range(2):
+                    cx, cy = corners[s, 2 * cc], corners[s, 2 * cc + 1]
+                    at_a = abs(ax - cx) <= query_tol and abs(ay - cy) <= query_tol
+                    at_b = abs(bx - cx) <= query_tol and abs(by - cy) <= query_tol
+                    if at_a or at_b:
+                        corner_comp[s, cc] = comps[w]
+    return (
+        active,
+        proper,
+        collinear,
+        ev_a,
+        ev_b,
+        partial,
+        s_a_out,
+        s_b_out,
+        proj_a_out,
+        proj_b_out,
+        proj_lo_out,
+        proj_hi_out,
+    )
+
+
+def exact_tests(
+    index: WallIndex,
+    seg: FloatArray,
+    origins: FloatArray,
+    pairs: tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.int8]],
+    *,
+    threshold: FloatArray | None,
+    bands: FloatArray | None,
+    low_obstacles: bool | NDArray[np.bool_],
+    edge_blocks: bool,
+    comps: NDArray[np.int64] | None,
+    only: tuple[NDArray[np.int64], bool] | None,
+    corners: FloatArray | None,
+    corner_comp: NDArray[np.int64] | None,
+) -> tuple[NDArray[Any], ...]:
+    """``trace._classify``'s per-pair exact tests (GEO-1..6), compiled, in one call.
+
+    Parameters
+    ----------
+    index : WallIndex
+    seg : ndarray of shape (m, 4)
+        Segments in px.
+    origins : ndarray of shape (m, 2)
+        Each segment's source point in px (GEO-3 one-way walls, GEO-4 thresholds).
+    pairs : (si, wi, code)
+        The candidate pairs (p,) and each pair's wall restriction code for the sense.
+    threshold : ndarray of shape (n,) or None
+        The sense's proximity / distance thresholds in grid units (NaN: none).
+    bands : ndarray of shape (m, 4) or None
+        The segments' bands in grid units (``service.geometry.bands``).
+    low_obstacles : bool or ndarray of shape (n,), bool
+        Which walls block where they cover only part of the band (GEO-5a).
+    edge_blocks : bool
+        SF-COV-1: running along a wall blocks.
+    comps : ndarray of shape (n,) or None
+        ``junctions.wall_components``, needed with ``only`` or ``corners``.
+    only : (ndarray (m, 2), bool) or None
+        Obstacles per segment, and whether to test only their walls or all others.
+    corners, corner_comp : ndarray of shape (m, 4) and (m, 2), or None
+        The exact corner points; filled in place with the obstacle of a wall ending on one
+        of them that crosses or touches the segment (GEO-6).
+
+    Returns
+    -------
+    tuple of 12 ndarrays of shape (p,)
+        As ``trace._classify``: ``active, proper, collinear, ev_a, ev_b, partial, s_a, s_b,
+        proj_a, proj_b, proj_lo, proj_hi``. O(p).
+    """
+    si, wi, code = pairs
+    no_float = np.empty(0, dtype=np.float64)
+    no_int = np.empty(0, dtype=np.int64)
+    if isinstance(low_obstacles, bool | np.bool_):
+        low_mode, low_ok = int(bool(low_obstacles)), np.empty(0, dtype=np.bool_)
+    else:
+        low_mode, low_ok = 2, np.ascontiguousarray(low_obstacles, dtype=np.bool_)
+    only_mode = 0 if only is None else (1 if only[1] else 2)
+    fill = corner_comp if corner_comp is not None else np.empty((0, 2), dtype=np.int64)
+    return _exact_tests(  # type: ignore[no-any-return]
+        np.ascontiguousarray(seg, dtype=np.float64),
+        np.ascontiguousarray(origins, dtype=np.float64),
+        si.astype(np.int64, copy=False),
+        wi.astype(np.int64, copy=False),
+        code.astype(np.int8, copy=False),
+        index.coords,
+        index.direction,
+        no_float if threshold is None else threshold,
+        index.px_per_unit,
+        np.empty((0, 4)) if bands is None else np.ascontiguousarray(bands, dtype=np.float64),
+        index.bottom,
+        index.top,
+        low_mode,
+        low_ok,
+        edge_blocks,
+        no_int if comps is None else comps,
+        only_mode,
+        np.empty((0, 2), dtype=np.int64) if only is None else only[0],
+        np.empty((0, 4)) if corners is None else np.ascontiguousarray(corners, dtype=np.float64),
+        fill,
+        ON_LINE_TOL_PX,
+        QUERY_TOL_PX,
+    )

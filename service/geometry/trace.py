@@ -24,6 +24,7 @@ from service.geometry.junctions import (
     collinear_runs,
     end_junctions,
     junctions,
+    junctions_compiled,
     wall_components,
 )
 from service.geometry.kernel import kernel_enabled
@@ -552,7 +553,126 @@ def _exact_walls(
 ) -> None:
     """The exact tests (GEO-1..6) on candidate pairs ``(si, wi)`` of eligible walls.
 
-    ``elevations`` are bands (m, 4) (``service.geometry.bands``) or ``None``.
+    ``elevations`` are bands (m, 4) (``service.geometry.bands``) or ``None``. The per-pair
+    tests run compiled (``kernel.exact_tests``) or in numpy (``_classify``), in the same
+    arithmetic; the junction rule and the blocker lists follow here.
+    """
+    if kernel_enabled():
+        with_comps = heights.only is not None or heights.corner_comp is not None
+        tests = kernel.exact_tests(
+            index,
+            seg,
+            origins,
+            (si, wi, code),
+            threshold=index.threshold.get(sense),
+            bands=elevations,
+            low_obstacles=heights.low_obstacles,
+            edge_blocks=edge_blocks,
+            comps=wall_components(index) if with_comps else None,
+            only=heights.only,
+            corners=heights.corners if heights.corner_comp is not None else None,
+            corner_comp=heights.corner_comp,
+        )
+    else:
+        tests = _classify(
+            index, seg, sense, origins, elevations, edge_blocks, si, wi, code, heights
+        )
+    active, proper, collinear, ev_a, ev_b, partial, s_a, s_b, proj_a, proj_b, proj_lo, proj_hi = (
+        tests
+    )
+    a = index.coords[wi, 0:2]
+    b = index.coords[wi, 2:4]
+    limited = code == 1  # "limited"; proximity/distance walls that are active block as normal
+    if heights.inward is not None:
+        runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
+        along = RunEvents(
+            runs, (ev_a & ~limited, ev_b & ~limited), (proj_a, proj_b), (s_b, s_a), si
+        )
+        end_junctions(
+            seg, si, wi, a, b, active & ~limited, heights.inward, along, wall_blocked, wall_blockers
+        )
+
+    limited_count = np.zeros(len(seg), dtype=np.int64)
+    np.add.at(limited_count, si[proper & limited], 1)
+    wall_blocked[si[proper & ~limited]] = True
+    limited_hits: dict[int, list[int]] = {}
+    if wall_blockers is not None:
+        for k, ws in _by_segment(si[proper & limited], wi[proper & limited]):
+            limited_hits.setdefault(k, []).extend(ws)
+        for k, ws in _by_segment(si[proper & ~limited], wi[proper & ~limited]):
+            wall_blockers[k].extend(ws)
+
+    if (np.any(ev_a) or np.any(ev_b)) and kernel_enabled():
+        runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
+        blocked, groups, limited_rows = junctions_compiled(
+            index,
+            len(seg),
+            si,
+            wi,
+            (ev_a, ev_b),
+            (proj_a, proj_b),
+            (s_a, s_b),
+            limited,
+            runs,
+            wall_blockers is not None,
+        )
+        wall_blocked[blocked[:, 0]] = True
+        np.add.at(limited_count, groups, 1)
+        if wall_blockers is not None:
+            for k, ws in _by_segment(blocked[:, 0], blocked[:, 1]):
+                wall_blockers[k].extend(ws)
+            for k, ws in _by_segment(limited_rows[:, 0], limited_rows[:, 1]):
+                limited_hits.setdefault(k, []).extend(ws)
+    elif np.any(ev_a) or np.any(ev_b):
+        runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
+        junctions(
+            si,
+            wi,
+            a,
+            b,
+            (ev_a, ev_b),
+            (proj_a, proj_b),
+            s_a,
+            s_b,
+            limited,
+            runs,
+            wall_blocked,
+            wall_blockers,
+            limited_count,
+            limited_hits,
+        )
+    wall_blocked |= limited_count >= 2  # GEO-4: two or more limited walls block
+    if wall_blockers is None:
+        return
+    for s, hits in limited_hits.items():
+        if limited_count[s] >= 2:
+            wall_blockers[s].extend(hits)
+    for s in np.nonzero(wall_blocked)[0].tolist():
+        wall_blockers[s] = sorted(set(wall_blockers[s]))
+    if heights.low_blockers is not None and np.any(partial):
+        low_pairs = set(zip(si[partial].tolist(), wi[partial].tolist(), strict=True))
+        for s in {k for k, _ in low_pairs}:
+            if wall_blocked[s]:
+                heights.low_blockers[s] = [w for w in wall_blockers[s] if (s, w) in low_pairs]
+
+
+def _classify(
+    index: WallIndex,
+    seg: FloatArray,
+    sense: str,
+    origins: FloatArray,
+    elevations: FloatArray | None,
+    edge_blocks: bool,
+    si: NDArray[np.intp],
+    wi: NDArray[np.intp],
+    code: NDArray[np.int8],
+    heights: _Heights,
+) -> tuple[NDArray[Any], ...]:
+    """The per-pair exact tests of ``_exact_walls`` in numpy (the reference path).
+
+    Returns ``active, proper, collinear, ev_a, ev_b, partial`` (bool), ``s_a, s_b`` (int8:
+    the sides of the wall's ends from the segment), ``proj_a, proj_b, proj_lo, proj_hi``
+    (px along the segment), each of shape (p,); fills ``heights.corner_comp``.
     """
     p0 = seg[si, 0:2]
     d = seg[si, 2:4] - p0
@@ -613,7 +733,6 @@ def _exact_walls(
         active &= covers | partly_ok
         partial = partly_ok & active
 
-    limited = code == 1  # "limited"; proximity/distance walls that are active block as normal
     proper = active & (s_a * s_b < 0) & (s_p * s_q < 0)
     proj_a = np.einsum("ij,ij->i", a - p0, d) / safe_d
     proj_b = np.einsum("ij,ij->i", b - p0, d) / safe_d
@@ -643,56 +762,20 @@ def _exact_walls(
                 )
             hit = on_corner & touching
             heights.corner_comp[si[hit], c] = comp[hit]
-    if heights.inward is not None:
-        runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
-        along = RunEvents(
-            runs, (ev_a & ~limited, ev_b & ~limited), (proj_a, proj_b), (s_b, s_a), si
-        )
-        end_junctions(
-            seg, si, wi, a, b, active & ~limited, heights.inward, along, wall_blocked, wall_blockers
-        )
-
-    limited_count = np.zeros(len(seg), dtype=np.int64)
-    np.add.at(limited_count, si[proper & limited], 1)
-    wall_blocked[si[proper & ~limited]] = True
-    limited_hits: dict[int, list[int]] = {}
-    if wall_blockers is not None:
-        for k, ws in _by_segment(si[proper & limited], wi[proper & limited]):
-            limited_hits.setdefault(k, []).extend(ws)
-        for k, ws in _by_segment(si[proper & ~limited], wi[proper & ~limited]):
-            wall_blockers[k].extend(ws)
-
-    if np.any(ev_a) or np.any(ev_b):
-        runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
-        junctions(
-            si,
-            wi,
-            a,
-            b,
-            (ev_a, ev_b),
-            (proj_a, proj_b),
-            s_a,
-            s_b,
-            limited,
-            runs,
-            wall_blocked,
-            wall_blockers,
-            limited_count,
-            limited_hits,
-        )
-    wall_blocked |= limited_count >= 2  # GEO-4: two or more limited walls block
-    if wall_blockers is None:
-        return
-    for s, hits in limited_hits.items():
-        if limited_count[s] >= 2:
-            wall_blockers[s].extend(hits)
-    for s in np.nonzero(wall_blocked)[0].tolist():
-        wall_blockers[s] = sorted(set(wall_blockers[s]))
-    if heights.low_blockers is not None and np.any(partial):
-        low_pairs = set(zip(si[partial].tolist(), wi[partial].tolist(), strict=True))
-        for s in {k for k, _ in low_pairs}:
-            if wall_blocked[s]:
-                heights.low_blockers[s] = [w for w in wall_blockers[s] if (s, w) in low_pairs]
+    return (
+        active,
+        proper,
+        collinear,
+        ev_a,
+        ev_b,
+        partial,
+        s_a,
+        s_b,
+        proj_a,
+        proj_b,
+        proj_lo,
+        proj_hi,
+    )
 
 
 def _by_segment(si: NDArray[np.intp], wi: NDArray[np.intp]) -> list[tuple[int, list[int]]]:

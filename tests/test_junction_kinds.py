@@ -1,0 +1,126 @@
+"""GEO-6's junction rule and GEO-4's limited walls at a point where walls meet, by kind.
+
+One row per kind of junction a traced line can pass through: the value each must give
+(from the rules, not from either implementation), on both paths of ``trace`` (the compiled
+kernel and the numpy reference), with and without blocker lists. The line runs along
+y = 100 from x = 0 to x = 300 and meets the walls at (100, 100) unless said otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+
+from schemas.scene import SceneSchema
+from service.engine.walls import build_wall_index
+from service.geometry import kernel
+from service.geometry.trace import trace
+
+pytestmark = pytest.mark.skipif(not kernel.HAVE_NUMBA, reason="numba is not installed")
+
+UP = [100, 0, 100, 100]  # from above (y < 100) to the junction
+DOWN = [100, 100, 100, 200]  # from the junction downwards
+LIMITED_CROSSING = {"id": "x", "c": [200, 0, 200, 200], "move": "limited"}
+
+
+def wall(wid: str, c: list[float], move: str = "normal") -> dict[str, object]:
+    return {"id": wid, "c": c, "move": move}
+
+
+KINDS = [
+    # GEO-6: walls on both sides of the line at the point block it; the straight wall split
+    # there is what is named.
+    ("both sides", [wall("a", UP), wall("b", DOWN)], True, {"a", "b"}),
+    ("one side only", [wall("a", UP), wall("b", [100, 100, 200, 0])], False, set()),
+    # Split straight, and a third wall on one side: the straight pieces are named.
+    (
+        "split wall and a spur",
+        [wall("a", UP), wall("b", DOWN), wall("c", [100, 100, 50, 50])],
+        True,
+        {"a", "b"},
+    ),
+    # No straight pair: every wall meeting there is named.
+    (
+        "bent walls",
+        [wall("a", [50, 0, 100, 100]), wall("b", [100, 100, 180, 200])],
+        True,
+        {"a", "b"},
+    ),
+    # Ends a hair apart are one point (they agree to 6 decimals).
+    (
+        "ends a hair apart",
+        [wall("a", [100, 0, 100.0000001, 100]), wall("b", DOWN)],
+        True,
+        {"a", "b"},
+    ),
+    # GEO-4: limited walls separating the line at a point are one limited crossing ...
+    ("limited both sides", [wall("a", UP, "limited"), wall("b", DOWN, "limited")], False, set()),
+    # ... so with another limited crossing, two: blocked, all three named.
+    (
+        "limited junction and crossing",
+        [wall("a", UP, "limited"), wall("b", DOWN, "limited"), LIMITED_CROSSING],
+        True,
+        {"a", "b", "x"},
+    ),
+    # A normal wall on one side only and a limited one on the other: one limited crossing.
+    ("normal and limited", [wall("a", UP), wall("b", DOWN, "limited")], False, set()),
+    (
+        "normal and limited, and a crossing",
+        [wall("a", UP), wall("b", DOWN, "limited"), LIMITED_CROSSING],
+        True,
+        {"a", "b", "x"},
+    ),
+    # A chain that comes from one side, runs along the line and leaves to the other side
+    # separates it: the stretch counts as one point.
+    (
+        "chain crossing along the line",
+        [wall("a", UP), wall("r", [100, 100, 200, 100]), wall("b", [200, 100, 200, 200])],
+        True,
+        {"a", "b"},
+    ),
+    (
+        "chain back to the same side",
+        [wall("a", UP), wall("r", [100, 100, 200, 100]), wall("b", [200, 100, 200, 0])],
+        False,
+        set(),
+    ),
+    # Two separate points, each with walls on one side only: never joined into one.
+    (
+        "two one-sided points",
+        [wall("a", UP), wall("b", [200, 100, 200, 200])],
+        False,
+        set(),
+    ),
+]
+
+
+@contextmanager
+def kernel_mode(mode: str) -> Iterator[None]:
+    old = os.environ.get("SIGHTLINE_KERNEL")
+    os.environ["SIGHTLINE_KERNEL"] = mode
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["SIGHTLINE_KERNEL"]
+        else:
+            os.environ["SIGHTLINE_KERNEL"] = old
+
+
+@pytest.mark.parametrize(("kind", "walls", "blocked", "named"), KINDS, ids=[k[0] for k in KINDS])
+@pytest.mark.parametrize("mode", ["kernel", "numpy"])
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reversed"])
+def test_junction_kinds(kind, walls, blocked, named, mode, reverse):
+    """GEO-6 / GEO-4 at a junction: the right value on both paths, both directions."""
+    index = build_wall_index(SceneSchema().load({"grid": {"size": 100}, "walls": walls}))
+    seg = np.array([[300.0, 100.0, 0.0, 100.0] if reverse else [0.0, 100.0, 300.0, 100.0]])
+    with kernel_mode(mode):
+        listed = trace(index, seg)
+        bulk = trace(index, seg, with_blockers=False)
+    assert bool(listed.wall_blocked[0]) is blocked, kind
+    assert bool(bulk.wall_blocked[0]) is blocked, kind
+    assert {index.ids[w] for w in listed.wall_blockers[0]} == named, kind
