@@ -635,6 +635,232 @@ def end_junctions(
                     wall_blockers[s].extend(group[True] + group[False])
 
 
+def end_junctions_compiled(
+    seg: FloatArray,
+    si: NDArray[np.intp],
+    wi: NDArray[np.intp],
+    coords: FloatArray,
+    active: NDArray[np.bool_],
+    inward: FloatArray,
+    along: RunEvents,
+    listing: bool,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``end_junctions``' answer, compiled: the same rays, sides, stretches and names.
+
+    Returns the segments it blocks (int64, sorted, unique) and, when ``listing``, the
+    (segment, wall) rows naming the walls of each blocking junction (else empty (0, 2)).
+    O(pairs log pairs).
+    """
+    m = len(seg)
+    starts = np.zeros(m + 1, dtype=np.int64)
+    lows: list[float] = []
+    highs: list[float] = []
+    for s in sorted(along.runs):
+        starts[s + 1] = len(along.runs[s])
+        for lo, hi in along.runs[s]:
+            lows.append(lo)
+            highs.append(hi)
+    return _end_junctions(  # type: ignore[no-any-return]
+        np.ascontiguousarray(seg, dtype=np.float64),
+        si.astype(np.int64, copy=False),
+        wi.astype(np.int64, copy=False),
+        coords,
+        active,
+        np.ascontiguousarray(inward, dtype=np.float64),
+        along.events[0],
+        along.events[1],
+        along.proj[0],
+        along.proj[1],
+        along.sides[0],
+        along.sides[1],
+        np.cumsum(starts),
+        np.asarray(lows, dtype=np.float64),
+        np.asarray(highs, dtype=np.float64),
+        listing,
+        ON_LINE_TOL_PX,
+        QUERY_TOL_PX,
+    )
+
+
+@kernel.njit(cache=True, nogil=True)
+def _angle(ux: float, uy: float, vx: float, vy: float) -> float:  # pragma: no cover
+    """``_angles`` of one pair of directions."""
+    ang = math.atan2(ux * vy - uy * vx, ux * vx + uy * vy)
+    return ang if ang >= 0 else ang + 2 * math.pi
+
+
+@kernel.njit(cache=True, nogil=True)
+def _end_junctions(
+    seg: NDArray[np.float64],
+    si: NDArray[np.int64],
+    wi: NDArray[np.int64],
+    coords: NDArray[np.float64],
+    active: NDArray[np.bool_],
+    inward: NDArray[np.float64],
+    ev0: NDArray[np.bool_],
+    ev1: NDArray[np.bool_],
+    proj0: NDArray[np.float64],
+    proj1: NDArray[np.float64],
+    side0: NDArray[np.int8],
+    side1: NDArray[np.int8],
+    run_start: NDArray[np.int64],
+    run_lo: NDArray[np.float64],
+    run_hi: NDArray[np.float64],
+    listing: bool,
+    tol: float,
+    query_tol: float,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover - compiled
+    """See ``end_junctions_compiled``; ``end_junctions``' steps in the same arithmetic."""
+    m, p = seg.shape[0], si.shape[0]
+    # The rays at each line's ends: (segment, end, wall, aside, left), end 0 first, then
+    # by pair, a wall's first ray before its second (as ``end_junctions`` orders them).
+    cap = max(16, p)
+    r_s = np.empty(cap, dtype=np.int64)
+    r_end = np.empty(cap, dtype=np.int64)
+    r_w = np.empty(cap, dtype=np.int64)
+    r_skip = np.empty(cap, dtype=np.bool_)
+    r_left = np.empty(cap, dtype=np.bool_)
+    n = 0
+    for end in range(2):
+        for k in range(p):
+            s, w = si[k], wi[k]
+            vx, vy = inward[s, 2 * end], inward[s, 2 * end + 1]
+            ax, ay, bx, by = coords[w, 0], coords[w, 1], coords[w, 2], coords[w, 3]
+            ex, ey = bx - ax, by - ay
+            wall_len = math.hypot(ex, ey)
+            if not (active[k] and (vx != 0 or vy != 0) and wall_len > tol):
+                continue
+            safe = wall_len if wall_len > 0 else 1.0
+            px, py = seg[s, 2 * end], seg[s, 2 * end + 1]
+            at_a = math.hypot(ax - px, ay - py) <= query_tol
+            at_b = (not at_a) and math.hypot(bx - px, by - py) <= query_tol
+            off = abs(ex * (py - ay) - ey * (px - ax)) / safe
+            at = ((px - ax) * ex + (py - ay) * ey) / safe
+            inner = (not at_a) and (not at_b) and off <= tol and at > 0 and at < wall_len
+            if not (at_a or at_b or inner):
+                continue
+            ox, oy = seg[s, 2 - 2 * end], seg[s, 3 - 2 * end]  # the line's other end
+            lx, ly = ox - px, oy - py
+            alpha = _angle(lx, ly, vx, vy)
+            for second in range(2 if inner else 1):
+                if at_a:
+                    rx, ry = ex, ey
+                elif at_b:
+                    rx, ry = -ex, -ey
+                elif second == 0:
+                    rx, ry = ax - px, ay - py
+                else:
+                    rx, ry = bx - px, by - py
+                ang = _angle(lx, ly, rx, ry)
+                if n == cap:
+                    cap *= 2
+                    r_s = _grown_int(r_s, n, cap)
+                    r_end = _grown_int(r_end, n, cap)
+                    r_w = _grown_int(r_w, n, cap)
+                    r_skip = _grown_bool(r_skip, n, cap)
+                    r_left = _grown_bool(r_left, n, cap)
+                r_s[n], r_end[n], r_w[n] = s, end, w
+                t = 1e-9
+                r_skip[n] = ang <= t or ang >= 2 * math.pi - t or abs(ang - alpha) <= t
+                r_left[n] = (ang < alpha) == (end == 0)
+                n += 1
+    # Each (segment, end)'s group: which sides hold walls, and its rows.
+    key = r_s[:n] * 2 + r_end[:n]
+    order = np.argsort(key, kind="mergesort")
+    first = np.full(2 * m + 1, -1, dtype=np.int64)  # first sorted row of each group
+    last = np.full(2 * m + 1, -1, dtype=np.int64)
+    for q in range(n):
+        g = key[order[q]]
+        if first[g] < 0:
+            first[g] = q
+        last[g] = q + 1
+    # The pairs of each segment, by pair (``RunEvents.by_segment`` reads them in order).
+    by_seg = np.argsort(si, kind="mergesort")
+    seg_start = np.zeros(m + 1, dtype=np.int64)
+    for k in range(p):
+        seg_start[si[k] + 1] += 1
+    for s in range(m):
+        seg_start[s + 1] += seg_start[s]
+    left = np.zeros(2 * m, dtype=np.bool_)
+    right = np.zeros(2 * m, dtype=np.bool_)
+    blocked = np.zeros(m, dtype=np.bool_)
+    rows = np.empty((16, 2), dtype=np.int64)
+    nr = 0
+    merged_into = np.full(2 * m, -1, dtype=np.int64)  # end 0's group joined to end 1's
+    for s in range(m):
+        length = math.hypot(seg[s, 2] - seg[s, 0], seg[s, 3] - seg[s, 1])
+        for end in range(2):
+            g = 2 * s + end
+            if first[g] < 0:
+                continue
+            for q in range(first[g], last[g]):
+                e = order[q]
+                if not r_skip[e]:
+                    if r_left[e]:
+                        left[g] = True
+                    else:
+                        right[g] = True
+            # Wall ends along a stretch run from this end belong to the same junction.
+            lo, hi, found = 0.0, 0.0, False
+            for r in range(run_start[s], run_start[s + 1]):
+                if (end == 0 and run_lo[r] <= tol) or (end == 1 and run_hi[r] >= length - tol):
+                    lo, hi, found = run_lo[r], run_hi[r], True
+            if found:
+                for which in range(2):
+                    for j in range(seg_start[s], seg_start[s + 1]):
+                        k = by_seg[j]
+                        if not (ev0[k] if which == 0 else ev1[k]):
+                            continue
+                        pos = proj0[k] if which == 0 else proj1[k]
+                        if lo - tol <= pos and pos <= hi + tol:
+                            if (side0[k] if which == 0 else side1[k]) > 0:
+                                left[g] = True
+                            else:
+                                right[g] = True
+            reaches = found and lo <= tol and hi >= length - tol
+            if end == 0 and reaches and first[2 * s + 1] >= 0:
+                left[g + 1] |= left[g]  # one stretch from end to end: one junction
+                right[g + 1] |= right[g]
+                merged_into[g] = g + 1
+                continue
+            if not (left[g] and right[g]):
+                continue
+            blocked[s] = True
+            if not listing:
+                continue
+            for gg in range(2 * s, g + 1):  # this group's walls, and end 0's if merged
+                if gg != g and merged_into[gg] != g:
+                    continue
+                for q in range(first[gg], last[gg]):
+                    e = order[q]
+                    if not r_skip[e]:
+                        rows, nr = _put(rows, nr, s, r_w[e])
+                if found:
+                    for which in range(2):
+                        for j in range(seg_start[s], seg_start[s + 1]):
+                            k = by_seg[j]
+                            if not (ev0[k] if which == 0 else ev1[k]):
+                                continue
+                            pos = proj0[k] if which == 0 else proj1[k]
+                            if lo - tol <= pos and pos <= hi + tol:
+                                rows, nr = _put(rows, nr, s, wi[k])
+    return np.flatnonzero(blocked).astype(np.int64), rows[:nr]
+
+
+@kernel.njit(cache=True, nogil=True)
+def _grown_int(a: NDArray[np.int64], n: int, cap: int) -> NDArray[np.int64]:  # pragma: no cover
+    out = np.empty(cap, dtype=np.int64)
+    out[:n] = a[:n]
+    return out
+
+
+@kernel.njit(cache=True, nogil=True)
+def _grown_bool(a: NDArray[np.bool_], n: int, cap: int) -> NDArray[np.bool_]:  # pragma: no cover
+    out = np.empty(cap, dtype=np.bool_)
+    out[:n] = a[:n]
+    return out
+
+
 def _angles(u: FloatArray, v: FloatArray) -> FloatArray:
     """Angles in [0, 2 pi) from directions ``u`` (p, 2) to directions ``v`` (p, 2), by row.
 

@@ -23,6 +23,7 @@ from service.geometry.junctions import (
     RunEvents,
     collinear_runs,
     end_junctions,
+    end_junctions_compiled,
     junctions,
     junctions_compiled,
     wall_components,
@@ -583,14 +584,33 @@ def _exact_walls(
     a = index.coords[wi, 0:2]
     b = index.coords[wi, 2:4]
     limited = code == 1  # "limited"; proximity/distance walls that are active block as normal
+    listing = wall_blockers is not None
     if heights.inward is not None:
         runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
         along = RunEvents(
             runs, (ev_a & ~limited, ev_b & ~limited), (proj_a, proj_b), (s_b, s_a), si
         )
-        end_junctions(
-            seg, si, wi, a, b, active & ~limited, heights.inward, along, wall_blocked, wall_blockers
-        )
+        if kernel_enabled():
+            ends_blocked, rows = end_junctions_compiled(
+                seg, si, wi, index.coords, active & ~limited, heights.inward, along, listing
+            )
+            wall_blocked[ends_blocked] = True
+            if wall_blockers is not None:
+                for k, ws in _by_segment(rows[:, 0], rows[:, 1]):
+                    wall_blockers[k].extend(ws)
+        else:
+            end_junctions(
+                seg,
+                si,
+                wi,
+                a,
+                b,
+                active & ~limited,
+                heights.inward,
+                along,
+                wall_blocked,
+                wall_blockers,
+            )
 
     limited_count = np.zeros(len(seg), dtype=np.int64)
     np.add.at(limited_count, si[proper & limited], 1)
