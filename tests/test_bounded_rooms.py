@@ -425,6 +425,26 @@ def test_obstacles_of_the_worst_kinds_are_the_reference_ones(body, monkeypatch):
     assert wall_components(again.walls).tolist() == compiled.tolist()
 
 
+@pytest.mark.parametrize("tiny", [1e-200, 5e-324, 1e-160])
+def test_walls_whose_squared_length_underflows_are_obstacles_too(tiny):
+    """A wall of non-zero length whose square underflows to 0 (GEOS divides to inf/NaN
+    there): the compiled look-up answers as the reference path, and raises nothing."""
+    walls = [
+        Wall("tiny", (0.0, 0.0, tiny, 0.0)),
+        Wall("a", (0.0, 0.0, 100.0, 0.0)),
+        Wall("b", (100.0, 0.0, 100.0, 100.0)),
+        Wall("c", (tiny, tiny, 0.0, 0.0)),
+    ]
+    index = index_walls(walls, 20.0)
+    compiled = wall_components(index)
+    with _numpy_path():
+        again = index_walls(walls, 20.0)
+        assert wall_components(again).tolist() == compiled.tolist()
+        assert [a.tolist() for a in ends_on_walls(again)] == [
+            a.tolist() for a in ends_on_walls(index)
+        ]
+
+
 def test_the_segment_grid_lists_a_long_wall_in_the_cells_it_crosses_only():
     """A diagonal across the map is listed along its way, not over its whole box."""
     short = [[x, y, x + 10.0, y] for x in range(0, 10_000, 200) for y in range(0, 10_000, 200)]

@@ -40,9 +40,19 @@ from service.engine.walls import FloatArray, WallGrid, WallIndex, build_grid
 TOUCH_TOL_PX = 10 * ON_LINE_TOL_PX
 
 try:  # numba is a dependency; the numpy path stays for platforms without it
-    from numba import njit
+    from numba import njit as _numba_njit
 
     HAVE_NUMBA = True
+
+    def njit(*args: Any, **kwargs: Any) -> Any:
+        """``numba.njit`` with numpy's float semantics: x / 0 is inf or NaN, never an error.
+
+        The compiled functions mirror numpy (and GEOS) arithmetic, where a length whose
+        square underflows to 0 divides to inf or NaN; Python's semantics would raise
+        ``ZeroDivisionError`` there instead.
+        """
+        kwargs.setdefault("error_model", "numpy")
+        return _numba_njit(*args, **kwargs)
 except ImportError:  # pragma: no cover - exercised where numba is not installed
     HAVE_NUMBA = False
 

@@ -258,19 +258,24 @@ def trace(
                 "with_blockers": False,
                 "budget": budget,
             }
-            others = trace(
+            judged = trace(
                 index, seg[again], sense, origins=origins[again], _only=(comps, False), **common
-            )
-            obstacle = trace(
-                index,
-                exact[again],
-                sense,
-                origins=exact[again, 0:2],
-                _inward=(seg - exact)[again],
-                _only=(comps, True),
-                **common,
-            )
-            judged = others.wall_blocked | obstacle.wall_blocked
+            ).wall_blocked
+            # Blocked by the other walls: blocked, whatever the obstacle does on the exact
+            # corner line, which is traced only for the lines they leave clear.
+            left = np.flatnonzero(~judged)
+            if len(left):
+                if common["elevations"] is not None:
+                    common["elevations"] = common["elevations"][left]
+                judged[left] = trace(
+                    index,
+                    exact[again[left]],
+                    sense,
+                    origins=exact[again[left], 0:2],
+                    _inward=(seg - exact)[again[left]],
+                    _only=(comps[left], True),
+                    **common,
+                ).wall_blocked
             wall_blocked[again] = judged
             corner_cleared = np.zeros(m, dtype=bool)
             corner_cleared[again[~judged]] = True
@@ -471,9 +476,9 @@ def _trace_walls(
     restriction = index.restriction[sense]
     heights = heights or _Heights()
     if kernel_enabled():
-        eligible = restriction > 0
+        eligible, plain_walls = _sense_walls(index, sense, elevations is not None)
         if wall_mask is not None:
-            eligible &= wall_mask
+            eligible = eligible & wall_mask
         plain = None
         only = None
         if heights.only is not None:
@@ -483,9 +488,7 @@ def _trace_walls(
             # (junctions and limited walls only add blocks, GEO-4, GEO-6): in bulk tracing
             # the kernel settles it; listing blockers, it settles a line that meets nothing
             # but such crossings (GEO-1: those walls are what blocks it).
-            plain = eligible & (restriction == 2) & (index.direction == 0)
-            if elevations is not None:
-                plain &= np.isneginf(index.bottom) & np.isposinf(index.top)
+            plain = plain_walls if wall_mask is None else plain_walls & wall_mask
         si, wi, count, state = kernel.search(
             index,
             seg,
@@ -536,6 +539,26 @@ def _trace_walls(
         code,
         heights,
     )
+
+
+def _sense_walls(
+    index: WallIndex, sense: str, heights: bool
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """The walls restricting ``sense``, and the plain ones among them, each (n,) bool.
+
+    Plain: ``normal`` for the sense, both ways and, when the lines have heights, as tall as
+    any band (``_trace_walls``). Computed once per index, sense and ``heights`` (``memo``).
+    """
+    key = ("sense_walls", sense, heights)
+    found = index.memo.get(key)
+    if found is None:
+        restriction = index.restriction[sense]
+        eligible = restriction > 0
+        plain = eligible & (restriction == 2) & (index.direction == 0)
+        if heights:
+            plain &= np.isneginf(index.bottom) & np.isposinf(index.top)
+        found = index.memo[key] = (eligible, plain)
+    return found  # type: ignore[no-any-return]
 
 
 def _exact_walls(
@@ -800,13 +823,10 @@ def _classify(
 
 def _by_segment(si: NDArray[np.intp], wi: NDArray[np.intp]) -> list[tuple[int, list[int]]]:
     """Pairs grouped by segment: ``(segment, walls in their order in wi)``, by segment."""
-    if not len(si):
-        return []
-    order = np.argsort(si, kind="stable")
-    s_sorted = si[order]
-    first = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]])
-    groups = np.split(wi[order], first[1:])
-    return list(zip(s_sorted[first].tolist(), (g.tolist() for g in groups), strict=True))
+    groups: dict[int, list[int]] = {}
+    for s, w in zip(si.tolist(), wi.tolist(), strict=True):
+        groups.setdefault(s, []).append(w)
+    return sorted(groups.items())
 
 
 def segments_cross_boxes(seg: FloatArray, boxes: FloatArray) -> NDArray[np.bool_]:

@@ -72,17 +72,42 @@ def general_position(s: Seg, w: Seg) -> bool:
 
 def reference_geo6(walls: Sequence[Seg], s: Seg) -> bool:
     """Exact GEO-6 on integers: a proper crossing, or walls ending at one interior point of
-    the segment lying strictly on both of its sides (collinear walls ignored)."""
+    the segment lying strictly on both of its sides. Where the segment runs along walls
+    (collinear, over a positive length), the points of that stretch count as one point: a
+    wall chain that comes from one side, runs along the segment and leaves to the other
+    separates it, however its walls are split."""
     p, q = s[:2], s[2:]
     if any(proper_cross(s, w) for w in walls):
         return True
-    sides: dict[tuple[int, int], set[int]] = {}
-    length2 = (q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2
+
+    def along(point: Sequence[int]) -> int:  # position on the segment, in |q - p|^2 units
+        return (point[0] - p[0]) * (q[0] - p[0]) + (point[1] - p[1]) * (q[1] - p[1])
+
+    length2 = along(q)
+    spans = sorted(
+        (min(along(w[:2]), along(w[2:])), max(along(w[:2]), along(w[2:])))
+        for w in walls
+        if orient(p, q, w[:2]) == 0 and orient(p, q, w[2:]) == 0
+    )
+    stretches: list[list[int]] = []
+    for lo, hi in spans:
+        if min(hi, length2) - max(lo, 0) <= 0:
+            continue  # meets the segment at a point at most: no stretch
+        if stretches and lo <= stretches[-1][1]:
+            stretches[-1][1] = max(stretches[-1][1], hi)
+        else:
+            stretches.append([lo, hi])
+    sides: dict[object, set[int]] = {}
     for w in walls:
         for end, other in ((w[:2], w[2:]), (w[2:], w[:2])):
-            along = (end[0] - p[0]) * (q[0] - p[0]) + (end[1] - p[1]) * (q[1] - p[1])
-            if orient(p, q, end) == 0 and 0 < along < length2 and orient(p, q, other) != 0:
-                sides.setdefault(tuple(end), set()).add(orient(p, q, other))
+            at = along(end)
+            if orient(p, q, end) == 0 and 0 < at < length2 and orient(p, q, other) != 0:
+                key: object = tuple(end)
+                for k, (lo, hi) in enumerate(stretches):
+                    if lo <= at <= hi:
+                        key = ("stretch", k)
+                        break
+                sides.setdefault(key, set()).add(orient(p, q, other))
     return any(v == {-1, 1} for v in sides.values())
 
 
@@ -109,6 +134,9 @@ def test_agrees_with_proper_crossing_reference_in_general_position(walls, segmen
 )
 @example(walls=[(4, 0, 4, 4), (4, 4, 4, 8)], segments=[(0, 4, 8, 4), (0, 0, 8, 8), (4, 4, 8, 4)])
 @example(walls=[(4, 4, 0, 2), (4, 4, 0, 6)], segments=[(4, 0, 4, 8)])
+@example(  # a chain from below, along the segment to its end, and up: one junction, blocked
+    walls=[(0, 0, 1, 1), (0, 2, 2, 1), (2, 1, 0, 1)], segments=[(3, 1, 0, 1)]
+)
 def test_agrees_with_exact_geo6_reference_on_a_small_lattice(walls, segments):
     """GEO-6 with degenerate cases (touching, tips, collinear, junctions) on a 13x13 lattice."""
     got = blocked(walls, segments)
