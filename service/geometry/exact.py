@@ -355,6 +355,11 @@ def line_of_effect_between(
     )[0]
 
 
+#: Up to this many pairs, ``lines_of_effect`` lists the centre lines' blockers in its first
+#: trace of them (one trace instead of two for a single answer).
+_LIST_AT_ONCE = 4
+
+
 def lines_of_effect(
     index: WallIndex,
     boxes_from: FloatArray,
@@ -424,14 +429,18 @@ def lines_of_effect(
                 len(centres) * index.size, lambda: estimate_tests(density, centres)
             )
         common: dict[str, Any] = {"wall_mask": wall_mask, "low_obstacles": False, "budget": budget}
-        centre_blocked = trace(
+        # A few pairs (a single answer): their blockers are listed in this one trace, not
+        # in a second one at the end; many pairs (matrices): traced bare, named later.
+        listed = blockers and len(rest) <= _LIST_AT_ONCE
+        centre = trace(
             index,
             centres,
             sense,
             elevations=None if elev_all is None else elev_all[rest],
-            with_blockers=False,
+            with_blockers=listed,
             **common,
-        ).wall_blocked
+        )
+        centre_blocked = centre.wall_blocked
         # What blocks the centre line of each pair without line of effect (the answer's
         # explanation): filled in at the end, for those pairs only, in one trace.
         centre_blockers: dict[int, list[int]] = {}
@@ -448,7 +457,7 @@ def lines_of_effect(
         # The 16 corner-to-corner lines of every pair left, in one bulk trace: the first
         # clear one is the witness, as in the search's own first lines (``_search``).
         at = [q for q, _ in todo]
-        corner = _corner_lines(bf_all[at], bt_all[at])
+        corner = _corner_lines(bf_all[at], bt_all[at]) if todo else np.empty((0, 16, 4))
         first = np.ones((len(todo), 16), dtype=bool)
         if todo:
             first = trace(
@@ -461,7 +470,7 @@ def lines_of_effect(
             ).wall_blocked.reshape(-1, 16)
         searched: dict[bytes, LineOfEffect] = {}
         mirrored: list[tuple[int, LineOfEffect]] = []
-        mirror = two_way_walls(index, sense, wall_mask, heights=elev_all is not None)
+        mirror = bool(todo) and two_way_walls(index, sense, wall_mask, heights=elev_all is not None)
         for r, (q, k) in enumerate(todo):
             clear = np.flatnonzero(~first[r])
             if len(clear):
@@ -492,13 +501,17 @@ def lines_of_effect(
             if k in centre_blockers and not out[p].clear  # type: ignore[union-attr]
         )
         if named and blockers:
-            found_blockers = trace(
-                index,
-                centres[named],
-                sense,
-                elevations=None if elev_all is None else elev_all[rest][named],
-                **common,
-            ).wall_blockers
+            found_blockers = (
+                [centre.wall_blockers[k] for k in named]
+                if listed
+                else trace(
+                    index,
+                    centres[named],
+                    sense,
+                    elevations=None if elev_all is None else elev_all[rest][named],
+                    **common,
+                ).wall_blockers
+            )
             for k, walls in zip(named, found_blockers, strict=True):
                 centre_blockers[k].extend(walls)
         for q, found in mirrored:

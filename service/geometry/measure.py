@@ -188,6 +188,9 @@ def _joined(
         (q.exact_points if exact and q.exact_points is not None else (q.sources, q.targets))
         for q in questions
     ]
+    if len(questions) == 1:  # a single answer: its lines as they are
+        lines = _join(points[0][0], points[0][1], questions[0].pairing)
+        return lines, np.array([0, len(lines)], dtype=np.intp)
     groups: dict[tuple[int, int, str], list[int]] = {}
     counts = np.empty(len(questions), dtype=np.intp)
     for r, (src, dst) in enumerate(points):
