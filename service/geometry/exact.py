@@ -576,6 +576,10 @@ def reversed_line(found: LineOfEffect) -> LineOfEffect:
     return LineOfEffect(found.clear, witness, list(found.blockers), found.candidates)
 
 
+#: How many spaces' rooms ``_SealedApart`` remembers per built index (a scene's tokens).
+_ROOMS_KEPT = 4096
+
+
 class _SealedApart:
     """``rooms.sealed_apart`` for many pairs, building the rooms only when they can tell.
 
@@ -592,14 +596,21 @@ class _SealedApart:
         self.built = rooms_built(index, sense, wall_mask)
         if self.built:
             self.rooms = firm_rooms(index, sense, wall_mask)
-        self.room: dict[tuple[float, ...], int | None] = {}
 
     def _room_at(self, box: FloatArray) -> int | None:
+        """``room_of`` the space, remembered with the rooms (at most ``_ROOMS_KEPT`` spaces)."""
         assert self.rooms is not None
+        # The rooms live in the index's memo as long as the index: so does this.
+        kept: dict[tuple[float, ...], int | None] = self.index.memo.setdefault(
+            ("room_at", id(self.rooms[0])), {}
+        )
         key = tuple(box.tolist())
-        if key not in self.room:
-            self.room[key] = room_of(self.rooms, box)
-        return self.room[key]
+        if key not in kept:
+            found = room_of(self.rooms, box)
+            if len(kept) >= _ROOMS_KEPT:
+                return found
+            kept[key] = found
+        return kept[key]
 
     def __call__(self, box_from: FloatArray, box_to: FloatArray) -> bool:
         """Whether the two spaces lie in different closed rooms (``False``: not known)."""

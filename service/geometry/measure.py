@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal, overload
 
 import numpy as np
@@ -60,8 +61,13 @@ class TracedLine:
     low: tuple[Blocker, ...] = ()
 
 
+@lru_cache(maxsize=65536)
 def wall_blocker(wall_id: str) -> Blocker:
-    """The blocker for a wall id; heavy-fog outlines (pseudo-walls) name their region."""
+    """The blocker for a wall id; heavy-fog outlines (pseudo-walls) name their region.
+
+    Blockers are immutable: one is kept per id (a cached scene's walls are named again and
+    again).
+    """
     if wall_id.startswith(REGION_PREFIX):
         return Blocker("region", wall_id[len(REGION_PREFIX) :].rsplit(":", 1)[0])
     return Blocker("wall", wall_id)
