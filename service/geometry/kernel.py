@@ -11,9 +11,11 @@ decided with a dead band ``TOUCH_TOL_PX`` ten times the exact tests' ``ON_LINE_T
 the pairs dropped here are ones the exact tests would drop too. A segment that a plain wall
 (normal, two-way, full height) crosses beyond that band, with no wall ending on its exact
 corners, is settled here: blocked in bulk tracing (the walk stops there), and, when the
-blockers are listed, blocked by exactly those walls if they are all it meets. The exact
-tests, the one-way, threshold and height rules and the GEO-6 junction rule run on the other
-segments' pairs in numpy (``trace._exact_walls``), the same code as the reference path.
+blockers are listed, blocked by exactly those walls if they are all it meets. The other
+segments' pairs get the exact tests (GEO-1..6: sides, one-way walls, thresholds, heights,
+corner obstacles) in ``exact_tests``, pair by pair in the arithmetic of the numpy reference
+(``trace._classify``); the GEO-6 junction rule then runs compiled too
+(``junctions.junctions_compiled``, ``junctions.end_junctions_compiled``).
 
 ``creature_pairs`` looks up the creature spaces near each segment in a grid over them and,
 for ``trace``, decides them with ``trace._creature_hits``' exact test in the same
