@@ -54,7 +54,13 @@ import shapely
 from numpy.typing import NDArray
 
 from service.engine.budget import WorkBudget, vision_units
-from service.engine.grids import diagonal_rule, is_hex, space_distance_units
+from service.engine.grids import (
+    SMALL_FOOTPRINT,
+    diagonal_rule,
+    hex_count,
+    is_hex,
+    space_distance_units,
+)
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
@@ -362,7 +368,7 @@ def perceive_all(
     if not pairs:
         return []
     if budget is not None:  # issue 20: each pair's own work, counted before any tracing
-        own = vision_units(len(pairs))
+        own = vision_units(len(pairs), _big_hexes(built, pairs))
         budget.afford(own)
         budget.spend(int(own))
     # Each token once: its inset space and its vertical extent, rows of per-token arrays.
@@ -587,6 +593,24 @@ class _BlockerNames:
             region = any(b.kind == "region" for b in named)
         self.lists[id(walls)] = (walls, named, region)  # the list is kept: its id stays its own
         return named, region
+
+
+def _big_hexes(built: BuiltScene, pairs: Sequence[tuple[Token, Token]]) -> int:
+    """The big footprints' hexes that ``_distances`` will compare, summed over the pairs.
+
+    Footprints past ``SMALL_FOOTPRINT`` hexes count (``HEX_CELL_UNITS``); 0 off hexes.
+    O(tokens + pairs), no footprint built.
+    """
+    grid = built.scene.grid
+    if not is_hex(grid):
+        return 0
+    count: dict[str, int] = {}
+    for pair in pairs:
+        for tok in pair:
+            if tok.id not in count:
+                k = hex_count(tok, grid)
+                count[tok.id] = k if k > SMALL_FOOTPRINT else 0
+    return sum(count[a.id] + count[b.id] for a, b in pairs)
 
 
 def _distances(

@@ -227,6 +227,34 @@ def test_small_hex_flanking_still_answers(client):
     assert resp.status_code == 200 and resp.get_json()["flanking"] is True
 
 
+@pytest.mark.parametrize(
+    ("shift", "expected"),
+    [((0, 0), 0), ((30, 0), 0), ((69, 0), 0), ((70, 0), 1), ((0, -59), 0)],
+)
+def test_overlapping_hex_footprints_compare_no_pairs(shift, expected, monkeypatch):
+    """GEO-8: footprints sharing a hex are 0 apart, found before any pair of hexes is
+    compared (two huge overlapping tokens cost O(k log k), not k_a * k_b)."""
+    a = np.array([[q, r] for q in range(70) for r in range(60)], dtype=np.int64)
+    compared = []
+    real = grids.hex_distance
+
+    def counting(p, q):
+        out = real(p, q)
+        compared.append(np.size(out))
+        return out
+
+    monkeypatch.setattr(grids, "hex_distance", counting)
+    assert grids.hex_cells_distance(a, a + np.array(shift)) == expected
+    if expected == 0:
+        assert compared == []
+
+
+def test_far_apart_hexes_do_not_share_a_key():
+    """Cube coordinates past 32 bits stay distinct (no false shared hex)."""
+    far = np.array([[2**40, 5]], dtype=np.int64)
+    assert grids.hex_cells_distance(far, np.array([[0, 5]], dtype=np.int64)) == 2**40
+
+
 def test_hex_distance_between_big_footprints_is_found_in_blocks():
     a = np.array([[q, r] for q in range(70) for r in range(60)], dtype=np.int64)
     b = a + np.array([100, 0])

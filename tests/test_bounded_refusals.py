@@ -419,6 +419,54 @@ def test_hex_flanking_over_the_pair_limit_is_refused_before_any_box(make_client,
     assert "SIGHTLINE_MAX_FLANK_PAIRS" in resp.get_json()["message"]
 
 
+def _big_hex_tokens(n: int, size: int) -> dict:
+    tokens = [
+        {
+            "id": f"t{k}",
+            "x": 7_000.0 * (k % 20),
+            "y": 7_000.0 * (k // 20),
+            "width": size,
+            "height": size,
+        }
+        for k in range(n)
+    ]
+    return {"grid": {"type": "hex-row", "size": 100, "distance": 5}, "walls": [], "tokens": tokens}
+
+
+def test_a_vision_matrix_of_huge_hex_tokens_is_refused_before_any_distance(
+    make_client, monkeypatch
+):
+    """GEO-8 on hexes, issue 20: the distances between big footprints are counted in the
+    budget (``HEX_CELL_UNITS`` per hex of each pair) before any is measured, so 200 tokens of
+    3,675 hexes are a quick 422, not minutes of work."""
+    from service.engine import grids
+
+    def never(*_, **__):
+        raise AssertionError("a distance was measured")
+
+    monkeypatch.setattr(grids, "hex_cells_distance", never)
+    body = {"ruleset": "dnd5e", "kind": "vision", "scene": _big_hex_tokens(200, 70)}
+    resp = make_client().post("/v1/matrix", json=body)
+    assert resp.status_code == 422
+    assert "SIGHTLINE_WORK_BUDGET" in resp.get_json()["message"]
+
+
+@pytest.mark.parametrize("size", [2, 8, 12, 30])
+def test_only_big_hex_footprints_count_their_hexes(size):
+    """``HEX_CELL_UNITS``: footprints within ``SMALL_FOOTPRINT`` hexes are in the pair's own
+    units; bigger ones count both tokens' hexes for each ordered pair (4 tokens: 12 pairs)."""
+    from schemas.scene import SceneSchema
+    from service.engine import grids
+    from service.engine.scene import build_scene
+    from service.senses import _big_hexes
+
+    built = build_scene(SceneSchema().load(_big_hex_tokens(4, size)))
+    tokens = built.scene.tokens
+    pairs = [(a, b) for a in tokens for b in tokens if a is not b]
+    k = grids.hex_count(tokens[0], built.scene.grid)
+    assert _big_hexes(built, pairs) == (12 * 2 * k if k > grids.SMALL_FOOTPRINT else 0)
+
+
 # -- the scene cache: room made before a scene is built ----------------------------------------
 
 
@@ -461,10 +509,10 @@ def test_big_hex_footprints_are_kept_in_a_short_list():
     from service.model import Grid, Token
 
     hexes = Grid(size=100, type="hex-row")
-    for k in range(40):
+    for k in range(270):
         big = Token(id=f"big{k}", x=13.0 * k, y=0.0, width=10, height=10)
         small = Token(id=f"small{k}", x=13.0 * k, y=0.0, width=2, height=2)
         assert grids.hex_count(big, hexes) > grids.SMALL_FOOTPRINT >= grids.hex_count(small, hexes)
         for token in (big, small):
             assert (grids.footprint(token, hexes) == grids._compute_footprint(token, hexes)).all()
-    assert grids._big_footprint.cache_info().currsize <= 32
+    assert grids._big_footprint.cache_info().currsize <= 256

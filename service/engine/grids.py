@@ -338,9 +338,10 @@ def footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
 
 
 #: Footprints kept (issue 16: memory outside the scene cache is bounded too): the 8,192 most
-#: recent of at most ``SMALL_FOOTPRINT`` hexes (about 1 kB each) and the 32 most recent
-#: bigger ones (up to 64 kB each at the default ``SIGHTLINE_MAX_HEX_FOOTPRINT``): about 10 MB
-#: in all, where one list of 8,192 footprints of any size could hold 500 MB.
+#: recent of at most ``SMALL_FOOTPRINT`` hexes (about 1 kB each) and the 256 most recent
+#: bigger ones (up to 64 kB each at the default ``SIGHTLINE_MAX_HEX_FOOTPRINT``; a matrix's
+#: 200 tokens all fit, so its pairs never compute one again): about 25 MB in all, where one
+#: list of 8,192 footprints of any size could hold 500 MB.
 SMALL_FOOTPRINT = 64
 
 
@@ -349,7 +350,7 @@ def _small_footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
     return _kept(_compute_footprint(token, grid))
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=256)
 def _big_footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
     return _kept(_compute_footprint(token, grid))
 
@@ -551,6 +552,24 @@ def _cube_gap(cells: NDArray[np.int64], other: NDArray[np.int64]) -> NDArray[np.
     return np.maximum(np.maximum(lo - own, own - hi), 0).max(axis=1)  # type: ignore[no-any-return]
 
 
+def _share_a_hex(a: NDArray[np.int64], b: NDArray[np.int64]) -> bool:
+    """Whether footprints ``a`` and ``b`` (k, 2) axial hexes have a hex in common.
+
+    Only the hexes inside both footprints' common ``(q, r)`` range can be shared; they are
+    numbered within that range and intersected. O((k_a + k_b) log(k_a + k_b)).
+    """
+    lo = np.maximum(a.min(axis=0), b.min(axis=0))
+    hi = np.minimum(a.max(axis=0), b.max(axis=0))
+    if np.any(lo > hi):
+        return False
+    in_a = a[np.all((a >= lo) & (a <= hi), axis=1)] - lo
+    in_b = b[np.all((b >= lo) & (b <= hi), axis=1)] - lo
+    width = int(hi[1] - lo[1]) + 1  # the range holds at most both footprints' hexes
+    keys_a = in_a[:, 0] * width + in_a[:, 1]
+    keys_b = in_b[:, 0] * width + in_b[:, 1]
+    return bool(np.intersect1d(keys_a, keys_b).size)
+
+
 def hex_cells_distance(a: NDArray[np.int64], b: NDArray[np.int64]) -> int:
     """Hexes between the nearest hexes of two footprints (0 when they share a hex).
 
@@ -558,9 +577,15 @@ def hex_cells_distance(a: NDArray[np.int64], b: NDArray[np.int64]) -> int:
     within it of the other footprint's range of cube coordinates (``_cube_gap``), a strip
     along the sides that face each other; the answer is the same as over all pairs.
 
-    Cost: O(k_a + k_b) plus the pairs of the two strips (at worst k_a * k_b), k at most
-    ``MAX_FOOTPRINT_CELLS``; memory O(256 * k_b) (a block of ``a`` at a time).
+    Footprints that share a hex are found first (0), in O((k_a + k_b) log(k_a + k_b)):
+    overlapping footprints otherwise leave every shared hex in both strips.
+
+    Cost: O((k_a + k_b) log(k_a + k_b)) plus the pairs of the two strips (at worst about
+    k_a * k_b for footprints facing along a long side), k at most ``MAX_FOOTPRINT_CELLS``;
+    memory O(256 * k_b) (a block of ``a`` at a time).
     """
+    if _share_a_hex(a, b):
+        return 0
     a = _nearest(a, b.mean(axis=0).round().astype(np.int64))
     b = _nearest(b, a.mean(axis=0).round().astype(np.int64))
     gap = _cube_gap(a, b)
