@@ -6,9 +6,10 @@ Frames: scene pixels, y down; elevations in grid units.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import shapely
@@ -32,6 +33,45 @@ from service.model import Grid, Scene, Span, Token, Wall
 
 #: Id prefix of the pseudo-walls outlining heavily obscured regions (sight only, 5E-VIS-2).
 REGION_PREFIX = "\x00region:"
+
+
+class Sharers(Sequence[str]):
+    """Tokens of a space group, in scene order, less the pair's own two; listed when read.
+
+    ``len`` and truth need no listing: the pair's two are always among ``ordered``.
+    """
+
+    __slots__ = ("_items", "_ordered", "_own")
+
+    def __init__(self, ordered: tuple[str, ...], own: tuple[str, str]) -> None:
+        self._ordered, self._own = ordered, own
+        self._items: tuple[str, ...] | None = None
+
+    def _listed(self) -> tuple[str, ...]:
+        if self._items is None:
+            self._items = tuple(x for x in self._ordered if x not in self._own)
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._ordered) - len(set(self._own))
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        return self._listed()[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._listed())
+
+    def __eq__(self, other: object) -> bool:
+        return tuple(self) == (tuple(other) if isinstance(other, Sequence) else other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Sharers({self._listed()!r})"
 
 
 @dataclass(frozen=True)
@@ -87,6 +127,39 @@ class BuiltScene:
     token_spans: dict[str, tuple[float, float]] = field(default_factory=dict)
     heights: bool = False
     _creatures: Any = field(default=None, repr=False, compare=False)
+    _space_sets: dict[Any, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
+    _space_order: dict[frozenset[str], tuple[str, ...]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def shared_with(self, attacker: str, target: str) -> tuple[Sharers, frozenset[str]]:
+        """Who shares the attacker's or the target's space, and all that give no cover.
+
+        ``(shared, excluded)`` of ``rules.base.shared_space`` between two tokens: ``shared``
+        the other tokens in either space (``sharing``) in scene order, ``excluded`` those
+        plus the two (5E-COV-7, GEO-7). Each space's set and its scene order are made once
+        (one frozenset for all the tokens stacked on one square when their extents
+        overlap), so a pair costs O(tokens in the two spaces) in C, not sets and a sort in
+        Python; ``shared`` is listed only when read (``Sharers``). Kept: at most two entries
+        per token.
+        """
+        t_set, a_set = self._space_of(target), self._space_of(attacker)
+        excluded = t_set if t_set is a_set else t_set | a_set
+        ordered = self._space_order.get(excluded)
+        if ordered is None:
+            ordered = tuple(sorted(excluded, key=self.token_order.__getitem__))
+            if t_set is a_set:  # kept per space, not per pair of spaces
+                self._space_order[excluded] = ordered
+        return Sharers(ordered, (target, attacker)), excluded
+
+    def _space_of(self, token: str) -> frozenset[str]:
+        """``sharing[token]`` with the token, one frozenset for equal sets (``shared_with``)."""
+        found = self._space_sets.get(token)
+        if found is None:
+            made = frozenset((*self.sharing[token], token))
+            found = self._space_sets.setdefault(made, made)
+            self._space_sets[token] = found
+        return found
 
     def creatures(self) -> tuple[list[str], FloatArray, FloatArray, WallGrid]:
         """What ``trace`` reads of the creatures, in scene order, built once.

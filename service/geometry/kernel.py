@@ -576,8 +576,11 @@ def _creature_pairs(
     bands: NDArray[np.float64],
     spans: NDArray[np.float64],
     on_line: float,
+    mask: NDArray[np.bool_],
+    mask_rows: NDArray[np.int64],
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover - compiled
     m, k = seg.shape[0], boxes.shape[0]
+    with_mask = mask_rows.shape[0] == m and mask.shape[1] == k
     with_heights = bands.shape[0] == m and spans.shape[0] == k
     no_row = np.empty(0, dtype=np.float64)
     with_exact = exact.shape[0] == m
@@ -613,6 +616,8 @@ def _creature_pairs(
                         if stamp[j] == i:
                             continue
                         stamp[j] = i
+                        if with_mask and not mask[mask_rows[i], j]:
+                            continue
                         if not _slab_keep(x0, y0, x1, y1, boxes[j], ex, band, tol):
                             continue
                         if not _crosses_space(
@@ -636,6 +641,7 @@ def creature_pairs(
     exact: FloatArray | None,
     grid: WallGrid | None = None,
     heights: tuple[FloatArray, FloatArray] | None = None,
+    mask: tuple[NDArray[np.bool_], NDArray[np.intp]] | None = None,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """(segment, creature space) pairs where the segment crosses the space, compiled.
 
@@ -658,6 +664,8 @@ def creature_pairs(
         ``build_grid(boxes)``, when the caller keeps one for many calls.
     heights : (ndarray (m, 4), ndarray (k, 2)), optional
         The segments' bands and the spaces' vertical extents (GEO-5a).
+    mask : (ndarray (g, k) bool, ndarray (m,) int), optional
+        Which spaces count for each segment's row: the others are skipped untested.
 
     Returns
     -------
@@ -682,6 +690,8 @@ def creature_pairs(
         np.ascontiguousarray(heights[0] if heights else np.empty((0, 4)), dtype=np.float64),
         np.ascontiguousarray(heights[1] if heights else np.empty((0, 2)), dtype=np.float64),
         ON_LINE_TOL_PX,
+        np.ascontiguousarray(mask[0] if mask else np.empty((0, 0)), dtype=np.bool_),
+        np.ascontiguousarray(mask[1] if mask else np.empty(0), dtype=np.int64),
     )
     return rows.astype(np.intp), cols.astype(np.intp)
 
@@ -916,3 +926,36 @@ def exact_tests(
         ON_LINE_TOL_PX,
         QUERY_TOL_PX,
     )
+
+
+@njit(cache=True, nogil=True)
+def sampled_density(
+    seg: NDArray[np.float64],
+    t: NDArray[np.float64],
+    x0: float,
+    y0: float,
+    cell_w: float,
+    cell_h: float,
+    cover: NDArray[np.int64],
+) -> NDArray[np.float64]:  # pragma: no cover - compiled
+    """Mean walls per cell at the points ``t`` (s,) along each segment (m, 4), shape (m,).
+
+    ``trace.estimate_tests``' samples, read from ``density.WallDensity.walls_at``'s cells
+    in the same arithmetic; the counts are integers, so their mean is the numpy one. O(m s).
+    """
+    m, k = seg.shape[0], t.shape[0]
+    n = cover.shape[0] - 1
+    out = np.empty(m, dtype=np.float64)
+    for i in range(m):
+        total = 0.0
+        dx, dy = seg[i, 2] - seg[i, 0], seg[i, 3] - seg[i, 1]
+        for q in range(k):
+            fx = math.floor(((seg[i, 0] + dx * t[q]) - x0) / cell_w)
+            fy = math.floor(((seg[i, 1] + dy * t[q]) - y0) / cell_h)
+            fx = 0.0 if fx != fx else fx  # NaN (never from finite points): the first cell
+            fy = 0.0 if fy != fy else fy
+            ci = int(_nmin(_nmax(fx, 0.0), float(n)))
+            cj = int(_nmin(_nmax(fy, 0.0), float(n)))
+            total += cover[ci, cj]
+        out[i] = total / k
+    return out

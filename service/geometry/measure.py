@@ -681,8 +681,11 @@ def _trace_lines(
         # One row of the creature mask per question (its lines read it: ``cmask_rows``).
         cmask = np.ones((len(questions), len(ids)), dtype=bool)
         col = {tid: k for k, tid in enumerate(ids)}
+        columns: dict[frozenset[str], list[int]] = {}  # pairs in one space share one set
         for r, q in enumerate(questions):
-            cols = [col[t] for t in q.excluded if t in col]
+            cols = columns.get(q.excluded)
+            if cols is None:
+                cols = columns[q.excluded] = [col[t] for t in q.excluded if t in col]
             if cols:
                 cmask[r, cols] = False
         cmask_rows = np.repeat(np.arange(len(questions)), np.diff(rows))

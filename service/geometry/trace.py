@@ -295,6 +295,14 @@ def trace(
             grid = creature_grid if creature_grid is not None else build_grid(boxes)
         step = max(1, CHUNK_CELLS // len(boxes))
         for lo in range(0, m, step):  # bounded memory: at most (step, k) pairs at a time
+            mask_part = None
+            if creature_mask is not None:  # the compiled look-up skips the others at once
+                at_rows = (
+                    np.arange(lo, min(m, lo + step))
+                    if creature_mask_rows is None
+                    else creature_mask_rows[lo : lo + step]
+                )
+                mask_part = (creature_mask, at_rows)
             rows, cols = _creature_hits(
                 seg[lo : lo + step],
                 boxes,
@@ -302,6 +310,7 @@ def trace(
                 spans,
                 None if exact is None else exact[lo : lo + step],
                 grid,
+                mask_part,
             )
             if creature_mask is not None:
                 at = lo + rows if creature_mask_rows is None else creature_mask_rows[lo + rows]
@@ -329,8 +338,14 @@ def _creature_hits(
     spans: FloatArray | None,
     exact: FloatArray | None,
     grid: WallGrid | None = None,
+    mask: tuple[NDArray[np.bool_], NDArray[np.intp]] | None = None,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Which of segments (m, 4) pass through which creature spaces (k, 4), as pairs.
+
+    ``mask``: ``(creature_mask (g, k), row of each segment (m,))``: the compiled look-up
+    leaves out the spaces a segment's row masks before testing them (a stack of creatures
+    sharing the attacker's square costs a look-up each, not a test); the numpy path tests
+    every pair (``trace`` applies the mask after, on both paths).
 
     GEO-7 with GEO-5a: where ``spans`` (k, 2) are given, only where the creature's vertical
     extent overlaps the segment's band (m, 4) inside the space. GEO-6: a space with a corner
@@ -344,7 +359,7 @@ def _creature_hits(
     """
     heights = (bands, spans) if spans is not None and bands is not None else None
     if kernel_enabled():  # the kernel finds and decides the pairs (the same arithmetic)
-        rows, cols = kernel.creature_pairs(seg, boxes, exact, grid, heights)
+        rows, cols = kernel.creature_pairs(seg, boxes, exact, grid, heights, mask)
         order = np.lexsort((cols, rows))
         return rows[order], cols[order]
     rows, cols = (a.ravel() for a in np.indices((len(seg), len(boxes))))  # every pair
@@ -404,10 +419,21 @@ def estimate_tests(density: WallDensity, seg: FloatArray) -> float:
     length = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
     pieces = np.clip(np.ceil(length / QUERY_PIECE_PX), 1, MAX_QUERY_PIECES)
     t = (np.arange(ESTIMATE_SAMPLES) + 0.5) / ESTIMATE_SAMPLES
-    xs = seg[:, 0, None] + (seg[:, 2] - seg[:, 0])[:, None] * t
-    ys = seg[:, 1, None] + (seg[:, 3] - seg[:, 1])[:, None] * t
-    per_piece = density.walls_at(np.column_stack([xs.ravel(), ys.ravel()]))
-    mean = per_piece.reshape(len(seg), ESTIMATE_SAMPLES).mean(axis=1)
+    if kernel_enabled():  # the same samples and cells, without (m, samples) arrays
+        mean = kernel.sampled_density(
+            np.ascontiguousarray(seg),
+            t,
+            density.x0,
+            density.y0,
+            density.cell_w,
+            density.cell_h,
+            density.cover,
+        )
+    else:
+        xs = seg[:, 0, None] + (seg[:, 2] - seg[:, 0])[:, None] * t
+        ys = seg[:, 1, None] + (seg[:, 3] - seg[:, 1])[:, None] * t
+        per_piece = density.walls_at(np.column_stack([xs.ravel(), ys.ravel()]))
+        mean = per_piece.reshape(len(seg), ESTIMATE_SAMPLES).mean(axis=1)
     return float((mean * pieces + 1).sum())
 
 

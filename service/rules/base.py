@@ -293,7 +293,7 @@ def shared_space(
     source_box: tuple[float, ...],
     from_origin: bool,
     source_span: tuple[float, float] | None = None,
-) -> tuple[tuple[str, ...], frozenset[str]]:
+) -> tuple[Sequence[str], frozenset[str]]:
     """Creatures sharing the target's or the source's space, and all that do not block.
 
     Every creature but the attacker and the target can block a cover line (GEO-7); one in
@@ -318,6 +318,7 @@ def shared_space(
     if not from_origin and attacker is not None:
         if not built.sharing[target.id] and not built.sharing[attacker.id]:
             return (), frozenset((target.id, attacker.id))  # the common case: nobody shares
+        return built.shared_with(attacker.id, target.id)
     found = set(built.sharing[target.id])
     if from_origin:
         z = source_span[0] if source_span is not None else 0.0

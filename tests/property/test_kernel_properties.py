@@ -254,12 +254,23 @@ def test_creature_hits_equal_on_both_paths(segs, boxes, exact, bands, data):
         spans = np.array(
             [data.draw(st.sampled_from([(0.0, 1.0), (2.5, 4.0), (-1.0, 0.5)])) for _ in boxes]
         )
-    got = []
+    # A mask row per segment group (as a matrix's pairs): the kernel skips masked spaces
+    # before testing them; the numpy path tests them all and the mask is applied after.
+    groups = data.draw(st.integers(1, 3))
+    mask = np.array(
+        [[data.draw(st.booleans()) for _ in boxes] for _ in range(groups)], dtype=bool
+    )
+    mask_rows = np.array([data.draw(st.integers(0, groups - 1)) for _ in segs], dtype=np.intp)
+    got, masked = [], []
     for mode in ("numpy", "kernel"):
         with kernel_mode(mode):
             rows, cols = _creature_hits(seg, box, band, spans, ex)
             got.append(list(zip(rows.tolist(), cols.tolist(), strict=True)))
+            rows, cols = _creature_hits(seg, box, band, spans, ex, None, (mask, mask_rows))
+            keep = mask[mask_rows[rows], cols]
+            masked.append(list(zip(rows[keep].tolist(), cols[keep].tolist(), strict=True)))
     assert got[0] == got[1]
+    assert masked[0] == masked[1] == [(r, c) for r, c in got[0] if mask[mask_rows[r], c]]
 
 
 @settings(max_examples=300, deadline=None)
@@ -363,3 +374,23 @@ def test_bulk_shortcut_leaves_corner_walls_to_geo6(wall, inset_line, cleared):
             got = trace(index, seg, corners=exact, with_blockers=False)
             assert got.wall_blocked.tolist() == [False]
             assert (got.corner_cleared is not None and bool(got.corner_cleared[0])) == cleared
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    walls=st.lists(quad, min_size=1, max_size=30),
+    segs=st.lists(quad, min_size=1, max_size=40),
+)
+def test_work_estimate_equal_on_both_paths(walls, segs):
+    """Issue 16/20: the budget's estimate of a trace (``estimate_tests``) is the same number
+    compiled and in numpy (segments inside, across and outside the density grid)."""
+    from service.engine.density import wall_density
+    from service.geometry.trace import estimate_tests
+
+    density = wall_density(np.array(walls, dtype=np.float64))
+    seg = np.array(segs, dtype=np.float64)
+    out = []
+    for mode in ("numpy", "kernel"):
+        with kernel_mode(mode):
+            out.append(estimate_tests(density, seg))
+    assert out[0] == out[1]

@@ -175,7 +175,7 @@ def _decide(
 class _Ask:
     question: Question
     method: Method
-    shared: tuple[str, ...]
+    shared: Sequence[str]
 
 
 class Dnd5e:
@@ -288,7 +288,7 @@ class Dnd5e:
             tops=tops,
             exact_points=(exact_sources, corners(target, 0.0)),
         )
-        return _Ask(question, method, tuple(shared))
+        return _Ask(question, method, shared)
 
     def covers(
         self,
