@@ -257,9 +257,7 @@ def test_creature_hits_equal_on_both_paths(segs, boxes, exact, bands, data):
     # A mask row per segment group (as a matrix's pairs): the kernel skips masked spaces
     # before testing them; the numpy path tests them all and the mask is applied after.
     groups = data.draw(st.integers(1, 3))
-    mask = np.array(
-        [[data.draw(st.booleans()) for _ in boxes] for _ in range(groups)], dtype=bool
-    )
+    mask = np.array([[data.draw(st.booleans()) for _ in boxes] for _ in range(groups)], dtype=bool)
     mask_rows = np.array([data.draw(st.integers(0, groups - 1)) for _ in segs], dtype=np.intp)
     got, masked = [], []
     for mode in ("numpy", "kernel"):
