@@ -53,7 +53,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from service.engine.budget import WorkBudget, vision_units
+from service.engine.budget import HEX_CELL_UNITS, WorkBudget, vision_units
 from service.engine.grids import (
     SMALL_FOOTPRINT,
     diagonal_rule,
@@ -65,6 +65,7 @@ from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import WallIndex
+from service.errors import OverBudget
 from service.geometry.bands import region_meets, span_meets
 from service.geometry.exact import (
     LineOfEffect,
@@ -368,8 +369,17 @@ def perceive_all(
     if not pairs:
         return []
     if budget is not None:  # issue 20: each pair's own work, counted before any tracing
-        own = vision_units(len(pairs), _big_hexes(built, pairs))
-        budget.afford(own)
+        big = _big_hexes(built, pairs)
+        own = vision_units(len(pairs), big)
+        try:
+            budget.afford(own)
+        except OverBudget as exc:
+            if big * HEX_CELL_UNITS < own / 2:
+                raise
+            raise OverBudget(  # say what costs most: the footprints' distances
+                f"{exc} Most of it is the distances between tokens of more than "
+                f"{SMALL_FOOTPRINT} hexes (each pair compares their hexes): make them smaller."
+            ) from exc
         budget.spend(int(own))
     # Each token once: its inset space and its vertical extent, rows of per-token arrays.
     row: dict[str, int] = {}

@@ -448,7 +448,8 @@ def test_a_vision_matrix_of_huge_hex_tokens_is_refused_before_any_distance(
     body = {"ruleset": "dnd5e", "kind": "vision", "scene": _big_hex_tokens(200, 70)}
     resp = make_client().post("/v1/matrix", json=body)
     assert resp.status_code == 422
-    assert "SIGHTLINE_WORK_BUDGET" in resp.get_json()["message"]
+    message = resp.get_json()["message"]
+    assert "SIGHTLINE_WORK_BUDGET" in message and "make them smaller" in message
 
 
 @pytest.mark.parametrize("size", [2, 8, 12, 30])
