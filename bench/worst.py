@@ -16,7 +16,12 @@ Each kind is a request body that once cost minutes or gigabytes while inside eve
   hexes from 74), vision and Starfinder flanking;
 - ``flank``: Starfinder flanking between three creatures N by N squares on a square grid
   (N^4 lines between two of them, over ``SIGHTLINE_MAX_FLANK_PAIRS`` from 18);
-- ``matrix``: a dnd5e cover matrix of N tokens on a 269-wall dungeon (``bench.dungeon``).
+- ``matrix``: a dnd5e cover matrix of N tokens on a 269-wall dungeon (``bench.dungeon``);
+- ``stack``: N tokens stacked on one square of a 2,000-wall dungeon, the cover matrix of each
+  ruleset (every pair's lines cross the stack; 5E-COV-7 leaves it out of each pair's
+  obstacles);
+- ``hexcrowd``: N tokens 70 by 70 on a hex grid (3,675 hexes each), the dnd5e vision matrix
+  (each pair's distance compares two footprints).
 
 ``python -m bench.worst`` measures each kind at each size in a fresh child process (seconds,
 peak RSS, status) through the real app (Flask test client), and prints the table with the
@@ -128,6 +133,32 @@ def huge_creatures(size: float, grid_type: str = "hex-row") -> dict[str, Any]:
 _PARSE_MS: list[float] = []
 
 
+def stacked(n: int) -> dict[str, Any]:
+    """``n`` tokens on one square of ``bench.dungeon``'s 2,000-wall dungeon."""
+    from bench.dungeon import dungeon
+
+    scene = dungeon(2000, n, seed=1)
+    for token in scene["tokens"]:
+        token["x"], token["y"] = 1000.0, 1000.0
+    return scene
+
+
+def hex_crowd(n: int, seed: int = 1) -> dict[str, Any]:
+    """``n`` tokens 70 by 70 at random on a 20,000-px hex map, no walls."""
+    rng = random.Random(seed)
+    tokens = [
+        {
+            "id": f"t{k}",
+            "x": rng.uniform(0, 20_000),
+            "y": rng.uniform(0, 20_000),
+            "width": 70,
+            "height": 70,
+        }  # fmt: skip
+        for k in range(n)
+    ]
+    return {"grid": {"type": "hex-row", "size": 100, "distance": 5}, "walls": [], "tokens": tokens}
+
+
 def _time_parsing() -> None:
     """Time the app's body reading (called once in the child, before any request)."""
     from service.http_errors import JSONBodyParser
@@ -173,7 +204,7 @@ def _one(kind: str, size: int) -> dict[str, Any]:
     start = time.perf_counter()
     status: Any
     ms: list[float] = []
-    if kind in ("crossing", "hexhuge", "flank", "matrix"):
+    if kind in ("crossing", "hexhuge", "flank", "matrix", "stack", "hexcrowd"):
         calls: list[tuple[str, dict[str, Any]]] = []
         if kind == "crossing":
             scene = crossing(size)
@@ -187,6 +218,13 @@ def _one(kind: str, size: int) -> dict[str, Any]:
             if kind == "hexhuge":
                 calls.append(("/v1/vision", {"ruleset": "dnd5e", "scene": scene,
                                              "observer": "A", "targets": ["T"]}))  # fmt: skip
+        elif kind == "stack":
+            scene = stacked(size)
+            for ruleset in ("dnd5e", "starfinder", "pf2e-variant"):
+                calls.append(("/v1/matrix", {"ruleset": ruleset, "scene": scene, "kind": "cover"}))
+        elif kind == "hexcrowd":
+            calls.append(("/v1/matrix", {"ruleset": "dnd5e", "scene": hex_crowd(size),
+                                         "kind": "vision"}))  # fmt: skip
         else:
             from bench.dungeon import dungeon
 
@@ -265,6 +303,8 @@ SIZES = {
     "hexhuge": (64, 100, 1000),
     "flank": (10, 20, 100),
     "matrix": (100, 200),
+    "stack": (100, 200),
+    "hexcrowd": (20, 40, 200),
 }
 
 
