@@ -14,7 +14,7 @@ import shapely
 from numpy.typing import NDArray
 
 from service.engine.budget import WorkBudget
-from service.engine.density import WallDensity
+from service.engine.density import WallDensity, wall_density
 from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
 from service.engine.walls import FloatArray, WallGrid, WallIndex, build_grid, index_walls
 from service.geometry import kernel
@@ -968,22 +968,49 @@ def segments_touch_regions(
 
 
 def warm_up() -> None:
-    """Compile (or load from numba's cache) the measurement kernel now, on a two-wall scene.
+    """Compile (or load from numba's cache) the measurement kernel now, on small scenes.
 
-    gunicorn calls it in the master before forking (``gunicorn.conf.py``), so no worker's
-    first request pays the compilation of the wall walk and the creature look-up (about 5 s
-    on a fresh install). Does nothing when the kernel is off.
+    Every compiled step a trace can take, each once: the wall walk and the creature look-up
+    (with bands and a creature mask), the exact tests with an exact corner and GEO-6's
+    corner re-check at the line's own ends (``end_junctions_compiled``), a line through a
+    point where walls meet (``junctions_compiled``, listing and bulk), and the budget's
+    density estimate. gunicorn calls it in the master before forking
+    (``gunicorn.conf.py``), so no worker's first request pays a compilation (seconds each,
+    and memory kept by every worker). Does nothing when the kernel is off.
     """
     if not kernel_enabled():
         return
     index = index_walls(
         [Wall("a", (0.0, 0.0, 100.0, 0.0)), Wall("b", (50.0, -50.0, 50.0, 50.0))], 20.0
     )
-    trace(  # the wall walk and the creature look-up (with bands), each compiled once
+    trace(  # the wall walk and the creature look-up (with bands and a mask)
         index,
         np.array([[0.0, 10.0, 100.0, -10.0]]),
         elevations=np.array([[0.0, 0.0, 1.0, 1.0]]),
         creature_boxes=np.array([[20.0, -5.0, 30.0, 5.0]]),
         creature_ids=["c"],
         creature_spans=np.array([[0.0, 1.0]]),
+        creature_mask=np.ones((1, 1), dtype=bool),
+        creature_mask_rows=np.zeros(1, dtype=np.intp),
     )
+    # A wall leaving the exact corner across the inset line: the corner re-check (GEO-6).
+    corner = index_walls([Wall("c", (0.0, 0.0, 100.0, 10.0))], 20.0)
+    for listing in (True, False):
+        trace(
+            corner,
+            np.array([[0.5, 0.5, 299.5, 0.5]]),
+            corners=np.array([[0.0, 0.0, 300.0, 0.0]]),
+            elevations=np.array([[0.0, 0.0, 1.0, 1.0]]),
+            with_blockers=listing,
+        )
+    # Walls meeting on a line, a limited one among them (GEO-6, GEO-4), with thresholds.
+    meeting = index_walls(
+        [
+            Wall("u", (100.0, 0.0, 100.0, 100.0)),
+            Wall("d", (100.0, 100.0, 100.0, 200.0), move="limited"),
+        ],
+        20.0,
+    )
+    for listing in (True, False):
+        trace(meeting, np.array([[0.0, 100.0, 300.0, 100.0]]), with_blockers=listing)
+    estimate_tests(wall_density(meeting.coords), np.array([[0.0, 100.0, 300.0, 100.0]]))

@@ -1,0 +1,70 @@
+"""Issue 20: gunicorn's master compiles every compiled step before forking.
+
+``trace.warm_up`` and ``exact.warm_up`` run in the master (``gunicorn.conf.py``); a worker
+that then meets a compiled function with no compiled signature would compile it on a
+request: seconds of that request, and memory every worker keeps. Each kind of request
+(cover, vision and matrices of the three rulesets, line of effect) must compile nothing
+new after the warm-up. Checked in a fresh process (in this one, earlier tests have
+compiled everything already).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from service.geometry import kernel
+
+pytestmark = pytest.mark.skipif(not kernel.HAVE_NUMBA, reason="numba is not installed")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROBE = """
+import json
+from bench.dungeon import dungeon
+from service.app import create_app
+from service.geometry import cells, exact, junctions, kernel, rooms, trace
+
+
+def signatures():
+    out = {}
+    for module in (kernel, junctions, rooms, cells, exact):
+        for name in dir(module):
+            f = getattr(module, name)
+            if hasattr(f, "signatures") and hasattr(f, "py_func"):
+                out[module.__name__ + "." + name] = len(f.signatures)
+    return out
+
+
+trace.warm_up()
+exact.warm_up()
+before = signatures()
+client = create_app({"TESTING": False}).test_client()
+sid = client.post("/v1/scenes", json={"scene": dungeon(300, 12, seed=1)}).get_json()["scene_id"]
+codes = []
+for ruleset in ("dnd5e", "starfinder", "pf2e-variant"):
+    for kind in ("cover", "vision"):
+        body = {"ruleset": ruleset, "kind": kind, "scene_id": sid}
+        codes.append(client.post("/v1/matrix", json=body).status_code)
+    one = {"ruleset": ruleset, "scene_id": sid}
+    codes.append(client.post("/v1/cover", json={**one, "attacker": "t0", "targets": ["t1"]}).status_code)
+    codes.append(client.post("/v1/vision", json={**one, "observer": "t0", "targets": ["t1"]}).status_code)
+line = {"scene_id": sid, "from": "t0", "to": "t3"}
+codes.append(client.post("/v1/line-of-effect", json=line).status_code)
+after = signatures()
+print(json.dumps({"codes": codes, "compiled": {k: n for k, n in after.items() if before.get(k) != n}}))
+"""
+
+
+def test_no_request_compiles_after_the_warm_up():
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert set(got["codes"]) == {200}
+    assert got["compiled"] == {}
