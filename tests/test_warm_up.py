@@ -44,19 +44,23 @@ trace.warm_up()
 exact.warm_up()
 before = signatures()
 client = create_app({"TESTING": False}).test_client()
-sid = client.post("/v1/scenes", json={"scene": dungeon(300, 12, seed=1)}).get_json()["scene_id"]
+scene = {"scene": dungeon(300, 12, seed=1)}
+sid = client.post("/v1/scenes", json=scene).get_json()["scene_id"]
 codes = []
 for ruleset in ("dnd5e", "starfinder", "pf2e-variant"):
     for kind in ("cover", "vision"):
         body = {"ruleset": ruleset, "kind": kind, "scene_id": sid}
         codes.append(client.post("/v1/matrix", json=body).status_code)
     one = {"ruleset": ruleset, "scene_id": sid}
-    codes.append(client.post("/v1/cover", json={**one, "attacker": "t0", "targets": ["t1"]}).status_code)
-    codes.append(client.post("/v1/vision", json={**one, "observer": "t0", "targets": ["t1"]}).status_code)
+    cover = {**one, "attacker": "t0", "targets": ["t1"]}
+    vision = {**one, "observer": "t0", "targets": ["t1"]}
+    codes.append(client.post("/v1/cover", json=cover).status_code)
+    codes.append(client.post("/v1/vision", json=vision).status_code)
 line = {"scene_id": sid, "from": "t0", "to": "t3"}
 codes.append(client.post("/v1/line-of-effect", json=line).status_code)
 after = signatures()
-print(json.dumps({"codes": codes, "compiled": {k: n for k, n in after.items() if before.get(k) != n}}))
+compiled = {k: n for k, n in after.items() if before.get(k) != n}
+print(json.dumps({"codes": codes, "compiled": compiled}))
 """
 
 
