@@ -425,6 +425,38 @@ def test_obstacles_of_the_worst_kinds_are_the_reference_ones(body, monkeypatch):
     assert wall_components(again.walls).tolist() == compiled.tolist()
 
 
+@pytest.mark.parametrize("through", [0, 1, 150])
+def test_walls_meeting_at_one_point_are_one_obstacle(through, monkeypatch):
+    """GEO-6's obstacles: 300 walls ending at one point (and ``through`` more passing
+    through it) are one obstacle, as on the reference path; the compiled look-up asks that
+    point once, not once per end (it asked 300 x 450 end-wall pairs there)."""
+    from service.geometry import junctions
+
+    ends = [Wall(f"e{k}", (100.0, 100.0, 100.0 + 50 * math.cos(k), 100.0 + 50 * math.sin(k)))
+            for k in range(300)]  # fmt: skip
+    passing = [
+        Wall(f"p{k}", (100.0 - 40 * math.cos(k + 0.5), 100.0 - 40 * math.sin(k + 0.5),
+                       100.0 + 40 * math.cos(k + 0.5), 100.0 + 40 * math.sin(k + 0.5)))
+        for k in range(through)
+    ]  # fmt: skip
+    walls = ends + passing + [Wall("far", (500.0, 500.0, 600.0, 500.0))]
+    asked = []
+    real = junctions.points_on_walls
+
+    def counting(index, points):
+        asked.append(len(points))
+        return real(index, points)
+
+    monkeypatch.setattr(junctions, "points_on_walls", counting)
+    index = index_walls(walls, 20.0)
+    compiled = wall_components(index)
+    assert asked == [len({w.c[:2] for w in walls} | {w.c[2:] for w in walls})]
+    assert len(set(compiled[:-1].tolist())) == 1 and compiled[-1] != compiled[0]
+    with _numpy_path():
+        again = index_walls(walls, 20.0)
+        assert wall_components(again).tolist() == compiled.tolist()
+
+
 @pytest.mark.parametrize("tiny", [1e-200, 5e-324, 1e-160])
 def test_walls_whose_squared_length_underflows_are_obstacles_too(tiny):
     """A wall of non-zero length whose square underflows to 0 (GEOS divides to inf/NaN

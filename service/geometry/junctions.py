@@ -317,8 +317,8 @@ def wall_components(index: WallIndex) -> NDArray[np.int64]:
     to ``QUERY_TOL_PX``; an end joins a wall whose interior it lies on within that
     tolerance (``ends_on_walls``). A label is the smallest end-point node of its obstacle
     (nodes numbered in ``np.unique`` order of the rounded ends), whatever the order of the
-    joins. Computed once per index (``WallIndex.memo``); O(n log n) plus the (end, wall)
-    pairs whose boxes meet, in a compiled union-find.
+    joins. Computed once per index (``WallIndex.memo``); O(n log n) plus the (distinct end
+    point, wall) pairs whose boxes meet, in a compiled union-find.
     """
     found = index.memo.get("components")
     if found is not None:
@@ -328,10 +328,21 @@ def wall_components(index: WallIndex) -> NDArray[np.int64]:
     _, node = np.unique(ends, axis=0, return_inverse=True)
     node = node.ravel().reshape(n, 2).astype(np.int64)
     if n:
-        e, w = ends_on_walls(index)
-        other = e // 2 != w  # an end lies on its own wall
-        e, w = e[other], w[other]
-        u = np.concatenate([node[:, 0], node[e // 2, e % 2]])
+        # Each distinct end point once (walls through one point share it): the pairs of
+        # ``ends_on_walls`` with a point for all its ends, so a thousand walls ending at one
+        # point cost a thousand pairs there, not a million.
+        flat = index.coords.reshape(-1, 2)
+        points, first, at = np.unique(flat, axis=0, return_index=True, return_inverse=True)
+        at = at.ravel()
+        p, w = points_on_walls(index, points)
+        # An end lying on its own wall joins nothing: the pair counts when some end at the
+        # point belongs to another wall.
+        ends_here = np.bincount(at, minlength=len(points))[p]
+        own = (at[2 * w] == p).astype(np.int64) + (at[2 * w + 1] == p)
+        keep = ends_here > own
+        p, w = p[keep], w[keep]
+        end_node = node.ravel()
+        u = np.concatenate([node[:, 0], end_node[first[p]]])
         v = np.concatenate([node[:, 1], node[w, 0]])
         root = _union_find(u, v, int(node.max()) + 1)
         labels = root[node[:, 0]]
@@ -345,20 +356,30 @@ def ends_on_walls(index: WallIndex) -> tuple[NDArray[np.int64], NDArray[np.int64
     """(end, wall) pairs, sorted: end ``e`` lies within ``QUERY_TOL_PX`` of wall ``w``.
 
     End ``e`` is end ``e % 2`` of wall ``e // 2`` (its own wall is among the pairs).
+    ``points_on_walls`` of every end.
+    """
+    return points_on_walls(index, index.coords.reshape(-1, 2))
 
-    Exactly the pairs of the ``STRtree`` query ``dwithin`` of the end points against the
-    walls (``index.tree``). With the compiled kernel, the walls' grid (``wall_grid``)
-    lists the walls near each end and GEOS's point-segment distance decides, in the same
+
+def points_on_walls(
+    index: WallIndex, points: FloatArray
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(point, wall) pairs, sorted: point ``p`` (k, 2) px lies within ``QUERY_TOL_PX`` of ``w``.
+
+    Exactly the pairs of the ``STRtree`` query ``dwithin`` of the points against the walls
+    (``index.tree``). With the compiled kernel, the walls' grid (``wall_grid``) lists the
+    walls near each point and GEOS's point-segment distance decides, in the same
     arithmetic; only the pairs within a rounding margin of the tolerance are asked of GEOS.
     Cost: O(pairs whose boxes meet) compiled, instead of a GEOS distance for each.
     """
     n = index.size
-    points = index.coords.reshape(-1, 2)
+    points = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)
     if not kernel.kernel_enabled():
         e, w = index.tree.query(shapely.points(points), predicate="dwithin", distance=QUERY_TOL_PX)
         return _sorted_pairs(e.astype(np.int64), w.astype(np.int64), n)
     grid = segment_grid(index)
     e, w, sure = _near_ends(
+        points,
         np.ascontiguousarray(index.coords, dtype=np.float64),
         grid.x0,
         grid.y0,
@@ -399,6 +420,7 @@ _NEAR_SLACK = 1e-13
 
 @kernel.njit(cache=True, nogil=True)
 def _near_ends(
+    points: NDArray[np.float64],
     coords: NDArray[np.float64],
     gx0: float,
     gy0: float,
@@ -415,14 +437,14 @@ def _near_ends(
     whose distance is within ``_NEAR_SLACK`` of ``tol`` (relative to the lengths) are
     returned unsure, for GEOS; pairs surely farther are left out.
     """
-    n = coords.shape[0]
-    cap = max(64, 4 * n)
+    k = points.shape[0]
+    cap = max(64, 2 * k)
     out_e = np.empty(cap, dtype=np.int64)
     out_w = np.empty(cap, dtype=np.int64)
     out_s = np.empty(cap, dtype=np.bool_)
     kept = 0
-    for e in range(2 * n):
-        px, py = coords[e // 2, 2 * (e % 2)], coords[e // 2, 2 * (e % 2) + 1]
+    for e in range(k):
+        px, py = points[e, 0], points[e, 1]
         c = kernel._cell(py, gy0, cell, ny) * nx + kernel._cell(px, gx0, cell, nx)
         for j in range(cell_start[c], cell_start[c + 1]):
             w = cell_walls[j]
