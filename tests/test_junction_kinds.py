@@ -124,3 +124,34 @@ def test_junction_kinds(kind, walls, blocked, named, mode, reverse):
     assert bool(listed.wall_blocked[0]) is blocked, kind
     assert bool(bulk.wall_blocked[0]) is blocked, kind
     assert {index.ids[w] for w in listed.wall_blockers[0]} == named, kind
+
+
+CORNER_KINDS = [
+    # GEO-6 at a corner line's own end: the line leaves the token's corner (100, 100) along
+    # wall r, between wall u on the token's side and wall d on the other: blocked.
+    ("leaves along a wall between both sides", [100, 100, 200, 200], True),
+    # The chain leaves back to the token's side: the line slips past it.
+    ("leaves along a wall, chain on one side", [100, 100, 200, 0], False),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "d_end", "blocked"), CORNER_KINDS, ids=[k[0] for k in CORNER_KINDS]
+)
+@pytest.mark.parametrize("mode", ["kernel", "numpy"])
+@pytest.mark.parametrize("listing", [True, False], ids=["listed", "bulk"])
+def test_corner_line_junction_kinds(kind, d_end, blocked, mode, listing):
+    """GEO-6's corner sentence: the inset line (99.5, 99.5) -> (300.5, 99.5) crosses wall u,
+    which ends on the exact corner (100, 100), so the exact corner line decides, with the
+    stretch it runs along wall r and the wall d leaving that stretch's far end."""
+    walls = [
+        wall("u", [100, 0, 100, 100]),
+        wall("r", [100, 100, 200, 100]),
+        wall("d", [200, 100, d_end[2], d_end[3]]),
+    ]
+    index = build_wall_index(SceneSchema().load({"grid": {"size": 100}, "walls": walls}))
+    seg = np.array([[99.5, 99.5, 300.5, 99.5]])
+    exact = np.array([[100.0, 100.0, 300.0, 100.0]])
+    with kernel_mode(mode):
+        got = trace(index, seg, corners=exact, with_blockers=listing)
+    assert bool(got.wall_blocked[0]) is blocked, kind

@@ -827,18 +827,15 @@ def _end_junctions(
             for r in range(run_start[s], run_start[s + 1]):
                 if (end == 0 and run_lo[r] <= tol) or (end == 1 and run_hi[r] >= length - tol):
                     lo, hi, found = run_lo[r], run_hi[r], True
+            on_run = np.empty((0, 2), dtype=np.int64)
             if found:
-                for which in range(2):
-                    for j in range(seg_start[s], seg_start[s + 1]):
-                        k = by_seg[j]
-                        if not (ev0[k] if which == 0 else ev1[k]):
-                            continue
-                        pos = proj0[k] if which == 0 else proj1[k]
-                        if lo - tol <= pos and pos <= hi + tol:
-                            if (side0[k] if which == 0 else side1[k]) > 0:
-                                left[g] = True
-                            else:
-                                right[g] = True
+                on_run = _on_stretch(s, lo, hi, seg_start, by_seg, ev0, ev1, proj0, proj1, tol)
+                for q in range(on_run.shape[0]):
+                    k = on_run[q, 0]
+                    if (side0[k] if on_run[q, 1] == 0 else side1[k]) > 0:
+                        left[g] = True
+                    else:
+                        right[g] = True
             reaches = found and lo <= tol and hi >= length - tol
             if end == 0 and reaches and first[2 * s + 1] >= 0:
                 left[g + 1] |= left[g]  # one stretch from end to end: one junction
@@ -857,16 +854,40 @@ def _end_junctions(
                     e = order[q]
                     if not r_skip[e]:
                         rows, nr = _put(rows, nr, s, r_w[e])
-                if found:
-                    for which in range(2):
-                        for j in range(seg_start[s], seg_start[s + 1]):
-                            k = by_seg[j]
-                            if not (ev0[k] if which == 0 else ev1[k]):
-                                continue
-                            pos = proj0[k] if which == 0 else proj1[k]
-                            if lo - tol <= pos and pos <= hi + tol:
-                                rows, nr = _put(rows, nr, s, wi[k])
+                for q in range(on_run.shape[0]):
+                    rows, nr = _put(rows, nr, s, wi[on_run[q, 0]])
     return np.flatnonzero(blocked).astype(np.int64), rows[:nr]
+
+
+@kernel.njit(cache=True, nogil=True)
+def _on_stretch(
+    s: int,
+    lo: float,
+    hi: float,
+    seg_start: NDArray[np.int64],
+    by_seg: NDArray[np.int64],
+    ev0: NDArray[np.bool_],
+    ev1: NDArray[np.bool_],
+    proj0: NDArray[np.float64],
+    proj1: NDArray[np.float64],
+    tol: float,
+) -> NDArray[np.int64]:  # pragma: no cover - compiled
+    """Segment ``s``'s wall-end events on its stretch ``lo..hi`` px: rows ``(pair, which end)``.
+
+    First ends first, then second ends, each by pair (``RunEvents.on_run_from``'s order).
+    """
+    out = np.empty((2 * (seg_start[s + 1] - seg_start[s]), 2), dtype=np.int64)
+    n = 0
+    for which in range(2):
+        for j in range(seg_start[s], seg_start[s + 1]):
+            k = by_seg[j]
+            if not (ev0[k] if which == 0 else ev1[k]):
+                continue
+            pos = proj0[k] if which == 0 else proj1[k]
+            if lo - tol <= pos and pos <= hi + tol:
+                out[n, 0], out[n, 1] = k, which
+                n += 1
+    return out[:n]
 
 
 @kernel.njit(cache=True, nogil=True)
