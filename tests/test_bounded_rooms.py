@@ -19,9 +19,6 @@ by Hypothesis properties against naive definitions. Speed is never asserted.
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -52,6 +49,7 @@ from service.line_of_effect import Endpoint, line_between
 from service.model import Wall
 from service.rules.ask import cover_all
 from service.rules.base import Attack
+from tests.kernel_paths import kernel_mode
 from tests.scenes import T_EAST, A, load, tok, wall
 
 # --------------------------------------------------------------------------- helpers
@@ -383,20 +381,6 @@ def junction_walls(draw: Any) -> list[Wall]:
     return walls
 
 
-@contextmanager
-def _numpy_path() -> Iterator[None]:
-    """``SIGHTLINE_KERNEL=numpy`` for the block (GEOS queries: the reference path)."""
-    before = os.environ.get("SIGHTLINE_KERNEL")
-    os.environ["SIGHTLINE_KERNEL"] = "numpy"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["SIGHTLINE_KERNEL"]
-        else:
-            os.environ["SIGHTLINE_KERNEL"] = before
-
-
 @given(junction_walls())
 def test_obstacles_are_the_naive_union_of_walls_meeting_end_to_end_or_in_a_t(walls):
     """Property (GEO-6 corner sentence): the obstacles are the reference path's labels.
@@ -406,7 +390,7 @@ def test_obstacles_are_the_naive_union_of_walls_meeting_end_to_end_or_in_a_t(wal
     index = index_walls(walls, 20.0)
     compiled = wall_components(index)
     assert _partition(compiled) == _naive_components(index)
-    with _numpy_path():
+    with kernel_mode("numpy"):
         again = index_walls(walls, 20.0)
         assert wall_components(again).tolist() == compiled.tolist()
         assert [a.tolist() for a in ends_on_walls(again)] == [
@@ -452,7 +436,7 @@ def test_walls_meeting_at_one_point_are_one_obstacle(through, monkeypatch):
     compiled = wall_components(index)
     assert asked == [len({w.c[:2] for w in walls} | {w.c[2:] for w in walls})]
     assert len(set(compiled[:-1].tolist())) == 1 and compiled[-1] != compiled[0]
-    with _numpy_path():
+    with kernel_mode("numpy"):
         again = index_walls(walls, 20.0)
         assert wall_components(again).tolist() == compiled.tolist()
 
@@ -469,7 +453,7 @@ def test_walls_whose_squared_length_underflows_are_obstacles_too(tiny):
     ]
     index = index_walls(walls, 20.0)
     compiled = wall_components(index)
-    with _numpy_path():
+    with kernel_mode("numpy"):
         again = index_walls(walls, 20.0)
         assert wall_components(again).tolist() == compiled.tolist()
         assert [a.tolist() for a in ends_on_walls(again)] == [

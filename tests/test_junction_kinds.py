@@ -8,10 +8,6 @@ y = 100 from x = 0 to x = 300 and meets the walls at (100, 100) unless said othe
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import numpy as np
 import pytest
 
@@ -19,6 +15,7 @@ from schemas.scene import SceneSchema
 from service.engine.walls import build_wall_index
 from service.geometry import kernel
 from service.geometry.trace import trace
+from tests.kernel_paths import kernel_mode
 
 pytestmark = pytest.mark.skipif(not kernel.HAVE_NUMBA, reason="numba is not installed")
 
@@ -96,19 +93,6 @@ KINDS = [
         set(),
     ),
 ]
-
-
-@contextmanager
-def kernel_mode(mode: str) -> Iterator[None]:
-    old = os.environ.get("SIGHTLINE_KERNEL")
-    os.environ["SIGHTLINE_KERNEL"] = mode
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ["SIGHTLINE_KERNEL"]
-        else:
-            os.environ["SIGHTLINE_KERNEL"] = old
 
 
 @pytest.mark.parametrize(("kind", "walls", "blocked", "named"), KINDS, ids=[k[0] for k in KINDS])

@@ -11,9 +11,6 @@ up in many pieces. Both paths must give the same ``wall_blocked``, the same
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -27,6 +24,7 @@ from service.engine.walls import build_wall_index
 from service.errors import OverBudget
 from service.geometry import kernel
 from service.geometry.trace import TraceResult, _creature_hits, candidate_pairs, trace
+from tests.kernel_paths import kernel_mode
 
 pytestmark = pytest.mark.skipif(not kernel.HAVE_NUMBA, reason="numba is not installed")
 
@@ -74,19 +72,6 @@ def scenes(draw: st.DrawFn) -> dict[str, Any]:
     for i, w in enumerate(walls):
         w["id"] = f"w{i}"
     return {"grid": {"size": 100, "distance": 5}, "walls": walls}
-
-
-@contextmanager
-def kernel_mode(mode: str) -> Iterator[None]:
-    old = os.environ.get("SIGHTLINE_KERNEL")
-    os.environ["SIGHTLINE_KERNEL"] = mode
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ["SIGHTLINE_KERNEL"]
-        else:
-            os.environ["SIGHTLINE_KERNEL"] = old
 
 
 def both(index: Any, seg: np.ndarray, **kw: Any) -> tuple[TraceResult, int, TraceResult, int]:
