@@ -132,14 +132,7 @@ def junctions_compiled(
 
     O(events log events).
     """
-    starts = np.zeros(m + 1, dtype=np.int64)
-    lows: list[float] = []
-    highs: list[float] = []
-    for s in sorted(runs):
-        starts[s + 1] = len(runs[s])
-        for lo, hi in runs[s]:
-            lows.append(lo)
-            highs.append(hi)
+    run_start, run_lo, run_hi = _run_arrays(runs, m)
     return _resolve_junctions(  # type: ignore[no-any-return]
         si.astype(np.int64, copy=False),
         wi.astype(np.int64, copy=False),
@@ -151,12 +144,35 @@ def junctions_compiled(
         sides[1],
         limited,
         junction_nodes(index),
-        np.cumsum(starts),
-        np.asarray(lows, dtype=np.float64),
-        np.asarray(highs, dtype=np.float64),
+        run_start,
+        run_lo,
+        run_hi,
         index.coords,
         listing,
         ON_LINE_TOL_PX,
+    )
+
+
+def _run_arrays(
+    runs: dict[int, list[tuple[float, float]]], m: int
+) -> tuple[NDArray[np.int64], FloatArray, FloatArray]:
+    """``collinear_runs`` of ``m`` segments as arrays for the compiled rules.
+
+    ``run_start`` (m + 1,): segment s's stretches are rows ``run_start[s]:run_start[s + 1]``
+    of ``run_lo`` and ``run_hi`` (px along it), in ``runs``' order.
+    """
+    counts = np.zeros(m + 1, dtype=np.int64)
+    lows: list[float] = []
+    highs: list[float] = []
+    for s in sorted(runs):
+        counts[s + 1] = len(runs[s])
+        for lo, hi in runs[s]:
+            lows.append(lo)
+            highs.append(hi)
+    return (
+        np.cumsum(counts),
+        np.asarray(lows, dtype=np.float64),
+        np.asarray(highs, dtype=np.float64),
     )
 
 
@@ -673,15 +689,7 @@ def end_junctions_compiled(
     (segment, wall) rows naming the walls of each blocking junction (else empty (0, 2)).
     O(pairs log pairs).
     """
-    m = len(seg)
-    starts = np.zeros(m + 1, dtype=np.int64)
-    lows: list[float] = []
-    highs: list[float] = []
-    for s in sorted(along.runs):
-        starts[s + 1] = len(along.runs[s])
-        for lo, hi in along.runs[s]:
-            lows.append(lo)
-            highs.append(hi)
+    run_start, run_lo, run_hi = _run_arrays(along.runs, len(seg))
     return _end_junctions(  # type: ignore[no-any-return]
         np.ascontiguousarray(seg, dtype=np.float64),
         si.astype(np.int64, copy=False),
@@ -695,9 +703,9 @@ def end_junctions_compiled(
         along.proj[1],
         along.sides[0],
         along.sides[1],
-        np.cumsum(starts),
-        np.asarray(lows, dtype=np.float64),
-        np.asarray(highs, dtype=np.float64),
+        run_start,
+        run_lo,
+        run_hi,
         listing,
         ON_LINE_TOL_PX,
         QUERY_TOL_PX,

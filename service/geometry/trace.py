@@ -630,16 +630,23 @@ def _exact_walls(
     active, proper, collinear, ev_a, ev_b, partial, s_a, s_b, proj_a, proj_b, proj_lo, proj_hi = (
         tests
     )
-    a = index.coords[wi, 0:2]
-    b = index.coords[wi, 2:4]
+    compiled = kernel_enabled()
+    if not compiled:  # the wall ends of each pair, for the reference junction loops
+        a = index.coords[wi, 0:2]
+        b = index.coords[wi, 2:4]
     limited = code == 1  # "limited"; proximity/distance walls that are active block as normal
     listing = wall_blockers is not None
+    events = bool(np.any(ev_a) or np.any(ev_b))
+    runs = (
+        collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
+        if heights.inward is not None or events
+        else {}
+    )
     if heights.inward is not None:
-        runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
         along = RunEvents(
             runs, (ev_a & ~limited, ev_b & ~limited), (proj_a, proj_b), (s_b, s_a), si
         )
-        if kernel_enabled():
+        if compiled:
             ends_blocked, rows = end_junctions_compiled(
                 seg, si, wi, index.coords, active & ~limited, heights.inward, along, listing
             )
@@ -671,8 +678,7 @@ def _exact_walls(
         for k, ws in _by_segment(si[proper & ~limited], wi[proper & ~limited]):
             wall_blockers[k].extend(ws)
 
-    if (np.any(ev_a) or np.any(ev_b)) and kernel_enabled():
-        runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
+    if events and compiled:
         blocked, groups, limited_rows = junctions_compiled(
             index,
             len(seg),
@@ -692,8 +698,7 @@ def _exact_walls(
                 wall_blockers[k].extend(ws)
             for k, ws in _by_segment(limited_rows[:, 0], limited_rows[:, 1]):
                 limited_hits.setdefault(k, []).extend(ws)
-    elif np.any(ev_a) or np.any(ev_b):
-        runs = collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
+    elif events:
         junctions(
             si,
             wi,
