@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.dungeon import dungeon
@@ -54,6 +54,7 @@ SCENES = {
             tok("E", 700, 100, 2),
             tok("F", 100, 500, elevation=30),
             tok("G", 500, 600),
+            tok("H", 300, 150, hidden=True),
         ],
     ),
 }
@@ -72,29 +73,79 @@ def test_dnd5e_cover_matrix_equals_each_cover_answer(name, method):
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"corner_inset": 3}, {"measure_from": "best-corner"}, {"ignore_small_terrain": True}],
+    [
+        {},
+        {"corner_inset": 3},
+        {"measure_from": "best-corner"},
+        {"ignore_small_terrain": True},
+        {"cover_method": "dmg-corner"},
+        {"ignore_hidden": True},
+    ],
 )
-@pytest.mark.parametrize("ruleset", ["starfinder", "pf2e-variant"])
+@pytest.mark.parametrize("ruleset", ["dnd5e", "starfinder", "pf2e-variant"])
 @pytest.mark.parametrize("name", list(SCENES))
-def test_other_rulesets_cover_matrix_answers_exactly_as_each_pair(name, ruleset, options):
-    """Issue 13: all pairs measured at once, every cover answer is the pair's own."""
+def test_cover_of_many_pairs_answers_exactly_as_each_pair(name, ruleset, options):
+    """Issues 13, 20: all pairs planned and measured at once (dnd5e: as one batch of
+    arrays), every cover answer, in detail and bare, is the pair's own."""
     geo = build_scene(SCENES[name]())
     system = rules.get(ruleset)
     options = {k: v for k, v in options.items() if k in system.options}
     toks = list(geo.scene.tokens)
-
-    def answers():
-        return [
-            [cover_one(system, geo, a, t, Attack(), options) for t in toks if t is not a]
-            for a in toks
-        ]
-
-    alone = answers()
     pairs = [(a, t) for a in toks for t in toks if t is not a]
-    together = cover_all(system, geo, pairs, Attack(), options)
-    assert together == [r for row in alone for r in row]
+    for detail in (True, False):
+        alone = [
+            cover_all(system, geo, [pair], Attack(), options, detail=detail)[0] for pair in pairs
+        ]
+        together = cover_all(system, geo, pairs, Attack(), options, detail=detail)
+        assert together == alone
     got = matrix(geo, system, None, "cover", options)
     assert got["cover"] == pairwise(geo, system, "cover", options)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 6),
+            st.integers(0, 6),
+            st.sampled_from([1, 1, 2]),
+            st.sampled_from([0, 0, 10]),
+            st.booleans(),
+        ),
+        min_size=2,
+        max_size=6,
+    ),
+    st.lists(
+        st.tuples(*[st.integers(0, 7)] * 4, st.sampled_from(["normal", "low"])),
+        max_size=5,
+    ),
+    st.sampled_from([{}, {"cover_method": "dmg-corner"}, {"ignore_hidden": True}]),
+)
+def test_dnd5e_planned_batch_is_each_pair_alone(placed, walls, options):
+    """Issue 20: a dnd5e matrix plans its pairs as one batch of arrays; stacked tokens
+    (5E-COV-7), elevations (GEO-5a), low walls and set-aside tokens answer as each pair
+    planned alone."""
+    scene = load(
+        [
+            wall(f"w{i}", x0 * 100, y0 * 100, x1 * 100, y1 * 100, cover=cover)
+            for i, (x0, y0, x1, y1, cover) in enumerate(walls)
+            if (x0, y0) != (x1, y1)
+        ],
+        [
+            tok(f"t{i}", x * 100, y * 100, w, elevation=z, hidden=hidden)
+            for i, (x, y, w, z, hidden) in enumerate(placed)
+        ],
+    )
+    geo = build_scene(scene)
+    system = rules.get("dnd5e")
+    toks = list(geo.scene.tokens)
+    pairs = [(a, t) for a in toks for t in toks if t is not a]
+    for detail in (True, False):
+        together = cover_all(system, geo, pairs, Attack(), options, detail=detail)
+        alone = [
+            cover_all(system, geo, [pair], Attack(), options, detail=detail)[0] for pair in pairs
+        ]
+        assert together == alone
 
 
 def test_vision_matrix():

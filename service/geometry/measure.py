@@ -3,7 +3,8 @@
 A ruleset names what to measure (``Measure``: the sense, whether creatures count, whether
 low obstacles are also set aside, which exact lines it needs) and, per pair, the sample
 points to join (``Question``: sample points from ``service.geometry.sampling``, the
-creatures that do not count, an optional per-pair wall mask). ``measure`` answers every
+creatures that do not count, an optional per-pair wall mask; ``QuestionBatch``: many
+pairs as arrays, for a matrix). ``measure`` answers every
 question of a request (one pair, a multi-target query, a 200-token matrix) with the same
 code: all lines of all pairs in one vectorised trace per wall mask, exact line of effect
 only where the ruleset needs it, cheap lines first. The ruleset then maps each pair's
@@ -16,6 +17,7 @@ and whose spaces are not sealed apart.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -181,6 +183,176 @@ class Question:
         return band(self.elevations, self.tops)  # type: ignore[return-value]
 
 
+class QuestionBatch(Sequence[Question]):
+    """Many questions as arrays: a matrix's pairs, planned without a ``Question`` each.
+
+    Every pair has the same pairing and numbers of points, no wall mask and the same low
+    obstacles; ``measure`` reads the arrays directly (issue 20: planning and joining 40,000
+    pairs one ``Question`` at a time cost more than tracing them). Indexing makes the
+    ``Question`` of one pair, equal to the one a ruleset would plan alone.
+
+    Parameters
+    ----------
+    sources, targets : ndarray of shape (q, s, 2) and (q, t, 2)
+        Each pair's sample points in px (``Question.sources`` / ``targets``).
+    pairing : {"paired", "every"}
+    elevations : ndarray of shape (q, 2)
+        Grid units, the bottoms of each pair's source and target (``Question.elevations``).
+    tops : ndarray of shape (q, 2) or None
+        Grid units (``Question.tops``; ``None`` for every pair).
+    inner_source, inner_target : ndarray of shape (q, 4)
+        px (``Question.inner_source`` / ``inner_target``).
+    pair_tokens : ndarray of shape (q, 2), int
+        Each pair's two tokens, as indices into ``token_ids``: creatures that block none of
+        its lines.
+    token_ids : sequence of str
+        The scene's token ids in scene order (``BuiltScene.creatures``).
+    shared : dict of int to frozenset of str
+        The pairs whose ``excluded`` is more than their two tokens (a shared space,
+        5E-COV-7), with their whole set.
+    exact_sources, exact_targets : ndarray or None
+        The exact corners the points were inset from (``Question.exact_points``).
+    low_obstacles : bool
+        ``Question.low_obstacles`` of every pair.
+    set_aside : frozenset of str
+        Creatures excluded from every pair (``rules.options.without_set_aside``).
+    """
+
+    def __init__(
+        self,
+        sources: FloatArray,
+        targets: FloatArray,
+        pairing: Literal["paired", "every"],
+        elevations: FloatArray,
+        tops: FloatArray | None,
+        inner_source: FloatArray,
+        inner_target: FloatArray,
+        pair_tokens: NDArray[np.intp],
+        token_ids: Sequence[str],
+        shared: dict[int, frozenset[str]],
+        exact_sources: FloatArray | None = None,
+        exact_targets: FloatArray | None = None,
+        low_obstacles: bool = True,
+        set_aside: frozenset[str] = frozenset(),
+    ) -> None:
+        self.sources, self.targets, self.pairing = sources, targets, pairing
+        self.elevations, self.tops = elevations, tops
+        self.inner_source, self.inner_target = inner_source, inner_target
+        self.pair_tokens, self.token_ids, self.shared = pair_tokens, token_ids, shared
+        self.exact_sources, self.exact_targets = exact_sources, exact_targets
+        self.low_obstacles, self.set_aside = low_obstacles, set_aside
+        self.wall_mask: NDArray[np.bool_] | None = None
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    @overload
+    def __getitem__(self, r: int) -> Question: ...
+
+    @overload
+    def __getitem__(self, r: slice) -> list[Question]: ...
+
+    def __getitem__(self, r: int | slice) -> Question | list[Question]:
+        if isinstance(r, slice):
+            return [self[i] for i in range(len(self))[r]]
+        r = range(len(self))[r]  # IndexError past the end, negative from the end
+        exact = None
+        if self.exact_sources is not None and self.exact_targets is not None:
+            exact = (self.exact_sources[r], self.exact_targets[r])
+        return Question(
+            self.sources[r],
+            self.targets[r],
+            self.pairing,
+            (float(self.elevations[r, 0]), float(self.elevations[r, 1])),
+            _box(self.inner_source[r]),
+            _box(self.inner_target[r]),
+            self.excluded(r),
+            tops=None if self.tops is None else (float(self.tops[r, 0]), float(self.tops[r, 1])),
+            exact_points=exact,
+            low_obstacles=self.low_obstacles,
+        )
+
+    def excluded(self, r: int) -> frozenset[str]:
+        """``Question.excluded`` of pair ``r``."""
+        found = self.shared.get(r)
+        if found is None:
+            found = frozenset(self.token_ids[i] for i in self.pair_tokens[r].tolist())
+        return found | self.set_aside
+
+    def with_set_aside(self, ignored: frozenset[str]) -> QuestionBatch:
+        """The same questions with ``ignored`` added to every pair's ``excluded``."""
+        out = copy.copy(self)
+        out.set_aside = self.set_aside | ignored
+        return out
+
+    def take(self, rows: NDArray[np.intp] | list[int]) -> QuestionBatch:
+        """The questions ``rows``, in that order, as a batch."""
+        at = np.asarray(rows, dtype=np.intp)
+        where = {int(r): k for k, r in enumerate(at.tolist()) if int(r) in self.shared}
+
+        def pick(a: FloatArray | None) -> FloatArray | None:
+            return None if a is None else a[at]
+
+        return QuestionBatch(
+            self.sources[at],
+            self.targets[at],
+            self.pairing,
+            self.elevations[at],
+            pick(self.tops),
+            self.inner_source[at],
+            self.inner_target[at],
+            self.pair_tokens[at],
+            self.token_ids,
+            {k: self.shared[r] for r, k in where.items()},
+            pick(self.exact_sources),
+            pick(self.exact_targets),
+            self.low_obstacles,
+            self.set_aside,
+        )
+
+    def joined(self, exact: bool = False) -> tuple[FloatArray, NDArray[np.intp]]:
+        """``_joined`` of the batch: every pair's lines (n, 4) px and ``rows`` (q + 1,)."""
+        s, t = self.sources, self.targets
+        if exact and self.exact_sources is not None and self.exact_targets is not None:
+            s, t = self.exact_sources, self.exact_targets
+        q, ns, nt = len(s), s.shape[1], t.shape[1]
+        if self.pairing == "paired":
+            lines = np.concatenate([s, t], axis=2)
+        else:
+            lines = np.concatenate([np.repeat(s, nt, axis=1), np.tile(t, (1, ns, 1))], axis=2)
+        per = lines.shape[1]
+        return lines.reshape(q * per, 4), np.arange(q + 1, dtype=np.intp) * per
+
+    def bands(self) -> FloatArray:
+        """Every pair's ``Question.band``, shape (q, 4) grid units."""
+        tops = self.elevations if self.tops is None else self.tops
+        return np.column_stack([self.elevations, tops]).astype(np.float64)
+
+    def creature_mask(self, columns: dict[str, int], k: int) -> NDArray[np.bool_]:
+        """Which of the ``k`` creatures (``columns``: id -> column) count for each pair, (q, k).
+
+        ``False`` where the creature is in the pair's ``excluded``.
+        """
+        out = np.ones((len(self), k), dtype=bool)
+        cols = np.array([columns.get(t, -1) for t in self.token_ids], dtype=np.intp)
+        rows = np.arange(len(self))
+        for side in (0, 1):
+            c = cols[self.pair_tokens[:, side]]
+            known = c >= 0
+            out[rows[known], c[known]] = False
+        for r, found in self.shared.items():
+            out[r, [columns[t] for t in found if t in columns]] = False
+        aside = [columns[t] for t in self.set_aside if t in columns]
+        if aside:
+            out[:, aside] = False
+        return out
+
+
+def _box(row: FloatArray) -> Box:
+    x0, y0, x1, y1 = row.tolist()
+    return (x0, y0, x1, y1)
+
+
 def _joined(
     questions: Sequence[Question], exact: bool = False
 ) -> tuple[FloatArray, NDArray[np.intp]]:
@@ -188,8 +360,10 @@ def _joined(
 
     Returns the lines (n, 4) px and ``rows`` (q + 1,): question r's lines are
     ``rows[r]:rows[r + 1]``. Questions with the same numbers of points and pairing are
-    joined in one array step each.
+    joined in one array step each (a ``QuestionBatch``: all at once).
     """
+    if isinstance(questions, QuestionBatch):
+        return questions.joined(exact)
     points = [
         (q.exact_points if exact and q.exact_points is not None else (q.sources, q.targets))
         for q in questions
@@ -367,7 +541,7 @@ class MeasuredBatch(Sequence[Measured]):
         segments: FloatArray,
         blocked: tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]],
         blockers: tuple[list[list[int]], list[list[str]], list[list[int]]],
-        bands: Sequence[tuple[float, ...]],
+        bands: Sequence[tuple[float, ...] | None] | FloatArray,
         traced: NDArray[np.bool_],
     ) -> None:
         self.rows = rows
@@ -409,6 +583,7 @@ class MeasuredBatch(Sequence[Measured]):
         if found is None:
             lo, hi = int(self.rows[r]), int(self.rows[r + 1])
             walls, creatures, low = self._blockers
+            band = self._bands[r]
             found = Measured(
                 self.segments[lo:hi],
                 self.wall_blocked[lo:hi],
@@ -418,7 +593,7 @@ class MeasuredBatch(Sequence[Measured]):
                 creatures[lo:hi],
                 {sense: done.get(r) for sense, done in self.exact.items()},
                 low_blockers=low[lo:hi],
-                band=self._bands[r],  # type: ignore[arg-type]
+                band=None if band is None else tuple(float(x) for x in band),  # type: ignore[arg-type]
                 corner_cleared=self.corner_cleared[lo:hi],
                 traced=bool(self._traced[r]),
             )
@@ -543,7 +718,12 @@ def measure(
     Cost: the exact lines of senses that trace alike (``sense_key``) are measured once.
     """
     all_segs, rows = _joined(questions)
-    pair_bands = [q.band() for q in questions]
+    batch = questions if isinstance(questions, QuestionBatch) else None
+    pair_bands = (
+        batch.bands()
+        if batch is not None
+        else np.array([q.band() for q in questions], dtype=np.float64).reshape(-1, 4)
+    )
     second = bool(spec.full_walls and (built.tall_walls is not None or built.heights))
 
     def afford(lines: FloatArray) -> None:
@@ -566,12 +746,18 @@ def measure(
         done = known.setdefault(sense_key(built.walls, sense), {})
         todo = [r for r in need if r not in done]
         if todo:
+            if batch is not None:
+                inner = (batch.inner_source[todo], batch.inner_target[todo])
+            else:
+                inner = (
+                    np.array([questions[r].inner_source for r in todo], dtype=np.float64),
+                    np.array([questions[r].inner_target for r in todo], dtype=np.float64),
+                )
             found = lines_of_effect(
                 built.walls,
-                np.array([questions[r].inner_source for r in todo], dtype=np.float64),
-                np.array([questions[r].inner_target for r in todo], dtype=np.float64),
+                *inner,
                 sense,
-                elevations=np.array([pair_bands[r] for r in todo], dtype=np.float64),
+                elevations=pair_bands[todo],
                 wall_mask=built.tall_walls,
                 budget=budget,
                 density=built.density,
@@ -594,10 +780,10 @@ def measure(
     lines = _trace_lines(
         built,
         spec,
-        [questions[r] for r in active],
+        questions if every else _taken(questions, active),
         all_segs[at],
         np.diff(rows)[active] if active else np.empty(0, dtype=np.intp),
-        [pair_bands[r] for r in active],
+        pair_bands[active],
         second,
         budget,
     )
@@ -638,13 +824,20 @@ def measure(
     return out
 
 
+def _taken(questions: Sequence[Question], rows: list[int]) -> Sequence[Question]:
+    """The questions ``rows`` (a batch stays a batch)."""
+    if isinstance(questions, QuestionBatch):
+        return questions.take(rows)
+    return [questions[r] for r in rows]
+
+
 def _trace_lines(
     built: BuiltScene,
     spec: Measure,
     questions: Sequence[Question],
     all_segs: FloatArray,
     counts: NDArray[np.intp],
-    pair_bands: Sequence[tuple[float, ...]],
+    pair_bands: FloatArray,
     second: bool,
     budget: WorkBudget | None,
 ) -> tuple[
@@ -654,7 +847,7 @@ def _trace_lines(
     """The traced lines of every question (``measure`` without the exact lines).
 
     ``all_segs``: the questions' ``segments()`` one after another, ``counts`` of them each;
-    ``pair_bands``: each question's ``band()``.
+    ``pair_bands``: each question's ``band()``, shape (q, 4).
 
     Returns
     -------
@@ -665,9 +858,14 @@ def _trace_lines(
     rows = np.zeros(len(questions) + 1, dtype=np.intp)
     np.cumsum(counts, out=rows[1:])
     n = int(rows[-1])
-    elev = np.repeat(np.array(pair_bands, dtype=np.float64).reshape(-1, 4), np.diff(rows), axis=0)
+    elev = np.repeat(pair_bands.reshape(-1, 4), np.diff(rows), axis=0)
+    batch = questions if isinstance(questions, QuestionBatch) else None
     corners = None
-    if any(q.exact_points is not None for q in questions):
+    if (
+        batch.exact_sources is not None
+        if batch is not None
+        else any(q.exact_points is not None for q in questions)
+    ):
         corners = _joined(questions, exact=True)[0] if n else None
     tokens = built.scene.tokens
     boxes = None
@@ -679,15 +877,18 @@ def _trace_lines(
     if spec.creatures and tokens:
         ids, boxes, spans, grid = built.creatures()
         # One row of the creature mask per question (its lines read it: ``cmask_rows``).
-        cmask = np.ones((len(questions), len(ids)), dtype=bool)
         col = {tid: k for k, tid in enumerate(ids)}
-        columns: dict[frozenset[str], list[int]] = {}  # pairs in one space share one set
-        for r, q in enumerate(questions):
-            cols = columns.get(q.excluded)
-            if cols is None:
-                cols = columns[q.excluded] = [col[t] for t in q.excluded if t in col]
-            if cols:
-                cmask[r, cols] = False
+        if batch is not None:
+            cmask = batch.creature_mask(col, len(ids))
+        else:
+            cmask = np.ones((len(questions), len(ids)), dtype=bool)
+            columns: dict[frozenset[str], list[int]] = {}  # pairs in one space share one set
+            for r, q in enumerate(questions):
+                cols = columns.get(q.excluded)
+                if cols is None:
+                    cols = columns[q.excluded] = [col[t] for t in q.excluded if t in col]
+                if cols:
+                    cmask[r, cols] = False
         cmask_rows = np.repeat(np.arange(len(questions)), np.diff(rows))
     wall_blocked = np.zeros(n, dtype=bool)
     creature_blocked = np.zeros(n, dtype=bool)
@@ -701,16 +902,22 @@ def _trace_lines(
     # only part of a line's band (GEO-5a).
     tall = built.tall_walls
     groups: dict[tuple[bytes | None, bytes | bool], list[int]] = {}
-    for r, q in enumerate(questions):
-        groups.setdefault(_mask_key(q), []).append(r)
-    for members in groups.values():
+    masks: dict[tuple[bytes | None, bytes | bool], tuple[Any, Any]] = {}
+    if batch is not None:  # one wall mask and low obstacles for all
+        groups[(None, batch.low_obstacles)] = list(range(len(batch)))
+        masks[(None, batch.low_obstacles)] = (None, batch.low_obstacles)
+    for r, q in enumerate(questions if batch is None else ()):
+        key = _mask_key(q)
+        groups.setdefault(key, []).append(r)
+        masks.setdefault(key, (q.wall_mask, q.low_obstacles))
+    for key, members in groups.items():
         if len(groups) == 1:
             sel = np.arange(n)
         else:
             sel = np.concatenate([np.arange(rows[r], rows[r + 1]) for r in members])
         if not len(sel):
             continue
-        mask = questions[members[0]].wall_mask
+        mask, low_obstacles = masks[key]
         traced: TraceResult = trace(
             built.walls,
             all_segs[sel],
@@ -723,7 +930,7 @@ def _trace_lines(
             creature_spans=spans,
             creature_grid=grid,
             wall_mask=mask,
-            low_obstacles=questions[members[0]].low_obstacles,
+            low_obstacles=low_obstacles,
             corners=None if corners is None else corners[sel],
             edge_blocks=spec.edge_blocks,
             with_blockers=spec.blockers,

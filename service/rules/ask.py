@@ -63,14 +63,17 @@ def cover_all(
         A pair the ruleset cannot answer (e.g. an area without origin or attacker).
     """
     spec = system.cover_measure(built, attack, options, detail)
-    asks: list[Any] = []
     if budget is not None and pairs:  # issue 16: refuse before planning every pair
-        asks = list(system.cover_asks(built, pairs[:1], attack, options))
-        lines = len(asks[0].question.segments())
+        first = system.cover_asks(built, pairs[:1], attack, options)
+        lines = len(first[0].question.segments())
         creatures = len(built.scene.tokens) if spec.creatures else 0
         budget.afford(trace_units(lines * len(pairs), creatures, len(pairs)))
-    asks += system.cover_asks(built, pairs[len(asks) :], attack, options)
-    questions = without_set_aside(built, [ask.question for ask in asks], options)
+    asks = system.cover_asks(built, pairs, attack, options)
+    # A ruleset may plan many pairs as one ``QuestionBatch`` (``asks.questions``, issue 20).
+    planned = getattr(asks, "questions", None)
+    if planned is None:
+        planned = [ask.question for ask in asks]
+    questions = without_set_aside(built, planned, options)
     measured = measure(built, spec, questions, budget)
     return system.covers(built, asks, measured, pairs, attack, options, detail)
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from service.engine.scene import BuiltScene
-from service.geometry.measure import Question
+from service.geometry.measure import Question, QuestionBatch
 from service.model import Token
 from service.rules.base import OptionSpec
 
@@ -73,9 +73,14 @@ def set_aside(built: BuiltScene, options: dict[str, Any]) -> frozenset[str]:
 
 def without_set_aside(
     built: BuiltScene, questions: Sequence[Question], options: dict[str, Any]
-) -> list[Question]:
-    """``questions`` with the tokens ``set_aside`` added to each one's ``excluded``."""
+) -> Sequence[Question]:
+    """``questions`` with the tokens ``set_aside`` added to each one's ``excluded``.
+
+    A ``QuestionBatch`` stays one.
+    """
     ignored = set_aside(built, options)
     if not ignored:
-        return list(questions)
+        return questions
+    if isinstance(questions, QuestionBatch):
+        return questions.with_set_aside(ignored)
     return [dataclasses.replace(q, excluded=q.excluded | ignored) for q in questions]

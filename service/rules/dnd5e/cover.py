@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,7 +20,7 @@ from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import FloatArray
 from service.geometry import sampling
-from service.geometry.measure import Measure, Measured, MeasuredBatch, Question
+from service.geometry.measure import Measure, Measured, MeasuredBatch, Question, QuestionBatch
 from service.model import Token
 from service.rules.base import (
     Attack,
@@ -178,6 +178,33 @@ class _Ask:
     shared: Sequence[str]
 
 
+class _Asks(Sequence[_Ask]):
+    """The asks of many pairs planned at once: one ``QuestionBatch`` and one method.
+
+    ``shared``: the pairs sharing a space (5E-COV-7), by row, with who shares it.
+    """
+
+    def __init__(
+        self, questions: QuestionBatch, method: Method, shared: dict[int, Sequence[str]]
+    ) -> None:
+        self.questions, self.method, self.shared = questions, method, shared
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    @overload
+    def __getitem__(self, r: int) -> _Ask: ...
+
+    @overload
+    def __getitem__(self, r: slice) -> list[_Ask]: ...
+
+    def __getitem__(self, r: int | slice) -> _Ask | list[_Ask]:
+        if isinstance(r, slice):
+            return [self[i] for i in range(len(self))[r]]
+        r = range(len(self))[r]
+        return _Ask(self.questions[r], self.method, self.shared.get(r, ()))
+
+
 class Dnd5e:
     """The ``dnd5e`` rule system (Chinese seed)."""
 
@@ -214,10 +241,11 @@ class Dnd5e:
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> list[_Ask]:
+    ) -> Sequence[_Ask]:
         """The corner lines of 5E-COV-5 (or 5E-COV-8) of every pair.
 
-        From an area's origin for areas; each token's corners are found once.
+        From an area's origin for areas; each token's corners are found once. Many token
+        pairs are planned as one batch of arrays (``_planned``).
 
         Raises
         ------
@@ -241,10 +269,82 @@ class Dnd5e:
                 box = inner[token.id] = inset_box(built.token_boxes[token.id], inset)
             return box
 
+        planned = self._planned(built, pairs, attack, inset, method, corners, inset_space)
+        if planned is not None:
+            return planned
         return [
             self._ask(built, attacker, target, attack, inset, method, corners, inset_space)
             for attacker, target in pairs
         ]
+
+    def _planned(
+        self,
+        built: BuiltScene,
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        inset: float,
+        method: Method,
+        corners: Callable[[Token, float], FloatArray],
+        inset_space: Callable[[Token], tuple[float, float, float, float]],
+    ) -> _Asks | None:
+        """``cover_asks`` of many token pairs as arrays (a matrix, a multi-target cover).
+
+        The same questions as ``_ask`` pair by pair, planned once per token: each token's
+        corners, extent and inset space are gathered once and every pair indexes them.
+        ``None`` (plan pair by pair) for a single pair, an area's point of origin, a token
+        outside the scene, or corners of different counts (hex spaces).
+
+        Cost: O(tokens) Python and O(pairs) array work, plus O(pairs sharing a space).
+        """
+        if len(pairs) < 2 or (attack.kind == "area" and attack.origin is not None):
+            return None
+        index: dict[str, int] = {}
+        tokens: list[Token] = []
+        ends = np.empty((len(pairs), 2), dtype=np.intp)  # each pair's two tokens in ``tokens``
+        for r, (attacker, target) in enumerate(pairs):
+            if attacker is None:
+                return None
+            for side, tok in enumerate((attacker, target)):
+                k = index.get(tok.id)
+                if k is None:
+                    k = index[tok.id] = len(tokens)
+                    tokens.append(tok)
+                ends[r, side] = k
+        if any(tok.id not in built.token_order for tok in tokens):
+            return None
+        inset_points = [corners(tok, inset) for tok in tokens]
+        exact_points = [corners(tok, 0.0) for tok in tokens]
+        if len({p.shape for p in inset_points + exact_points}) != 1:
+            return None
+        a, t = ends[:, 0], ends[:, 1]
+        spans = np.array([built.span(tok) for tok in tokens], dtype=np.float64).reshape(-1, 2)
+        inner = np.array([inset_space(tok) for tok in tokens], dtype=np.float64).reshape(-1, 4)
+        order = np.array([built.token_order[tok.id] for tok in tokens], dtype=np.intp)
+        sharing = np.array([bool(built.sharing[tok.id]) for tok in tokens], dtype=bool)
+        shared: dict[int, Sequence[str]] = {}
+        excluded: dict[int, frozenset[str]] = {}
+        for r in np.flatnonzero(sharing[a] | sharing[t]).tolist():  # 5E-COV-7
+            attacker, target = pairs[r]
+            assert attacker is not None
+            box = built.token_boxes[attacker.id]
+            shared[r], excluded[r] = shared_space(built, attacker, target, box, False)
+        ids = [tok.id for tok in built.scene.tokens]
+        inset_all, exact_all = np.stack(inset_points), np.stack(exact_points)
+        questions = QuestionBatch(
+            inset_all[a],
+            inset_all[t],
+            method.pairing,  # type: ignore[arg-type]
+            np.column_stack([spans[a, 0], spans[t, 0]]),
+            np.column_stack([spans[a, 1], spans[t, 1]]),
+            inner[a],
+            inner[t],
+            np.column_stack([order[a], order[t]]),
+            ids,
+            excluded,
+            exact_all[a],
+            exact_all[t],
+        )
+        return _Asks(questions, method, shared)
 
     def _ask(
         self,
@@ -303,7 +403,8 @@ class Dnd5e:
         """Cover of every pair (5E-COV-1..8) from its measured corner lines, as ``cover``.
 
         The degrees of all pairs with the same method and number of lines are read from the
-        tables at once (``_decide``).
+        tables at once (``_decide``). Without ``detail`` (a matrix) the answers of equal
+        degree, reasons and target are one object.
         """
         batch = MeasuredBatch.of(measured)
         counts = np.diff(batch.rows).tolist()
@@ -311,17 +412,28 @@ class Dnd5e:
         rank = np.zeros(len(asks), dtype=np.int64)
         by_creature = np.zeros(len(asks), dtype=bool)
         group = np.zeros(len(asks), dtype=np.int64)
+        planned = asks if isinstance(asks, _Asks) else None
+        # Per pair: its method and lines per group (4 corners, 6 on hexes).
         shapes: dict[tuple[str, int, int], list[int]] = {}
-        for r, ask in enumerate(asks):
-            k = len(ask.question.targets)  # lines per group: 4 corners, 6 on hexes
-            shapes.setdefault((ask.method.rule, k, counts[r]), []).append(r)
+        methods: dict[str, Method] = {}
+        if planned is not None:
+            k = planned.questions.targets.shape[1]
+            lines = counts[0] if counts else 0  # every pair has as many lines
+            shapes[(planned.method.rule, k, lines)] = list(range(len(asks)))
+            methods[planned.method.rule] = planned.method
+            each = [(planned.method, k, planned.shared.get(r, ())) for r in range(len(asks))]
+        else:
+            each = [(ask.method, len(ask.question.targets), ask.shared) for ask in asks]
+            for r, (method, k, _) in enumerate(each):
+                shapes.setdefault((method.rule, k, counts[r]), []).append(r)
+                methods[method.rule] = method
         anything_blocked = batch.wall_blocked | batch.creature_blocked
-        for (_, k, lines), members in shapes.items():
+        for (rule, k, lines), members in shapes.items():
             n = len(members)
             at = np.asarray(members, dtype=np.intp)
             idx = batch.rows[at][:, None] + np.arange(lines)
             rank[at], by_creature[at], group[at] = _decide(
-                asks[members[0]].method,
+                methods[rule],
                 k,
                 batch.full_blocked[idx].reshape(n, lines // k, k).sum(axis=2),
                 anything_blocked[idx].reshape(n, lines // k, k).sum(axis=2),
@@ -330,10 +442,19 @@ class Dnd5e:
         decided = zip(
             rank.tolist(), by_creature.tolist(), group.tolist(), loe.tolist(), strict=True
         )
-        return [
-            self._result(built, ask, batch, r, a, t, attack, detail, *d)
-            for r, (ask, (a, t), d) in enumerate(zip(asks, pairs, decided, strict=True))
-        ]
+        made: dict[tuple[Any, ...], CoverResult] = {}
+        out = []
+        for r, ((method, k, shared), (a, t), d) in enumerate(
+            zip(each, pairs, decided, strict=True)
+        ):
+            key = None if detail else (method.rule, t.id, bool(shared), d[0], d[1], d[3])
+            found = made.get(key) if key is not None else None
+            if found is None:
+                found = self._result(built, method, k, shared, batch, r, a, t, attack, detail, *d)
+                if key is not None:
+                    made[key] = found
+            out.append(found)
+        return out
 
     def cover(
         self,
@@ -361,7 +482,9 @@ class Dnd5e:
     def _result(
         self,
         built: BuiltScene,
-        ask: _Ask,
+        method: Method,
+        k: int,
+        shared: Sequence[str],
         batch: MeasuredBatch,
         r: int,
         attacker: Token | None,
@@ -375,11 +498,11 @@ class Dnd5e:
     ) -> CoverResult:
         """The answer for pair ``r`` of ``batch``, whose degree ``_decide`` found.
 
-        ``rank`` in ``DEGREES``; without ``detail`` (a matrix) no lines, notes or modifiers.
+        ``method`` and ``k`` (lines per group) of its ask, ``shared`` who shares a space
+        (5E-COV-7); ``rank`` in ``DEGREES``; without ``detail`` (a matrix) no lines, notes or
+        modifiers.
         """
-        method = ask.method
         degree = DEGREES[rank]
-        k = len(ask.question.targets)
         rules = ["5E-COV-1", "5E-COV-3", method.rule]
         notes = []
         if by_creature:
@@ -399,7 +522,7 @@ class Dnd5e:
                 notes.append(
                     "Creatures and low walls give at most half cover (5E-COV-3, 5E-COV-6)."
                 )
-        if ask.shared:
+        if shared:
             rules.append("5E-COV-7")
         if rank > 0:
             rules.append("5E-COV-4")
@@ -408,8 +531,8 @@ class Dnd5e:
                 "All four corner lines are blocked (total cover by 5E-COV-5), although some "
                 "other straight line between the spaces is clear (5E-LOE-2)."
             )
-        if detail and ask.shared:
-            notes.append("Sharing a space, no cover from: " + ", ".join(ask.shared))
+        if detail and shared:
+            notes.append("Sharing a space, no cover from: " + ", ".join(shared))
         return CoverResult(
             target=target.id,
             cover=degree,
