@@ -139,3 +139,53 @@ def test_corner_line_junction_kinds(kind, d_end, blocked, mode, listing):
     with kernel_mode(mode):
         got = trace(index, seg, corners=exact, with_blockers=listing)
     assert bool(got.wall_blocked[0]) is blocked, kind
+
+
+U = wall("u", [100, 0, 100, 100])  # ends on the exact corner (100, 100), crosses the inset line
+
+CORNER_AND_OTHER_KINDS = [
+    # GEO-6's corner sentence alone: u only touches the exact corner line at its corner.
+    ("the corner's wall alone", [U], False),
+    # Another obstacle crossing the line further on blocks it, whatever the corner does.
+    ("another wall crosses the line", [U, wall("far", [250, 0, 250, 200])], True),
+    # Another obstacle crossing only the inset course (a hair above the exact line): the
+    # other walls are judged on the inset line, so it blocks.
+    ("another wall crosses only the inset course", [U, wall("hair", [150, 99, 150, 99.8])], True),
+    # A limited wall alone does not block (GEO-4), wherever it is.
+    ("another limited wall", [U, wall("lim", [250, 0, 250, 200], "limited")], False),
+    # The corner's own obstacle (u, then a wall joined to its far end) crosses the exact
+    # line further on: judged on the exact line, that crossing blocks.
+    (
+        "the corner's obstacle crosses further on",
+        [U, wall("top", [100, 0, 250, 0]), wall("far", [250, 0, 250, 200])],
+        True,
+    ),
+    # ... and one joined to it that stays above the line does not.
+    (
+        "the corner's obstacle stays on one side",
+        [U, wall("top", [100, 0, 250, 0]), wall("short", [250, 0, 250, 50])],
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "walls", "blocked"),
+    CORNER_AND_OTHER_KINDS,
+    ids=[k[0] for k in CORNER_AND_OTHER_KINDS],
+)
+@pytest.mark.parametrize("mode", ["kernel", "numpy"])
+@pytest.mark.parametrize("listing", [True, False], ids=["listed", "bulk"])
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reversed"])
+def test_corner_sentence_with_other_walls(kind, walls, blocked, mode, listing, reverse):
+    """GEO-6: a wall ending on a corner line's exact corner has its obstacle judged on the
+    exact corner line, every other wall on the inset line; the inset only removes false
+    blocks. The inset line (99.5, 99.5) -> (300.5, 99.5) leaves the corner (100, 100)."""
+    index = build_wall_index(SceneSchema().load({"grid": {"size": 100}, "walls": walls}))
+    seg = np.array([[99.5, 99.5, 300.5, 99.5]])
+    exact = np.array([[100.0, 100.0, 300.0, 100.0]])
+    if reverse:
+        seg, exact = seg[:, [2, 3, 0, 1]], exact[:, [2, 3, 0, 1]]
+    with kernel_mode(mode):
+        got = trace(index, seg, corners=exact, with_blockers=listing)
+    assert bool(got.wall_blocked[0]) is blocked, kind

@@ -258,15 +258,31 @@ def trace(
                 "with_blockers": False,
                 "budget": budget,
             }
-            judged = trace(
-                index, seg[again], sense, origins=origins[again], _only=(comps, False), **common
-            ).wall_blocked
+            judged = np.zeros(len(again), dtype=bool)
+            # Lines whose obstacles hold every wall (one dungeon of walls joined end to end)
+            # meet no other wall: they are not traced with the others.
+            sizes = np.bincount(wall_components(index), minlength=index.size)
+            first, second = comps[:, 0], comps[:, 1]
+            held = np.where(first >= 0, sizes[np.maximum(first, 0)], 0)
+            held += np.where((second >= 0) & (second != first), sizes[np.maximum(second, 0)], 0)
+            others = np.flatnonzero(held < index.size)
+            if len(others):
+                if common["elevations"] is not None:
+                    common["elevations"] = bands[again[others]]  # type: ignore[index]
+                judged[others] = trace(
+                    index,
+                    seg[again[others]],
+                    sense,
+                    origins=origins[again[others]],
+                    _only=(comps[others], False),
+                    **common,
+                ).wall_blocked
             # Blocked by the other walls: blocked, whatever the obstacle does on the exact
             # corner line, which is traced only for the lines they leave clear.
             left = np.flatnonzero(~judged)
             if len(left):
                 if common["elevations"] is not None:
-                    common["elevations"] = common["elevations"][left]
+                    common["elevations"] = bands[again[left]]  # type: ignore[index]
                 judged[left] = trace(
                     index,
                     exact[again[left]],
@@ -505,16 +521,15 @@ def _trace_walls(
         eligible, plain_walls = _sense_walls(index, sense, elevations is not None)
         if wall_mask is not None:
             eligible = eligible & wall_mask
-        plain = None
         only = None
         if heights.only is not None:
             only = (wall_components(index), heights.only[0], heights.only[1])
-        if heights.inward is None and (heights.only is None or not heights.only[1]):
-            # A line that a plain wall properly crosses is blocked whatever else it meets
-            # (junctions and limited walls only add blocks, GEO-4, GEO-6): in bulk tracing
-            # the kernel settles it; listing blockers, it settles a line that meets nothing
-            # but such crossings (GEO-1: those walls are what blocks it).
-            plain = plain_walls if wall_mask is None else plain_walls & wall_mask
+        # A line that a plain wall properly crosses is blocked whatever else it meets
+        # (junctions and limited walls only add blocks, GEO-4, GEO-6), an exact corner line
+        # judged on its obstacle's walls too: in bulk tracing the kernel settles it; listing
+        # blockers, it settles a line that meets nothing but such crossings (GEO-1: those
+        # walls are what blocks it).
+        plain = plain_walls if wall_mask is None else plain_walls & wall_mask
         si, wi, count, state = kernel.search(
             index,
             seg,
