@@ -427,6 +427,9 @@ class Measured:
     segments : ndarray of shape (m, 4)
         px.
     wall_blocked, creature_blocked : ndarray of shape (m,), bool
+        Without ``Measure.blockers`` (bulk degrees), creatures are tested only on the lines
+        that walls leave clear: ``creature_blocked`` is ``False`` where ``wall_blocked``
+        (every ruling reads a creature only where no wall blocks).
     full_blocked : ndarray of shape (m,), bool
         Blocked with low obstacles set aside (``wall_blocked`` when ``Measure.full_walls``
         is off or the scene has no low obstacle).
@@ -935,6 +938,7 @@ def _trace_lines(
             edge_blocks=spec.edge_blocks,
             with_blockers=spec.blockers,
             budget=budget,
+            creatures_where_clear=not spec.blockers,
         )
         wall_blocked[sel] = traced.wall_blocked
         creature_blocked[sel] = traced.creature_blocked

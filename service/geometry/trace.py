@@ -128,6 +128,7 @@ def trace(
     edge_blocks: bool = False,
     with_blockers: bool = True,
     budget: WorkBudget | None = None,
+    creatures_where_clear: bool = False,
     _inward: FloatArray | None = None,
     _only: tuple[NDArray[np.int64], bool] | None = None,
 ) -> TraceResult:
@@ -189,6 +190,10 @@ def trace(
         blocker lists stay empty and only the boolean arrays are filled).
     budget : WorkBudget, optional
         Spends one unit per (segment, candidate wall) pair before the exact tests.
+    creatures_where_clear : bool
+        Test the creatures only on the segments that walls leave clear
+        (``creature_blocked`` reads ``False`` on the others): for rulings that read a
+        creature only where no wall blocks (cover in bulk: 5E-COV-6, SF-COV-6, PV-COV-3).
 
     Raises
     ------
@@ -301,7 +306,8 @@ def trace(
                     low_blockers[i] = []
     creature_blocked = np.zeros(m, dtype=bool)
     creature_blockers: list[list[str]] = [[] for _ in range(m)] if with_blockers else []
-    if creature_boxes is not None and len(creature_boxes) and m:
+    live = np.flatnonzero(~wall_blocked) if creatures_where_clear else np.arange(m)
+    if creature_boxes is not None and len(creature_boxes) and len(live):
         boxes = np.asarray(creature_boxes, dtype=np.float64)
         spans = None
         if creature_spans is not None and bands is not None:
@@ -309,33 +315,35 @@ def trace(
         grid = None
         if kernel_enabled():
             grid = creature_grid if creature_grid is not None else build_grid(boxes)
+        # The segments tested (``live``) and, per segment, its row of ``creature_mask``.
+        mask_rows = None
+        if creature_mask is not None:
+            mask_rows = (creature_mask_rows if creature_mask_rows is not None else np.arange(m))[
+                live
+            ]
+        c_seg = seg[live]
+        c_bands = None if bands is None else bands[live]
+        c_exact = None if exact is None else exact[live]
         step = max(1, CHUNK_CELLS // len(boxes))
-        for lo in range(0, m, step):  # bounded memory: at most (step, k) pairs at a time
-            mask_part = None
-            if creature_mask is not None:  # the compiled look-up skips the others at once
-                at_rows = (
-                    np.arange(lo, min(m, lo + step))
-                    if creature_mask_rows is None
-                    else creature_mask_rows[lo : lo + step]
-                )
-                mask_part = (creature_mask, at_rows)
+        for lo in range(0, len(live), step):  # bounded memory: at most (step, k) pairs at once
+            at_rows = None if mask_rows is None else mask_rows[lo : lo + step]
             rows, cols = _creature_hits(
-                seg[lo : lo + step],
+                c_seg[lo : lo + step],
                 boxes,
-                None if bands is None else bands[lo : lo + step],
+                None if c_bands is None else c_bands[lo : lo + step],
                 spans,
-                None if exact is None else exact[lo : lo + step],
+                None if c_exact is None else c_exact[lo : lo + step],
                 grid,
-                mask_part,
+                None if creature_mask is None else (creature_mask, at_rows),  # type: ignore[arg-type]
             )
-            if creature_mask is not None:
-                at = lo + rows if creature_mask_rows is None else creature_mask_rows[lo + rows]
-                keep = creature_mask[at, cols]
+            if creature_mask is not None and at_rows is not None:
+                keep = creature_mask[at_rows[rows], cols]
                 rows, cols = rows[keep], cols[keep]
-            creature_blocked[lo + rows] = True
+            hit = live[lo + rows]
+            creature_blocked[hit] = True
             if with_blockers:
-                for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
-                    creature_blockers[lo + i].append(creature_ids[j])
+                for i, j in zip(hit.tolist(), cols.tolist(), strict=True):
+                    creature_blockers[i].append(creature_ids[j])
     return TraceResult(
         seg,
         wall_blocked,
