@@ -421,7 +421,6 @@ class Dnd5e:
             lines = counts[0] if counts else 0  # every pair has as many lines
             shapes[(planned.method.rule, k, lines)] = list(range(len(asks)))
             methods[planned.method.rule] = planned.method
-            each = [(planned.method, k, planned.shared.get(r, ())) for r in range(len(asks))]
         else:
             each = [(ask.method, len(ask.question.targets), ask.shared) for ask in asks]
             for r, (method, k, _) in enumerate(each):
@@ -439,6 +438,11 @@ class Dnd5e:
                 anything_blocked[idx].reshape(n, lines // k, k).sum(axis=2),
                 loe[at],
             )
+        if planned is not None:
+            if not detail:
+                return self._bare(built, planned, batch, pairs, attack, rank, by_creature, loe)
+            k = planned.questions.targets.shape[1]
+            each = [(planned.method, k, planned.shared.get(r, ())) for r in range(len(asks))]
         decided = zip(
             rank.tolist(), by_creature.tolist(), group.tolist(), loe.tolist(), strict=True
         )
@@ -455,6 +459,53 @@ class Dnd5e:
                     made[key] = found
             out.append(found)
         return out
+
+    def _bare(
+        self,
+        built: BuiltScene,
+        planned: _Asks,
+        batch: MeasuredBatch,
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        rank: NDArray[np.int64],
+        by_creature: NDArray[np.bool_],
+        loe: NDArray[np.bool_],
+    ) -> list[CoverResult]:
+        """The bare answers (a matrix) of a planned batch, decided by ``_decide``.
+
+        A bare answer depends only on its target, degree, creatures' part, line of effect
+        and sharing a space: one answer is made for each distinct set of those and shared
+        by every pair that has it.
+        """
+        n = len(planned)
+        shared = np.zeros(n, dtype=np.int64)
+        shared[[r for r, who in planned.shared.items() if who]] = 1
+        target = planned.questions.pair_tokens[:, 1].astype(np.int64)
+        code = (((target * len(DEGREES) + rank) * 2 + by_creature) * 2 + loe) * 2 + shared
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        k = planned.questions.targets.shape[1]
+        made = []
+        for r in first.tolist():
+            attacker, tok = pairs[r]
+            made.append(
+                self._result(
+                    built,
+                    planned.method,
+                    k,
+                    planned.shared.get(r, ()),
+                    batch,
+                    r,
+                    attacker,
+                    tok,
+                    attack,
+                    False,
+                    int(rank[r]),
+                    bool(by_creature[r]),
+                    0,
+                    bool(loe[r]),
+                )
+            )
+        return [made[i] for i in inverse.ravel().tolist()]
 
     def cover(
         self,
