@@ -118,17 +118,44 @@ def _incident_rays(
     coords = index.coords[near[firm]]
     starts = np.vstack([coords[:, 0:2], coords[:, 2:4]])
     others = np.vstack([coords[:, 2:4], coords[:, 0:2]])
-    lookup = {(float(x), float(y)): k for k, (x, y) in enumerate(points)}
-    per_point: list[list[FloatArray]] = [[] for _ in range(len(points))]
-    for start, other in zip(starts, others, strict=True):
-        k = lookup.get((float(start[0]), float(start[1])))
-        if k is not None:
-            per_point[k].append(other - start)
-    width = max((len(r) for r in per_point), default=0)
+    # Each wall end's row in ``points`` (sorted, distinct: ``_distinct_points``), if any.
+    k = _rows_of(points, starts)
+    at = np.flatnonzero(k >= 0)
+    k = k[at]
+    order = np.argsort(k, kind="stable")  # wall order within each point
+    k, at = k[order], at[order]
+    counts = np.bincount(k, minlength=len(points))
+    width = int(counts.max()) if len(k) else 0
     out = np.zeros((len(points), width, 2))
-    for k, r in enumerate(per_point):
-        if r:
-            out[k, : len(r)] = r
+    slot = np.arange(len(k)) - np.repeat(np.cumsum(counts) - counts, counts)
+    out[k, slot] = others[at] - starts[at]
+    return out
+
+
+def _distinct_points(points: FloatArray) -> FloatArray:
+    """The distinct rows of ``points`` (n, 2), sorted by x then y (``np.unique(axis=0)``)."""
+    if not len(points):
+        return points.reshape(0, 2)
+    ordered = points[np.lexsort((points[:, 1], points[:, 0]))]
+    new = np.ones(len(ordered), dtype=bool)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    return ordered[new]
+
+
+def _rows_of(points: FloatArray, queries: FloatArray) -> NDArray[np.intp]:
+    """Each query point's (m, 2) row in ``points`` when equal to one, else -1.
+
+    ``points`` sorted and distinct, as made by ``_distinct_points``; points as complex
+    numbers, which numpy orders by x then y.
+    """
+    out = np.full(len(queries), -1, dtype=np.intp)
+    if not len(points) or not len(queries):
+        return out
+    keys = points[:, 0] + 1j * points[:, 1]
+    wanted = queries[:, 0] + 1j * queries[:, 1]
+    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    hit = keys[at] == wanted
+    out[hit] = at[hit]
     return out
 
 
@@ -688,7 +715,7 @@ def _search(
                     shapely.linestrings(index.coords[near].reshape(-1, 2, 2)), edges
                 )
             )
-            ray_verts = np.unique(ends, axis=0)
+            ray_verts = _distinct_points(ends)
             n_pts = len(ray_verts) + 8 + len(cuts)
             if n_pts * (n_pts - 1) // 2 > max_tests:  # more lines than tests: refuse now
                 raise _budget(n_pts, max_tests, parent).refusal()

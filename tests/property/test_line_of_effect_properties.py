@@ -11,7 +11,12 @@ from hypothesis import strategies as st
 
 from schemas.scene import SceneSchema
 from service.engine.walls import build_wall_index
-from service.geometry.exact import line_of_effect_between, lines_of_effect
+from service.geometry.exact import (
+    _distinct_points,
+    _incident_rays,
+    line_of_effect_between,
+    lines_of_effect,
+)
 from service.geometry.trace import trace
 from tests.property.test_geometry_properties import GRID, index_of, two_spaces, walls_st
 
@@ -132,3 +137,44 @@ def test_many_pairs_equal_each_pair_alone(spaces, walls, heights, bands):
         assert (
             together[k].clear == line_of_effect_between(index, bf[k], bt[k], elevations=band).clear
         )
+
+
+lattice_points = st.lists(
+    st.tuples(st.integers(-3, 3), st.integers(-3, 3)).map(lambda p: (50.0 * p[0], 50.0 * p[1])),
+    max_size=30,
+)
+
+
+@given(points=lattice_points)
+def test_search_vertices_are_numpys_distinct_rows(points):
+    """The search's vertices (``_distinct_points``) are ``np.unique(axis=0)``'s rows."""
+    pts = np.array(points, dtype=np.float64).reshape(-1, 2)
+    assert np.array_equal(_distinct_points(pts), np.unique(pts, axis=0))
+
+
+@given(walls=walls_st, extra=lattice_points)
+def test_incident_rays_are_the_firm_walls_leaving_each_vertex(walls, extra):
+    """Each search vertex's rays are the directions of the two-way, normal, full-height walls
+    with an end on it, toward their other end (what ``_separates`` reads, GEO-6)."""
+    index = index_of(walls)
+    if not index.size:
+        return
+    # Some wall ends are vertices, others not (outside the search's hull), plus other points.
+    ends = index.coords.reshape(-1, 2)[::2]
+    pts = _distinct_points(np.vstack([ends, np.array(extra).reshape(-1, 2)]))
+    near = np.arange(index.size)
+    rays = _incident_rays(index, near, pts, "move")
+    for k, (x, y) in enumerate(pts.tolist()):
+        expected = []
+        for w in range(index.size):
+            if index.restriction["move"][w] != 2 or index.direction[w] != 0:
+                continue
+            if not (np.isinf(index.bottom[w]) and np.isinf(index.top[w])):
+                continue
+            x0, y0, x1, y1 = index.coords[w].tolist()
+            if (x0, y0) == (x, y):
+                expected.append((x1 - x0, y1 - y0))
+            if (x1, y1) == (x, y):
+                expected.append((x0 - x1, y0 - y1))
+        got = [tuple(r) for r in rays[k].tolist() if tuple(r) != (0.0, 0.0)] if len(rays) else []
+        assert sorted(got) == sorted(e for e in expected if e != (0.0, 0.0))
