@@ -7,15 +7,26 @@ what); a rule system maps those measurements to a degree, bonuses and the rule i
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar, overload
+
+import numpy as np
+from numpy.typing import NDArray
 
 from service.engine.scene import BuiltScene
 from service.engine.spaces import boxes_overlap
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.engine.walls import FloatArray
 from service.errors import RulesError
-from service.geometry.measure import Blocker, Measure, Measured, Question, TracedLine
+from service.geometry.measure import (
+    Blocker,
+    Measure,
+    Measured,
+    Question,
+    QuestionBatch,
+    TracedLine,
+)
 from service.model import Token
 from service.senses import SenseReport
 
@@ -335,6 +346,148 @@ def shared_space(
     shared = tuple(sorted(found, key=built.token_order.__getitem__))
     pair = {target.id} if attacker is None else {target.id, attacker.id}
     return shared, frozenset(found | pair)
+
+
+class PairTokens:
+    """The distinct tokens of many ``(attacker, target)`` pairs, and each pair's two.
+
+    ``tokens`` in first-seen order; ``ends`` (p, 2) their rows in ``tokens``. Made by
+    ``pair_tokens``.
+    """
+
+    def __init__(self, tokens: list[Token], ends: NDArray[np.intp]) -> None:
+        self.tokens, self.ends = tokens, ends
+
+
+def pair_tokens(
+    built: BuiltScene, pairs: Sequence[tuple[Token | None, Token]]
+) -> PairTokens | None:
+    """``PairTokens`` of ``pairs`` when a ruleset may plan them as one batch, else ``None``.
+
+    ``None`` for fewer than two pairs, a pair without attacker (an area's point of origin)
+    or a token outside the scene. Cost: O(pairs) dictionary look-ups.
+    """
+    if len(pairs) < 2:
+        return None
+    index: dict[str, int] = {}
+    tokens: list[Token] = []
+    ends = np.empty((len(pairs), 2), dtype=np.intp)
+    for r, (attacker, target) in enumerate(pairs):
+        if attacker is None:
+            return None
+        for side, tok in enumerate((attacker, target)):
+            k = index.get(tok.id)
+            if k is None:
+                if tok.id not in built.token_order:
+                    return None
+                k = index[tok.id] = len(tokens)
+                tokens.append(tok)
+            ends[r, side] = k
+    return PairTokens(tokens, ends)
+
+
+A = TypeVar("A")
+
+
+class PlannedAsks(Sequence[A]):
+    """A ruleset's asks of many token pairs planned as one ``QuestionBatch`` (a matrix).
+
+    ``questions`` the batch; ``shared`` the pairs sharing a space (5E-COV-7), by row, with
+    who shares it; ``make(question, shared)`` one pair's ask, made only when indexed.
+    """
+
+    def __init__(
+        self,
+        questions: QuestionBatch,
+        shared: dict[int, Sequence[str]],
+        make: Callable[[Question, Sequence[str]], A],
+    ) -> None:
+        self.questions, self.shared, self._make = questions, shared, make
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    @overload
+    def __getitem__(self, r: int) -> A: ...
+
+    @overload
+    def __getitem__(self, r: slice) -> list[A]: ...
+
+    def __getitem__(self, r: int | slice) -> A | list[A]:
+        if isinstance(r, slice):
+            return [self[i] for i in range(len(self))[r]]
+        r = range(len(self))[r]
+        return self._make(self.questions[r], self.shared.get(r, ()))
+
+    def sharing(self) -> NDArray[np.bool_]:
+        """Whether each pair shares a space with another creature (5E-COV-7), shape (p,)."""
+        out = np.zeros(len(self), dtype=bool)
+        out[[r for r, who in self.shared.items() if who]] = True
+        return out
+
+
+def plan_pairs(
+    built: BuiltScene,
+    pairs: Sequence[tuple[Token | None, Token]],
+    found: PairTokens,
+    points: tuple[FloatArray, FloatArray],
+    pairing: Literal["paired", "every"],
+    inner: tuple[FloatArray, FloatArray],
+    exact: tuple[FloatArray, FloatArray] | None = None,
+) -> tuple[QuestionBatch, dict[int, Sequence[str]]]:
+    """The ``QuestionBatch`` of token pairs from per-token arrays, and who shares a space.
+
+    Parameters
+    ----------
+    built : BuiltScene
+    pairs : sequence of (Token, Token)
+    found : PairTokens
+        ``pair_tokens(built, pairs)``.
+    points : (ndarray (k, s, 2), ndarray (k, t, 2))
+        Per token of ``found.tokens``, its sample points in px as a source and as a target.
+    pairing : {"paired", "every"}
+    inner : (ndarray (k, 4), ndarray (k, 4))
+        Per token, its inner space in px as a source and as a target (the exact line's).
+    exact : (ndarray (k, s, 2), ndarray (k, t, 2)), optional
+        Per token, the exact corners its points were inset from (GEO-6).
+
+    Returns
+    -------
+    questions : QuestionBatch
+        The question each pair would plan alone: the band from the attacker's vertical
+        extent to the target's (GEO-5a), every creature but the two blocking (GEO-7), less
+        those sharing either space (5E-COV-7, ``shared_space``).
+    shared : dict of int to sequence of str
+        Rows of the pairs with someone in either space, and who.
+
+    Cost: O(tokens) Python and O(pairs) array work, plus O(pairs sharing a space).
+    """
+    a, t = found.ends[:, 0], found.ends[:, 1]
+    spans = np.array([built.span(tok) for tok in found.tokens], dtype=np.float64).reshape(-1, 2)
+    order = np.array([built.token_order[tok.id] for tok in found.tokens], dtype=np.intp)
+    sharing = np.array([bool(built.sharing[tok.id]) for tok in found.tokens], dtype=bool)
+    shared: dict[int, Sequence[str]] = {}
+    excluded: dict[int, frozenset[str]] = {}
+    for r in np.flatnonzero(sharing[a] | sharing[t]).tolist():
+        attacker, target = pairs[r]
+        assert attacker is not None
+        box = built.token_boxes[attacker.id]
+        shared[r], excluded[r] = shared_space(built, attacker, target, box, False)
+    questions = QuestionBatch(
+        points[0][a],
+        points[1][t],
+        pairing,
+        np.column_stack([spans[a, 0], spans[t, 0]]),
+        np.column_stack([spans[a, 1], spans[t, 1]]),
+        inner[0][a],
+        inner[1][t],
+        np.column_stack([order[a], order[t]]),
+        [tok.id for tok in built.scene.tokens],
+        excluded,
+        None if exact is None else exact[0][a],
+        None if exact is None else exact[1][t],
+    )
+    return questions, shared
 
 
 @functools.lru_cache(maxsize=512)

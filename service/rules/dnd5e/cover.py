@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,12 +26,15 @@ from service.rules.base import (
     Attack,
     CoverResult,
     OptionSpec,
+    PlannedAsks,
     VisionResult,
     attack_source,
     corner_inset,
     cover_through_covers,
     has_low_obstacles,
     pair_band,
+    pair_tokens,
+    plan_pairs,
     rule_ids,
     shared_space,
 )
@@ -178,31 +181,14 @@ class _Ask:
     shared: Sequence[str]
 
 
-class _Asks(Sequence[_Ask]):
-    """The asks of many pairs planned at once: one ``QuestionBatch`` and one method.
-
-    ``shared``: the pairs sharing a space (5E-COV-7), by row, with who shares it.
-    """
+class _Asks(PlannedAsks[_Ask]):
+    """The asks of many pairs planned at once (``plan_pairs``), all with one method."""
 
     def __init__(
         self, questions: QuestionBatch, method: Method, shared: dict[int, Sequence[str]]
     ) -> None:
-        self.questions, self.method, self.shared = questions, method, shared
-
-    def __len__(self) -> int:
-        return len(self.questions)
-
-    @overload
-    def __getitem__(self, r: int) -> _Ask: ...
-
-    @overload
-    def __getitem__(self, r: slice) -> list[_Ask]: ...
-
-    def __getitem__(self, r: int | slice) -> _Ask | list[_Ask]:
-        if isinstance(r, slice):
-            return [self[i] for i in range(len(self))[r]]
-        r = range(len(self))[r]
-        return _Ask(self.questions[r], self.method, self.shared.get(r, ()))
+        super().__init__(questions, shared, lambda q, who: _Ask(q, method, who))
+        self.method = method
 
 
 class Dnd5e:
@@ -296,53 +282,26 @@ class Dnd5e:
 
         Cost: O(tokens) Python and O(pairs) array work, plus O(pairs sharing a space).
         """
-        if len(pairs) < 2 or (attack.kind == "area" and attack.origin is not None):
+        if attack.kind == "area" and attack.origin is not None:
             return None
-        index: dict[str, int] = {}
-        tokens: list[Token] = []
-        ends = np.empty((len(pairs), 2), dtype=np.intp)  # each pair's two tokens in ``tokens``
-        for r, (attacker, target) in enumerate(pairs):
-            if attacker is None:
-                return None
-            for side, tok in enumerate((attacker, target)):
-                k = index.get(tok.id)
-                if k is None:
-                    k = index[tok.id] = len(tokens)
-                    tokens.append(tok)
-                ends[r, side] = k
-        if any(tok.id not in built.token_order for tok in tokens):
+        found = pair_tokens(built, pairs)
+        if found is None:
             return None
-        inset_points = [corners(tok, inset) for tok in tokens]
-        exact_points = [corners(tok, 0.0) for tok in tokens]
+        inset_points = [corners(tok, inset) for tok in found.tokens]
+        exact_points = [corners(tok, 0.0) for tok in found.tokens]
         if len({p.shape for p in inset_points + exact_points}) != 1:
             return None
-        a, t = ends[:, 0], ends[:, 1]
-        spans = np.array([built.span(tok) for tok in tokens], dtype=np.float64).reshape(-1, 2)
-        inner = np.array([inset_space(tok) for tok in tokens], dtype=np.float64).reshape(-1, 4)
-        order = np.array([built.token_order[tok.id] for tok in tokens], dtype=np.intp)
-        sharing = np.array([bool(built.sharing[tok.id]) for tok in tokens], dtype=bool)
-        shared: dict[int, Sequence[str]] = {}
-        excluded: dict[int, frozenset[str]] = {}
-        for r in np.flatnonzero(sharing[a] | sharing[t]).tolist():  # 5E-COV-7
-            attacker, target = pairs[r]
-            assert attacker is not None
-            box = built.token_boxes[attacker.id]
-            shared[r], excluded[r] = shared_space(built, attacker, target, box, False)
-        ids = [tok.id for tok in built.scene.tokens]
-        inset_all, exact_all = np.stack(inset_points), np.stack(exact_points)
-        questions = QuestionBatch(
-            inset_all[a],
-            inset_all[t],
+        at = np.stack(inset_points)
+        exact = np.stack(exact_points)
+        inner = np.array([inset_space(tok) for tok in found.tokens], dtype=np.float64)
+        questions, shared = plan_pairs(
+            built,
+            pairs,
+            found,
+            (at, at),
             method.pairing,  # type: ignore[arg-type]
-            np.column_stack([spans[a, 0], spans[t, 0]]),
-            np.column_stack([spans[a, 1], spans[t, 1]]),
-            inner[a],
-            inner[t],
-            np.column_stack([order[a], order[t]]),
-            ids,
-            excluded,
-            exact_all[a],
-            exact_all[t],
+            (inner, inner),
+            (exact, exact),
         )
         return _Asks(questions, method, shared)
 
@@ -477,9 +436,7 @@ class Dnd5e:
         and sharing a space: one answer is made for each distinct set of those and shared
         by every pair that has it.
         """
-        n = len(planned)
-        shared = np.zeros(n, dtype=np.int64)
-        shared[[r for r, who in planned.shared.items() if who]] = 1
+        shared = planned.sharing().astype(np.int64)
         target = planned.questions.pair_tokens[:, 1].astype(np.int64)
         code = (((target * len(DEGREES) + rank) * 2 + by_creature) * 2 + loe) * 2 + shared
         _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
