@@ -57,6 +57,17 @@ SCENES = {
             tok("H", 300, 150, hidden=True),
         ],
     ),
+    # One target, two attackers at the same degree for different reasons: a much larger
+    # creature (PV-COV-3) on one line, a wall on the other.
+    "same degree, a wall or a much larger creature": lambda: load(
+        [wall("w", 620, 250, 680, 250)],
+        [
+            tok("A1", 0, 0, size="small"),
+            tok("T", 600, 0),
+            tok("Huge", 200, -100, 3, size="huge"),
+            tok("A2", 600, 400, size="small"),
+        ],
+    ),
 }
 
 
@@ -102,7 +113,7 @@ def test_cover_of_many_pairs_answers_exactly_as_each_pair(name, ruleset, options
     assert got["cover"] == pairwise(geo, system, "cover", options)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(
     st.lists(
         st.tuples(
@@ -111,6 +122,7 @@ def test_cover_of_many_pairs_answers_exactly_as_each_pair(name, ruleset, options
             st.sampled_from([1, 1, 2]),
             st.sampled_from([0, 0, 10]),
             st.booleans(),
+            st.sampled_from(["medium", "medium", "small", "huge"]),
         ),
         min_size=2,
         max_size=6,
@@ -119,12 +131,23 @@ def test_cover_of_many_pairs_answers_exactly_as_each_pair(name, ruleset, options
         st.tuples(*[st.integers(0, 7)] * 4, st.sampled_from(["normal", "low"])),
         max_size=5,
     ),
-    st.sampled_from([{}, {"cover_method": "dmg-corner"}, {"ignore_hidden": True}]),
+    st.sampled_from(
+        [
+            ("dnd5e", {}),
+            ("dnd5e", {"cover_method": "dmg-corner"}),
+            ("dnd5e", {"ignore_hidden": True}),
+            ("pf2e-variant", {}),
+            ("pf2e-variant", {"measure_from": "best-corner"}),
+            ("pf2e-variant", {"ignore_hidden": True, "take_cover": ["t1"]}),
+            ("starfinder", {}),
+            ("starfinder", {"corner_inset": 3}),
+        ]
+    ),
 )
-def test_dnd5e_planned_batch_is_each_pair_alone(placed, walls, options):
-    """Issue 20: a dnd5e matrix plans its pairs as one batch of arrays; stacked tokens
+def test_planned_batch_is_each_pair_alone(placed, walls, ruleset_options):
+    """Issue 20: a matrix plans its pairs as one batch of arrays; stacked tokens
     (5E-COV-7), elevations (GEO-5a), low walls and set-aside tokens answer as each pair
-    planned alone."""
+    planned alone, in every ruleset."""
     scene = load(
         [
             wall(f"w{i}", x0 * 100, y0 * 100, x1 * 100, y1 * 100, cover=cover)
@@ -132,12 +155,13 @@ def test_dnd5e_planned_batch_is_each_pair_alone(placed, walls, options):
             if (x0, y0) != (x1, y1)
         ],
         [
-            tok(f"t{i}", x * 100, y * 100, w, elevation=z, hidden=hidden)
-            for i, (x, y, w, z, hidden) in enumerate(placed)
+            tok(f"t{i}", x * 100, y * 100, w, elevation=z, hidden=hidden, size=size)
+            for i, (x, y, w, z, hidden, size) in enumerate(placed)
         ],
     )
     geo = build_scene(scene)
-    system = rules.get("dnd5e")
+    ruleset, options = ruleset_options
+    system = rules.get(ruleset)
     toks = list(geo.scene.tokens)
     pairs = [(a, t) for a in toks for t in toks if t is not a]
     for detail in (True, False):

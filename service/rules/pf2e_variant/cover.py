@@ -20,12 +20,13 @@ from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import FloatArray
 from service.geometry import sampling
-from service.geometry.measure import Measure, Measured, MeasuredBatch, Question
+from service.geometry.measure import Measure, Measured, MeasuredBatch, Question, QuestionBatch
 from service.model import SIZES, Token
 from service.rules.base import (
     Attack,
     CoverResult,
     OptionSpec,
+    PlannedAsks,
     VisionResult,
     attack_source,
     corner_inset,
@@ -33,6 +34,8 @@ from service.rules.base import (
     cover_through_covers,
     has_low_obstacles,
     pair_band,
+    pair_tokens,
+    plan_pairs,
     rule_ids,
     shared_space,
 )
@@ -94,6 +97,16 @@ class _Ask:
 
     question: Question
     rules: list[str]
+
+
+class _Asks(PlannedAsks[_Ask]):
+    """The asks of many pairs planned at once (``plan_pairs``), all with the same rules."""
+
+    def __init__(
+        self, questions: QuestionBatch, rules: list[str], shared: dict[int, Sequence[str]]
+    ) -> None:
+        super().__init__(questions, shared, lambda q, _: _Ask(q, rules))
+        self.rules = rules
 
 
 def _line_ranks(
@@ -161,10 +174,11 @@ class Pf2eVariant:
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> list[_Ask]:
+    ) -> Sequence[_Ask]:
         """What ``cover`` traces for every pair (PV-COV-2, PV-COV-7, PV-COV-8).
 
-        Lines, creatures, walls; each token's sample points are found once.
+        Lines, creatures, walls; each token's sample points are found once. Many token
+        pairs are planned as one batch of arrays (``_planned``).
 
         Raises
         ------
@@ -185,7 +199,48 @@ class Pf2eVariant:
                 )
             return found[key]
 
+        planned = self._planned(built, pairs, attack, options, points)
+        if planned is not None:
+            return planned
         return [self._ask(built, a, t, attack, options, points) for a, t in pairs]
+
+    def _planned(
+        self,
+        built: BuiltScene,
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        options: dict[str, Any],
+        points: Callable[[Token, float | None], FloatArray],
+    ) -> _Asks | None:
+        """``cover_asks`` of many token pairs as arrays: the questions of ``_ask``.
+
+        ``None`` (plan pair by pair) for areas, ``ignore_small_terrain`` (a wall mask per
+        target size), the cases of ``pair_tokens`` and sample points of different counts.
+        """
+        if attack.kind == "area" or options.get("ignore_small_terrain"):
+            return None
+        found = pair_tokens(built, pairs)
+        if found is None:
+            return None
+        best_corner = options.get("measure_from") == "best-corner"
+        centres = np.stack([points(tok, None) for tok in found.tokens])
+        sources = centres
+        exact = None
+        if best_corner:
+            inset = [points(tok, corner_inset(options)) for tok in found.tokens]
+            uninset = [points(tok, 0.0) for tok in found.tokens]
+            if len({p.shape for p in inset + uninset}) != 1:
+                return None
+            sources = np.stack(inset)
+            exact = (np.stack(uninset), centres)
+        inner = np.array(
+            [inset_box(built.token_boxes[tok.id], DEFAULT_CORNER_INSET_PX) for tok in found.tokens],
+            dtype=np.float64,
+        ).reshape(-1, 4)
+        questions, shared = plan_pairs(
+            built, pairs, found, (sources, centres), "every", (inner, inner), exact
+        )
+        return _Asks(questions, ["PV-COV-8"] if best_corner else [], shared)
 
     def _ask(
         self,
@@ -268,9 +323,11 @@ class Pf2eVariant:
         width = int(counts.max()) + 1
         local = np.arange(len(rank)) - np.repeat(batch.rows[:-1], counts)
         best = np.minimum.reduceat(rank * width + local, batch.rows[:-1]) % width
-        loe = batch.clear("move").tolist()
         table = {**ADVANTAGE_LEVELS, **(options.get("advantage_levels") or {})}
         took = set(options.get("take_cover") or ())
+        if isinstance(asks, _Asks) and not detail and not has_low_obstacles(built):
+            return self._bare(built, asks, batch, pairs, rank, best, table, took)
+        loe = batch.clear("move").tolist()
         steps = rank[batch.rows[:-1] + best].tolist()
         return [
             self._result(
@@ -278,6 +335,49 @@ class Pf2eVariant:
             )
             for r, (ask, (a, t)) in enumerate(zip(asks, pairs, strict=True))
         ]
+
+    def _bare(
+        self,
+        built: BuiltScene,
+        planned: _Asks,
+        batch: MeasuredBatch,
+        pairs: Sequence[tuple[Token | None, Token]],
+        rank: NDArray[np.int64],
+        best: NDArray[np.int64],
+        table: dict[str, Any],
+        took: set[str],
+    ) -> list[CoverResult]:
+        """The bare answers (a matrix) of a planned batch, without low obstacles.
+
+        A bare answer depends only on its target, its deciding line's degree and what
+        blocks that line (a wall, a creature) and line of effect: one answer is made for
+        each distinct set of those and shared by every pair that has it.
+        """
+        k = batch.rows[:-1] + best
+        step = rank[k]
+        loe = batch.clear("move")
+        target = planned.questions.pair_tokens[:, 1].astype(np.int64)
+        code = ((target * len(STEPS) + step) * 2 + batch.wall_blocked[k]) * 2
+        code = (code + batch.creature_blocked[k]) * 2 + loe
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        made = [
+            self._result(
+                built,
+                planned[r],
+                batch,
+                r,
+                pairs[r][0],
+                pairs[r][1],
+                False,
+                int(best[r]),
+                int(step[r]),
+                bool(loe[r]),
+                table,
+                took,
+            )
+            for r in first.tolist()
+        ]
+        return [made[i] for i in inverse.ravel().tolist()]
 
     def cover(
         self,
