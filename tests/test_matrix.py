@@ -57,6 +57,12 @@ SCENES = {
             tok("H", 300, 150, hidden=True),
         ],
     ),
+    # Walls along a token's edges, ending on its corners: with an inset, GEO-6's corner
+    # sentence judges them on the exact corner lines.
+    "walls along a token's edges": lambda: load(
+        [wall("e", 100, 0, 100, 100), wall("s", 100, 100, 300, 100), wall("n", 0, 0, 100, 0)],
+        [tok("A", 0, 0), tok("C", 300, 0), tok("B", 200, 200), tok("D", 0, 300)],
+    ),
     # One target, two attackers at the same degree for different reasons: a much larger
     # creature (PV-COV-3) on one line, a wall on the other.
     "same degree, a wall or a much larger creature": lambda: load(

@@ -393,14 +393,14 @@ class PlannedAsks(Sequence[A]):
     """A ruleset's asks of many token pairs planned as one ``QuestionBatch`` (a matrix).
 
     ``questions`` the batch; ``shared`` the pairs sharing a space (5E-COV-7), by row, with
-    who shares it; ``make(question, shared)`` one pair's ask, made only when indexed.
+    who shares it; ``make(row, question, shared)`` one pair's ask, made only when indexed.
     """
 
     def __init__(
         self,
         questions: QuestionBatch,
         shared: dict[int, Sequence[str]],
-        make: Callable[[Question, Sequence[str]], A],
+        make: Callable[[int, Question, Sequence[str]], A],
     ) -> None:
         self.questions, self.shared, self._make = questions, shared, make
 
@@ -417,7 +417,7 @@ class PlannedAsks(Sequence[A]):
         if isinstance(r, slice):
             return [self[i] for i in range(len(self))[r]]
         r = range(len(self))[r]
-        return self._make(self.questions[r], self.shared.get(r, ()))
+        return self._make(r, self.questions[r], self.shared.get(r, ()))
 
     def sharing(self) -> NDArray[np.bool_]:
         """Whether each pair shares a space with another creature (5E-COV-7), shape (p,)."""

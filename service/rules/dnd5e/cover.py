@@ -187,7 +187,7 @@ class _Asks(PlannedAsks[_Ask]):
     def __init__(
         self, questions: QuestionBatch, method: Method, shared: dict[int, Sequence[str]]
     ) -> None:
-        super().__init__(questions, shared, lambda q, who: _Ask(q, method, who))
+        super().__init__(questions, shared, lambda _, q, who: _Ask(q, method, who))
         self.method = method
 
 

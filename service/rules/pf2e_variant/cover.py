@@ -105,7 +105,7 @@ class _Asks(PlannedAsks[_Ask]):
     def __init__(
         self, questions: QuestionBatch, rules: list[str], shared: dict[int, Sequence[str]]
     ) -> None:
-        super().__init__(questions, shared, lambda q, _: _Ask(q, rules))
+        super().__init__(questions, shared, lambda _r, q, _s: _Ask(q, rules))
         self.rules = rules
 
 

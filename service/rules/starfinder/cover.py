@@ -30,18 +30,21 @@ from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import FloatArray
 from service.geometry import sampling
-from service.geometry.measure import Measure, Measured, MeasuredBatch, Question
+from service.geometry.measure import Measure, Measured, MeasuredBatch, Question, QuestionBatch
 from service.model import Token
 from service.rules.base import (
     Attack,
     CoverResult,
     Modifier,
     OptionSpec,
+    PlannedAsks,
     VisionResult,
     attack_source,
     cover_through_covers,
     has_low_obstacles,
     pair_band,
+    pair_tokens,
+    plan_pairs,
     rule_ids,
     shared_space,
 )
@@ -93,6 +96,23 @@ OPTIONS = {
 }
 
 # ---------------------------------------------------------------------------- rules
+
+
+class _Asks(PlannedAsks["_Ask"]):
+    """The asks of many pairs planned at once (``plan_pairs``).
+
+    ``plan(r)``: what ``_result`` reads of pair r's ask, without making its ``Question``.
+    """
+
+    def __init__(
+        self,
+        questions: QuestionBatch,
+        shared: dict[int, Sequence[str]],
+        make: Callable[[int, Question, Sequence[str]], _Ask],
+        plan: Callable[[int], tuple[FloatArray, Any, FloatArray, list[str]]],
+    ) -> None:
+        super().__init__(questions, shared, make)
+        self.plan = plan
 
 
 def _low_walls(built: BuiltScene) -> list[int]:
@@ -166,10 +186,11 @@ class Starfinder:
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> list[_Ask]:
+    ) -> Sequence[_Ask]:
         """What ``cover`` traces for every pair (SF-COV-1, SF-COV-5).
 
-        Corners, creatures, walls, spaces; each token's corners are found once.
+        Corners, creatures, walls, spaces; each token's corners are found once. Many token
+        pairs are planned as one batch of arrays (``_planned``).
 
         Raises
         ------
@@ -190,9 +211,65 @@ class Starfinder:
                     found[key] = sampling.every_corner(built, token, box, d)
             return found[key]
 
+        planned = self._planned(built, pairs, attack, inset, corners)
+        if planned is not None:
+            return planned
         return [
             self._ask(built, attacker, target, attack, inset, corners) for attacker, target in pairs
         ]
+
+    def _planned(
+        self,
+        built: BuiltScene,
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        inset: float,
+        corners: Callable[[str, Token, float], tuple[FloatArray, int]],
+    ) -> _Asks | None:
+        """``cover_asks`` of many token pairs as arrays: the questions of ``_ask``.
+
+        ``None`` (plan pair by pair) for areas, scenes with low obstacles (SF-COV-5: a wall
+        mask per pair) or walls of limited height (GEO-5a), attackers of more than
+        ``sampling.MAX_SOURCE_CORNERS`` corners, tokens of different corner counts (sizes),
+        and the cases of ``pair_tokens``.
+        """
+        if attack.kind == "area" or _low_walls(built) or built.heights:
+            return None
+        found = pair_tokens(built, pairs)
+        if found is None:
+            return None
+        every = [corners("every", tok, inset) for tok in found.tokens]
+        space = [corners("space", tok, inset)[0] for tok in found.tokens]
+        if any(total > len(points) for points, total in every):
+            return None
+        if len({p.shape for p, _ in every}) != 1 or len({p.shape for p in space}) != 1:
+            return None
+        sources = np.stack([p for p, _ in every])
+        targets = np.stack(space)
+        exact = None
+        if inset > 0:  # GEO-6: what the inset corners came from
+            exact = (
+                np.stack(
+                    [
+                        sampling.exact_points(p, corners("every", tok, 0.0)[0])
+                        for (p, _), tok in zip(every, found.tokens, strict=True)
+                    ]
+                ),
+                np.stack([corners("space", tok, 0.0)[0] for tok in found.tokens]),
+            )
+        inner = max(inset, DEFAULT_CORNER_INSET_PX)
+        boxes = [built.token_boxes[tok.id] for tok in found.tokens]
+        inner_boxes = np.array([inset_box(b, inner) for b in boxes], dtype=np.float64)
+        questions, shared = plan_pairs(
+            built, pairs, found, (sources, targets), "every", (inner_boxes, inner_boxes), exact
+        )
+        a, t = found.ends[:, 0].tolist(), found.ends[:, 1].tolist()
+        return _Asks(
+            questions,
+            shared,
+            lambda r, question, _: _Ask(question, boxes[a[r]], space[t[r]], []),
+            lambda r: (sources[a[r]], boxes[a[r]], space[t[r]], []),
+        )
 
     def _ask(
         self,
@@ -278,8 +355,15 @@ class Starfinder:
         best = [0] * len(asks)
         degree = [0] * len(asks)
         shapes: dict[tuple[int, int], list[int]] = {}
-        for r, ask in enumerate(asks):
-            shapes.setdefault((len(ask.question.sources), counts[r]), []).append(r)
+        planned = asks if isinstance(asks, _Asks) else None
+        if planned is not None:  # one shape; each pair's ask made only for its answer
+            n_sources = planned.questions.sources.shape[1]
+            shapes[(n_sources, counts[0] if counts else 0)] = list(range(len(asks)))
+            plans = [planned.plan(r) for r in range(len(asks))]
+        else:
+            plans = [(a.question.sources, a.source_box, a.target_corners, a.notes) for a in asks]
+            for r, (sources, *_) in enumerate(plans):
+                shapes.setdefault((len(sources), counts[r]), []).append(r)
         for (n_sources, lines), members in shapes.items():
             if not n_sources or not lines:
                 continue
@@ -295,7 +379,7 @@ class Starfinder:
         return [
             self._result(
                 built,
-                ask,
+                plan,
                 batch,
                 r,
                 a,
@@ -308,7 +392,7 @@ class Starfinder:
                 loe[r],
                 los[r],
             )
-            for r, (ask, (a, t)) in enumerate(zip(asks, pairs, strict=True))
+            for r, (plan, (a, t)) in enumerate(zip(plans, pairs, strict=True))
         ]
 
     def cover(
@@ -340,7 +424,7 @@ class Starfinder:
     def _result(
         self,
         built: BuiltScene,
-        ask: _Ask,
+        plan: tuple[FloatArray, tuple[float, float, float, float], FloatArray, list[str]],
         batch: MeasuredBatch,
         r: int,
         attacker: Token | None,
@@ -355,13 +439,14 @@ class Starfinder:
     ) -> CoverResult:
         """The answer of pair ``r`` of ``batch``, whose weakest corner ``best`` it chose.
 
+        ``plan``: its ask's sources, source box, target corners and notes (``_Ask``);
         ``best_rank``: that corner's degree as a ``LINE_RANK`` (none without corners).
         """
-        sources = ask.question.sources
-        k = len(ask.target_corners)  # lines per attacker corner: 4, or 6 on hexes
+        sources, source_box, target_corners, ask_notes = plan
+        k = len(target_corners)  # lines per attacker corner: 4, or 6 on hexes
         degree = LINE_NAME[best_rank]
         rules = ["SF-COV-1"]
-        notes = list(ask.notes)
+        notes = list(ask_notes)
         if not loe_clear:
             degree = "total"
             rules.append("SF-COV-9")
@@ -388,8 +473,8 @@ class Starfinder:
                 attacker,
                 target,
                 attack,
-                ask.source_box,
-                lambda: (sources, ask.target_corners),
+                source_box,
+                lambda: (sources, target_corners),
                 options,
                 rules,
             )
