@@ -163,11 +163,16 @@ def _separates(
     rays: FloatArray, idx: NDArray[np.intp], u: FloatArray, n_ray: int
 ) -> NDArray[np.bool_]:
     """Whether the walls at vertex ``idx`` (if a wall vertex) lie on both sides of ``u``."""
-    out = np.zeros(len(idx), dtype=bool)
-    sel = idx < n_ray
+    return _separates_rows(rays, np.where(idx < n_ray, idx, -1), u)
+
+
+def _separates_rows(rays: FloatArray, rows: NDArray[np.intp], u: FloatArray) -> NDArray[np.bool_]:
+    """``_separates`` with each line's vertex as its row of ``rays`` (-1: not a wall end)."""
+    out = np.zeros(len(rows), dtype=bool)
+    sel = rows >= 0
     if not np.any(sel) or rays.shape[1] == 0:
         return out
-    r = rays[idx[sel]]  # (m, w, 2)
+    r = rays[rows[sel]]
     d = u[sel][:, None, :]
     norm = np.hypot(d[..., 0], d[..., 1]) * np.hypot(r[..., 0], r[..., 1])
     cross = d[..., 0] * r[..., 1] - d[..., 1] * r[..., 0]
@@ -495,9 +500,10 @@ def lines_of_effect(
                 with_blockers=False,
                 **common,
             ).wall_blocked.reshape(-1, 16)
-        searched: dict[bytes, LineOfEffect] = {}
-        mirrored: list[tuple[int, LineOfEffect]] = []
+        searched: dict[bytes, int] = {}  # the first pair searched with these spaces and band
+        mirrored: list[tuple[int, int]] = []
         mirror = bool(todo) and two_way_walls(index, sense, wall_mask, heights=elev_all is not None)
+        pending: list[tuple[int, int]] = []  # (pair, its row in rest) to search
         for r, (q, k) in enumerate(todo):
             clear = np.flatnonzero(~first[r])
             if len(clear):
@@ -505,14 +511,29 @@ def lines_of_effect(
                 out[q] = LineOfEffect(True, w, [], 17)  # type: ignore[arg-type]
                 continue
             elev = None if elev_all is None else elev_all[q]
-            key = _pair_key(bf_all[q], bt_all[q], elev)
-            found = (
-                searched.get(_pair_key(bt_all[q], bf_all[q], _swapped(elev))) if mirror else None
+            if mirror:  # two-way walls: the same answer both ways (5E-LOE-2)
+                other = searched.get(_pair_key(bt_all[q], bf_all[q], _swapped(elev)))
+                if other is not None:
+                    mirrored.append((q, other))
+                    continue
+            searched.setdefault(_pair_key(bf_all[q], bt_all[q], elev), q)
+            pending.append((q, k))
+        many: list[LineOfEffect | None] = [None] * len(pending)
+        if len(pending) > 1:  # run together (the same answers as one by one)
+            at = [q for q, _ in pending]
+            many = _search_many(
+                index,
+                bf_all[at],
+                bt_all[at],
+                sense,
+                None if elev_all is None else elev_all[at],
+                wall_mask,
+                budget,
+                [centre_blockers.setdefault(k, []) for _, k in pending],
             )
-            if found is not None:  # two-way walls: the same answer both ways (5E-LOE-2)
-                mirrored.append((q, found))
-                continue
-            out[q] = searched[key] = _search(
+        for (q, k), found in zip(pending, many, strict=True):
+            elev = None if elev_all is None else elev_all[q]
+            out[q] = found or _search(
                 index,
                 bf_all[q],
                 bt_all[q],
@@ -541,8 +562,8 @@ def lines_of_effect(
             )
             for k, walls in zip(named, found_blockers, strict=True):
                 centre_blockers[k].extend(walls)
-        for q, found in mirrored:
-            out[q] = reversed_line(found)
+        for q, other in mirrored:
+            out[q] = reversed_line(out[other])  # type: ignore[arg-type]
     return out  # type: ignore[return-value]
 
 
@@ -784,6 +805,271 @@ def _search(
             w = tuple(float(v) for v in cand[int(clear[0])])
             return LineOfEffect(True, w, [], traced)  # type: ignore[arg-type]
     return LineOfEffect(False, None, blockers, traced)
+
+
+#: Vertex pairs of the searches run together by ``_search_many`` (memory bound).
+MANY_CHUNK = 262_144
+
+
+def _search_many(
+    index: WallIndex,
+    bf: FloatArray,
+    bt: FloatArray,
+    sense: str,
+    elevations: FloatArray | None,
+    wall_mask: NDArray[np.bool_] | None,
+    parent: WorkBudget | None,
+    centre_blockers: list[list[int]],
+) -> list[LineOfEffect | None]:
+    """``_search`` of many pairs whose corner lines are all blocked, run together.
+
+    The same search, vertices, candidate lines in the same order, the same witness and
+    count, but each step is one array operation over all the pairs' walls, vertices and
+    candidates (issue 20: a matrix runs hundreds of searches, each mostly fixed cost).
+    Only searches that cannot pass ``MAX_SEARCH_TESTS`` run here (their vertex pairs times
+    the walls near them at most that, in one ``CANDIDATE_CHUNK``); the others are left to
+    ``_search`` (``None`` in the result), which may refuse them.
+
+    Parameters
+    ----------
+    bf, bt : ndarray of shape (p, 4)
+        px, the pairs' disjoint spaces.
+    elevations : ndarray of shape (p, 4) or None
+        Each pair's band (GEO-5a).
+    centre_blockers : list of p lists
+        What blocks each pair's centre line (``LineOfEffect.blockers`` when blocked).
+
+    Cost: O(p + walls near the pairs + vertex pairs), in numpy, shapely and the compiled
+    walk; ``SEARCH_UNITS`` per search and every line-wall test spent on ``parent``.
+    """
+    p = len(bf)
+    corners_f = np.stack([bf[:, [0, 1]], bf[:, [2, 1]], bf[:, [2, 3]], bf[:, [0, 3]]], axis=1)
+    corners_t = np.stack([bt[:, [0, 1]], bt[:, [2, 1]], bt[:, [2, 3]], bt[:, [0, 3]]], axis=1)
+    hull = shapely.convex_hull(shapely.multipoints(np.concatenate([corners_f, corners_t], 1)))
+    qi = wi = np.empty(0, dtype=np.intp)
+    envelopes = np.zeros(p, dtype=np.int64)
+    if index.size:
+        qi, wi = index.tree.query(hull, predicate="intersects")
+        keep = index.restriction[sense][wi] > 0
+        if wall_mask is not None:
+            keep &= wall_mask[wi]
+        qi, wi = qi[keep], wi[keep]
+        envelopes = np.bincount(index.tree.query(hull)[0], minlength=p)
+    # Wall ends in each pair's hull (grown), distinct and sorted: its ray vertices.
+    ends = index.coords[wi].reshape(-1, 2)
+    end_pair = np.repeat(qi, 2)
+    grown = shapely.buffer(hull, QUERY_TOL_PX)
+    inside = shapely.contains_xy(grown[end_pair], ends[:, 0], ends[:, 1])
+    ends, end_pair = ends[inside], end_pair[inside]
+    order = np.lexsort((ends[:, 1], ends[:, 0], end_pair))
+    ends, end_pair = ends[order], end_pair[order]
+    new = np.ones(len(ends), dtype=bool)
+    new[1:] = (end_pair[1:] != end_pair[:-1]) | np.any(ends[1:] != ends[:-1], axis=1)
+    rv, rv_pair = ends[new], end_pair[new]
+    # Where the walls cross the boxes' edges.
+    edges = shapely.union(
+        shapely.boundary(shapely.box(*bf.T)), shapely.boundary(shapely.box(*bt.T))
+    )
+    cut_geoms = shapely.intersection(
+        shapely.linestrings(index.coords[wi].reshape(-1, 2, 2)), edges[qi]
+    )
+    cuts, cut_of = shapely.get_coordinates(cut_geoms, return_index=True)
+    cut_pair = qi[cut_of]
+    n_ray = np.bincount(rv_pair, minlength=p)
+    n_cut = np.bincount(cut_pair, minlength=p)
+    n_pts = n_ray + 8 + n_cut
+    total = n_pts * (n_pts - 1) // 2
+    ok = (total <= CANDIDATE_CHUNK) & (total * envelopes <= MAX_SEARCH_TESTS)
+    # A pair without walls near it has only its 8 corners (no cuts, no rays).
+    out: list[LineOfEffect | None] = [None] * p
+    picked = np.flatnonzero(ok)
+    if not len(picked):
+        return out
+    # Each picked pair's vertices, as in ``_search``: rays' vertices, the two boxes'
+    # corners, the cuts; one global array, pair by pair.
+    first_of = np.zeros(p + 1, dtype=np.int64)
+    np.cumsum(np.where(ok, n_pts, 0), out=first_of[1:])
+    pts = np.empty((int(first_of[-1]), 2))
+    ray_row = np.full(len(pts), -1, dtype=np.intp)
+    rv_ok = ok[rv_pair]
+    rv_local = np.arange(len(rv)) - np.repeat(np.cumsum(n_ray) - n_ray, n_ray)
+    at = first_of[rv_pair[rv_ok]] + rv_local[rv_ok]
+    pts[at] = rv[rv_ok]
+    ray_row[at] = np.flatnonzero(rv_ok)
+    base = first_of[picked] + n_ray[picked]
+    for c in range(4):
+        pts[base + c] = corners_f[picked, c]
+        pts[base + 4 + c] = corners_t[picked, c]
+    cut_ok = ok[cut_pair]
+    cut_local = np.arange(len(cuts)) - np.repeat(np.cumsum(n_cut) - n_cut, n_cut)
+    pts[first_of[cut_pair[cut_ok]] + n_ray[cut_pair[cut_ok]] + 8 + cut_local[cut_ok]] = cuts[cut_ok]
+    rays = _incident_rays_many(index, qi, wi, rv, rv_pair, sense)
+    firm = _firm(index, sense, wall_mask)
+    if parent is not None:  # the searches' own work beyond their tests (issue 20)
+        parent.spend(SEARCH_UNITS * len(picked))
+    # Vertex pairs of a group of searches at a time (memory), in each search's order.
+    group: list[int] = []
+    size = 0
+    for q in picked.tolist():
+        group.append(q)
+        size += int(total[q])
+        if size >= MANY_CHUNK or q == picked[-1]:
+            _search_group(
+                index,
+                np.array(group, dtype=np.intp),
+                pts,
+                first_of,
+                n_pts,
+                ray_row,
+                rays,
+                bf,
+                bt,
+                sense,
+                elevations,
+                wall_mask,
+                firm,
+                parent,
+                centre_blockers,
+                out,
+            )
+            group, size = [], 0
+    return out
+
+
+def _search_group(
+    index: WallIndex,
+    group: NDArray[np.intp],
+    pts: FloatArray,
+    first_of: NDArray[np.int64],
+    n_pts: NDArray[np.int64],
+    ray_row: NDArray[np.intp],
+    rays: FloatArray,
+    bf: FloatArray,
+    bt: FloatArray,
+    sense: str,
+    elevations: FloatArray | None,
+    wall_mask: NDArray[np.bool_] | None,
+    firm: NDArray[np.bool_],
+    parent: WorkBudget | None,
+    centre_blockers: list[list[int]],
+    out: list[LineOfEffect | None],
+) -> None:
+    """The candidate lines of the searches ``group`` of ``_search_many``, traced at once."""
+    sizes = n_pts[group]
+    counts = sizes * (sizes - 1) // 2
+    owner = np.repeat(group, counts)
+    # np.triu_indices order within each search: i ascending, then j.
+    rows_per = np.repeat(sizes - 1, sizes - 1)  # each row i of a search: its n - 1
+    local_i = np.arange(len(rows_per)) - np.repeat(np.cumsum(sizes - 1) - (sizes - 1), sizes - 1)
+    span = rows_per - local_i  # pairs (i, j > i) per row i
+    i = np.repeat(local_i, span)
+    row_start = np.cumsum(span) - span
+    j = np.arange(len(i)) - np.repeat(row_start, span) + i + 1
+    offset = first_of[owner]
+    gi, gj = offset + i, offset + j
+    u = pts[gj] - pts[gi]
+    keep = np.hypot(u[:, 0], u[:, 1]) > ON_LINE_TOL_PX
+    if rays.shape[1]:
+        keep &= ~_separates_rows(rays, ray_row[gi], u) & ~_separates_rows(rays, ray_row[gj], u)
+    gi, u, owner = gi[keep], u[keep], owner[keep]
+    pt = pts[gi]
+    box_f = tuple(bf[owner, c] for c in range(4))
+    box_t = tuple(bt[owner, c] for c in range(4))
+    lo_f, hi_f = _line_chord(pt, u, box_f)
+    lo_t, hi_t = _line_chord(pt, u, box_t)
+    ok = (lo_f <= hi_f) & (lo_t <= hi_t)
+    pt, u, owner = pt[ok], u[ok], owner[ok]
+    lo_f, hi_f, lo_t, hi_t = lo_f[ok], hi_f[ok], lo_t[ok], hi_t[ok]
+    forward = hi_f <= lo_t
+    t0 = np.where(forward, hi_f, lo_f)
+    t1 = np.where(forward, lo_t, hi_t)
+    lo, hi = np.minimum(t0, t1) - CHORD_TOL, np.maximum(t0, t1) + CHORD_TOL
+    on = (lo <= 0) & (0 <= hi) & (lo <= 1) & (1 <= hi)
+    pt, u, t0, t1, owner = pt[on], u[on], t0[on], t1[on], owner[on]
+    cand = np.hstack([pt + u * t0[:, None], pt + u * t1[:, None]])
+    traced = np.bincount(owner, minlength=len(bf))
+    clear = np.zeros(len(cand), dtype=bool)
+    if len(cand):
+        surely, _ = _surely_blocked(index, cand, firm, parent)
+        rest = np.flatnonzero(~surely)
+        if len(rest):
+            clear[rest] = ~trace(
+                index,
+                cand[rest],
+                sense,
+                elevations=None if elevations is None else elevations[owner[rest]],
+                wall_mask=wall_mask,
+                low_obstacles=False,
+                with_blockers=False,
+                budget=parent,
+            ).wall_blocked
+    # Each search's first clear candidate, in its order, is its witness.
+    found = np.flatnonzero(clear)
+    first_clear: dict[int, int] = {}
+    for k, q in zip(found.tolist(), owner[found].tolist(), strict=True):
+        first_clear.setdefault(q, k)
+    first_lines = 17  # the centre line and the 16 corner-to-corner lines, all blocked
+    for q in group.tolist():
+        c = first_clear.get(q)
+        if c is None:
+            out[q] = LineOfEffect(False, None, centre_blockers[q], first_lines + int(traced[q]))
+        else:
+            w = tuple(float(v) for v in cand[c])
+            out[q] = LineOfEffect(True, w, [], first_lines + int(traced[q]))  # type: ignore[arg-type]
+
+
+def _incident_rays_many(
+    index: WallIndex,
+    qi: NDArray[np.intp],
+    wi: NDArray[np.intp],
+    points: FloatArray,
+    point_pair: NDArray[np.intp],
+    sense: str,
+) -> FloatArray:
+    """``_incident_rays`` of many searches, shape (len(points), r, 2), 0-padded.
+
+    ``qi, wi``: the (search, wall) pairs near each search; ``points``: each search's ray
+    vertices, sorted by search, x, y (``point_pair``: their search). Each point's rays come
+    in its search's wall order.
+    """
+    firm = (
+        (index.restriction[sense][wi] == 2)
+        & (index.direction[wi] == 0)
+        & np.isinf(index.bottom[wi])
+        & np.isinf(index.top[wi])
+    )
+    q, coords = qi[firm], index.coords[wi[firm]]
+    starts = np.vstack([coords[:, 0:2], coords[:, 2:4]])
+    others = np.vstack([coords[:, 2:4], coords[:, 0:2]])
+    owner = np.concatenate([q, q])
+    # Match (search, start) to (search, vertex): sort both together, vertices first.
+    n = len(points)
+    keys_x = np.concatenate([points[:, 0], starts[:, 0]])
+    keys_y = np.concatenate([points[:, 1], starts[:, 1]])
+    keys_p = np.concatenate([point_pair, owner])
+    is_start = np.concatenate([np.zeros(n, bool), np.ones(len(starts), bool)])
+    order = np.lexsort((is_start, keys_y, keys_x, keys_p))
+    sp, sx, sy = keys_p[order], keys_x[order], keys_y[order]
+    run = np.ones(len(order), dtype=bool)
+    run[1:] = (sp[1:] != sp[:-1]) | (sx[1:] != sx[:-1]) | (sy[1:] != sy[:-1])
+    run_id = np.cumsum(run) - 1
+    head = order[run]  # each run's first row: its vertex when it has one
+    vertex_of_run = np.where(head < n, head, -1)
+    match = np.full(len(order), -1, dtype=np.intp)
+    match[order] = vertex_of_run[run_id]
+    k = match[n:]
+    # Within each search, the rays in ``_incident_rays``' order: first ends, then second.
+    seq = np.concatenate([np.arange(len(q)), np.arange(len(q)) + len(q)])
+    at = np.flatnonzero(k >= 0)
+    k = k[at]
+    order2 = np.lexsort((seq[at], k))
+    k, at = k[order2], at[order2]
+    counts = np.bincount(k, minlength=n)
+    width = int(counts.max()) if len(k) else 0
+    out = np.zeros((n, width, 2))
+    slot = np.arange(len(k)) - np.repeat(np.cumsum(counts) - counts, counts)
+    out[k, slot] = others[at] - starts[at]
+    return out
 
 
 def _budget(vertices: int, max_tests: int, parent: WorkBudget | None) -> WorkBudget:

@@ -6,7 +6,7 @@ Issue 3: the exact answer may find lines the sampling misses, never the reverse.
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas.scene import SceneSchema
@@ -18,7 +18,7 @@ from service.geometry.exact import (
     lines_of_effect,
 )
 from service.geometry.trace import trace
-from tests.property.test_geometry_properties import GRID, index_of, two_spaces, walls_st
+from tests.property.test_geometry_properties import GRID, index_of, segment, two_spaces, walls_st
 
 SAMPLES = 9  # points per box side: 81 points per box, 6561 sampled segments per case
 
@@ -178,3 +178,51 @@ def test_incident_rays_are_the_firm_walls_leaving_each_vertex(walls, extra):
                 expected.append((x0 - x1, y0 - y1))
         got = [tuple(r) for r in rays[k].tolist() if tuple(r) != (0.0, 0.0)] if len(rays) else []
         assert sorted(got) == sorted(e for e in expected if e != (0.0, 0.0))
+
+
+lattice_box = st.tuples(st.integers(0, 9), st.integers(0, 9), st.sampled_from([1, 1, 2])).map(
+    lambda b: (
+        100.0 * b[0] + 0.5,
+        100.0 * b[1] + 0.5,
+        100.0 * (b[0] + b[2]) - 0.5,
+        100.0 * (b[1] + b[2]) - 0.5,
+    )
+)
+lattice_wall = st.tuples(*[st.integers(0, 10).map(lambda v: 100.0 * v)] * 4).filter(
+    lambda s: s[:2] != s[2:]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    walls=st.lists(st.one_of(lattice_wall, segment), min_size=1, max_size=14),
+    boxes=st.lists(lattice_box, min_size=3, max_size=7, unique=True),
+    one_way=st.booleans(),
+    banded=st.booleans(),
+)
+def test_searches_run_together_answer_as_one_by_one(walls, boxes, one_way, banded):
+    """Issue 20: the exact searches of many pairs run together (``_search_many``) give each
+    pair's own answer: clear or not, the same witness (the first clear candidate in the
+    search's order), the same count of lines and blockers (5E-LOE-2)."""
+    props = {"direction": "left"} if one_way else {}
+    index = index_of(walls, **props)
+    # One way only: a pair and its reverse share one search through two-way walls, whose
+    # witness is then the reversed one.
+    pairs = [(a, b) for k, a in enumerate(boxes) for b in boxes[k + 1 :]]
+    bf = np.array([a for a, _ in pairs], dtype=np.float64)
+    bt = np.array([b for _, b in pairs], dtype=np.float64)
+    elev = None
+    if banded:
+        elev = np.tile(np.array([0.0, 0.0, 6.0, 6.0]), (len(pairs), 1))
+    together = lines_of_effect(index, bf, bt, "move", elevations=elev)
+    alone = [
+        lines_of_effect(
+            index,
+            bf[i : i + 1],
+            bt[i : i + 1],
+            "move",
+            elevations=None if elev is None else elev[i : i + 1],
+        )[0]
+        for i in range(len(pairs))
+    ]
+    assert together == alone
