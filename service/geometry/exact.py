@@ -478,14 +478,17 @@ def lines_of_effect(
         centre_blockers: dict[int, list[int]] = {}
         apart = _SealedApart(index, sense, wall_mask)
         todo: list[tuple[int, int]] = []  # (pair, its row in rest) for the corner lines
-        for k, p in enumerate(rest):
-            if not centre_blocked[k]:
-                out[p] = LineOfEffect(True, tuple(centres[k].tolist()), [], 1)  # type: ignore[arg-type]
-                continue
-            if apart(bf_all[p], bt_all[p]):
+        for k in np.flatnonzero(~centre_blocked).tolist():
+            out[rest[k]] = LineOfEffect(True, tuple(centres[k].tolist()), [], 1)  # type: ignore[arg-type]
+        blocked_rows = np.flatnonzero(centre_blocked)
+        sealed = apart.many(bf_all[rest[blocked_rows]], bt_all[rest[blocked_rows]])
+        for k, p, is_sealed in zip(
+            blocked_rows.tolist(), rest[blocked_rows].tolist(), sealed.tolist(), strict=True
+        ):
+            if is_sealed:
                 out[p] = LineOfEffect(False, None, centre_blockers.setdefault(k, []), 1)
-                continue
-            todo.append((int(p), k))
+            else:
+                todo.append((p, k))
         # The 16 corner-to-corner lines of every pair left, in one bulk trace: the first
         # clear one is the witness, as in the search's own first lines (``_search``).
         at = [q for q, _ in todo]
@@ -659,6 +662,29 @@ class _SealedApart:
                 return found
             kept[key] = found
         return kept[key]
+
+    def many(self, boxes_from: FloatArray, boxes_to: FloatArray) -> NDArray[np.bool_]:
+        """``self(a, b)`` for each pair of boxes (p, 4), in order, shape (p,).
+
+        Until the rooms are built, pairs are asked one by one (a free path joins them:
+        not sealed); then every distinct box's room is looked up once.
+        """
+        out = np.zeros(len(boxes_from), dtype=bool)
+        start = 0
+        while not self.built and start < len(boxes_from):
+            out[start] = self(boxes_from[start], boxes_to[start])
+            start += 1
+        if self.rooms is None or start >= len(boxes_from):
+            return out
+        both = np.vstack([boxes_from[start:], boxes_to[start:]])
+        distinct, inverse = np.unique(both, axis=0, return_inverse=True)
+        unsure = -2  # ``room_of``'s None; -1 is outside every room
+        rooms = [self._room_at(box) for box in distinct]
+        room = np.array([unsure if r is None else r for r in rooms], dtype=np.int64)
+        room = room[inverse.ravel()]
+        a, b = room[: len(both) // 2], room[len(both) // 2 :]
+        out[start:] = (a != unsure) & (b != unsure) & (a != b)
+        return out
 
     def __call__(self, box_from: FloatArray, box_to: FloatArray) -> bool:
         """Whether the two spaces lie in different closed rooms (``False``: not known)."""

@@ -14,6 +14,7 @@ from service.engine.walls import build_wall_index
 from service.geometry.exact import (
     _distinct_points,
     _incident_rays,
+    _SealedApart,
     line_of_effect_between,
     lines_of_effect,
 )
@@ -225,4 +226,23 @@ def test_searches_run_together_answer_as_one_by_one(walls, boxes, one_way, bande
         )[0]
         for i in range(len(pairs))
     ]
+    assert together == alone
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    walls=st.lists(lattice_wall, max_size=8),
+    boxes=st.lists(lattice_box, min_size=2, max_size=7, unique=True),
+)
+def test_sealed_apart_of_many_pairs_is_each_pairs(walls, boxes):
+    """5E-LOE-2's shortcut: spaces in different closed rooms are sealed apart. Asked for
+    many pairs at once (each distinct space's room looked up once), every pair answers as
+    asked alone, spaces outside every room and spaces across a room's wall included."""
+    room = [(200, 200, 500, 200), (500, 200, 500, 500), (500, 500, 200, 500), (200, 500, 200, 200)]
+    index = index_of(room + walls)  # a closed room, and walls that may cut it or make more
+    pairs = [(a, b) for a in boxes for b in boxes if a != b]
+    bf = np.array([a for a, _ in pairs], dtype=np.float64)
+    bt = np.array([b for _, b in pairs], dtype=np.float64)
+    together = _SealedApart(index, "move", None).many(bf, bt).tolist()
+    alone = [_SealedApart(index, "move", None)(a, b) for a, b in zip(bf, bt, strict=True)]
     assert together == alone
