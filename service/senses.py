@@ -56,10 +56,12 @@ from numpy.typing import NDArray
 from service.engine.budget import HEX_CELL_UNITS, WorkBudget, vision_units
 from service.engine.grids import (
     SMALL_FOOTPRINT,
+    counting_box,
     diagonal_rule,
     hex_count,
     is_hex,
     space_distance_units,
+    square_distances_units,
 )
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
@@ -632,7 +634,27 @@ def _distances(
     (the gap between them, the elevation difference taken whole); on hexes each order is
     measured (a large footprint is cut to the hexes nearest the other's).
     """
-    both_ways = not is_hex(built.scene.grid)
+    grid = built.scene.grid
+    rule = diagonal_rule(grid, diagonals)
+    if grid.type == "square" and rule in ("equidistant", "alternating") and pairs:
+        # Many pairs at once (issue 20): each token's counting box once, then arrays.
+        row: dict[str, int] = {}
+        boxes: list[tuple[float, float, float, float]] = []
+        heights: list[float] = []
+        ends = np.empty((len(pairs), 2), dtype=np.intp)
+        for r, pair in enumerate(pairs):
+            for side, tok in enumerate(pair):
+                k = row.get(tok.id)
+                if k is None:
+                    k = row[tok.id] = len(boxes)
+                    boxes.append(counting_box(built.token_boxes[tok.id], grid))
+                    heights.append(tok.elevation)
+                ends[r, side] = k
+        box = np.array(boxes, dtype=np.float64)
+        z = np.array(heights, dtype=np.float64)
+        found = square_distances_units(box[ends[:, 0]], box[ends[:, 1]], z[ends], grid, rule)
+        return [float(d) for d in found.tolist()]
+    both_ways = not is_hex(grid)
     known: dict[tuple[str, str], float] = {}
     out = []
     for a, b in pairs:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -636,3 +637,41 @@ def test_tiny_counts_from_its_square(ruleset, i, j, dx, dy):
     medium = tok("T", 100 * i, 100 * j)
     a = tok("A", 0, 0)
     assert distance(ruleset, grid(), [a, tiny]) == distance(ruleset, grid(), [a, medium])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    spaces=st.lists(
+        st.tuples(
+            st.integers(-20, 20).map(lambda v: 25.0 * v),
+            st.integers(-20, 20).map(lambda v: 25.0 * v),
+            st.sampled_from([25.0, 50.0, 100.0, 200.0, 300.0]),
+            st.sampled_from([0.0, 0.0, 5.0, 12.5, 30.0, -10.0]),
+        ),
+        min_size=2,
+        max_size=8,
+    ),
+    rule=st.sampled_from(["equidistant", "alternating"]),
+    distance=st.sampled_from([5.0, 1.5, 2.0]),
+)
+def test_square_distances_of_many_pairs_are_each_pairs(spaces, rule, distance):
+    """GEO-8 on squares: ``square_distances_units`` (a vision matrix's distances, issue 20)
+    gives every pair exactly ``space_distance_units``' float, tiny spaces (counting from the
+    square that holds their centre), large ones and elevations included."""
+    g = Grid(type="square", size=100.0, distance=distance)
+    toks = [
+        Token(id=f"t{i}", x=x, y=y, width=w / 100, height=w / 100, elevation=z)
+        for i, (x, y, w, z) in enumerate(spaces)
+    ]
+    boxes = {t.id: (t.x, t.y, t.x + t.width * 100, t.y + t.height * 100) for t in toks}
+    pairs = [(a, b) for a in toks for b in toks if a is not b]
+    counted = {t.id: grids.counting_box(boxes[t.id], g) for t in toks}
+    got = grids.square_distances_units(
+        np.array([counted[a.id] for a, _ in pairs]),
+        np.array([counted[b.id] for _, b in pairs]),
+        np.array([(a.elevation, b.elevation) for a, b in pairs]),
+        g,
+        rule,
+    )
+    expected = [grids.space_distance_units(a, b, g, boxes, rule) for a, b in pairs]
+    assert got.tolist() == expected

@@ -635,6 +635,48 @@ def space_distance_units(
     return combine_steps(flat / grid.distance, dz / grid.distance, diagonals) * grid.distance
 
 
+def square_distances_units(
+    boxes_a: FloatArray,
+    boxes_b: FloatArray,
+    elevations: FloatArray,
+    grid: Grid,
+    diagonals: str,
+) -> FloatArray:
+    """``space_distance_units`` of many pairs on a square grid, shape (p,) grid units.
+
+    ``boxes_a``, ``boxes_b`` (p, 4) px: the pairs' ``counting_box``es; ``elevations``
+    (p, 2): their elevations in grid units; ``diagonals`` ``equidistant`` or
+    ``alternating`` (the same arithmetic as ``square_distance`` and ``combine_steps``, so
+    the same floats).
+
+    Raises
+    ------
+    ValueError
+        Another grid or diagonal rule (measure those pair by pair).
+    """
+    if grid.type != "square" or diagonals not in ("equidistant", "alternating"):
+        raise ValueError("square_distances_units: square grids, 5-5-5 or 5-10-5 only")
+    size = grid.size
+
+    def squares(a0: FloatArray, a1: FloatArray, b0: FloatArray, b1: FloatArray) -> FloatArray:
+        gap = np.maximum(b0 - a1, a0 - b1)
+        steps = np.ceil(gap / size - SQUARE_COUNT_TOL) + 1.0
+        return np.where(gap < 0, 0.0, steps)
+
+    def combine(dx: FloatArray, dy: FloatArray) -> FloatArray:
+        diag, straight = np.minimum(dx, dy), np.abs(dx - dy)
+        if diagonals == "alternating":
+            return straight + diag + np.floor(diag / 2 + SQUARE_COUNT_TOL)
+        return straight + diag
+
+    sx = squares(boxes_a[:, 0], boxes_a[:, 2], boxes_b[:, 0], boxes_b[:, 2])
+    sy = squares(boxes_a[:, 1], boxes_a[:, 3], boxes_b[:, 1], boxes_b[:, 3])
+    flat = combine(sx, sy) * grid.distance
+    dz = np.abs(elevations[:, 0] - elevations[:, 1])
+    lifted = combine(flat / grid.distance, dz / grid.distance) * grid.distance
+    return np.where(dz == 0, flat, lifted)
+
+
 def within_units(distance: float, limit: float) -> bool:
     """Whether ``distance`` is within ``limit`` (grid units), float noise forgiven."""
     return distance <= limit * (1 + SQUARE_COUNT_TOL) + SQUARE_COUNT_TOL
