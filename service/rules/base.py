@@ -490,6 +490,17 @@ def plan_pairs(
     return questions, shared
 
 
+def one_per_code(code: NDArray[np.int64], make: Callable[[int], A]) -> list[A]:
+    """One answer per distinct ``code`` (p,), made from its first row and shared by all.
+
+    For bare answers (a matrix) that depend only on what the code holds: ``make(r)`` is
+    called once per distinct code; the result lists, per row, its code's answer.
+    """
+    _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    made = [make(r) for r in first.tolist()]
+    return [made[i] for i in inverse.ravel().tolist()]
+
+
 @functools.lru_cache(maxsize=512)
 def rule_ids(rules: tuple[str, ...]) -> tuple[str, ...]:
     """``rules`` without repeats, in order (an answer's ``rules``).

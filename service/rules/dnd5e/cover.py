@@ -32,6 +32,7 @@ from service.rules.base import (
     corner_inset,
     cover_through_covers,
     has_low_obstacles,
+    one_per_code,
     pair_band,
     pair_tokens,
     plan_pairs,
@@ -439,30 +440,26 @@ class Dnd5e:
         shared = planned.sharing().astype(np.int64)
         target = planned.questions.pair_tokens[:, 1].astype(np.int64)
         code = (((target * len(DEGREES) + rank) * 2 + by_creature) * 2 + loe) * 2 + shared
-        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         k = planned.questions.targets.shape[1]
-        made = []
-        for r in first.tolist():
-            attacker, tok = pairs[r]
-            made.append(
-                self._result(
-                    built,
-                    planned.method,
-                    k,
-                    planned.shared.get(r, ()),
-                    batch,
-                    r,
-                    attacker,
-                    tok,
-                    attack,
-                    False,
-                    int(rank[r]),
-                    bool(by_creature[r]),
-                    0,
-                    bool(loe[r]),
-                )
-            )
-        return [made[i] for i in inverse.ravel().tolist()]
+        return one_per_code(
+            code,
+            lambda r: self._result(
+                built,
+                planned.method,
+                k,
+                planned.shared.get(r, ()),
+                batch,
+                r,
+                pairs[r][0],
+                pairs[r][1],
+                attack,
+                False,
+                int(rank[r]),
+                bool(by_creature[r]),
+                0,
+                bool(loe[r]),
+            ),
+        )
 
     def cover(
         self,

@@ -33,6 +33,7 @@ from service.rules.base import (
     cover_each,
     cover_through_covers,
     has_low_obstacles,
+    one_per_code,
     pair_band,
     pair_tokens,
     plan_pairs,
@@ -359,9 +360,9 @@ class Pf2eVariant:
         target = planned.questions.pair_tokens[:, 1].astype(np.int64)
         code = ((target * len(STEPS) + step) * 2 + batch.wall_blocked[k]) * 2
         code = (code + batch.creature_blocked[k]) * 2 + loe
-        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-        made = [
-            self._result(
+        return one_per_code(
+            code,
+            lambda r: self._result(
                 built,
                 planned[r],
                 batch,
@@ -374,10 +375,8 @@ class Pf2eVariant:
                 bool(loe[r]),
                 table,
                 took,
-            )
-            for r in first.tolist()
-        ]
-        return [made[i] for i in inverse.ravel().tolist()]
+            ),
+        )
 
     def cover(
         self,
