@@ -231,6 +231,14 @@ def test_each_exact_search_is_counted(monkeypatch):
     searches = []
     real = exact._search
     monkeypatch.setattr(exact, "_search", lambda *a, **k: searches.append(1) or real(*a, **k))
+    real_many = exact._search_many  # the searches run together: those it answered
+
+    def many(*a, **k):
+        done = real_many(*a, **k)
+        searches.extend(1 for found in done if found is not None)
+        return done
+
+    monkeypatch.setattr(exact, "_search_many", many)
     counted = WorkBudget(10**9, "x")
     matrix(built, system, None, "vision", {}, budget=counted)
     monkeypatch.setattr(exact, "SEARCH_UNITS", 0)
