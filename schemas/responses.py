@@ -227,16 +227,28 @@ class LightingResponseSchema(Schema):
     results = fields.List(fields.Nested(LightingResultSchema))
 
 
+class Grid(fields.List):
+    """A matrix's rows as the service made them, documented as a list of lists.
+
+    The cells (strings, booleans or null, made by ``service.matrix``) are passed through as
+    they are: a 200-token matrix has 39,800 of them, and formatting each one took longer
+    than measuring a small matrix (issue 20).
+    """
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        return value
+
+
 class MatrixResponseSchema(Schema):
     ruleset = fields.String()
     kind = fields.String()
     tokens = fields.List(fields.String())
-    cover = fields.List(
+    cover = Grid(
         fields.List(fields.String(allow_none=True)),
         metadata={"description": "kind cover: [attacker][target] degree; the diagonal is null."},
     )
-    vision = fields.List(
+    vision = Grid(
         fields.List(fields.String(allow_none=True)),
         metadata={"description": "kind vision: [observer][target] sense or null."},
     )
-    can_see = fields.List(fields.List(fields.Boolean(allow_none=True)))
+    can_see = Grid(fields.List(fields.Boolean(allow_none=True)))
