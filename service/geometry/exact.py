@@ -108,28 +108,17 @@ def _incident_rays(
     """Directions of the unconditional walls leaving each point, shape (k, r, 2), 0-padded.
 
     Only two-way, normal, full-height walls count: they block whatever the source.
+    ``points`` sorted by x then y (``_distinct_points``); one search of
+    ``_incident_rays_many``.
     """
-    firm = (
-        (index.restriction[sense][near] == 2)
-        & (index.direction[near] == 0)
-        & np.isinf(index.bottom[near])
-        & np.isinf(index.top[near])
+    return _incident_rays_many(
+        index,
+        np.zeros(len(near), dtype=np.intp),
+        near,
+        points,
+        np.zeros(len(points), dtype=np.intp),
+        sense,
     )
-    coords = index.coords[near[firm]]
-    starts = np.vstack([coords[:, 0:2], coords[:, 2:4]])
-    others = np.vstack([coords[:, 2:4], coords[:, 0:2]])
-    # Each wall end's row in ``points`` (sorted, distinct: ``_distinct_points``), if any.
-    k = _rows_of(points, starts)
-    at = np.flatnonzero(k >= 0)
-    k = k[at]
-    order = np.argsort(k, kind="stable")  # wall order within each point
-    k, at = k[order], at[order]
-    counts = np.bincount(k, minlength=len(points))
-    width = int(counts.max()) if len(k) else 0
-    out = np.zeros((len(points), width, 2))
-    slot = np.arange(len(k)) - np.repeat(np.cumsum(counts) - counts, counts)
-    out[k, slot] = others[at] - starts[at]
-    return out
 
 
 def _distinct_points(points: FloatArray) -> FloatArray:
@@ -140,23 +129,6 @@ def _distinct_points(points: FloatArray) -> FloatArray:
     new = np.ones(len(ordered), dtype=bool)
     new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
     return ordered[new]
-
-
-def _rows_of(points: FloatArray, queries: FloatArray) -> NDArray[np.intp]:
-    """Each query point's (m, 2) row in ``points`` when equal to one, else -1.
-
-    ``points`` sorted and distinct, as made by ``_distinct_points``; points as complex
-    numbers, which numpy orders by x then y.
-    """
-    out = np.full(len(queries), -1, dtype=np.intp)
-    if not len(points) or not len(queries):
-        return out
-    keys = points[:, 0] + 1j * points[:, 1]
-    wanted = queries[:, 0] + 1j * queries[:, 1]
-    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-    hit = keys[at] == wanted
-    out[hit] = at[hit]
-    return out
 
 
 def _separates(
