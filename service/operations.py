@@ -179,6 +179,13 @@ def load_options(kind: str, raw: Mapping[str, Any], path: tuple[str, ...]) -> di
         raise ValidationError(messages) from None
 
 
+#: Options holding token ids, per kind of question (checked against the scene: 404).
+TOKEN_OPTIONS = {
+    "cover": ("take_cover", "partial_cover"),
+    "vision": ("unnoticed", "was_observing"),
+}
+
+
 def _token_options(scene: Scene, options: dict[str, Any], names: tuple[str, ...]) -> None:
     for name in names:
         for i, tid in enumerate(options.get(name, ())):
@@ -243,7 +250,7 @@ def cover(
         args["attack"].get("elevation"),
     )
     options = ruleset_options(system, args["options"], schemas=(rq.CoverOptionsSchema,))
-    _token_options(geo.scene, options, ("take_cover", "partial_cover"))
+    _token_options(geo.scene, options, TOKEN_OPTIONS["cover"])
     pairs = [(attacker, t) for t in targets]
     answers = cover_all(system, geo, pairs, attack, options, budget=budget)
     results = [_flag_hidden(geo.scene, r) for r in answers]
@@ -279,7 +286,7 @@ def vision(
     observer = find_token(geo.scene, args["observer"], ("observer",))
     targets = _targets(geo.scene, args["targets"], observer)
     options = ruleset_options(system, args["options"], schemas=(rq.VisionOptionsSchema,))
-    _token_options(geo.scene, options, ("unnoticed", "was_observing"))
+    _token_options(geo.scene, options, TOKEN_OPTIONS["vision"])
     results = vision_all(system, geo, [(observer, t) for t in targets], options, budget)
     return {"ruleset": system.id, "observer": observer.id, "results": results}
 
@@ -397,6 +404,8 @@ def matrix(
     """
     system = rules.get(args["ruleset"])
     checked = ruleset_options(system, args["options"], schemas=(KIND_SCHEMAS[args["kind"]],))
+    # Token ids in options name scene tokens, as for /v1/cover and /v1/vision (404).
+    _token_options(geo.scene, checked, TOKEN_OPTIONS[args["kind"]])
     result = all_pairs(
         geo, system, args["tokens"], args["kind"], checked, progress=progress, budget=budget
     )

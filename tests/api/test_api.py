@@ -470,3 +470,39 @@ def test_wrong_format_for_the_endpoint_says_what_it_is():
     export = load_real("uvtt", "uvtt-0.2-dndapps-headmasters-quarters.dd2vtt")
     err = assert_error(client.post("/v1/import/roll20", json=export), 422)
     assert "uvtt" in err["message"].lower() or "universal" in err["message"].lower()
+
+
+TOKEN_ID_OPTIONS = [
+    ("pf2e-variant", "cover", "take_cover"),
+    ("starfinder", "cover", "partial_cover"),
+    ("pf2e-variant", "vision", "unnoticed"),
+    ("pf2e-variant", "vision", "was_observing"),
+]
+
+
+@pytest.mark.parametrize(("ruleset", "kind", "option"), TOKEN_ID_OPTIONS)
+def test_options_naming_no_token_are_404_on_every_endpoint(client, ruleset, kind, option):
+    """An option listing token ids (PV-COV-4 take_cover, SF-COV-7 partial_cover, the
+    pf2e-variant vision options) that names no token of the scene is a 404 at that option,
+    on the single-pair endpoint and on ``/v1/matrix`` alike (hostile trial)."""
+    options = {option: ["A", "zz"]}
+    single = (
+        {"ruleset": ruleset, "scene": SCENE, "attacker": "A", "targets": ["T"], "options": options}
+        if kind == "cover"
+        else {
+            "ruleset": ruleset,
+            "scene": SCENE,
+            "observer": "A",
+            "targets": ["T"],
+            "options": options,
+        }
+    )
+    bodies = {
+        f"/v1/{kind}": single,
+        "/v1/matrix": {"ruleset": ruleset, "scene": SCENE, "kind": kind, "options": options},
+    }
+    for endpoint, body in bodies.items():
+        error = assert_error(client.post(endpoint, json=body), 404)
+        assert "1" in error["errors"]["json"]["options"][option], (endpoint, error)
+        ok = {**body, "options": {option: ["A"]}}
+        assert client.post(endpoint, json=ok).status_code == 200, endpoint
