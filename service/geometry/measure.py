@@ -340,8 +340,13 @@ class QuestionBatch(Sequence[Question]):
             c = cols[self.pair_tokens[:, side]]
             known = c >= 0
             out[rows[known], c[known]] = False
+        by_set: dict[frozenset[str], list[int]] = {}  # the pairs of one space share one set
         for r, found in self.shared.items():
-            out[r, [columns[t] for t in found if t in columns]] = False
+            by_set.setdefault(found, []).append(r)
+        for found, at in by_set.items():
+            cols = [columns[t] for t in found if t in columns]
+            if cols:
+                out[np.ix_(at, cols)] = False
         aside = [columns[t] for t in self.set_aside if t in columns]
         if aside:
             out[:, aside] = False
