@@ -343,10 +343,10 @@ class QuestionBatch(Sequence[Question]):
         by_set: dict[frozenset[str], list[int]] = {}  # the pairs of one space share one set
         for r, found in self.shared.items():
             by_set.setdefault(found, []).append(r)
-        for found, at in by_set.items():
-            cols = [columns[t] for t in found if t in columns]
-            if cols:
-                out[np.ix_(at, cols)] = False
+        for found, members in by_set.items():
+            held = np.array([columns[t] for t in found if t in columns], dtype=np.intp)
+            if len(held):
+                out[np.ix_(np.array(members, dtype=np.intp), held)] = False
         aside = [columns[t] for t in self.set_aside if t in columns]
         if aside:
             out[:, aside] = False
