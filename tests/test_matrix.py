@@ -63,6 +63,12 @@ SCENES = {
         [wall("e", 100, 0, 100, 100), wall("s", 100, 100, 300, 100), wall("n", 0, 0, 100, 0)],
         [tok("A", 0, 0), tok("C", 300, 0), tok("B", 200, 200), tok("D", 0, 300)],
     ),
+    # Creatures of more than 256 square corners each (SF-COV-1: each pair keeps the corners
+    # nearest its target).
+    "gargantuan creatures": lambda: load(
+        [wall("w", 1900, 0, 1900, 400)],
+        [tok("G", 0, 0, 16), tok("H", 2000, 100, 16), tok("I", 700, 1800, 16)],
+    ),
     # One target, two attackers at the same degree for different reasons: a much larger
     # creature (PV-COV-3) on one line, a wall on the other.
     "same degree, a wall or a much larger creature": lambda: load(

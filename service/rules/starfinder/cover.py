@@ -240,8 +240,8 @@ class Starfinder:
             return None
         every = [corners("every", tok, inset) for tok in found.tokens]
         space = [corners("space", tok, inset)[0] for tok in found.tokens]
-        if any(total > len(points) for points, total in every):
-            return None
+        if any(total > sampling.MAX_SOURCE_CORNERS for _, total in every):
+            return None  # each pair cuts the attacker's corners to those nearest its target
         if len({p.shape for p, _ in every}) != 1 or len({p.shape for p in space}) != 1:
             return None
         sources = np.stack([p for p, _ in every])
