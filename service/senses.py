@@ -437,7 +437,7 @@ def perceive_all(
     public = shining_lights(built)  # gathered once: each gathering scans every token
     concealed = concealing_regions(built, pairs)
     partial_fog = _fog_partly_on_line(built, box_o, box_t, elev)
-    distances = _distances(built, pairs, diagonals)
+    distances = _distances(built, pairs, diagonals, (tokens, rows))
     # Each token's own state, once per request: obscurement at its space, whether heavy
     # obscurement holds all of it, and what its conditions say.
     fog = {t.id: (obscurement_at(built, t), _wholly_inside(built, t, "heavy")) for t in tokens}
@@ -626,32 +626,28 @@ def _big_hexes(built: BuiltScene, pairs: Sequence[tuple[Token, Token]]) -> int:
 
 
 def _distances(
-    built: BuiltScene, pairs: Sequence[tuple[Token, Token]], diagonals: str
+    built: BuiltScene,
+    pairs: Sequence[tuple[Token, Token]],
+    diagonals: str,
+    rows: tuple[list[Token], NDArray[np.intp]],
 ) -> list[float]:
     """``distance_units`` of each pair (GEO-8), each unordered pair of tokens once.
 
-    On squares and gridless scenes the distance between two spaces is the same both ways
-    (the gap between them, the elevation difference taken whole); on hexes each order is
-    measured (a large footprint is cut to the hexes nearest the other's).
+    ``rows``: the pairs' distinct tokens and each pair's two rows among them (p, 2), as
+    ``perceive_all`` found them. On squares and gridless scenes the distance between two
+    spaces is the same both ways (the gap between them, the elevation difference taken
+    whole); on hexes each order is measured (a large footprint is cut to the hexes nearest
+    the other's).
     """
     grid = built.scene.grid
     rule = diagonal_rule(grid, diagonals)
     if grid.type == "square" and rule in ("equidistant", "alternating") and pairs:
         # Many pairs at once (issue 20): each token's counting box once, then arrays.
-        row: dict[str, int] = {}
-        boxes: list[tuple[float, float, float, float]] = []
-        heights: list[float] = []
-        ends = np.empty((len(pairs), 2), dtype=np.intp)
-        for r, pair in enumerate(pairs):
-            for side, tok in enumerate(pair):
-                k = row.get(tok.id)
-                if k is None:
-                    k = row[tok.id] = len(boxes)
-                    boxes.append(counting_box(built.token_boxes[tok.id], grid))
-                    heights.append(tok.elevation)
-                ends[r, side] = k
-        box = np.array(boxes, dtype=np.float64)
-        z = np.array(heights, dtype=np.float64)
+        tokens, ends = rows
+        box = np.array(
+            [counting_box(built.token_boxes[t.id], grid) for t in tokens], dtype=np.float64
+        )
+        z = np.array([t.elevation for t in tokens], dtype=np.float64)
         found = square_distances_units(box[ends[:, 0]], box[ends[:, 1]], z[ends], grid, rule)
         return [float(d) for d in found.tolist()]
     both_ways = not is_hex(grid)

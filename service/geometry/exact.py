@@ -123,12 +123,18 @@ def _incident_rays(
 
 def _distinct_points(points: FloatArray) -> FloatArray:
     """The distinct rows of ``points`` (n, 2), sorted by x then y (``np.unique(axis=0)``)."""
-    if not len(points):
-        return points.reshape(0, 2)
-    ordered = points[np.lexsort((points[:, 1], points[:, 0]))]
-    new = np.ones(len(ordered), dtype=bool)
-    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
-    return ordered[new]
+    return _distinct_by_owner(points.reshape(-1, 2), np.zeros(len(points), dtype=np.intp))[0]
+
+
+def _distinct_by_owner(
+    points: FloatArray, owner: NDArray[np.intp]
+) -> tuple[FloatArray, NDArray[np.intp]]:
+    """Each owner's distinct points (n, 2), sorted by owner, then x, then y, and their owner."""
+    order = np.lexsort((points[:, 1], points[:, 0], owner))
+    points, owner = points[order], owner[order]
+    new = np.ones(len(points), dtype=bool)
+    new[1:] = (owner[1:] != owner[:-1]) | np.any(points[1:] != points[:-1], axis=1)
+    return points[new], owner[new]
 
 
 def _separates(
@@ -858,12 +864,7 @@ def _search_many(
     end_pair = np.repeat(qi, 2)
     grown = shapely.buffer(hull, QUERY_TOL_PX)
     inside = shapely.contains_xy(grown[end_pair], ends[:, 0], ends[:, 1])
-    ends, end_pair = ends[inside], end_pair[inside]
-    order = np.lexsort((ends[:, 1], ends[:, 0], end_pair))
-    ends, end_pair = ends[order], end_pair[order]
-    new = np.ones(len(ends), dtype=bool)
-    new[1:] = (end_pair[1:] != end_pair[:-1]) | np.any(ends[1:] != ends[:-1], axis=1)
-    rv, rv_pair = ends[new], end_pair[new]
+    rv, rv_pair = _distinct_by_owner(ends[inside], end_pair[inside])
     # Where the walls cross the boxes' edges.
     edges = shapely.union(
         shapely.boundary(shapely.box(*bf.T)), shapely.boundary(shapely.box(*bt.T))
@@ -970,21 +971,10 @@ def _search_group(
     if rays.shape[1]:
         keep &= ~_separates_rows(rays, ray_row[gi], u) & ~_separates_rows(rays, ray_row[gj], u)
     gi, u, owner = gi[keep], u[keep], owner[keep]
-    pt = pts[gi]
     box_f = tuple(bf[owner, c] for c in range(4))
     box_t = tuple(bt[owner, c] for c in range(4))
-    lo_f, hi_f = _line_chord(pt, u, box_f)
-    lo_t, hi_t = _line_chord(pt, u, box_t)
-    ok = (lo_f <= hi_f) & (lo_t <= hi_t)
-    pt, u, owner = pt[ok], u[ok], owner[ok]
-    lo_f, hi_f, lo_t, hi_t = lo_f[ok], hi_f[ok], lo_t[ok], hi_t[ok]
-    forward = hi_f <= lo_t
-    t0 = np.where(forward, hi_f, lo_f)
-    t1 = np.where(forward, lo_t, hi_t)
-    lo, hi = np.minimum(t0, t1) - CHORD_TOL, np.maximum(t0, t1) + CHORD_TOL
-    on = (lo <= 0) & (0 <= hi) & (lo <= 1) & (1 <= hi)
-    pt, u, t0, t1, owner = pt[on], u[on], t0[on], t1[on], owner[on]
-    cand = np.hstack([pt + u * t0[:, None], pt + u * t1[:, None]])
+    cand, kept = _chord_segments(pts[gi], u, box_f, box_t)
+    owner = owner[kept]
     traced = np.bincount(owner, minlength=len(bf))
     clear = np.zeros(len(cand), dtype=bool)
     if len(cand):
@@ -1145,12 +1135,26 @@ def _candidates(
     keep = np.hypot(u[:, 0], u[:, 1]) > ON_LINE_TOL_PX
     if n_ray:
         keep &= ~_separates(rays, i, u, n_ray) & ~_separates(rays, j, u, n_ray)
-    i, j, u = i[keep], j[keep], u[keep]
-    p = pts[i]
-    lo_f, hi_f = _line_chord(p, u, bf)
-    lo_t, hi_t = _line_chord(p, u, bt)
+    i, u = i[keep], u[keep]
+    return _chord_segments(pts[i], u, bf, bt)[0]
+
+
+def _chord_segments(
+    p: FloatArray,
+    u: FloatArray,
+    box_f: Sequence[Any] | FloatArray,
+    box_t: Sequence[Any] | FloatArray,
+) -> tuple[FloatArray, NDArray[np.intp]]:
+    """The candidate segments (k, 4) px of the lines ``p + t u`` (n, 2) between two boxes.
+
+    ``box_f``, ``box_t``: ``x0, y0, x1, y1``, each a number or an array (n,) (a box per
+    line). Returns the segments and the rows of ``p`` they come from.
+    """
+    at = np.arange(len(p))
+    lo_f, hi_f = _line_chord(p, u, box_f)
+    lo_t, hi_t = _line_chord(p, u, box_t)
     ok = (lo_f <= hi_f) & (lo_t <= hi_t)
-    p, u, lo_f, hi_f, lo_t, hi_t = p[ok], u[ok], lo_f[ok], hi_f[ok], lo_t[ok], hi_t[ok]
+    p, u, at, lo_f, hi_f, lo_t, hi_t = p[ok], u[ok], at[ok], lo_f[ok], hi_f[ok], lo_t[ok], hi_t[ok]
     # The boxes are disjoint, so on a line their chords are disjoint intervals: join the
     # facing ends (any clear segment between the chords contains this one).
     forward = hi_f <= lo_t
@@ -1160,4 +1164,4 @@ def _candidates(
     lo, hi = np.minimum(t0, t1) - CHORD_TOL, np.maximum(t0, t1) + CHORD_TOL
     on = (lo <= 0) & (0 <= hi) & (lo <= 1) & (1 <= hi)
     p, u, t0, t1 = p[on], u[on], t0[on], t1[on]
-    return np.hstack([p + u * t0[:, None], p + u * t1[:, None]])
+    return np.hstack([p + u * t0[:, None], p + u * t1[:, None]]), at[on]

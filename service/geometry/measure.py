@@ -241,7 +241,6 @@ class QuestionBatch(Sequence[Question]):
         self.pair_tokens, self.token_ids, self.shared = pair_tokens, token_ids, shared
         self.exact_sources, self.exact_targets = exact_sources, exact_targets
         self.low_obstacles, self.set_aside = low_obstacles, set_aside
-        self.wall_mask: NDArray[np.bool_] | None = None
 
     def __len__(self) -> int:
         return len(self.sources)

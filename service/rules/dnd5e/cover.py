@@ -363,8 +363,8 @@ class Dnd5e:
         """Cover of every pair (5E-COV-1..8) from its measured corner lines, as ``cover``.
 
         The degrees of all pairs with the same method and number of lines are read from the
-        tables at once (``_decide``). Without ``detail`` (a matrix) the answers of equal
-        degree, reasons and target are one object.
+        tables at once (``_decide``). Bare answers of a planned batch (a matrix) are made once
+        per distinct target, degree and reasons (``_bare``).
         """
         batch = MeasuredBatch.of(measured)
         counts = np.diff(batch.rows).tolist()
@@ -406,19 +406,12 @@ class Dnd5e:
         decided = zip(
             rank.tolist(), by_creature.tolist(), group.tolist(), loe.tolist(), strict=True
         )
-        made: dict[tuple[Any, ...], CoverResult] = {}
-        out = []
-        for r, ((method, k, shared), (a, t), d) in enumerate(
-            zip(each, pairs, decided, strict=True)
-        ):
-            key = None if detail else (method.rule, t.id, bool(shared), d[0], d[1], d[3])
-            found = made.get(key) if key is not None else None
-            if found is None:
-                found = self._result(built, method, k, shared, batch, r, a, t, attack, detail, *d)
-                if key is not None:
-                    made[key] = found
-            out.append(found)
-        return out
+        return [
+            self._result(built, method, k, shared, batch, r, a, t, attack, detail, *d)
+            for r, ((method, k, shared), (a, t), d) in enumerate(
+                zip(each, pairs, decided, strict=True)
+            )
+        ]
 
     def _bare(
         self,
