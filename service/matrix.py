@@ -16,7 +16,7 @@ from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene, find_token
 from service.errors import RulesError, shown
 from service.model import Token
-from service.rules.ask import cover_all, vision_all
+from service.rules.ask import cover_all, located_all
 from service.rules.base import Attack, RuleSystem
 
 
@@ -64,13 +64,13 @@ def matrix(
         if progress:
             progress(n)
         return {"tokens": [t.id for t in tokens], "cover": grid}
-    results = vision_all(system, geo, pairs, options, budget, detail=False)
+    senses, can_see = located_all(system, geo, pairs, options, budget)
     if progress:
         progress(n)
     return {
         "tokens": [t.id for t in tokens],
-        "vision": _grid(tokens, [r.sense for r in results]),
-        "can_see": _grid(tokens, [r.can_see for r in results]),
+        "vision": _grid(tokens, senses),
+        "can_see": _grid(tokens, can_see),
     }
 
 

@@ -45,8 +45,7 @@ shared/RULES.md 5E-VIS-1..10, GEO-1, GEO-8; shared/API.md "Vision and detection"
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -86,7 +85,7 @@ from service.lighting import (
     silent_light_notes,
     token_sample_points,
 )
-from service.model import Region, Token
+from service.model import LIGHT_LEVELS, Light, Region, Token
 
 #: Precise senses in the order API.md names them (the first that reaches is ``sense``).
 PRECISE = ("sight", "darkvision", "devils_sight", "truesight", "blindsight", "tremorsense", "xray")
@@ -140,18 +139,52 @@ class SenseReport:
     notes: tuple[str, ...] = field(default_factory=tuple)
     blocked_by_region: bool = False
 
-    def first_precise(self, precise: Sequence[str] = PRECISE) -> str | None:
-        """The first sense of ``precise`` (default every precise sense) that reaches."""
-        reaches = self.reaches
-        for sense in precise:
-            if reaches.get(sense):
-                return sense
-        return None
-
     @property
     def visible_to_observer(self) -> bool:
         """The target is not invisible, or the observer sees invisible in range."""
         return not self.invisible or self.sees_invisible
+
+
+@dataclass(frozen=True)
+class SenseOrder:
+    """Which sense a ruleset names as locating a target, in its order (API.md ``sense``).
+
+    A ruleset's table: the first of ``precise`` that reaches is the answer's ``sense`` and
+    the target is seen (``can_see``); else the first of ``imprecise`` that reaches locates
+    it unseen; else nothing does (``None``).
+
+    Attributes
+    ----------
+    precise : tuple of str
+        Senses of ``PRECISE`` that see, in order.
+    imprecise : tuple of str
+        Senses that only locate, in order (``hearing`` last).
+    """
+
+    precise: tuple[str, ...] = PRECISE
+    imprecise: tuple[str, ...] = ("hearing",)
+
+    def located(self, reaches: Mapping[str, bool]) -> tuple[str | None, bool]:
+        """``(sense, can_see)`` for one pair's ``SenseReport.reaches``."""
+        for sense in self.precise:
+            if reaches.get(sense):
+                return sense, True
+        for sense in self.imprecise:
+            if reaches.get(sense):
+                return sense, False
+        return None, False
+
+    def located_all(
+        self, reaches: Mapping[str, NDArray[np.bool_]]
+    ) -> tuple[list[str | None], list[bool]]:
+        """``located`` for many pairs: ``reaches`` maps each sense to a (p,) bool column."""
+        names = (*self.precise, *self.imprecise)
+        size = len(next(iter(reaches.values())))
+        pick = np.full(size, len(names), dtype=np.intp)
+        for i in range(len(names) - 1, -1, -1):  # the first in order wins
+            pick[reaches[names[i]]] = i
+        table: list[str | None] = [*names, None]
+        return [table[i] for i in pick.tolist()], (pick < len(self.precise)).tolist()
 
 
 def distance_units(built: BuiltScene, a: Token, b: Token, diagonals: str) -> float:
@@ -326,13 +359,12 @@ def perceive_all(
     inset: float = DEFAULT_CORNER_INSET_PX,
     budget: WorkBudget | None = None,
     magical_darkness_blocks_sight: bool = False,
-    detail: bool = True,
 ) -> list[SenseReport]:
     """Which of each observer's senses locate each target (see the module docstring).
 
     The exact lines of all pairs (sight, effect, sound) are measured together, cheap centre
     lines first (``service.geometry.exact.lines_of_effect``); each target's light is sampled
-    once.
+    once; which senses reach is decided for all pairs at once (``_SenseColumns``).
 
     Parameters
     ----------
@@ -347,10 +379,6 @@ def perceive_all(
         The request's budget of line-wall tests (issue 16).
     magical_darkness_blocks_sight : bool
         GM option (see the module docstring); default off.
-    detail : bool
-        Name what blocks the lines (``SenseReport.blockers``); ``False`` for a bare
-        answer (a matrix): the blockers are left out, and only heavy-fog outlines
-        (``blocked_by_region``, which a ruleset reads) are still looked for.
 
     Returns
     -------
@@ -370,112 +398,264 @@ def perceive_all(
     """
     if not pairs:
         return []
-    if budget is not None:  # issue 20: each pair's own work, counted before any tracing
-        big = _big_hexes(built, pairs)
-        own = vision_units(len(pairs), big)
-        try:
-            budget.afford(own)
-        except OverBudget as exc:
-            if big * HEX_CELL_UNITS < own / 2:
-                raise
-            raise OverBudget(  # say what costs most: the footprints' distances
-                f"{exc} Most of it is the distances between tokens of more than "
-                f"{SMALL_FOOTPRINT} hexes (each pair compares their hexes): make them smaller."
-            ) from exc
-        budget.spend(int(own))
-    # Each token once: its inset space and its vertical extent, rows of per-token arrays.
-    row: dict[str, int] = {}
-    tokens: list[Token] = []
-    for pair in pairs:
-        for tok in pair:
-            if tok.id not in row:
-                row[tok.id] = len(tokens)
-                tokens.append(tok)
-    boxes = np.array([inset_box(built.token_boxes[t.id], inset) for t in tokens])
-    extents = np.array([built.span(t) for t in tokens], dtype=np.float64).reshape(-1, 2)
-    rows = np.array([(row[o.id], row[t.id]) for o, t in pairs], dtype=np.intp)
-    box_o, box_t = boxes[rows[:, 0]], boxes[rows[:, 1]]
-    # GEO-5a: each pair's band, from the observer's vertical extent to the target's.
-    elev = np.column_stack(
-        [
-            extents[rows[:, 0], 0],
-            extents[rows[:, 1], 0],
-            extents[rows[:, 0], 1],
-            extents[rows[:, 1], 1],
-        ]
+    cols = _SenseColumns.measure(
+        built,
+        pairs,
+        diagonals,
+        inset,
+        budget,
+        magical_darkness_blocks_sight,
+        listed=True,
     )
-    sight_index = built.sight
-    density = built.density
-    # Sight, effect and sound through the same walls (same restrictions and thresholds,
-    # same mask: a scene without windows, fog or low walls) are one measurement.
-    known: dict[tuple[int, bytes, bytes | None], list[LineOfEffect]] = {}
-
-    def exact(index: WallIndex, sense: str, mask: NDArray[np.bool_] | None) -> list[LineOfEffect]:
-        key = (id(index), sense_key(index, sense), None if mask is None else mask.tobytes())
-        if key not in known:
-            # Blockers are read for the answer's names, and for a heavy-fog outline
-            # among them (sight's pseudo-walls after the first ``room_walls``).
-            outlines = index.room_walls is not None and index.room_walls < index.size
-            known[key] = _exact_lines(
-                index,
-                sense,
-                mask,
-                boxes,
-                extents,
-                rows,
-                budget=budget,
-                density=density,
-                blockers=detail or outlines,
-            )
-        return known[key]
-
-    los_all = exact(sight_index, "sight", built.tall_mask(sight_index))
-    loe_all = exact(built.walls, "move", built.tall_walls)
-    sound_all = exact(built.walls, "sound", None)
-    lights: dict[tuple[str, str | None], LightSample] = {}
-    silent: dict[tuple[str, str | None], tuple[str, ...]] = {}
-    public = shining_lights(built)  # gathered once: each gathering scans every token
+    lines = cols.lines
+    assert lines is not None
+    box_o, box_t = cols.boxes[cols.rows[:, 0]], cols.boxes[cols.rows[:, 1]]
     concealed = concealing_regions(built, pairs)
-    partial_fog = _fog_partly_on_line(built, box_o, box_t, elev)
-    distances = _distances(built, pairs, diagonals, (tokens, rows))
-    # Each token's own state, once per request: obscurement at its space, whether heavy
-    # obscurement holds all of it, and what its conditions say.
-    fog = {t.id: (obscurement_at(built, t), _wholly_inside(built, t, "heavy")) for t in tokens}
-    states = {t.id: _TokenState.of(t) for t in tokens}
+    partial_fog = _fog_partly_on_line(built, box_o, box_t, cols.bands)
+    # Each target's obscurement once; silent lights once per light sample.
+    fog = {t.id: obscurement_at(built, t) for t in cols.tokens}
+    silent = [
+        silent_light_notes(built, token_sample_points(built, target, sources), who)
+        for target, who, sources in cols.light_keys
+    ]
     wall_names = _BlockerNames(built.sight)
+    names = tuple(cols.reaches)
+    reach_rows = zip(*(cols.reaches[s].tolist() for s in names), strict=True)
+    darkness_note = (
+        "Option magical_darkness_blocks_sight: magical darkness between them blocks sight "
+        "and darkvision (devil's sight and truesight see through it)."
+    )
     out = []
-    for (observer, target), los, loe, sound, by, fog_part, dist in zip(
-        pairs, los_all, loe_all, sound_all, concealed, partial_fog, distances, strict=True
+    for k, ((_, target), reached, by, fog_part, at) in enumerate(
+        zip(pairs, reach_rows, concealed, partial_fog, cols.light_of.tolist(), strict=True)
     ):
-        # A private carried light shines only for its carrier: its light is its own entry.
-        key = (target.id, observer.id if states[observer.id].private_light else None)
-        if key not in lights:
-            who = observer if key[1] is not None else None
-            sources = public if who is None else shining_lights(built, who)
-            lights[key] = light_over_token(built, target, budget, who, sources)
-            points = token_sample_points(built, target, sources)
-            silent[key] = silent_light_notes(built, points, who)
-        obscurement = fog[target.id][0]
+        los = lines[0][k]
+        blockers: tuple[Blocker, ...] = ()
+        by_region = False
+        if not los.clear:
+            blockers, by_region = wall_names(los.blockers)
+        obscurement = fog[target.id]
         if fog_part and obscurement == "none":
             obscurement = "light"
-        report = _report(
-            states[observer.id],
-            states[target.id],
-            dist,
-            lights[key],
-            los,
-            loe,
-            sound,
-            fog[target.id][1] or fog[observer.id][1],
-            obscurement,
-            wall_names,
-            by,
-            silent[key],
+        notes = silent[at]
+        if cols.darkened[k]:
+            notes = (*notes, darkness_note)
+        out.append(
+            SenseReport(
+                distance=cols.distance[k],
+                light=cols.samples[at],
+                obscurement=obscurement,
+                reaches=dict(zip(names, reached, strict=True)),
+                line_of_sight=los.clear,
+                line_of_effect=bool(cols.clear[1, k]),
+                blockers=blockers,
+                invisible=bool(cols.invisible[k]),
+                sees_invisible=bool(cols.sees_invisible[k]),
+                concealed_by=by,
+                notes=notes,
+                blocked_by_region=by_region,
+            )
         )
-        if magical_darkness_blocks_sight:
-            report = _darkness_blocks(built, observer, target, report, inset)
-        out.append(report)
     return out
+
+
+def locate_all(
+    built: BuiltScene,
+    pairs: Sequence[tuple[Token, Token]],
+    order: SenseOrder,
+    *,
+    diagonals: str = "equidistant",
+    inset: float = DEFAULT_CORNER_INSET_PX,
+    budget: WorkBudget | None = None,
+    magical_darkness_blocks_sight: bool = False,
+) -> tuple[list[str | None], list[bool]]:
+    """The sense that locates each target, and whether it sees it: a bare vision matrix.
+
+    The same measurement and senses as ``perceive_all`` (same arguments and errors), read
+    through a ruleset's ``order`` for all pairs at once, without a report per pair.
+
+    Returns
+    -------
+    (senses, can_see) : two lists, one item per pair in order
+        ``SenseOrder.located`` of each pair's senses.
+
+    Cost: as ``perceive_all``'s measurement; no per-pair Python besides the two lists.
+    """
+    if not pairs:
+        return [], []
+    cols = _SenseColumns.measure(
+        built, pairs, diagonals, inset, budget, magical_darkness_blocks_sight, listed=False
+    )
+    return order.located_all(cols.reaches)
+
+
+#: ``_exact_lines``'s answer: each pair's lines (or ``None``) and whether each is clear.
+_Lines = tuple[list[LineOfEffect] | None, NDArray[np.bool_]]
+
+
+@dataclass(frozen=True)
+class _SenseColumns:
+    """Every pair's measured senses as columns (one row per pair, ``p`` pairs).
+
+    Attributes
+    ----------
+    tokens : list of Token
+        The pairs' distinct tokens; ``rows`` (p, 2) gives the observer's and the target's.
+    boxes : ndarray (t, 4)
+        Each token's space inset by the request's inset, px.
+    bands : ndarray (p, 4)
+        GEO-5a: observer bottom, target bottom, observer top, target top (grid units).
+    distance : ndarray (p,)
+        Grid units (GEO-8).
+    light_keys : list of (target, observer or None, lights)
+        Each distinct light sample asked: the target, the observer whose private light
+        shines there (else ``None``) and the lights shining; ``samples`` the same order.
+    light_of : ndarray (p,)
+        Each pair's row in ``samples``.
+    clear : ndarray (3, p)
+        Line of sight, line of effect, line for sound.
+    lines : three lists of LineOfEffect, or None
+        The same lines, measured (``listed``), else ``None``.
+    reaches : dict of str to ndarray (p,) of bool
+        Each sense of ``PRECISE`` and ``hearing``: whether it locates the target.
+    invisible, sees_invisible, darkened : ndarray (p,) of bool
+        The target is invisible; the observer sees invisible at this distance; the GM
+        option ``magical_darkness_blocks_sight`` cut sight-based senses.
+    """
+
+    tokens: list[Token]
+    rows: NDArray[np.intp]
+    boxes: NDArray[np.float64]
+    bands: NDArray[np.float64]
+    distance: list[float]
+    light_keys: list[tuple[Token, Token | None, list[Light]]]
+    samples: list[LightSample]
+    light_of: NDArray[np.intp]
+    clear: NDArray[np.bool_]
+    lines: tuple[list[LineOfEffect], ...] | None
+    reaches: dict[str, NDArray[np.bool_]]
+    invisible: NDArray[np.bool_]
+    sees_invisible: NDArray[np.bool_]
+    darkened: NDArray[np.bool_]
+
+    @classmethod
+    def measure(
+        cls,
+        built: BuiltScene,
+        pairs: Sequence[tuple[Token, Token]],
+        diagonals: str,
+        inset: float,
+        budget: WorkBudget | None,
+        darkness_blocks: bool,
+        *,
+        listed: bool,
+    ) -> _SenseColumns:
+        """Measure every pair (``perceive_all``'s parameters; ``listed``: keep the lines)."""
+        if budget is not None:  # issue 20: each pair's own work, counted before any tracing
+            big = _big_hexes(built, pairs)
+            own = vision_units(len(pairs), big)
+            try:
+                budget.afford(own)
+            except OverBudget as exc:
+                if big * HEX_CELL_UNITS < own / 2:
+                    raise
+                raise OverBudget(  # say what costs most: the footprints' distances
+                    f"{exc} Most of it is the distances between tokens of more than "
+                    f"{SMALL_FOOTPRINT} hexes (each pair compares their hexes): make them "
+                    "smaller."
+                ) from exc
+            budget.spend(int(own))
+        # Each token once: its inset space and its vertical extent, rows of per-token arrays.
+        row: dict[str, int] = {}
+        tokens: list[Token] = []
+        for pair in pairs:
+            for tok in pair:
+                if tok.id not in row:
+                    row[tok.id] = len(tokens)
+                    tokens.append(tok)
+        boxes = np.array([inset_box(built.token_boxes[t.id], inset) for t in tokens])
+        extents = np.array([built.span(t) for t in tokens], dtype=np.float64).reshape(-1, 2)
+        rows = np.array([(row[o.id], row[t.id]) for o, t in pairs], dtype=np.intp)
+        obs, tgt = rows[:, 0], rows[:, 1]
+        # GEO-5a: each pair's band, from the observer's vertical extent to the target's.
+        bands = np.column_stack(
+            [extents[obs, 0], extents[tgt, 0], extents[obs, 1], extents[tgt, 1]]
+        )
+        # Sight, effect and sound through the same walls (same restrictions and thresholds,
+        # same mask: a scene without windows, fog or low walls) are one measurement.
+        known: dict[tuple[int, bytes, bytes | None], _Lines] = {}
+
+        def exact(index: WallIndex, sense: str, mask: NDArray[np.bool_] | None) -> _Lines:
+            key = (id(index), sense_key(index, sense), None if mask is None else mask.tobytes())
+            if key not in known:
+                known[key] = _exact_lines(
+                    index,
+                    sense,
+                    mask,
+                    boxes,
+                    extents,
+                    rows,
+                    budget=budget,
+                    density=built.density,
+                    blockers=listed,  # the answer names what blocks the sight line
+                    listed=listed,
+                )
+            return known[key]
+
+        measured = (
+            exact(built.sight, "sight", built.tall_mask(built.sight)),
+            exact(built.walls, "move", built.tall_walls),
+            exact(built.walls, "sound", None),
+        )
+        clear = np.stack([m[1] for m in measured])
+        distance = _distances(built, pairs, diagonals, (tokens, rows))
+        # Light over each target, once per target (and once per observer whose private
+        # carried light shines only for itself).
+        n = len(tokens)
+        private = np.array([has_private_light(t) for t in tokens], dtype=bool)
+        code = np.where(private[obs], (obs.astype(np.int64) + 1) * n + tgt, tgt)
+        distinct, first, light_of = np.unique(code, return_index=True, return_inverse=True)
+        public = shining_lights(built)  # gathered once: each gathering scans every token
+        light_keys = []
+        samples = []
+        for c in distinct[np.argsort(first)].tolist():  # in the pairs' order
+            target, who = tokens[c % n], (tokens[c // n - 1] if c >= n else None)
+            sources = public if who is None else shining_lights(built, who)
+            light_keys.append((target, who, sources))
+            samples.append(light_over_token(built, target, budget, who, sources))
+        order = np.empty(len(distinct), dtype=np.intp)
+        order[np.argsort(first)] = np.arange(len(distinct))
+        light_of = order[light_of.reshape(-1)]
+        level = np.array([LIGHT_CODE[s.level] for s in samples], dtype=np.int8)[light_of]
+        magical = np.array([s.magical_darkness for s in samples], dtype=bool)[light_of]
+        reaches, invisible, sees_invisible = _reaches(
+            tokens,
+            rows,
+            np.asarray(distance, dtype=np.float64),
+            level,
+            magical,
+            clear,
+            np.array([_wholly_inside(built, t, "heavy") for t in tokens], dtype=bool),
+        )
+        darkened = np.zeros(len(pairs), dtype=bool)
+        if darkness_blocks:
+            darkened = _darkness_cuts(built, pairs, reaches, inset)
+        return cls(
+            tokens,
+            rows,
+            boxes,
+            bands,
+            distance,
+            light_keys,
+            samples,
+            light_of,
+            clear,
+            tuple(m[0] for m in measured) if listed else None,  # type: ignore[misc]
+            reaches,
+            invisible,
+            sees_invisible,
+            darkened,
+        )
 
 
 def _symmetric(index: WallIndex, sense: str, mask: NDArray[np.bool_] | None) -> bool:
@@ -500,7 +680,8 @@ def _exact_lines(
     budget: WorkBudget | None,
     density: object,
     blockers: bool = True,
-) -> list[LineOfEffect]:
+    listed: bool = True,
+) -> tuple[list[LineOfEffect] | None, NDArray[np.bool_]]:
     """``lines_of_effect`` of each pair, measuring each distinct question once.
 
     ``boxes`` (t, 4) px and ``extents`` (t, 2) grid units are each token's inset space and
@@ -509,6 +690,12 @@ def _exact_lines(
     (``_symmetric``), a pair and its reverse (B to A after A to B, as in a matrix) do too:
     the reverse takes the first one's answer, its witness turned round; what blocks its
     centre line is the same walls (sorted indices).
+
+    Returns
+    -------
+    (lines, clear)
+        Each pair's ``LineOfEffect`` (``None`` unless ``listed``), and whether each is
+        clear, shape (p,).
 
     Cost: one ``lines_of_effect`` over the distinct questions (half a matrix's pairs).
     """
@@ -535,34 +722,15 @@ def _exact_lines(
         density=density,  # type: ignore[arg-type]
         blockers=blockers,
     )
+    clear = np.array([line.clear for line in found], dtype=bool)[inverse.reshape(-1)]
+    if not listed:
+        return None, clear
     at = dict(zip(asked.tolist(), found, strict=True))
     out = []
     for j, turn in zip(first.tolist(), flipped.tolist(), strict=True):
         line = at[j]
         out.append(reversed_line(line) if turn and line.witness is not None else line)
-    return out
-
-
-@dataclass(frozen=True)
-class _TokenState:
-    """What a token's senses and conditions say, read once per request."""
-
-    token: Token
-    blinded: bool
-    deafened: bool
-    invisible: bool
-    private_light: bool
-
-    @classmethod
-    def of(cls, token: Token) -> _TokenState:
-        conditions = set(token.conditions)
-        return cls(
-            token,
-            "blinded" in conditions,
-            "deafened" in conditions,
-            "invisible" in conditions,
-            has_private_light(token),
-        )
+    return out, clear
 
 
 class _BlockerNames:
@@ -662,28 +830,6 @@ def _distances(
     return out
 
 
-#: Senses that magical darkness between the spaces blocks under the GM option.
-DARKNESS_BLOCKS = ("sight", "darkvision", "xray")
-
-
-def _darkness_blocks(
-    built: BuiltScene, observer: Token, target: Token, report: SenseReport, inset: float
-) -> SenseReport:
-    """``report`` with sight-based senses cut by magical darkness between the spaces."""
-    if not any(report.reaches[s] for s in DARKNESS_BLOCKS):
-        return report
-    if not darkness_between(built, observer, target, inset):
-        return report
-    reaches = dict(report.reaches)
-    for s in DARKNESS_BLOCKS:
-        reaches[s] = False
-    note = (
-        "Option magical_darkness_blocks_sight: magical darkness between them blocks sight "
-        "and darkvision (devil's sight and truesight see through it)."
-    )
-    return dataclasses.replace(report, reaches=reaches, notes=(*report.notes, note))
-
-
 def _fog_partly_on_line(
     built: BuiltScene, box_o: np.ndarray, box_t: np.ndarray, bands: np.ndarray
 ) -> list[bool]:
@@ -710,78 +856,125 @@ def _fog_partly_on_line(
     return [bool(low) for low in traced.low_blockers]
 
 
-def _report(
-    observer: _TokenState,
-    target: _TokenState,
-    dist: float,
-    light: LightSample,
-    los: LineOfEffect,
-    loe: LineOfEffect,
-    sound: LineOfEffect,
-    hidden_in_fog: bool,
-    obscurement: str,
-    wall_names: _BlockerNames,
-    concealed_by: tuple[str, ...],
-    notes: tuple[str, ...],
-) -> SenseReport:
-    """One pair's ``SenseReport`` from its measured lines and the target's light.
+#: Light levels as codes for the columns of ``_reaches`` (``service.model.LIGHT_LEVELS``).
+LIGHT_CODE = {level: code for code, level in enumerate(LIGHT_LEVELS)}
 
-    ``hidden_in_fog``: heavy obscurement holds the observer's or the target's whole space;
-    ``obscurement``: at the target (``obscurement_at``, light where heavy fog holds only
-    part of the centre line's band); ``wall_names``: names what blocks the sight line.
+#: The ranged senses of ``Senses`` read into columns, in this order.
+_RANGES = (
+    "see_invisibility",
+    "truesight",
+    "darkvision",
+    "devils_sight",
+    "blindsight",
+    "tremorsense",
+    "xray",
+    "hearing",
+)
+
+
+def _reaches(
+    tokens: list[Token],
+    rows: NDArray[np.intp],
+    dist: NDArray[np.float64],
+    level: NDArray[np.int8],
+    magical: NDArray[np.bool_],
+    clear: NDArray[np.bool_],
+    in_fog: NDArray[np.bool_],
+) -> tuple[dict[str, NDArray[np.bool_]], NDArray[np.bool_], NDArray[np.bool_]]:
+    """Which senses locate each target (the module docstring's rules), for all pairs.
+
+    ``tokens`` and ``rows`` (p, 2) as ``_SenseColumns``; ``dist`` (p,) grid units;
+    ``level`` (p,) ``LIGHT_CODE`` and ``magical`` (p,) over each target; ``clear`` (3, p):
+    line of sight, of effect, for sound; ``in_fog`` (t,): heavy obscurement holds the
+    token's whole space (5E-VIS-1).
+
+    Returns
+    -------
+    reaches : dict of str to ndarray (p,) of bool
+        Each sense of ``PRECISE``, then ``hearing``.
+    invisible : ndarray (p,) of bool
+        The target has the ``invisible`` condition.
+    sees_invisible : ndarray (p,) of bool
+        The observer sees invisible creatures at this distance (see invisibility or
+        truesight in range).
     """
-    senses = observer.token.senses
-    blockers: tuple[Blocker, ...] = ()
-    by_region = False
-    if not los.clear:
-        blockers, by_region = wall_names(los.blockers)
-    invisible = target.invisible
-    blinded = observer.blinded
+    obs, tgt = rows[:, 0], rows[:, 1]
+    ranges = np.array(  # hearing ``None``: unlimited
+        [
+            [*(getattr(t.senses, s) for s in _RANGES[:-1]), _unlimited(t.senses.hearing)]
+            for t in tokens
+        ],
+        dtype=np.float64,
+    ).reshape(-1, len(_RANGES))[obs]
+    flags = np.array(
+        [
+            (
+                "blinded" in t.conditions,
+                "deafened" in t.conditions,
+                "invisible" in t.conditions,
+                "flying" in t.conditions,
+            )
+            for t in tokens
+        ],
+        dtype=bool,
+    ).reshape(-1, 4)
+    elevation = np.array([t.elevation for t in tokens], dtype=np.float64)
 
-    def within(rng: float) -> bool:
-        return rng > 0 and dist <= rng
+    def within(sense: str) -> NDArray[np.bool_]:
+        rng = ranges[:, _RANGES.index(sense)]
+        return (rng > 0) & (dist <= rng)
 
-    sees_invisible = within(senses.see_invisibility)
-    magical = light.magical_darkness
-    lit = light.level in ("bright", "dim") and not magical
-    truesight = within(senses.truesight)
-    darkvision = within(senses.darkvision)
-    devils_sight = within(senses.devils_sight)
-
-    eyes_ok = not blinded and not hidden_in_fog and los.clear
-    visible = not invisible or sees_invisible
+    blinded, deafened = flags[obs, 0], flags[obs, 1]
+    invisible = flags[tgt, 2]
+    sees_invisible = within("see_invisibility")
+    lit = (level >= LIGHT_CODE["dim"]) & ~magical
+    truesight, darkvision, devils_sight = (
+        within("truesight"),
+        within("darkvision"),
+        within("devils_sight"),
+    )
+    los, loe, sound = clear
+    eyes_ok = ~blinded & ~(in_fog[obs] | in_fog[tgt]) & los
+    visible = ~invisible | sees_invisible
+    on_ground = ~flags[tgt, 3] & (elevation[tgt] <= np.maximum(0.0, elevation[obs]))
     reaches = {
-        "sight": eyes_ok and visible and lit,
-        "darkvision": eyes_ok and visible and darkvision and not magical,
-        "devils_sight": eyes_ok and visible and devils_sight,
-        "truesight": eyes_ok and truesight,
-        "blindsight": within(senses.blindsight) and loe.clear,
-        "tremorsense": within(senses.tremorsense) and _on_ground(observer.token, target.token),
-        "xray": not blinded
-        and visible
-        and within(senses.xray)
-        and (lit or darkvision and not magical or devils_sight),
+        "sight": eyes_ok & visible & lit,
+        "darkvision": eyes_ok & visible & darkvision & ~magical,
+        "devils_sight": eyes_ok & visible & devils_sight,
+        "truesight": eyes_ok & truesight,
+        "blindsight": within("blindsight") & loe,
+        "tremorsense": within("tremorsense") & on_ground,
+        "xray": ~blinded & visible & within("xray") & (lit | darkvision & ~magical | devils_sight),
+        "hearing": ~deafened & (dist <= ranges[:, _RANGES.index("hearing")]) & sound,
     }
-    hearing_range = senses.hearing
-    reaches["hearing"] = (
-        not observer.deafened and (hearing_range is None or dist <= hearing_range) and sound.clear
-    )
-    return SenseReport(
-        distance=dist,
-        light=light,
-        obscurement=obscurement,
-        reaches=reaches,
-        line_of_sight=los.clear,
-        line_of_effect=loe.clear,
-        blockers=blockers,
-        invisible=invisible,
-        sees_invisible=sees_invisible or truesight,
-        concealed_by=concealed_by,
-        notes=notes,
-        blocked_by_region=by_region,
-    )
+    return reaches, invisible, sees_invisible | truesight
 
 
-def _on_ground(observer: Token, target: Token) -> bool:
-    """Tremorsense: the target touches the ground (not flying, not above elevation 0)."""
-    return "flying" not in target.conditions and target.elevation <= max(0.0, observer.elevation)
+def _unlimited(rng: float | None) -> float:
+    return np.inf if rng is None else rng
+
+
+#: Senses that magical darkness between the spaces blocks under the GM option.
+DARKNESS_BLOCKS = ("sight", "darkvision", "xray")
+
+
+def _darkness_cuts(
+    built: BuiltScene,
+    pairs: Sequence[tuple[Token, Token]],
+    reaches: dict[str, NDArray[np.bool_]],
+    inset: float,
+) -> NDArray[np.bool_]:
+    """GM option ``magical_darkness_blocks_sight``: cut sight-based senses in ``reaches``.
+
+    For each pair that some sense of ``DARKNESS_BLOCKS`` reaches and with magical darkness
+    across every sampled line (``darkness_between``), those senses become ``False`` (in
+    place). Returns which pairs were cut, shape (p,).
+    """
+    cut = np.zeros(len(pairs), dtype=bool)
+    seen = np.logical_or.reduce([reaches[s] for s in DARKNESS_BLOCKS])
+    for k in np.flatnonzero(seen).tolist():
+        observer, target = pairs[k]
+        cut[k] = darkness_between(built, observer, target, inset)
+    for s in DARKNESS_BLOCKS:
+        reaches[s] &= ~cut
+    return cut

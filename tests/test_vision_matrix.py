@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench.dungeon import dungeon
 from schemas.scene import SceneSchema
@@ -286,3 +288,131 @@ def test_what_blocks_the_sight_line_is_named_alike_in_a_matrix(walls, regions, b
         assert got == vision_one(system, built, o, t, {})
         assert [(x.kind, x.id) for x in got.blockers] == blockers
         assert (rule in got.rules) if rule else "5E-VIS-2" not in got.rules
+
+
+_SENSE_RANGES = st.sampled_from([0, 0, 15, 60])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 8),
+            st.integers(0, 4),
+            st.sampled_from([0, 0, 10, 40]),
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    s: _SENSE_RANGES
+                    for s in (
+                        "darkvision",
+                        "devils_sight",
+                        "truesight",
+                        "blindsight",
+                        "tremorsense",
+                        "xray",
+                        "see_invisibility",
+                    )
+                }
+                | {"hearing": st.sampled_from([None, 0, 20]), "low_light_vision": st.booleans()},
+            ),
+            st.lists(st.sampled_from(["blinded", "deafened", "invisible", "flying"]), max_size=2),
+            st.sampled_from([None, "everyone", "controllers"]),
+        ),
+        min_size=2,
+        max_size=5,
+    ),
+    st.lists(
+        st.tuples(
+            st.integers(0, 8),
+            st.integers(0, 4),
+            st.sampled_from(["wall", "glass", "curtain"]),
+            st.booleans(),
+        ),
+        max_size=3,
+    ),
+    st.sampled_from(["bright", "dim", "dark"]),
+    st.lists(st.sampled_from(["fog", "mist", "dark", "concealing"]), max_size=2, unique=True),
+    st.sampled_from([None, "on", "off", "darkness"]),
+    st.sampled_from(["dnd5e", "starfinder", "pf2e-variant"]),
+    st.booleans(),
+)
+def test_vision_matrix_cells_are_each_answers_sense(
+    placed, walls, env, regions, light, ruleset, darkness_blocks
+):
+    """Issue 20: a vision matrix reads each pair's senses as arrays (``locate_all``); its
+    cells are the ``sense`` and ``can_see`` of each pair's own answer, whatever the senses
+    (5E-VIS-4..10, PV-DET-2), conditions, light (GEO-9, private lights), obscurement
+    (5E-VIS-1), walls and the GM option ``magical_darkness_blocks_sight``."""
+    kinds = {
+        "wall": {},
+        "glass": {"sight": "none", "light": "none"},
+        "curtain": {"move": "none", "sound": "none"},
+    }
+    shapes = {
+        "fog": {"obscurement": "heavy"},
+        "mist": {"obscurement": "light"},
+        "dark": {"magical_darkness": True},
+        "concealing": {"concealment": True},
+    }
+    scene = load(
+        [
+            wall(f"w{i}", x * 100 + 50, y * 100, x * 100 + 50, y * 100 + 200, **kinds[kind])
+            if vertical
+            else wall(f"w{i}", x * 100, y * 100 + 50, x * 100 + 200, y * 100 + 50, **kinds[kind])
+            for i, (x, y, kind, vertical) in enumerate(walls)
+        ],
+        [
+            tok(
+                f"t{i}",
+                x * 100,
+                y * 100,
+                elevation=z,
+                senses=senses_,
+                conditions=conditions,
+                **(
+                    {}
+                    if carried is None
+                    else {"light": {"bright": 10, "dim": 20, "seen_by": carried}}
+                ),
+            )
+            for i, (x, y, z, senses_, conditions, carried) in enumerate(placed)
+        ],
+        regions=[
+            {
+                "id": name,
+                "shape": {"type": "rect", "x": 100 + 250 * k, "y": 0, "width": 200, "height": 300},
+                **shapes[name],
+            }
+            for k, name in enumerate(regions)
+        ],
+        lights=[]
+        if light is None
+        else [
+            {
+                "id": "lamp",
+                "x": 450,
+                "y": 150,
+                "bright": 10,
+                "dim": 20,
+                "on": light != "off",
+                "darkness": light == "darkness",
+            }
+        ],
+        environment={"light": env},
+    )
+    built = build_scene(scene)
+    system = rules.get(ruleset)
+    options = {"magical_darkness_blocks_sight": darkness_blocks}
+    toks = list(built.scene.tokens)
+    pairs = [(a, t) for a in toks for t in toks if t is not a]
+    alone = [vision_one(system, built, a, t, options) for a, t in pairs]
+    assert vision_all(system, built, pairs, options) == alone
+    got = matrix(built, system, None, "vision", options)
+    cells = [
+        (s, c)
+        for a, row_s, row_c in zip(toks, got["vision"], got["can_see"], strict=True)
+        for t, s, c in zip(toks, row_s, row_c, strict=True)
+        if t is not a
+    ]
+    assert cells == [(one.sense, one.can_see) for one in alone]

@@ -23,7 +23,7 @@ from service.geometry.measure import measure
 from service.model import Token
 from service.rules.base import Attack, CoverResult, RuleSystem, VisionResult
 from service.rules.options import without_set_aside
-from service.senses import perceive_all
+from service.senses import locate_all, perceive_all
 
 
 def cover_all(
@@ -84,13 +84,11 @@ def vision_all(
     pairs: Sequence[tuple[Token, Token]],
     options: dict[str, Any],
     budget: WorkBudget | None = None,
-    *,
-    detail: bool = True,
 ) -> list[VisionResult]:
     """What each observer perceives of each target, for every ``(observer, target)`` pair.
 
-    ``budget`` as for ``cover_all``; ``detail`` ``False`` (a matrix): the answers do not
-    name what blocks the lines.
+    ``budget`` as for ``cover_all``. A vision matrix, which answers only ``sense`` and
+    ``can_see``, asks ``located_all``.
     """
     reports = perceive_all(
         built,
@@ -99,12 +97,35 @@ def vision_all(
         inset=system.vision_inset(options),
         budget=budget,
         magical_darkness_blocks_sight=bool(options.get("magical_darkness_blocks_sight")),
-        detail=detail,
     )
     return [
         system.vision(built, o, t, report, options)
         for (o, t), report in zip(pairs, reports, strict=True)
     ]
+
+
+def located_all(
+    system: RuleSystem,
+    built: BuiltScene,
+    pairs: Sequence[tuple[Token, Token]],
+    options: dict[str, Any],
+    budget: WorkBudget | None = None,
+) -> tuple[list[str | None], list[bool]]:
+    """Each pair's ``sense`` and ``can_see`` alone (a vision matrix), in order.
+
+    The same values as ``vision_all``'s answers: both read the ruleset's ``senses`` order
+    (``service.senses.SenseOrder``) over the same measurement, here for all pairs at once
+    (``service.senses.locate_all``) without an answer per pair.
+    """
+    return locate_all(
+        built,
+        pairs,
+        system.senses,
+        diagonals=system.diagonals,
+        inset=system.vision_inset(options),
+        budget=budget,
+        magical_darkness_blocks_sight=bool(options.get("magical_darkness_blocks_sight")),
+    )
 
 
 def cover_one(

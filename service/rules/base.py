@@ -28,7 +28,7 @@ from service.geometry.measure import (
     TracedLine,
 )
 from service.model import Token
-from service.senses import SenseReport
+from service.senses import SenseOrder, SenseReport
 
 AttackKind = Literal["melee", "ranged", "area", "spell"]
 
@@ -154,6 +154,9 @@ class RuleSystem(Protocol):
     cover_degrees: tuple[str, ...]
     options: dict[str, OptionSpec]
     diagonals: str
+    #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``):
+    #: a vision answer's ``sense`` and ``can_see``, and a vision matrix's cells.
+    senses: SenseOrder
     #: Endpoints beyond cover, vision, lighting and lines (e.g. ``modifiers/flanking``).
     extra_capabilities: tuple[str, ...]
 

@@ -40,8 +40,8 @@ from service.rules.base import (
     shared_space,
 )
 from service.rules.dnd5e.modifiers import scene_modifiers
-from service.rules.dnd5e.vision import EXTRA_OPTIONS, vision
-from service.senses import SenseReport
+from service.rules.dnd5e.vision import EXTRA_OPTIONS, SENSES, vision
+from service.senses import SenseOrder, SenseReport
 
 # ---------------------------------------------------------------------------- tables
 
@@ -201,6 +201,8 @@ class Dnd5e:
     options: dict[str, OptionSpec] = OPTIONS
     extra_capabilities: tuple[str, ...] = ("modifiers/gravity", "modifiers/underwater")
     diagonals: str = "equidistant"
+    #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).
+    senses: SenseOrder = SENSES
 
     def cover_measure(
         self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool

@@ -30,7 +30,7 @@ from service.engine.scene import BuiltScene
 from service.model import Token
 from service.rules.base import OptionSpec, VisionResult
 from service.rules.options import GM_OPTIONS
-from service.senses import VISUAL, SenseReport
+from service.senses import VISUAL, SenseOrder, SenseReport
 
 # ---------------------------------------------------------------------------- tables
 
@@ -43,6 +43,10 @@ SENSE_RULE = {
     "blindsight": "5E-VIS-8",
     "xray": "5E-VIS-9",
 }
+#: 5E-VIS-4..10: the first precise sense that reaches sees the target, else hearing
+#: locates it.
+SENSES = SenseOrder()
+
 _OBSCURE_RANK = {"none": 0, "light": 1, "heavy": 2}
 
 #: 5E-VIS-3: obscurement from the light over the target, for sight.
@@ -94,7 +98,8 @@ def vision(
         ``light`` over the target's space, ``obscurement`` (``none|light|heavy``) as this
         observer experiences it, ``perception_disadvantage`` when lightly obscured.
     """
-    sense = report.first_precise()
+    located, can_see = SENSES.located(report.reaches)
+    sense = located if can_see else None
     rules = ["5E-VIS-3"]
     notes: list[str] = []
     level = report.light.level
@@ -134,15 +139,14 @@ def vision(
     if region != "none":
         rules.append("GEO-9")
     notes.extend(report.notes)
-    heard = sense is None and report.reaches["hearing"]
     if report.invisible and sense in ("truesight", "blindsight", "tremorsense"):
         notes.append(f"Invisible, but {sense} perceives it.")
     if sense is None and not report.line_of_sight:
         notes.append("No line of sight.")
     return VisionResult(
         target=target.id,
-        can_see=sense is not None,
-        sense=sense if sense is not None else ("hearing" if heard else None),
+        can_see=can_see,
+        sense=located,
         light=level,
         magical_darkness=report.light.magical_darkness,
         distance=report.distance,

@@ -40,8 +40,8 @@ from service.rules.base import (
     rule_ids,
     shared_space,
 )
-from service.rules.pf2e_variant.vision import EXTRA_OPTIONS, vision
-from service.senses import SenseReport
+from service.rules.pf2e_variant.vision import EXTRA_OPTIONS, SENSES, vision
+from service.senses import SenseOrder, SenseReport
 
 # ---------------------------------------------------------------------------- tables
 
@@ -154,6 +154,8 @@ class Pf2eVariant:
     options: dict[str, OptionSpec] = OPTIONS
     extra_capabilities: tuple[str, ...] = ("modifiers/range",)
     diagonals: str = "alternating"
+    #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).
+    senses: SenseOrder = SENSES
 
     def cover_measure(
         self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool

@@ -32,7 +32,7 @@ from service.engine.scene import BuiltScene
 from service.model import Token
 from service.rules.base import VisionResult
 from service.rules.options import GM_OPTIONS
-from service.senses import SenseReport
+from service.senses import SenseOrder, SenseReport
 
 #: PV-DET-2 Decision: the precise senses of this ruleset (vision with darkvision, devil's
 #: sight and truesight; blindsight; x-ray). Tremorsense is imprecise here.
@@ -40,6 +40,10 @@ PRECISE = ("sight", "darkvision", "devils_sight", "truesight", "blindsight", "xr
 
 #: PV-DET-2: imprecise senses besides hearing, which find an invisible target too.
 IMPRECISE = ("tremorsense",)
+
+#: PV-DET-2: the first precise sense that reaches observes the target, else the first
+#: imprecise one (then hearing) locates it.
+SENSES = SenseOrder(PRECISE, (*IMPRECISE, "hearing"))
 
 #: Options of pf2e-variant vision and GM rulings, listed with the ruleset's.
 EXTRA_OPTIONS = dict(GM_OPTIONS)
@@ -66,7 +70,8 @@ def vision(
         ``auditory_flat_check_dc`` 5 for a deafened observer (PV-DET-8).
     """
     senses = observer.senses
-    sense = report.first_precise(PRECISE)
+    located_by, can_see = SENSES.located(report.reaches)
+    sense = located_by if can_see else None
     imprecise = next((s for s in IMPRECISE if report.reaches.get(s)), None)
     invisible = not report.visible_to_observer
     rules = ["PV-DET-1"]
@@ -99,8 +104,6 @@ def vision(
         heard_or_felt = imprecise is not None or report.reaches["hearing"]
         detection = "hidden" if heard_or_felt else "undetected"
     concealed = False
-    heard = sense is None and report.reaches["hearing"]
-    located_by = sense or imprecise or ("hearing" if heard else None)
     if detection in ("observed", "hidden") and located_by not in ("blindsight", "tremorsense"):
         dim = report.light.level == "dim" and not report.light.magical_darkness
         if dim and not (senses.low_light_vision or senses.darkvision > 0):
@@ -130,7 +133,7 @@ def vision(
         rules.append("PV-DET-8")
     return VisionResult(
         target=target.id,
-        can_see=sense is not None,
+        can_see=can_see,
         sense=located_by,
         light=report.light.level,
         magical_darkness=report.light.magical_darkness,

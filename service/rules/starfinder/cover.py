@@ -50,8 +50,8 @@ from service.rules.base import (
 )
 from service.rules.starfinder.concealment import concealment, miss_chance_of
 from service.rules.starfinder.flanking import DIAGONALS, flanking
-from service.rules.starfinder.vision import EXTRA_OPTIONS, vision
-from service.senses import SenseReport
+from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, vision
+from service.senses import SenseOrder, SenseReport
 
 # ---------------------------------------------------------------------------- tables
 
@@ -157,6 +157,8 @@ class Starfinder:
     options: dict[str, OptionSpec] = OPTIONS
     extra_capabilities: tuple[str, ...] = ("modifiers/flanking",)
     diagonals: str = DIAGONALS
+    #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).
+    senses: SenseOrder = SENSES
 
     def cover_measure(
         self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool

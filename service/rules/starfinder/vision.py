@@ -23,10 +23,13 @@ from service.rules.starfinder.concealment import (
     concealment,
     miss_chance_of,
 )
-from service.senses import SenseReport
+from service.senses import SenseOrder, SenseReport
 
 #: Options of starfinder vision and GM rulings, listed with the ruleset's.
 EXTRA_OPTIONS = {**GM_OPTIONS, "miss_chance": MISS_CHANCE_OPTION}
+
+#: The first precise sense that reaches sees the target, else hearing locates it.
+SENSES = SenseOrder()
 
 #: SF-CON-1: concealment toward a seen target is read as for a ranged attack (one value).
 RANGED = Attack("ranged")
@@ -56,7 +59,8 @@ def vision(
         ``concealment`` ``none|concealment|total`` and ``miss_chance`` 0/20/50.
     """
     senses = observer.senses
-    sense = report.first_precise()
+    located, can_see = SENSES.located(report.reaches)
+    sense = located if can_see else None
     rules: list[str] = ["SF-CON-1"]
     found = ["none"]
     dist = report.distance
@@ -104,11 +108,10 @@ def vision(
     if degree != "none":
         rules.append("SF-CON-3")
     chance = miss_chance_of(degree, options, rules)
-    heard = sense is None and report.reaches["hearing"]
     return VisionResult(
         target=target.id,
-        can_see=sense is not None,
-        sense=sense if sense is not None else ("hearing" if heard else None),
+        can_see=can_see,
+        sense=located,
         light=level,
         magical_darkness=report.light.magical_darkness,
         distance=dist,
