@@ -80,6 +80,24 @@ SCENES = {
             tok("A2", 600, 400, size="small"),
         ],
     ),
+    # One target seen through a concealing haze by one attacker and not by another
+    # (SF-CON-1, GEO-9), prone and concealed creatures (SF-PRN-1, SF-CON-5).
+    "a haze some lines cross, prone and concealed creatures": lambda: load(
+        [],
+        [
+            tok("A", 200, 0),
+            tok("B", 600, 500, conditions=["prone"]),
+            tok("T", 500, 200),
+            tok("C", 0, 500, conditions=["concealed"]),
+        ],
+        regions=[
+            {
+                "id": "haze",
+                "shape": {"type": "rect", "x": 150, "y": 150, "width": 300, "height": 200},
+                "concealment": True,
+            }
+        ],
+    ),
 }
 
 
@@ -135,6 +153,7 @@ def test_cover_of_many_pairs_answers_exactly_as_each_pair(name, ruleset, options
             st.sampled_from([0, 0, 10]),
             st.booleans(),
             st.sampled_from(["medium", "medium", "small", "huge"]),
+            st.sampled_from([[], [], ["prone"], ["concealed"]]),
         ),
         min_size=2,
         max_size=6,
@@ -153,13 +172,19 @@ def test_cover_of_many_pairs_answers_exactly_as_each_pair(name, ruleset, options
             ("pf2e-variant", {"ignore_hidden": True, "take_cover": ["t1"]}),
             ("starfinder", {}),
             ("starfinder", {"corner_inset": 3}),
+            ("starfinder", {"partial_cover": ["t1"], "miss_chance": 30}),
         ]
     ),
+    st.sampled_from(["ranged", "ranged", "melee"]),
+    st.sampled_from([1, 1, 0]),
+    st.sampled_from([None, None, "concealment", "obscurement"]),
 )
-def test_planned_batch_is_each_pair_alone(placed, walls, ruleset_options):
+def test_planned_batch_is_each_pair_alone(placed, walls, ruleset_options, kind, gravity, region):
     """Issue 20: a matrix plans its pairs as one batch of arrays; stacked tokens
     (5E-COV-7), elevations (GEO-5a), low walls and set-aside tokens answer as each pair
-    planned alone, in every ruleset."""
+    planned alone, in every ruleset; bare answers shared between pairs (``one_per_code``)
+    are each pair's own, with prone and concealed creatures (SF-PRN-1/2, SF-CON-5), zero
+    gravity, melee and concealing regions (SF-CON-1, GEO-9)."""
     scene = load(
         [
             wall(f"w{i}", x0 * 100, y0 * 100, x1 * 100, y1 * 100, cover=cover)
@@ -167,8 +192,27 @@ def test_planned_batch_is_each_pair_alone(placed, walls, ruleset_options):
             if (x0, y0) != (x1, y1)
         ],
         [
-            tok(f"t{i}", x * 100, y * 100, w, elevation=z, hidden=hidden, size=size)
-            for i, (x, y, w, z, hidden, size) in enumerate(placed)
+            tok(
+                f"t{i}",
+                x * 100,
+                y * 100,
+                w,
+                elevation=z,
+                hidden=hidden,
+                size=size,
+                conditions=conditions,
+            )
+            for i, (x, y, w, z, hidden, size, conditions) in enumerate(placed)
+        ],
+        environment={"gravity": gravity},
+        regions=[]
+        if region is None
+        else [
+            {
+                "id": "haze",
+                "shape": {"type": "rect", "x": 150, "y": 150, "width": 300, "height": 200},
+                **({"concealment": True} if region == "concealment" else {"obscurement": "light"}),
+            }
         ],
     )
     geo = build_scene(scene)
@@ -176,10 +220,11 @@ def test_planned_batch_is_each_pair_alone(placed, walls, ruleset_options):
     system = rules.get(ruleset)
     toks = list(geo.scene.tokens)
     pairs = [(a, t) for a in toks for t in toks if t is not a]
+    attack = Attack(kind)
     for detail in (True, False):
-        together = cover_all(system, geo, pairs, Attack(), options, detail=detail)
+        together = cover_all(system, geo, pairs, attack, options, detail=detail)
         alone = [
-            cover_all(system, geo, [pair], Attack(), options, detail=detail)[0] for pair in pairs
+            cover_all(system, geo, [pair], attack, options, detail=detail)[0] for pair in pairs
         ]
         assert together == alone
 

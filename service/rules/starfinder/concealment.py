@@ -59,6 +59,14 @@ def adjacent(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
+def conceals(built: BuiltScene) -> bool:
+    """Whether some region of ``built`` may conceal (``concealment`` or ``obscurement``, GEO-9).
+
+    Without one, ``concealment`` depends only on the target's conditions (SF-CON-5).
+    """
+    return any(r.concealment or r.obscurement is not None for r in built.scene.regions)
+
+
 def concealment(
     built: BuiltScene,
     attacker: Token | None,
@@ -93,13 +101,14 @@ def concealment(
     if target.conditions and not CONCEALED_CONDITIONS.isdisjoint(target.conditions):
         rules.append("SF-CON-5")
         return "concealment"
-    if not built.scene.regions:
-        return "none"
-    concealing = [r for r in built.scene.regions if r.concealment or r.obscurement is not None]
-    if not concealing:
+    if not conceals(built):
         return "none"
     spans = [built.span(t) for t in (target, attacker) if t is not None]
-    regions = [r for r in concealing if region_meets(r, *spans)]
+    regions = [
+        r
+        for r in built.scene.regions
+        if (r.concealment or r.obscurement is not None) and region_meets(r, *spans)
+    ]
     if not regions:
         return "none"
     polys = [region_geometry(r.shape) for r in regions]

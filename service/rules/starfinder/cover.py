@@ -42,13 +42,14 @@ from service.rules.base import (
     attack_source,
     cover_through_covers,
     has_low_obstacles,
+    one_per_code,
     pair_band,
     pair_tokens,
     plan_pairs,
     rule_ids,
     shared_space,
 )
-from service.rules.starfinder.concealment import concealment, miss_chance_of
+from service.rules.starfinder.concealment import concealment, conceals, miss_chance_of
 from service.rules.starfinder.flanking import DIAGONALS, flanking
 from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, vision
 from service.senses import SenseOrder, SenseReport
@@ -354,18 +355,20 @@ class Starfinder:
         batch = MeasuredBatch.of(measured)
         rank = _line_ranks(built, batch, attack)
         counts = np.diff(batch.rows).tolist()
-        best = [0] * len(asks)
-        degree = [0] * len(asks)
+        best = np.zeros(len(asks), dtype=np.int64)
+        degree = np.zeros(len(asks), dtype=np.int64)
         shapes: dict[tuple[int, int], list[int]] = {}
         planned = asks if isinstance(asks, _Asks) else None
+        plan_of: Callable[[int], tuple[FloatArray, Any, FloatArray, list[str]]]
         if planned is not None:  # one shape; each pair's ask made only for its answer
             n_sources = planned.questions.sources.shape[1]
             shapes[(n_sources, counts[0] if counts else 0)] = list(range(len(asks)))
-            plans = [planned.plan(r) for r in range(len(asks))]
+            plan_of = planned.plan
         else:
             plans = [(a.question.sources, a.source_box, a.target_corners, a.notes) for a in asks]
             for r, (sources, *_) in enumerate(plans):
                 shapes.setdefault((len(sources), counts[r]), []).append(r)
+            plan_of = plans.__getitem__
         for (n_sources, lines), members in shapes.items():
             if not n_sources or not lines:
                 continue
@@ -373,29 +376,40 @@ class Starfinder:
             idx = batch.rows[at][:, None] + np.arange(lines)
             per_corner = rank[idx].reshape(len(at), n_sources, lines // n_sources).max(axis=2)
             pick = np.argmin(per_corner, axis=1)  # the weakest corner, the first of equals
-            for r, c, d in zip(
-                members, pick.tolist(), per_corner[np.arange(len(at)), pick].tolist(), strict=True
-            ):
-                best[r], degree[r] = c, d
-        loe, los = batch.clear("move").tolist(), batch.clear("sight").tolist()
-        return [
-            self._result(
+            best[at], degree[at] = pick, per_corner[np.arange(len(at)), pick]
+        loe, los = batch.clear("move"), batch.clear("sight")
+        code: NDArray[np.int64] | None = None
+        if planned is not None and not detail and not conceals(built):
+            # A bare answer (a matrix) of a planned batch depends only on its target, on
+            # whether its attacker is prone (SF-PRN-1), on its weakest corner's degree and
+            # on its lines of effect and sight: no region conceals along its lines
+            # (SF-CON-1) and it has no notes. One answer per distinct set, shared.
+            prone = np.array(["prone" in t.conditions for t in built.scene.tokens], dtype=bool)
+            ends = planned.questions.pair_tokens
+            code = ends[:, 1].astype(np.int64) * 2 + prone[ends[:, 0]]
+            code = ((code * len(LINE_RANK) + degree) * 2 + loe) * 2 + los
+        best_of, degree_of = best.tolist(), degree.tolist()
+        loe_of, los_of = loe.tolist(), los.tolist()
+
+        def answer(r: int) -> CoverResult:
+            return self._result(
                 built,
-                plan,
+                plan_of(r),
                 batch,
                 r,
-                a,
-                t,
+                *pairs[r],
                 attack,
                 options,
                 detail,
-                best[r],
-                degree[r],
-                loe[r],
-                los[r],
+                best_of[r],
+                degree_of[r],
+                loe_of[r],
+                los_of[r],
             )
-            for r, (plan, (a, t)) in enumerate(zip(plans, pairs, strict=True))
-        ]
+
+        if code is not None:
+            return one_per_code(code, answer)
+        return [answer(r) for r in range(len(asks))]
 
     def cover(
         self,
