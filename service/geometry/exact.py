@@ -137,6 +137,18 @@ def _distinct_by_owner(
     return points[new], owner[new]
 
 
+def _distinct_rows(rows: FloatArray) -> tuple[FloatArray, NDArray[np.intp]]:
+    """The distinct rows of ``rows`` (n, k), in lexicographic order, and each row's index
+    among them (n,): ``np.unique(axis=0, return_inverse=True)`` by numbers, not bytes."""
+    order = np.lexsort(rows.T[::-1])
+    ranked = rows[order]
+    new = np.ones(len(rows), dtype=bool)
+    new[1:] = np.any(ranked[1:] != ranked[:-1], axis=1)
+    inverse = np.empty(len(rows), dtype=np.intp)
+    inverse[order] = np.cumsum(new) - 1
+    return ranked[new], inverse
+
+
 def _separates(
     rays: FloatArray, idx: NDArray[np.intp], u: FloatArray, n_ray: int
 ) -> NDArray[np.bool_]:
@@ -655,7 +667,7 @@ class _SealedApart:
         if self.rooms is None or start >= len(boxes_from):
             return out
         both = np.vstack([boxes_from[start:], boxes_to[start:]])
-        distinct, inverse = np.unique(both, axis=0, return_inverse=True)
+        distinct, inverse = _distinct_rows(both)
         unsure = -2  # ``room_of``'s None; -1 is outside every room
         rooms = [self._room_at(box) for box in distinct]
         room = np.array([unsure if r is None else r for r in rooms], dtype=np.int64)

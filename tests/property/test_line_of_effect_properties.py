@@ -13,6 +13,7 @@ from schemas.scene import SceneSchema
 from service.engine.walls import build_wall_index
 from service.geometry.exact import (
     _distinct_points,
+    _distinct_rows,
     _incident_rays,
     _SealedApart,
     line_of_effect_between,
@@ -151,6 +152,17 @@ def test_search_vertices_are_numpys_distinct_rows(points):
     """The search's vertices (``_distinct_points``) are ``np.unique(axis=0)``'s rows."""
     pts = np.array(points, dtype=np.float64).reshape(-1, 2)
     assert np.array_equal(_distinct_points(pts), np.unique(pts, axis=0))
+
+
+@given(rows=st.lists(st.tuples(*[st.sampled_from([-1.5, 0.0, 2.0, 100.0])] * 4), max_size=40))
+def test_distinct_boxes_and_their_rows(rows):
+    """The distinct boxes of ``_SealedApart.many`` (``_distinct_rows``): each box once, in
+    lexicographic order, and every box found back through its index."""
+    boxes = np.array(rows, dtype=np.float64).reshape(-1, 4)
+    distinct, inverse = _distinct_rows(boxes)
+    assert len(distinct) == len({tuple(r) for r in rows})
+    assert [tuple(r) for r in distinct.tolist()] == sorted({tuple(r) for r in rows})
+    assert np.array_equal(distinct[inverse], boxes)
 
 
 @given(walls=walls_st, extra=lattice_points)
