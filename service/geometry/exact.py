@@ -138,8 +138,11 @@ def _distinct_by_owner(
 
 
 def _distinct_rows(rows: FloatArray) -> tuple[FloatArray, NDArray[np.intp]]:
-    """The distinct rows of ``rows`` (n, k), in lexicographic order, and each row's index
-    among them (n,): ``np.unique(axis=0, return_inverse=True)`` by numbers, not bytes."""
+    """The distinct rows of ``rows`` (n, k) in lexicographic order, and each row's index.
+
+    ``np.unique(axis=0, return_inverse=True)``, sorting numbers rather than bytes (faster);
+    the indices have shape (n,).
+    """
     order = np.lexsort(rows.T[::-1])
     ranked = rows[order]
     new = np.ones(len(rows), dtype=bool)
