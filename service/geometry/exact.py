@@ -749,11 +749,8 @@ def _search(
             grown = shapely.buffer(hull, QUERY_TOL_PX)
             ends = ends[shapely.contains_xy(grown, ends[:, 0], ends[:, 1])]
             # Where walls cross the boxes' edges are vertices of the free space too.
-            edges = shapely.union(shapely.box(*bf).boundary, shapely.box(*bt).boundary)
-            cuts = shapely.get_coordinates(
-                shapely.intersection(
-                    shapely.linestrings(index.coords[near].reshape(-1, 2, 2)), edges
-                )
+            cuts, _ = _edge_cuts(
+                index, np.zeros(len(near), dtype=np.intp), near, bf[None, :], bt[None, :]
             )
             ray_verts = _distinct_points(ends)
             n_pts = len(ray_verts) + 8 + len(cuts)
@@ -830,6 +827,41 @@ def _search(
 MANY_CHUNK = 262_144
 
 
+def _edge_cuts(
+    index: WallIndex,
+    pair: NDArray[np.intp],
+    wall: NDArray[np.intp],
+    bf: FloatArray,
+    bt: FloatArray,
+) -> tuple[FloatArray, NDArray[np.intp]]:
+    """Where walls cross the edges of their pair's two boxes: vertices of the free space.
+
+    ``pair`` and ``wall`` (m,): each row a wall of ``index`` near a pair of boxes ``bf``,
+    ``bt`` (p, 4) px. Returns the points (c, 2) px, rows in order and each row's points in
+    shapely's order (an edge the wall runs along gives its two ends), and each point's pair
+    (c,). Only the rows whose wall's bounding box meets one of the boxes are intersected:
+    the others cross no edge.
+    """
+    c = index.coords[wall]
+    lo_x, hi_x = np.minimum(c[:, 0], c[:, 2]), np.maximum(c[:, 0], c[:, 2])
+    lo_y, hi_y = np.minimum(c[:, 1], c[:, 3]), np.maximum(c[:, 1], c[:, 3])
+
+    def meets(box: FloatArray) -> NDArray[np.bool_]:
+        b = box[pair]
+        return (lo_x <= b[:, 2]) & (b[:, 0] <= hi_x) & (lo_y <= b[:, 3]) & (b[:, 1] <= hi_y)
+
+    rows = np.flatnonzero(meets(bf) | meets(bt))
+    if not len(rows):
+        return np.empty((0, 2)), np.empty(0, dtype=np.intp)
+    at = pair[rows]
+    edges = shapely.union(
+        shapely.boundary(shapely.box(*bf[at].T)), shapely.boundary(shapely.box(*bt[at].T))
+    )
+    found = shapely.intersection(shapely.linestrings(c[rows].reshape(-1, 2, 2)), edges)
+    cuts, of = shapely.get_coordinates(found, return_index=True)
+    return cuts, at[of]
+
+
 def _search_many(
     index: WallIndex,
     bf: FloatArray,
@@ -881,14 +913,7 @@ def _search_many(
     inside = shapely.contains_xy(grown[end_pair], ends[:, 0], ends[:, 1])
     rv, rv_pair = _distinct_by_owner(ends[inside], end_pair[inside])
     # Where the walls cross the boxes' edges.
-    edges = shapely.union(
-        shapely.boundary(shapely.box(*bf.T)), shapely.boundary(shapely.box(*bt.T))
-    )
-    cut_geoms = shapely.intersection(
-        shapely.linestrings(index.coords[wi].reshape(-1, 2, 2)), edges[qi]
-    )
-    cuts, cut_of = shapely.get_coordinates(cut_geoms, return_index=True)
-    cut_pair = qi[cut_of]
+    cuts, cut_pair = _edge_cuts(index, qi, wi, bf, bt)
     n_ray = np.bincount(rv_pair, minlength=p)
     n_cut = np.bincount(cut_pair, minlength=p)
     n_pts = n_ray + 8 + n_cut

@@ -6,6 +6,7 @@ Issue 3: the exact answer may find lines the sampling misses, never the reverse.
 from __future__ import annotations
 
 import numpy as np
+import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,7 @@ from service.engine.walls import build_wall_index
 from service.geometry.exact import (
     _distinct_points,
     _distinct_rows,
+    _edge_cuts,
     _incident_rays,
     _SealedApart,
     line_of_effect_between,
@@ -258,3 +260,35 @@ def test_sealed_apart_of_many_pairs_is_each_pairs(walls, boxes):
     together = _SealedApart(index, "move", None).many(bf, bt).tolist()
     alone = [_SealedApart(index, "move", None)(a, b) for a, b in zip(bf, bt, strict=True)]
     assert together == alone
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    walls=st.lists(lattice_wall, min_size=1, max_size=8),
+    boxes=st.lists(
+        st.one_of(lattice_box, lattice_box.map(lambda b: tuple(v // 100 * 100 for v in b))),
+        min_size=2,
+        max_size=5,
+        unique=True,
+    ),
+)
+def test_edge_cuts_are_every_walls_crossings_of_the_edges(walls, boxes):
+    """The search's cut vertices (``_edge_cuts``): where each wall meets its pair's box
+    edges, in shapely's order, as intersecting every wall with every pair's edges; walls
+    along an edge, through a corner or far from both boxes included."""
+    index = index_of(walls)
+    pairs = [(a, b) for a in boxes for b in boxes if a != b]
+    bf = np.array([a for a, _ in pairs], dtype=np.float64)
+    bt = np.array([b for _, b in pairs], dtype=np.float64)
+    pair = np.repeat(np.arange(len(pairs)), index.size)
+    wall = np.tile(np.arange(index.size), len(pairs))
+    cuts, owner = _edge_cuts(index, pair, wall, bf, bt)
+    edges = shapely.union(
+        shapely.boundary(shapely.box(*bf.T)), shapely.boundary(shapely.box(*bt.T))
+    )
+    every = shapely.intersection(
+        shapely.linestrings(index.coords[wall].reshape(-1, 2, 2)), edges[pair]
+    )
+    expected, of = shapely.get_coordinates(every, return_index=True)
+    assert np.array_equal(cuts, expected)
+    assert np.array_equal(owner, pair[of])
