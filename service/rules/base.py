@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar, overload
+from typing import Any, Literal, Protocol, TypeVar, cast, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -370,23 +370,17 @@ def pair_tokens(
     ``None`` for fewer than two pairs, a pair without attacker (an area's point of origin)
     or a token outside the scene. Cost: O(pairs) dictionary look-ups.
     """
-    if len(pairs) < 2:
+    if len(pairs) < 2 or any(attacker is None for attacker, _ in pairs):
         return None
-    index: dict[str, int] = {}
-    tokens: list[Token] = []
-    ends = np.empty((len(pairs), 2), dtype=np.intp)
-    for r, (attacker, target) in enumerate(pairs):
-        if attacker is None:
-            return None
-        for side, tok in enumerate((attacker, target)):
-            k = index.get(tok.id)
-            if k is None:
-                if tok.id not in built.token_order:
-                    return None
-                k = index[tok.id] = len(tokens)
-                tokens.append(tok)
-            ends[r, side] = k
-    return PairTokens(tokens, ends)
+    both = cast(Sequence[tuple[Token, Token]], pairs)  # every pair has its attacker
+    ids = [tok.id for pair in both for tok in pair]
+    row = {tid: k for k, tid in enumerate(dict.fromkeys(ids))}  # first-seen order
+    if any(tid not in built.token_order for tid in row):
+        return None
+    first = {tok.id: tok for pair in reversed(both) for tok in reversed(pair)}
+    tokens = [first[tid] for tid in row]
+    ends = np.fromiter(map(row.__getitem__, ids), dtype=np.intp, count=len(ids))
+    return PairTokens(tokens, ends.reshape(-1, 2))
 
 
 A = TypeVar("A")
