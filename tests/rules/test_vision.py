@@ -6,11 +6,15 @@ as moves: 8 squares, nearest squares' centres), grid 100 px = 5 ft.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from service import rules
 from service.engine.scene import build_scene
 from service.rules.ask import vision_one
+from service.senses import PRECISE
 from tests.scenes import load, tok, wall
 
 O_AT = (0, 0)
@@ -547,3 +551,48 @@ def test_pf2e_deafened_observer_auditory_flat_check():
     """PV-DET-8."""
     res = see({}, "bright", observer_kw={"conditions": ["deafened"]}, ruleset="pf2e-variant")
     assert res.auditory_flat_check_dc == 5
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "reaching", "located"),
+    [
+        pytest.param(
+            "dnd5e", ["hearing", "tremorsense"], ("tremorsense", True), id="5E tremorsense: precise"
+        ),
+        pytest.param("starfinder", ["tremorsense"], ("tremorsense", True), id="SF tremorsense"),
+        pytest.param(
+            "pf2e-variant", ["hearing", "tremorsense"], ("tremorsense", False), id="PV-DET-2"
+        ),
+        pytest.param("pf2e-variant", ["hearing"], ("hearing", False), id="PV-DET-2 hearing"),
+        pytest.param("dnd5e", ["hearing"], ("hearing", False), id="5E hearing locates, not seen"),
+        pytest.param("dnd5e", ["xray", "sight"], ("sight", True), id="5E-VIS-4 sight first"),
+        pytest.param(
+            "pf2e-variant",
+            ["xray", "blindsight"],
+            ("blindsight", True),
+            id="PV-DET-2 blindsight before x-ray",
+        ),
+        pytest.param("starfinder", [], (None, False), id="nothing reaches"),
+    ],
+)
+def test_each_rulesets_sense_order(ruleset, reaching, located):
+    """A ruleset's ``senses`` table: the first precise sense that reaches sees the target,
+    else the first imprecise one (hearing last) locates it (5E-VIS-4..10, PV-DET-2)."""
+    order = rules.get(ruleset).senses
+    reaches = {s: s in reaching for s in (*PRECISE, "hearing")}
+    assert order.located(reaches) == located
+    columns = {s: np.array([v]) for s, v in reaches.items()}
+    assert order.located_all(columns) == ([located[0]], [located[1]])
+
+
+@given(
+    st.lists(st.frozensets(st.sampled_from([*PRECISE, "hearing"])), min_size=1, max_size=20),
+    st.sampled_from(["dnd5e", "starfinder", "pf2e-variant"]),
+)
+def test_sense_order_of_many_pairs_is_each_pairs(rows, ruleset):
+    """``SenseOrder.located_all`` (a vision matrix) reads each row as ``located``."""
+    order = rules.get(ruleset).senses
+    names = (*PRECISE, "hearing")
+    columns = {s: np.array([s in row for row in rows]) for s in names}
+    each = [order.located({s: s in row for s in names}) for row in rows]
+    assert order.located_all(columns) == ([s for s, _ in each], [c for _, c in each])
