@@ -505,7 +505,7 @@ class _SenseColumns:
         Each token's space inset by the request's inset, px.
     bands : ndarray (p, 4)
         GEO-5a: observer bottom, target bottom, observer top, target top (grid units).
-    distance : ndarray (p,)
+    distance : list of float (p,)
         Grid units (GEO-8).
     light_keys : list of (target, observer or None, lights)
         Each distinct light sample asked: the target, the observer whose private light
@@ -565,17 +565,16 @@ class _SenseColumns:
                     "smaller."
                 ) from exc
             budget.spend(int(own))
-        # Each token once: its inset space and its vertical extent, rows of per-token arrays.
-        row: dict[str, int] = {}
-        tokens: list[Token] = []
-        for pair in pairs:
-            for tok in pair:
-                if tok.id not in row:
-                    row[tok.id] = len(tokens)
-                    tokens.append(tok)
+        # Each token once (first seen): its inset space and its vertical extent, rows of
+        # per-token arrays.
+        ids = [tok.id for pair in pairs for tok in pair]
+        row = {tid: k for k, tid in enumerate(dict.fromkeys(ids))}
+        by_id = {tok.id: tok for pair in reversed(pairs) for tok in reversed(pair)}
+        tokens = [by_id[tid] for tid in row]
         boxes = np.array([inset_box(built.token_boxes[t.id], inset) for t in tokens])
         extents = np.array([built.span(t) for t in tokens], dtype=np.float64).reshape(-1, 2)
-        rows = np.array([(row[o.id], row[t.id]) for o, t in pairs], dtype=np.intp)
+        rows = np.fromiter(map(row.__getitem__, ids), dtype=np.intp, count=len(ids))
+        rows = rows.reshape(-1, 2)
         obs, tgt = rows[:, 0], rows[:, 1]
         # GEO-5a: each pair's band, from the observer's vertical extent to the target's.
         bands = np.column_stack(
