@@ -43,7 +43,7 @@ SENSE_RULE = {
     "blindsight": "5E-VIS-8",
     "xray": "5E-VIS-9",
 }
-#: 5E-VIS-4..10: the first precise sense that reaches sees the target, else hearing
+#: 5E-VIS-4..9: the first precise sense that reaches sees the target, else hearing
 #: locates it.
 SENSES = SenseOrder()
 
