@@ -50,21 +50,37 @@ KINDS = [
 ]
 
 
-def timed(fn: Any, repeat: int) -> tuple[float, Any]:
-    """Median wall time of ``fn()`` in seconds and its last result."""
-    times, out = [], None
-    for _ in range(repeat):
-        t = time.perf_counter()
+#: A measure runs ``--repeat`` times at least, and again until this many seconds have passed
+#: (at most ``MAX_RUNS`` runs): a matrix of some hundredths of a second is then the median of
+#: dozens of runs, not of three, and the machine's noise weighs less on the fitted exponents.
+MIN_SECONDS = 1.0
+MAX_RUNS = 50
+
+
+def runs(fn: Any, repeat: int) -> tuple[list[float], list[float], Any]:
+    """Wall and CPU seconds of each run of ``fn()`` (see ``MIN_SECONDS``), and its last result."""
+    walls: list[float] = []
+    cpus: list[float] = []
+    out = None
+    while len(walls) < repeat or (sum(walls) < MIN_SECONDS and len(walls) < MAX_RUNS):
+        t, c = time.perf_counter(), time.process_time()
         out = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), out
+        walls.append(time.perf_counter() - t)
+        cpus.append(time.process_time() - c)
+    return walls, cpus, out
+
+
+def timed(fn: Any, repeat: int) -> tuple[float, Any]:
+    """Median wall time of ``fn()`` in seconds (``runs``) and its last result."""
+    walls, _, out = runs(fn, repeat)
+    return statistics.median(walls), out
 
 
 def vision_table(sizes: list[tuple[int, int]], repeat: int) -> list[dict[str, Any]]:
     """Per pair times of the dnd5e cover matrix and each ruleset's vision matrix (kernel).
 
     One warm-up matrix per scene (numba's cache, the wall grid); then each kind ``repeat``
-    times, its median wall time and the CPU time of that same run.
+    times or more (``runs``), its median wall time and the CPU time of that same run.
     """
     os.environ.pop("SIGHTLINE_KERNEL", None)
     rows = []
@@ -76,12 +92,10 @@ def vision_table(sizes: list[tuple[int, int]], repeat: int) -> list[dict[str, An
         cover_us = None
         for label, system_id, kind in VISION_KINDS:
             system = rules.get(system_id)
-            walls, cpus = [], []
-            for _ in range(repeat):
-                t, c = time.perf_counter(), time.process_time()
-                matrix(geo, system, None, kind, {})
-                walls.append(time.perf_counter() - t)
-                cpus.append(time.process_time() - c)
+            walls, cpus, _ = runs(
+                lambda geo=geo, system=system, kind=kind: matrix(geo, system, None, kind, {}),
+                repeat,
+            )
             k = walls.index(statistics.median_low(walls))
             row = {
                 "kind": label,
@@ -137,7 +151,8 @@ def _slope(xs: list[int], ys: list[float]) -> float:
 def exponents_table(repeat: int) -> list[dict[str, Any]]:
     """Every kind's matrix seconds over tokens (5,000 walls) and walls (100 tokens), fitted.
 
-    In-process, one warm-up per scene and kind, the median of ``repeat`` runs.
+    In-process, one warm-up per scene and kind, the median of ``repeat`` runs or more
+    (``runs``: a small matrix is run for a second).
     """
     scenes: dict[tuple[int, int], Any] = {}
     sizes = [(5000, t) for t in EXPONENT_TOKENS] + [(w, 100) for w in EXPONENT_WALLS]
