@@ -80,6 +80,17 @@ SCENES = {
             tok("A2", 600, 400, size="small"),
         ],
     ),
+    # Attackers of different sizes (4, 9 and 16 square corners, SF-COV-1): one batch, each
+    # pair's own corners.
+    "creatures of different sizes": lambda: load(
+        [wall("w", 450, -100, 450, 250), wall("v", 100, 450, 400, 450)],
+        [
+            tok("M", 0, 0),
+            tok("L", 600, 0, 2),
+            tok("H", 100, 600, 3),
+            tok("S", 300, 250, size="small"),
+        ],
+    ),
     # One target seen through a concealing haze by one attacker and not by another
     # (SF-CON-1, GEO-9), prone and concealed creatures (SF-PRN-1, SF-CON-5).
     "a haze some lines cross, prone and concealed creatures": lambda: load(

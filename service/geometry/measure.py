@@ -216,6 +216,10 @@ class QuestionBatch(Sequence[Question]):
         ``Question.low_obstacles`` of every pair.
     set_aside : frozenset of str
         Creatures excluded from every pair (``rules.options.without_set_aside``).
+    n_sources : ndarray of shape (q,), int, or None
+        Each pair's number of sources when they differ (attackers of different sizes):
+        ``sources`` and ``exact_sources`` are padded to the most, and each pair's question
+        and lines use its first ``n_sources``. Pairing ``every`` only; ``None``: all ``s``.
     """
 
     def __init__(
@@ -234,7 +238,11 @@ class QuestionBatch(Sequence[Question]):
         exact_targets: FloatArray | None = None,
         low_obstacles: bool = True,
         set_aside: frozenset[str] = frozenset(),
+        n_sources: NDArray[np.intp] | None = None,
     ) -> None:
+        if n_sources is not None and pairing != "every":
+            raise ValueError("pairs of different numbers of sources pair every point")
+        self.n_sources = n_sources
         self.sources, self.targets, self.pairing = sources, targets, pairing
         self.elevations, self.tops = elevations, tops
         self.inner_source, self.inner_target = inner_source, inner_target
@@ -255,11 +263,12 @@ class QuestionBatch(Sequence[Question]):
         if isinstance(r, slice):
             return [self[i] for i in range(len(self))[r]]
         r = range(len(self))[r]  # IndexError past the end, negative from the end
+        used = None if self.n_sources is None else int(self.n_sources[r])
         exact = None
         if self.exact_sources is not None and self.exact_targets is not None:
-            exact = (self.exact_sources[r], self.exact_targets[r])
+            exact = (self.exact_sources[r, :used], self.exact_targets[r])
         return Question(
-            self.sources[r],
+            self.sources[r, :used],
             self.targets[r],
             self.pairing,
             (float(self.elevations[r, 0]), float(self.elevations[r, 1])),
@@ -307,6 +316,7 @@ class QuestionBatch(Sequence[Question]):
             pick(self.exact_targets),
             self.low_obstacles,
             self.set_aside,
+            None if self.n_sources is None else self.n_sources[at],
         )
 
     def joined(self, exact: bool = False) -> tuple[FloatArray, NDArray[np.intp]]:
@@ -320,6 +330,11 @@ class QuestionBatch(Sequence[Question]):
         else:
             lines = np.concatenate([np.repeat(s, nt, axis=1), np.tile(t, (1, ns, 1))], axis=2)
         per = lines.shape[1]
+        if self.n_sources is not None:  # each pair's own sources' lines, source major
+            used = np.repeat(np.arange(ns), nt)[None, :] < self.n_sources[:, None]
+            rows = np.zeros(q + 1, dtype=np.intp)
+            np.cumsum(self.n_sources * nt, out=rows[1:])
+            return lines[used], rows
         return lines.reshape(q * per, 4), np.arange(q + 1, dtype=np.intp) * per
 
     def bands(self) -> FloatArray:

@@ -431,6 +431,7 @@ def plan_pairs(
     pairing: Literal["paired", "every"],
     inner: tuple[FloatArray, FloatArray],
     exact: tuple[FloatArray, FloatArray] | None = None,
+    n_sources: NDArray[np.intp] | None = None,
 ) -> tuple[QuestionBatch, dict[int, Sequence[str]]]:
     """The ``QuestionBatch`` of token pairs from per-token arrays, and who shares a space.
 
@@ -447,6 +448,9 @@ def plan_pairs(
         Per token, its inner space in px as a source and as a target (the exact line's).
     exact : (ndarray (k, s, 2), ndarray (k, t, 2)), optional
         Per token, the exact corners its points were inset from (GEO-6).
+    n_sources : ndarray (k,) of int, optional
+        Per token, how many of its ``s`` source points it has (``QuestionBatch.n_sources``:
+        tokens of different sizes, their points padded to the most).
 
     Returns
     -------
@@ -483,6 +487,7 @@ def plan_pairs(
         excluded,
         None if exact is None else exact[0][a],
         None if exact is None else exact[1][t],
+        n_sources=None if n_sources is None else n_sources[a],
     )
     return questions, shared
 

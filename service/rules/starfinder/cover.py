@@ -116,6 +116,18 @@ class _Asks(PlannedAsks["_Ask"]):
         self.plan = plan
 
 
+def _padded(points: list[FloatArray]) -> FloatArray:
+    """Per-token points (s_i, 2) stacked as (k, max s_i, 2), padded with NaN.
+
+    The padding is never traced (``QuestionBatch.n_sources``).
+    """
+    most = max(len(p) for p in points)
+    out = np.full((len(points), most, 2), np.nan)
+    for i, p in enumerate(points):
+        out[i, : len(p)] = p
+    return out
+
+
 def _low_walls(built: BuiltScene) -> list[int]:
     """Low obstacles (SF-COV-5): the walls ``built.tall_walls`` sets aside."""
     return [] if built.tall_walls is None else np.flatnonzero(~built.tall_walls).tolist()
@@ -233,8 +245,9 @@ class Starfinder:
 
         ``None`` (plan pair by pair) for areas, scenes with low obstacles (SF-COV-5: a wall
         mask per pair) or walls of limited height (GEO-5a), attackers of more than
-        ``sampling.MAX_SOURCE_CORNERS`` corners, tokens of different corner counts (sizes),
-        and the cases of ``pair_tokens``.
+        ``sampling.MAX_SOURCE_CORNERS`` corners, targets of different corner counts (hexes),
+        and the cases of ``pair_tokens``. Attackers of different sizes have different
+        numbers of corners: their points are padded to the most (``QuestionBatch.n_sources``).
         """
         if attack.kind == "area" or _low_walls(built) or built.heights:
             return None
@@ -245,14 +258,16 @@ class Starfinder:
         space = [corners("space", tok, inset)[0] for tok in found.tokens]
         if any(total > sampling.MAX_SOURCE_CORNERS for _, total in every):
             return None  # each pair cuts the attacker's corners to those nearest its target
-        if len({p.shape for p, _ in every}) != 1 or len({p.shape for p in space}) != 1:
+        if len({p.shape for p in space}) != 1:
             return None
-        sources = np.stack([p for p, _ in every])
+        count = np.array([len(p) for p, _ in every], dtype=np.intp)
+        ragged = len(set(count.tolist())) > 1
+        sources = _padded([p for p, _ in every])
         targets = np.stack(space)
         exact = None
         if inset > 0:  # GEO-6: what the inset corners came from
             exact = (
-                np.stack(
+                _padded(
                     [
                         sampling.exact_points(p, corners("every", tok, 0.0)[0])
                         for (p, _), tok in zip(every, found.tokens, strict=True)
@@ -264,14 +279,21 @@ class Starfinder:
         boxes = [built.token_boxes[tok.id] for tok in found.tokens]
         inner_boxes = np.array([inset_box(b, inner) for b in boxes], dtype=np.float64)
         questions, shared = plan_pairs(
-            built, pairs, found, (sources, targets), "every", (inner_boxes, inner_boxes), exact
+            built,
+            pairs,
+            found,
+            (sources, targets),
+            "every",
+            (inner_boxes, inner_boxes),
+            exact,
+            count if ragged else None,
         )
         a, t = found.ends[:, 0].tolist(), found.ends[:, 1].tolist()
         return _Asks(
             questions,
             shared,
             lambda r, question, _: _Ask(question, boxes[a[r]], space[t[r]], []),
-            lambda r: (sources[a[r]], boxes[a[r]], space[t[r]], []),
+            lambda r: (every[a[r]][0], boxes[a[r]], space[t[r]], []),
         )
 
     def _ask(
@@ -360,9 +382,17 @@ class Starfinder:
         shapes: dict[tuple[int, int], list[int]] = {}
         planned = asks if isinstance(asks, _Asks) else None
         plan_of: Callable[[int], tuple[FloatArray, Any, FloatArray, list[str]]]
-        if planned is not None:  # one shape; each pair's ask made only for its answer
-            n_sources = planned.questions.sources.shape[1]
-            shapes[(n_sources, counts[0] if counts else 0)] = list(range(len(asks)))
+        if planned is not None:  # each pair's ask made only for its answer
+            batch_of = planned.questions
+            used = batch_of.n_sources
+            if used is None:  # one shape
+                shapes[(batch_of.sources.shape[1], counts[0] if counts else 0)] = list(
+                    range(len(asks))
+                )
+            else:  # attackers of different sizes: one shape per number of corners
+                per = batch_of.targets.shape[1]
+                for n in np.unique(used).tolist():
+                    shapes[(n, n * per)] = np.flatnonzero(used == n).tolist()
             plan_of = planned.plan
         else:
             plans = [(a.question.sources, a.source_box, a.target_corners, a.notes) for a in asks]
