@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from service.engine.density import WallDensity
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex, index_walls
 from service.geometry import kernel
-from service.geometry.bands import as_bands
+from service.geometry.bands import as_bands, meets
 from service.geometry.junctions import wall_components
 from service.geometry.rooms import (
     FreePaths,
@@ -469,12 +470,19 @@ def lines_of_effect(
         # What blocks the centre line of each pair without line of effect (the answer's
         # explanation): filled in at the end, for those pairs only, in one trace.
         centre_blockers: dict[int, list[int]] = {}
-        apart = _SealedApart(index, sense, wall_mask)
         todo: list[tuple[int, int]] = []  # (pair, its row in rest) for the corner lines
         for k in np.flatnonzero(~centre_blocked).tolist():
             out[rest[k]] = LineOfEffect(True, tuple(centres[k].tolist()), [], 1)  # type: ignore[arg-type]
         blocked_rows = np.flatnonzero(centre_blocked)
-        sealed = apart.many(bf_all[rest[blocked_rows]], bt_all[rest[blocked_rows]])
+        at_rows = rest[blocked_rows]
+        sealed = _sealed_apart(
+            index,
+            sense,
+            wall_mask,
+            bf_all[at_rows],
+            bt_all[at_rows],
+            None if elev_all is None else elev_all[at_rows],
+        )
         for k, p, is_sealed in zip(
             blocked_rows.tolist(), rest[blocked_rows].tolist(), sealed.tolist(), strict=True
         ):
@@ -622,6 +630,74 @@ def reversed_line(found: LineOfEffect) -> LineOfEffect:
 
 #: How many spaces' rooms ``_SealedApart`` remembers per built index (a scene's tokens).
 _ROOMS_KEPT = 4096
+
+
+#: How many bands' rooms ``_sealed_apart`` keeps per wall index (each is a polygonization).
+_BANDS_KEPT = 4
+
+
+def _sealed_apart(
+    index: WallIndex,
+    sense: str,
+    wall_mask: NDArray[np.bool_] | None,
+    bf: FloatArray,
+    bt: FloatArray,
+    bands: FloatArray | None,
+) -> NDArray[np.bool_]:
+    """Whether each pair of spaces lies in different closed rooms, shape (p,).
+
+    ``bf``, ``bt`` (p, 4) px; ``bands`` (p, 4) each pair's band (GEO-5a) or ``None``. The
+    rooms are closed by the walls that block every line whatever its band (``room_walls``:
+    full height), and, for the pairs whose band is the same at both ends (both creatures
+    on one floor, of one height: the common case), by the walls of limited height that
+    cover that band too (``bands.meets``, the test ``trace`` makes at each crossing): such
+    a wall blocks every line of those pairs wherever it crosses it, as a full wall does.
+    Pairs are grouped by band. At most ``_BANDS_KEPT`` bands get rooms of their own per
+    index; the other pairs use the full-height walls alone.
+    """
+    if bands is None or not len(bf) or (np.isinf(index.bottom) & np.isinf(index.top)).all():
+        return _SealedApart(index, sense, wall_mask).many(bf, bt)
+    flat = (bands[:, 0] == bands[:, 1]) & (bands[:, 2] == bands[:, 3])
+    key = np.where(flat[:, None], bands[:, [0, 2]], np.nan)  # NaN: no band of its own
+    distinct, which = _distinct_rows(key)
+    out = np.zeros(len(bf), dtype=bool)
+    for k, (low, high) in enumerate(distinct.tolist()):
+        rows = np.flatnonzero(which == k)
+        walls = index if math.isnan(low) else _covering(index, low, high)
+        out[rows] = _SealedApart(walls, sense, wall_mask).many(bf[rows], bt[rows])
+    return out
+
+
+def _covering(index: WallIndex, low: float, high: float) -> WallIndex:
+    """``index`` where the walls covering the band ``[low, high]`` are full height.
+
+    Only for rooms (``_sealed_apart``), for lines whose band is ``[low, high]`` all along;
+    a wall covers it as ``trace`` decides at a crossing (``bands.meets``: ``[bottom, top)``
+    holds the band; a band of no thickness, ``bottom <= low < top``). ``index`` itself when
+    no wall of limited height covers it, or past ``_BANDS_KEPT`` bands (kept in
+    ``index.memo``).
+    """
+    limited = ~(np.isinf(index.bottom) & np.isinf(index.top))
+    n = index.size
+    covers, _ = meets(
+        np.full(n, low), np.full(n, high), np.full(n, low == high), index.bottom, index.top
+    )
+    holds = limited & covers
+    if not holds.any():
+        return index
+    kept: dict[tuple[float, float], WallIndex] = index.memo.setdefault("covering", {})
+    found = kept.get((low, high))
+    if found is None:
+        if len(kept) >= _BANDS_KEPT:
+            return index
+        found = kept[(low, high)] = dataclasses.replace(
+            index,
+            bottom=np.where(holds, -np.inf, index.bottom),
+            top=np.where(holds, np.inf, index.top),
+            memo={},
+            grid=None,
+        )
+    return found
 
 
 class _SealedApart:

@@ -5,13 +5,17 @@ Issue 3: the exact answer may find lines the sampling misses, never the reverse.
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import numpy as np
+import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas.scene import SceneSchema
 from service.engine.walls import build_wall_index
+from service.geometry import exact as exact_module
 from service.geometry.exact import (
     _distinct_points,
     _distinct_rows,
@@ -292,3 +296,100 @@ def test_edge_cuts_are_every_walls_crossings_of_the_edges(walls, boxes):
     expected, of = shapely.get_coordinates(every, return_index=True)
     assert np.array_equal(cuts, expected)
     assert np.array_equal(owner, pair[of])
+
+
+@st.composite
+def room_and_outside(draw):
+    """A rectangular room of walls cut in pieces (some heights, a gap now and then), one
+    space inside it and one outside it, on the 100 px lattice."""
+    x0, y0 = draw(st.integers(0, 3)) * 100, draw(st.integers(0, 3)) * 100
+    w, h = draw(st.integers(2, 4)) * 100, draw(st.integers(2, 4)) * 100
+    corners = [(x0, y0), (x0 + w, y0), (x0 + w, y0 + h), (x0, y0 + h)]
+    walls = []
+    for k in range(4):
+        (ax, ay), (bx, by) = corners[k], corners[(k + 1) % 4]
+        cuts = draw(st.integers(1, 3))
+        pts = [(ax + (bx - ax) * i // cuts, ay + (by - ay) * i // cuts) for i in range(cuts + 1)]
+        for p, q in zip(pts, pts[1:], strict=False):
+            if draw(st.integers(0, 9)) > 0:  # one piece in ten is a gap
+                walls.append((*p, *q))
+    inside = (x0 + 30, y0 + 30, x0 + 90, y0 + 90)
+    outside = (x0 + w + 100, y0 + 20, x0 + w + 180, y0 + 100)
+    return walls, (inside, outside)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    case=room_and_outside(),
+    heights=st.lists(
+        st.sampled_from([None, (0.0, 10.0), (0.0, 3.0), (4.0, 20.0), (0.0, 5.0), (5.0, 9.0)]),
+        min_size=1,
+        max_size=6,
+    ),
+    band=st.sampled_from(
+        [(0, 0, 5, 5), (0, 0, 0, 0), (2, 2, 7, 7), (0, 4, 5, 9), (5, 5, 5, 5), (0, 0, 10, 10)]
+    ),
+)
+def test_rooms_of_one_band_agree_with_the_exhaustive_search(case, heights, band):
+    """GEO-5a with 5E-LOE-2's rooms: walls of limited height that hold a pair's whole band
+    close rooms for it (``_sealed_apart``); the answer is the exhaustive search's, whatever
+    the walls' heights (thin bands at a wall's top included) and seen from either end."""
+    walls, (a, b) = case
+    if not walls:
+        return
+    scene_walls = []
+    for i, c in enumerate(walls):
+        wall = {"id": f"w{i}", "c": list(c)}
+        span = heights[i % len(heights)]
+        if span is not None:
+            wall["height"] = {"bottom": span[0], "top": span[1]}
+        scene_walls.append(wall)
+
+    def index():
+        return build_wall_index(SceneSchema().load({"grid": GRID, "walls": scene_walls}))
+
+    bf = np.array([a, b], dtype=np.float64)
+    bt = np.array([b, a], dtype=np.float64)
+    b0, b1, t0, t1 = (float(v) for v in band)
+    bands = np.array([[b0, b1, t0, t1], [b1, b0, t1, t0]])
+    quick = [f.clear for f in lines_of_effect(index(), bf, bt, "move", elevations=bands)]
+    with patch.object(
+        exact_module, "_sealed_apart", lambda *args: np.zeros(len(args[3]), dtype=bool)
+    ):
+        slow = [f.clear for f in lines_of_effect(index(), bf, bt, "move", elevations=bands)]
+    assert quick == slow
+
+
+@pytest.mark.parametrize(
+    ("top", "band", "sealed", "clear"),
+    [
+        pytest.param(10.0, (0.0, 0.0, 5.0, 5.0), True, False, id="on the floor: sealed"),
+        pytest.param(10.0, (12.0, 12.0, 17.0, 17.0), False, True, id="flying above the walls"),
+        pytest.param(10.0, (0.0, 12.0, 5.0, 17.0), False, True, id="one end above the walls"),
+        pytest.param(10.0, (0.0, 2.0, 5.0, 7.0), False, False, id="two heights: searched"),
+        pytest.param(5.0, (0.0, 0.0, 5.0, 5.0), True, False, id="walls as tall as the band"),
+        pytest.param(5.0, (5.0, 5.0, 5.0, 5.0), False, True, id="no thickness at the top"),
+        pytest.param(5.0, (4.0, 4.0, 4.0, 4.0), True, False, id="no thickness below the top"),
+    ],
+)
+def test_a_room_of_walls_that_hold_the_band_seals_it_apart(top, band, sealed, clear):
+    """GEO-5/5a: a closed room of walls ``[0, top)`` high seals a space inside from one
+    outside (no search) when the walls cover the pair's band, the same at both ends; the
+    exact answer is the search's (a band rising from one end to the other is searched)."""
+    room = [(0, 0, 400, 0), (400, 0, 400, 400), (400, 400, 0, 400), (0, 400, 0, 0)]
+    index = build_wall_index(
+        SceneSchema().load(
+            {
+                "grid": GRID,
+                "walls": [
+                    {"id": f"w{i}", "c": list(c), "height": {"bottom": 0, "top": top}}
+                    for i, c in enumerate(room)
+                ],
+            }
+        )
+    )
+    inside, outside = (100.0, 100.0, 200.0, 200.0), (600.0, 100.0, 700.0, 200.0)
+    bf, bt = np.array([inside]), np.array([outside])
+    bands = np.array([band])
+    assert exact_module._sealed_apart(index, "move", None, bf, bt, bands).tolist() == [sealed]
+    assert lines_of_effect(index, bf, bt, "move", elevations=bands)[0].clear is clear

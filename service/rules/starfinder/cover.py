@@ -229,8 +229,10 @@ class Starfinder:
         planned = self._planned(built, pairs, attack, inset, corners)
         if planned is not None:
             return planned
+        partial = self._partial_obstacles(built, pairs, attack)
         return [
-            self._ask(built, attacker, target, attack, inset, corners) for attacker, target in pairs
+            self._ask(built, attacker, target, attack, inset, corners, low)
+            for (attacker, target), low in zip(pairs, partial, strict=True)
         ]
 
     def _planned(
@@ -304,8 +306,9 @@ class Starfinder:
         attack: Attack,
         inset: float,
         corners: Callable[[str, Token, float], tuple[FloatArray, int]],
+        low_obstacles: NDArray[np.bool_] | bool,
     ) -> _Ask:
-        """One pair of ``cover_asks``."""
+        """One pair of ``cover_asks``; ``low_obstacles`` its ``_partial_obstacles``."""
         target_box = built.token_boxes[target.id]
         target_corners = corners("space", target, inset)[0]
         notes: list[str] = []
@@ -328,7 +331,6 @@ class Starfinder:
         )
         wall_mask, low_notes = self._low_obstacles(built, source_box, target_box)
         notes += low_notes
-        low_obstacles = self._partial_obstacles(built, source_box, target_box)
         inner = max(inset, DEFAULT_CORNER_INSET_PX)
         inner_source = (
             inset_box(source_box, inner)
@@ -597,44 +599,69 @@ class Starfinder:
     def _partial_obstacles(
         self,
         built: BuiltScene,
-        source_box: tuple[float, float, float, float],
-        target_box: tuple[float, float, float, float],
-    ) -> np.ndarray | bool:
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+    ) -> list[NDArray[np.bool_] | bool]:
         """Walls that may block as low obstacles where they cover part of a band (GEO-5a).
 
-        SF-COV-5 for walls with a height range near the pair: one farther than 6 squares
+        SF-COV-5 for walls with a height range near each pair: one farther than 6 squares
         from the target, or nearer the attacker than the target, gives no cover where it
         covers only part of a line's band (where it covers all of it, it blocks as a wall).
-        Cost: the walls in the pair's bounding box (one tree query), vectorised distances.
+        Per pair: ``True`` (every such wall may), or a mask of the walls that may.
+
+        Raises
+        ------
+        RulesError
+            An area attack without ``attack.origin`` and without an attacker
+            (``attack_source``).
+
+        Cost: one tree query of the pairs' bounding boxes and one vectorised distance per
+        (pair, wall of limited height in its box).
         """
-        if not built.heights or not built.walls.size:
-            return True
+        out: list[NDArray[np.bool_] | bool] = [True] * len(pairs)
         walls = built.walls
-        hull = shapely.box(
-            min(source_box[0], target_box[0]),
-            min(source_box[1], target_box[1]),
-            max(source_box[2], target_box[2]),
-            max(source_box[3], target_box[3]),
+        if not built.heights or not walls.size or not pairs:
+            return out
+        source = np.array(
+            [attack_source(built, a, t, attack)[0] for a, t in pairs], dtype=np.float64
+        ).reshape(-1, 4)
+        target = np.array([built.token_boxes[t.id] for _, t in pairs], dtype=np.float64)
+        hulls = shapely.box(
+            np.minimum(source[:, 0], target[:, 0]),
+            np.minimum(source[:, 1], target[:, 1]),
+            np.maximum(source[:, 2], target[:, 2]),
+            np.maximum(source[:, 3], target[:, 3]),
         )
-        near = walls.tree.query(hull)
-        near = near[np.isfinite(walls.bottom[near]) | np.isfinite(walls.top[near])]
+        pair, near = walls.tree.query(hulls)
+        limited = np.isfinite(walls.bottom[near]) | np.isfinite(walls.top[near])
+        pair, near = pair[limited], near[limited]
         if not len(near):
-            return True
+            return out
         grid = built.scene.grid
         lines = shapely.linestrings(walls.coords[near].reshape(-1, 2, 2))
-        s_geom = (
-            shapely.box(*source_box)
-            if source_box[0] != source_box[2]
-            else shapely.Point(source_box[0], source_box[1])
+        point = source[:, 0] == source[:, 2]  # an area's point of origin
+        s_geom = np.where(
+            point,
+            shapely.points(source[:, :2]),
+            shapely.box(source[:, 0], source[:, 1], source[:, 2], source[:, 3]),
         )
-        d_target = shapely.distance(shapely.box(*target_box), lines) / grid.px_per_unit
-        d_source = shapely.distance(s_geom, lines) / grid.px_per_unit
+        d_target = shapely.distance(shapely.box(*target[pair].T), lines) / grid.px_per_unit
+        d_source = shapely.distance(s_geom[pair], lines) / grid.px_per_unit
         fails = (d_target > feet_to_units(LOW_OBSTACLE_FT, grid)) | (d_source < d_target)
-        if not fails.any():
-            return True
-        mask = np.ones(walls.size, dtype=bool)
-        mask[near[fails]] = False
-        return mask
+        bad_pair, bad_wall = pair[fails], near[fails]
+        if not len(bad_pair):
+            return out
+        order = np.argsort(bad_pair, kind="stable")
+        bad_pair, bad_wall = bad_pair[order], bad_wall[order]
+        starts = np.flatnonzero(np.r_[True, bad_pair[1:] != bad_pair[:-1]])
+        masks: dict[bytes, NDArray[np.bool_]] = {}  # pairs that set aside the same walls share
+        for r, these in zip(bad_pair[starts].tolist(), np.split(bad_wall, starts[1:]), strict=True):
+            key = np.sort(these).tobytes()
+            if key not in masks:
+                masks[key] = np.ones(walls.size, dtype=bool)
+                masks[key][these] = False
+            out[r] = masks[key]
+        return out
 
     def _prone(
         self, built: BuiltScene, attacker: Token | None, target: Token, attack: Attack
