@@ -20,7 +20,8 @@ Decisions (see also the rules modules):
 - Tremorsense reaches creatures on the ground within range (not those with the ``flying``
   condition or above elevation 0 while the observer is on the ground) whatever the walls.
 - Hearing (imprecise) needs a line free of walls restricting sound, and an observer that is
-  not ``deafened``; ``senses.hearing`` ``None`` is unlimited range.
+  not ``deafened``; ``senses.hearing`` ``None`` is unlimited range, 0 no hearing (as
+  every sense of range 0, even toward a creature in the same space).
 - A target or observer whose space lies wholly in heavy obscurement cannot be seen by
   sight-based senses (5E-VIS-1).
 - GEO-9, one vocabulary for every ruleset: a region's ``concealment: true`` flag is light
@@ -944,7 +945,7 @@ def _reaches(
         "blindsight": within("blindsight") & loe,
         "tremorsense": within("tremorsense") & on_ground,
         "xray": ~blinded & visible & within("xray") & (lit | darkvision & ~magical | devils_sight),
-        "hearing": ~deafened & (dist <= ranges[:, _RANGES.index("hearing")]) & sound,
+        "hearing": ~deafened & within("hearing") & sound,  # 0: cannot hear (``Senses``)
     }
     return reaches, invisible, sees_invisible | truesight
 

@@ -596,3 +596,28 @@ def test_sense_order_of_many_pairs_is_each_pairs(rows, ruleset):
     columns = {s: np.array([s in row for row in rows]) for s in names}
     each = [order.located({s: s in row for s in names}) for row in rows]
     assert order.located_all(columns) == ([s for s, _ in each], [c for _, c in each])
+
+
+RANGED_SENSES = ["darkvision", "devils_sight", "truesight", "blindsight", "tremorsense", "hearing"]
+
+
+@pytest.mark.parametrize("ruleset", ["dnd5e", "starfinder", "pf2e-variant"])
+@pytest.mark.parametrize("sense", RANGED_SENSES)
+def test_a_sense_of_range_zero_is_not_had_even_in_the_same_space(ruleset, sense):
+    """``Senses``: a range of 0 means the creature does not have the sense (hearing 0:
+    cannot hear), even toward a creature sharing its space (distance 0); a range of 5
+    reaches it (5E-VIS-5..8, PV-DET-2)."""
+
+    def located(rng):
+        senses = {"hearing": 0, sense: rng}
+        scene = load(
+            [],
+            [tok("O", 0, 0, senses=senses), tok("T", 0, 0)],
+            environment={"light": "dark"},
+        )
+        built = build_scene(scene)
+        res = vision_one(rules.get(ruleset), built, scene.token("O"), scene.token("T"), {})
+        return res.sense
+
+    assert located(0) is None
+    assert located(5) == sense
