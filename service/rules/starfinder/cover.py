@@ -116,6 +116,20 @@ class _Asks(PlannedAsks["_Ask"]):
         self.plan = plan
 
 
+#: Pairs whose SF-COV-5 partial obstacles are found in one step (``_partial_obstacles``).
+_PAIRS_AT_ONCE = 256
+
+
+def _limited_tree(walls: Any, limited: NDArray[np.intp]) -> shapely.STRtree:
+    """An ``STRtree`` over ``limited``, the walls of limited height (kept in ``walls.memo``)."""
+    tree = walls.memo.get("limited_tree")
+    if tree is None:
+        tree = walls.memo["limited_tree"] = shapely.STRtree(
+            shapely.linestrings(walls.coords[limited].reshape(-1, 2, 2))
+        )
+    return tree
+
+
 def _padded(points: list[FloatArray]) -> FloatArray:
     """Per-token points (s_i, 2) stacked as (k, max s_i, 2), padded with NaN.
 
@@ -632,23 +646,34 @@ class Starfinder:
             np.maximum(source[:, 2], target[:, 2]),
             np.maximum(source[:, 3], target[:, 3]),
         )
-        pair, near = walls.tree.query(hulls)
-        limited = np.isfinite(walls.bottom[near]) | np.isfinite(walls.top[near])
-        pair, near = pair[limited], near[limited]
-        if not len(near):
+        limited = np.flatnonzero(np.isfinite(walls.bottom) | np.isfinite(walls.top))
+        if not len(limited):
             return out
-        grid = built.scene.grid
-        lines = shapely.linestrings(walls.coords[near].reshape(-1, 2, 2))
+        # One geometry per pair and per wall of limited height, indexed by the rows.
+        lines = shapely.linestrings(walls.coords[limited].reshape(-1, 2, 2))
+        row_of = np.full(walls.size, -1, dtype=np.intp)
+        row_of[limited] = np.arange(len(limited))
         point = source[:, 0] == source[:, 2]  # an area's point of origin
         s_geom = np.where(
             point,
             shapely.points(source[:, :2]),
             shapely.box(source[:, 0], source[:, 1], source[:, 2], source[:, 3]),
         )
-        d_target = shapely.distance(shapely.box(*target[pair].T), lines) / grid.px_per_unit
-        d_source = shapely.distance(s_geom[pair], lines) / grid.px_per_unit
-        fails = (d_target > feet_to_units(LOW_OBSTACLE_FT, grid)) | (d_source < d_target)
-        bad_pair, bad_wall = pair[fails], near[fails]
+        t_geom = shapely.box(target[:, 0], target[:, 1], target[:, 2], target[:, 3])
+        grid = built.scene.grid
+        reach = feet_to_units(LOW_OBSTACLE_FT, grid)
+        bad: list[tuple[NDArray[np.intp], NDArray[np.intp]]] = []
+        for start in range(0, len(pairs), _PAIRS_AT_ONCE):  # bounded memory per step
+            pair, near = _limited_tree(walls, limited).query(hulls[start : start + _PAIRS_AT_ONCE])
+            pair += start
+            near = limited[near]
+            at = row_of[near]
+            d_target = shapely.distance(t_geom[pair], lines[at]) / grid.px_per_unit
+            d_source = shapely.distance(s_geom[pair], lines[at]) / grid.px_per_unit
+            fails = (d_target > reach) | (d_source < d_target)
+            bad.append((pair[fails], near[fails]))
+        bad_pair = np.concatenate([p for p, _ in bad])
+        bad_wall = np.concatenate([w for _, w in bad])
         if not len(bad_pair):
             return out
         order = np.argsort(bad_pair, kind="stable")
