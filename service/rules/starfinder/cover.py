@@ -28,7 +28,7 @@ from service.engine.grids import feet_to_units
 from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
-from service.engine.walls import FloatArray
+from service.engine.walls import FloatArray, WallIndex
 from service.geometry import sampling
 from service.geometry.measure import Measure, Measured, MeasuredBatch, Question, QuestionBatch
 from service.model import Token
@@ -120,7 +120,7 @@ class _Asks(PlannedAsks["_Ask"]):
 _PAIRS_AT_ONCE = 256
 
 
-def _limited_tree(walls: Any, limited: NDArray[np.intp]) -> shapely.STRtree:
+def _limited_tree(walls: WallIndex, limited: NDArray[np.intp]) -> shapely.STRtree:
     """An ``STRtree`` over ``limited``, the walls of limited height (kept in ``walls.memo``)."""
     tree = walls.memo.get("limited_tree")
     if tree is None:
