@@ -470,9 +470,9 @@ def lines_of_effect(
         # What blocks the centre line of each pair without line of effect (the answer's
         # explanation): filled in at the end, for those pairs only, in one trace.
         centre_blockers: dict[int, list[int]] = {}
-        todo: list[tuple[int, int]] = []  # (pair, its row in rest) for the corner lines
+        rest_of = rest.tolist()
         for k in np.flatnonzero(~centre_blocked).tolist():
-            out[rest[k]] = LineOfEffect(True, tuple(centres[k].tolist()), [], 1)  # type: ignore[arg-type]
+            out[rest_of[k]] = LineOfEffect(True, tuple(centres[k].tolist()), [], 1)  # type: ignore[arg-type]
         blocked_rows = np.flatnonzero(centre_blocked)
         at_rows = rest[blocked_rows]
         sealed = _sealed_apart(
@@ -483,13 +483,16 @@ def lines_of_effect(
             bt_all[at_rows],
             None if elev_all is None else elev_all[at_rows],
         )
-        for k, p, is_sealed in zip(
-            blocked_rows.tolist(), rest[blocked_rows].tolist(), sealed.tolist(), strict=True
-        ):
-            if is_sealed:
+        shut = blocked_rows[sealed]
+        if blockers:  # each sealed pair's own list, named at the end
+            for k, p in zip(shut.tolist(), rest[shut].tolist(), strict=True):
                 out[p] = LineOfEffect(False, None, centre_blockers.setdefault(k, []), 1)
-            else:
-                todo.append((p, k))
+        else:  # a bare ``clear``: one answer, no blockers to name, for every sealed pair
+            bare = LineOfEffect(False, None, [], 1)
+            for p in rest[shut].tolist():
+                out[p] = bare
+        left = blocked_rows[~sealed]
+        todo = list(zip(rest[left].tolist(), left.tolist(), strict=True))
         # The 16 corner-to-corner lines of every pair left, in one bulk trace: the first
         # clear one is the witness, as in the search's own first lines (``_search``).
         at = [q for q, _ in todo]
@@ -549,8 +552,8 @@ def lines_of_effect(
             )
         named = sorted(
             k
-            for k, p in enumerate(rest)
-            if k in centre_blockers and not out[p].clear  # type: ignore[union-attr]
+            for k in centre_blockers
+            if not out[rest_of[k]].clear  # type: ignore[union-attr]
         )
         if named and blockers:
             found_blockers = (
