@@ -63,7 +63,7 @@ from service.engine.grids import (
     space_distance_units,
     square_distances_units,
 )
-from service.engine.scene import BuiltScene
+from service.engine.scene import BuiltScene, distinct_tokens
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import WallIndex
@@ -568,14 +568,9 @@ class _SenseColumns:
             budget.spend(int(own))
         # Each token once (first seen): its inset space and its vertical extent, rows of
         # per-token arrays.
-        ids = [tok.id for pair in pairs for tok in pair]
-        row = {tid: k for k, tid in enumerate(dict.fromkeys(ids))}
-        by_id = {tok.id: tok for pair in reversed(pairs) for tok in reversed(pair)}
-        tokens = [by_id[tid] for tid in row]
+        tokens, rows = distinct_tokens(pairs)
         boxes = np.array([inset_box(built.token_boxes[t.id], inset) for t in tokens])
         extents = np.array([built.span(t) for t in tokens], dtype=np.float64).reshape(-1, 2)
-        rows = np.fromiter(map(row.__getitem__, ids), dtype=np.intp, count=len(ids))
-        rows = rows.reshape(-1, 2)
         obs, tgt = rows[:, 0], rows[:, 1]
         # GEO-5a: each pair's band, from the observer's vertical extent to the target's.
         bands = np.column_stack(
@@ -615,16 +610,17 @@ class _SenseColumns:
         private = np.array([has_private_light(t) for t in tokens], dtype=bool)
         code = np.where(private[obs], (obs.astype(np.int64) + 1) * n + tgt, tgt)
         distinct, first, light_of = np.unique(code, return_index=True, return_inverse=True)
+        seen = np.argsort(first)  # the distinct codes in the pairs' order
         public = shining_lights(built)  # gathered once: each gathering scans every token
         light_keys = []
         samples = []
-        for c in distinct[np.argsort(first)].tolist():  # in the pairs' order
+        for c in distinct[seen].tolist():
             target, who = tokens[c % n], (tokens[c // n - 1] if c >= n else None)
             sources = public if who is None else shining_lights(built, who)
             light_keys.append((target, who, sources))
             samples.append(light_over_token(built, target, budget, who, sources))
         order = np.empty(len(distinct), dtype=np.intp)
-        order[np.argsort(first)] = np.arange(len(distinct))
+        order[seen] = np.arange(len(distinct))
         light_of = order[light_of.reshape(-1)]
         level = np.array([LIGHT_CODE[s.level] for s in samples], dtype=np.int8)[light_of]
         magical = np.array([s.magical_darkness for s in samples], dtype=bool)[light_of]

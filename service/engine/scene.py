@@ -349,6 +349,20 @@ def in_water(built: BuiltScene, token: Token) -> bool:
     return False
 
 
+def distinct_tokens(
+    pairs: Sequence[tuple[Token, Token]],
+) -> tuple[list[Token], NDArray[np.intp]]:
+    """The distinct tokens of ``pairs`` (by id, first seen), and each pair's two rows (p, 2).
+
+    O(pairs): one pass over the ids, one dictionary look-up each (``np.fromiter``).
+    """
+    ids = [tok.id for pair in pairs for tok in pair]
+    row = {tid: k for k, tid in enumerate(dict.fromkeys(ids))}
+    by_id = {tok.id: tok for pair in reversed(pairs) for tok in reversed(pair)}  # first seen
+    rows = np.fromiter(map(row.__getitem__, ids), dtype=np.intp, count=len(ids))
+    return [by_id[tid] for tid in row], rows.reshape(-1, 2)
+
+
 def find_token(scene: Scene, token_id: str, path: tuple[str | int, ...]) -> Token:
     """The token ``token_id`` of ``scene``.
 

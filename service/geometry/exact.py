@@ -130,12 +130,12 @@ def _distinct_points(points: FloatArray) -> FloatArray:
 def _distinct_by_owner(
     points: FloatArray, owner: NDArray[np.intp]
 ) -> tuple[FloatArray, NDArray[np.intp]]:
-    """Each owner's distinct points (n, 2), sorted by owner, then x, then y, and their owner."""
-    order = np.lexsort((points[:, 1], points[:, 0], owner))
-    points, owner = points[order], owner[order]
-    new = np.ones(len(points), dtype=bool)
-    new[1:] = (owner[1:] != owner[:-1]) | np.any(points[1:] != points[:-1], axis=1)
-    return points[new], owner[new]
+    """Each owner's distinct points (n, 2), sorted by owner, then x, then y, and their owner.
+
+    ``_distinct_rows`` of the rows ``owner, x, y``.
+    """
+    found, _ = _distinct_rows(np.column_stack([owner.astype(np.float64), points]))
+    return np.ascontiguousarray(found[:, 1:]), found[:, 0].astype(np.intp)
 
 
 def _distinct_rows(rows: FloatArray) -> tuple[FloatArray, NDArray[np.intp]]:

@@ -90,14 +90,7 @@ def vision_all(
     ``budget`` as for ``cover_all``. A vision matrix, which answers only ``sense`` and
     ``can_see``, asks ``located_all``.
     """
-    reports = perceive_all(
-        built,
-        pairs,
-        diagonals=system.diagonals,
-        inset=system.vision_inset(options),
-        budget=budget,
-        magical_darkness_blocks_sight=bool(options.get("magical_darkness_blocks_sight")),
-    )
+    reports = perceive_all(built, pairs, **_perception(system, options, budget))
     return [
         system.vision(built, o, t, report, options)
         for (o, t), report in zip(pairs, reports, strict=True)
@@ -117,15 +110,19 @@ def located_all(
     (``service.senses.SenseOrder``) over the same measurement, here for all pairs at once
     (``service.senses.locate_all``) without an answer per pair.
     """
-    return locate_all(
-        built,
-        pairs,
-        system.senses,
-        diagonals=system.diagonals,
-        inset=system.vision_inset(options),
-        budget=budget,
-        magical_darkness_blocks_sight=bool(options.get("magical_darkness_blocks_sight")),
-    )
+    return locate_all(built, pairs, system.senses, **_perception(system, options, budget))
+
+
+def _perception(
+    system: RuleSystem, options: dict[str, Any], budget: WorkBudget | None
+) -> dict[str, Any]:
+    """What ``perceive_all`` and ``locate_all`` take from a ruleset and its options."""
+    return {
+        "diagonals": system.diagonals,
+        "inset": system.vision_inset(options),
+        "budget": budget,
+        "magical_darkness_blocks_sight": bool(options.get("magical_darkness_blocks_sight")),
+    }
 
 
 def cover_one(

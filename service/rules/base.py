@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol, TypeVar, cast, overload
 import numpy as np
 from numpy.typing import NDArray
 
-from service.engine.scene import BuiltScene
+from service.engine.scene import BuiltScene, distinct_tokens
 from service.engine.spaces import boxes_overlap
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import FloatArray
@@ -372,15 +372,10 @@ def pair_tokens(
     """
     if len(pairs) < 2 or any(attacker is None for attacker, _ in pairs):
         return None
-    both = cast(Sequence[tuple[Token, Token]], pairs)  # every pair has its attacker
-    ids = [tok.id for pair in both for tok in pair]
-    row = {tid: k for k, tid in enumerate(dict.fromkeys(ids))}  # first-seen order
-    if any(tid not in built.token_order for tid in row):
+    tokens, ends = distinct_tokens(cast(Sequence[tuple[Token, Token]], pairs))
+    if any(tok.id not in built.token_order for tok in tokens):
         return None
-    first = {tok.id: tok for pair in reversed(both) for tok in reversed(pair)}
-    tokens = [first[tid] for tid in row]
-    ends = np.fromiter(map(row.__getitem__, ids), dtype=np.intp, count=len(ids))
-    return PairTokens(tokens, ends.reshape(-1, 2))
+    return PairTokens(tokens, ends)
 
 
 A = TypeVar("A")

@@ -650,7 +650,8 @@ class Starfinder:
         if not len(limited):
             return out
         # One geometry per pair and per wall of limited height, indexed by the rows.
-        lines = shapely.linestrings(walls.coords[limited].reshape(-1, 2, 2))
+        tree = _limited_tree(walls, limited)
+        lines = tree.geometries
         row_of = np.full(walls.size, -1, dtype=np.intp)
         row_of[limited] = np.arange(len(limited))
         point = source[:, 0] == source[:, 2]  # an area's point of origin
@@ -664,7 +665,7 @@ class Starfinder:
         reach = feet_to_units(LOW_OBSTACLE_FT, grid)
         bad: list[tuple[NDArray[np.intp], NDArray[np.intp]]] = []
         for start in range(0, len(pairs), _PAIRS_AT_ONCE):  # bounded memory per step
-            pair, near = _limited_tree(walls, limited).query(hulls[start : start + _PAIRS_AT_ONCE])
+            pair, near = tree.query(hulls[start : start + _PAIRS_AT_ONCE])
             pair += start
             near = limited[near]
             at = row_of[near]
