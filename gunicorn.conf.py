@@ -53,7 +53,7 @@ def on_starting(server):
     """
     from service.geometry import exact, trace
 
-    trace.warm_up()  # the compiled measurement kernel (issue 20), once, before forking
+    trace.warm_up()  # the compiled measurement (geometry.walk and the tests), once, before forking
     exact.warm_up()  # and the exact search's (issue 16)
 
 

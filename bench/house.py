@@ -33,7 +33,7 @@ def module_lines() -> dict[str, int]:
 
 
 def long_functions(limit: int = LONG_FUNCTION_LINES) -> list[tuple[int, str]]:
-    """``(lines, "path:line:name")`` of every product function over ``limit`` lines, longest first."""
+    """``(lines, "path:line:name")`` of the product functions over ``limit`` lines."""
     rows = []
     for path in product_files():
         tree = ast.parse(path.read_text())

@@ -1,8 +1,8 @@
-"""Compiled kernel vs numpy reference path, in-process (issue 20): ``python -m bench.kernel``.
+"""The compiled measurement vs its numpy oracle, in-process: ``python -m bench.kernel``.
 
 For the dnd5e, starfinder and pf2e-variant cover matrices and the (dnd5e) vision matrix on
 the bench's dungeon scenes (2,000 walls x 50 tokens, 5,000 x 100), the time per ordered
-token pair with ``SIGHTLINE_KERNEL=numpy`` and with the kernel, side by side in one run,
+token pair with the numpy oracle (``tests/reference``) and compiled, side by side in one run,
 and whether the two matrices are equal. One warm-up call per path first (numba compiles or
 loads its cache; the wall grid is built) so only steady-state work is timed. Nothing is
 asserted; the table is printed (Markdown), and written as JSON with ``--json PATH``.
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import time
 from typing import Any
@@ -31,8 +30,8 @@ from bench.dungeon import dungeon
 from schemas.scene import SceneSchema
 from service import rules
 from service.engine.scene import build_scene
-from service.geometry import kernel
 from service.matrix import matrix
+from tests.kernel_paths import kernel_mode
 
 SIZES = [(2000, 50), (5000, 100)]
 VISION_SIZES = [(2000, 50), (5000, 100), (5000, 200)]
@@ -82,7 +81,6 @@ def vision_table(sizes: list[tuple[int, int]], repeat: int) -> list[dict[str, An
     One warm-up matrix per scene (numba's cache, the wall grid); then each kind ``repeat``
     times or more (``runs``), its median wall time and the CPU time of that same run.
     """
-    os.environ.pop("SIGHTLINE_KERNEL", None)
     rows = []
     for n_walls, n_tokens in sizes:
         geo = build_scene(SceneSchema().load(dungeon(n_walls, n_tokens)))
@@ -227,8 +225,6 @@ def main() -> None:
             with open(args.json, "w") as fh:
                 json.dump(rows, fh, indent=2)
         return
-    if not kernel.HAVE_NUMBA:
-        raise SystemExit("numba is not installed: nothing to compare")
     sizes = SIZES[:1] if args.quick else SIZES
     rows = []
     for n_walls, n_tokens in sizes:
@@ -238,13 +234,13 @@ def main() -> None:
             system = rules.get(system_id)
             result = {}
             for mode in ("numpy", "kernel"):
-                os.environ["SIGHTLINE_KERNEL"] = mode
 
                 def run(geo: Any = geo, system: Any = system, kind: str = kind) -> Any:
                     return matrix(geo, system, None, kind, {})
 
-                run()  # warm-up: compile / load the numba cache, build the grid
-                seconds, out = timed(run, args.repeat)
+                with kernel_mode(mode):
+                    run()  # warm-up: compile / load the numba cache, build the grid
+                    seconds, out = timed(run, args.repeat)
                 result[mode] = (seconds, out)
             numpy_s, kernel_s = result["numpy"][0], result["kernel"][0]
             rows.append(
@@ -265,7 +261,6 @@ def main() -> None:
                 f"  equal={r['equal']}",
                 flush=True,
             )
-    os.environ.pop("SIGHTLINE_KERNEL", None)
     print()
     print("| per pair | walls x tokens | numpy | kernel | speed-up | same answers |")
     print("| --- | --- | --- | --- | --- | --- |")

@@ -1,21 +1,16 @@
-"""The compiled kernel or the numpy reference path, for a block of a test (issue 20)."""
+"""The compiled measurement or its numpy oracle (``tests/reference``), for a block of a test."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+
+from tests.reference.trace import reference_paths
 
 
 @contextmanager
 def kernel_mode(mode: str) -> Iterator[None]:
-    """``SIGHTLINE_KERNEL=mode`` (``"numpy"`` or ``"kernel"``) for the block, then as before."""
-    old = os.environ.get("SIGHTLINE_KERNEL")
-    os.environ["SIGHTLINE_KERNEL"] = mode
-    try:
+    """``"numpy"``: the oracle's steps in place of the compiled ones; ``"kernel"``: as is."""
+    assert mode in ("numpy", "kernel"), mode
+    with reference_paths() if mode == "numpy" else nullcontext():
         yield
-    finally:
-        if old is None:
-            del os.environ["SIGHTLINE_KERNEL"]
-        else:
-            os.environ["SIGHTLINE_KERNEL"] = old

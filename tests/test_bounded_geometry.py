@@ -24,8 +24,9 @@ from service.engine.budget import core_limit, set_core_limits
 from service.engine.scene import build_scene
 from service.engine.walls import index_walls
 from service.geometry import rooms
-from service.geometry.rooms import crossings_within, firm_rooms, sealed_apart
+from service.geometry.rooms import firm_rooms, sealed_apart
 from service.model import Grid, Token, Wall
+from tests.reference.rooms import crossings_within
 from tests.scenes import load, wall
 
 

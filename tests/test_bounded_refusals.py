@@ -20,7 +20,6 @@ from service.app import create_app
 from service.engine.budget import CORE_LIMITS, core_limit, set_core_limits
 from service.engine.walls import index_walls
 from service.geometry import exact
-from service.geometry.kernel import kernel_enabled
 from service.geometry.trace import trace
 from service.model import Wall
 from service.settings import SettingError, load
@@ -45,7 +44,6 @@ coord = st.floats(-300, 300, allow_nan=False).map(lambda v: round(v, 1))
 segment = st.tuples(coord, coord, coord, coord)
 
 
-@pytest.mark.skipif(not kernel_enabled(), reason="the shortcut needs the compiled kernel")
 @settings(max_examples=60, deadline=None)
 @given(
     walls=st.lists(segment, min_size=1, max_size=25),

@@ -12,13 +12,14 @@ answer:
   through (``geometry.cells``), settling with GEOS only the pairs float arithmetic cannot.
 
 Each is checked against the unchanged reference path (rooms always consulted, GEOS queries:
-``SIGHTLINE_KERNEL=numpy``) on small sizes of the worst-case kinds (``bench/worst.py``), and
+``tests/reference``) on small sizes of the worst-case kinds (``bench/worst.py``), and
 by Hypothesis properties against naive definitions. Speed is never asserted.
 """
 
 from __future__ import annotations
 
 import math
+from contextlib import ExitStack
 from typing import Any
 
 import numpy as np
@@ -37,10 +38,9 @@ from service.errors import OverBudget
 from service.geometry import rooms
 from service.geometry.cells import build_segment_grid
 from service.geometry.exact import lines_of_effect
-from service.geometry.junctions import ends_on_walls, wall_components
+from service.geometry.obstacles import ends_on_walls, wall_components
 from service.geometry.rooms import (
     FreePaths,
-    crossings_within,
     firm_crossings_within,
     room_walls,
     sealed_apart,
@@ -50,6 +50,7 @@ from service.model import Wall
 from service.rules.ask import cover_all
 from service.rules.base import Attack
 from tests.kernel_paths import kernel_mode
+from tests.reference.rooms import crossings_within
 from tests.scenes import T_EAST, A, load, tok, wall
 
 # --------------------------------------------------------------------------- helpers
@@ -57,13 +58,14 @@ from tests.scenes import T_EAST, A, load, tok, wall
 
 @pytest.fixture
 def reference(monkeypatch):
-    """The path before issue 16's changes here: rooms always asked, GEOS for every query."""
+    """The reference path: rooms always asked, GEOS for every query (``tests/reference``)."""
+    with ExitStack() as stack:
 
-    def use() -> None:
-        monkeypatch.setattr(rooms.FreePaths, "joined", lambda self, a, b: False)
-        monkeypatch.setenv("SIGHTLINE_KERNEL", "numpy")
+        def use() -> None:
+            monkeypatch.setattr(rooms.FreePaths, "joined", lambda self, a, b: False)
+            stack.enter_context(kernel_mode("numpy"))
 
-    return use
+        yield use
 
 
 def _answers(scene_dict: dict[str, Any]) -> list[Any]:
@@ -404,9 +406,9 @@ def test_obstacles_are_the_naive_union_of_walls_meeting_end_to_end_or_in_a_t(wal
 def test_obstacles_of_the_worst_kinds_are_the_reference_ones(body, monkeypatch):
     built = build_scene(SceneSchema().load(body))
     compiled = wall_components(built.walls)
-    monkeypatch.setenv("SIGHTLINE_KERNEL", "numpy")
-    again = build_scene(SceneSchema().load(body))
-    assert wall_components(again.walls).tolist() == compiled.tolist()
+    with kernel_mode("numpy"):
+        again = build_scene(SceneSchema().load(body))
+        assert wall_components(again.walls).tolist() == compiled.tolist()
 
 
 @pytest.mark.parametrize("through", [0, 1, 150])
@@ -414,7 +416,7 @@ def test_walls_meeting_at_one_point_are_one_obstacle(through, monkeypatch):
     """GEO-6's obstacles: 300 walls ending at one point (and ``through`` more passing
     through it) are one obstacle, as on the reference path; the compiled look-up asks that
     point once, not once per end (it asked 300 x 450 end-wall pairs there)."""
-    from service.geometry import junctions
+    from service.geometry import obstacles
 
     ends = [Wall(f"e{k}", (100.0, 100.0, 100.0 + 50 * math.cos(k), 100.0 + 50 * math.sin(k)))
             for k in range(300)]  # fmt: skip
@@ -425,13 +427,13 @@ def test_walls_meeting_at_one_point_are_one_obstacle(through, monkeypatch):
     ]  # fmt: skip
     walls = ends + passing + [Wall("far", (500.0, 500.0, 600.0, 500.0))]
     asked = []
-    real = junctions.points_on_walls
+    real = obstacles.points_on_walls
 
     def counting(index, points):
         asked.append(len(points))
         return real(index, points)
 
-    monkeypatch.setattr(junctions, "points_on_walls", counting)
+    monkeypatch.setattr(obstacles, "points_on_walls", counting)
     index = index_walls(walls, 20.0)
     compiled = wall_components(index)
     assert asked == [len({w.c[:2] for w in walls} | {w.c[2:] for w in walls})]

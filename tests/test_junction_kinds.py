@@ -13,11 +13,8 @@ import pytest
 
 from schemas.scene import SceneSchema
 from service.engine.walls import build_wall_index
-from service.geometry import kernel
 from service.geometry.trace import trace
 from tests.kernel_paths import kernel_mode
-
-pytestmark = pytest.mark.skipif(not kernel.HAVE_NUMBA, reason="numba is not installed")
 
 UP = [100, 0, 100, 100]  # from above (y < 100) to the junction
 DOWN = [100, 100, 100, 200]  # from the junction downwards

@@ -1,4 +1,4 @@
-"""The compiled kernel's selection, its grid, and whole matrices equal on both paths (issue 20)."""
+"""The compiled walk's grid, and whole matrices equal on the compiled path and its oracle."""
 
 from __future__ import annotations
 
@@ -10,29 +10,15 @@ from schemas.scene import SceneSchema
 from service import rules
 from service.engine.scene import build_scene
 from service.engine.walls import build_grid, build_wall_index
-from service.geometry import kernel
 from service.geometry.trace import trace
 from service.matrix import matrix
-
-needs_numba = pytest.mark.skipif(not kernel.HAVE_NUMBA, reason="numba is not installed")
-
-
-def test_numpy_forced_by_environment(monkeypatch):
-    monkeypatch.setenv("SIGHTLINE_KERNEL", "numpy")
-    assert not kernel.kernel_enabled()
-    monkeypatch.delenv("SIGHTLINE_KERNEL")
-    assert kernel.kernel_enabled() == kernel.HAVE_NUMBA
+from tests.kernel_paths import kernel_mode
 
 
-@needs_numba
-def test_grid_built_on_first_kernel_trace_only(monkeypatch):
+def test_grid_built_on_first_trace_only():
     geo = SceneSchema().load(dungeon(200, 2))
     index = build_wall_index(geo)
     assert index.grid is None  # ingest does not pay for it
-    monkeypatch.setenv("SIGHTLINE_KERNEL", "numpy")
-    trace(index, [[5, 5, 700, 420]])
-    assert index.grid is None
-    monkeypatch.delenv("SIGHTLINE_KERNEL")
     trace(index, [[5, 5, 700, 420]])
     grid = index.grid
     assert grid is not None
@@ -57,12 +43,17 @@ def test_grid_lists_each_wall_in_every_cell_its_box_meets(seed):
     assert len(g.walls) <= 8 * len(coords) + 1024
 
 
-@needs_numba
 @pytest.mark.parametrize("system", ["dnd5e", "starfinder", "pf2e-variant"])
 @pytest.mark.parametrize("kind", ["cover", "vision"])
-def test_matrices_equal_on_both_paths(monkeypatch, system, kind):
+def test_matrices_equal_on_both_paths(system, kind):
     geo = build_scene(SceneSchema().load(dungeon(400, 10, seed=3)))
     got = matrix(geo, rules.get(system), None, kind, {})
-    monkeypatch.setenv("SIGHTLINE_KERNEL", "numpy")
-    ref = matrix(geo, rules.get(system), None, kind, {})
+    with kernel_mode("numpy"):
+        ref = matrix(
+            build_scene(SceneSchema().load(dungeon(400, 10, seed=3))),
+            rules.get(system),
+            None,
+            kind,
+            {},
+        )
     assert got == ref

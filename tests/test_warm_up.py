@@ -1,4 +1,4 @@
-"""Issue 20: gunicorn's master compiles every compiled step before forking.
+"""gunicorn's master compiles every compiled step before forking (docs/architecture.md).
 
 ``trace.warm_up`` and ``exact.warm_up`` run in the master (``gunicorn.conf.py``); a worker
 that then meets a compiled function with no compiled signature would compile it on a
@@ -15,24 +15,22 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from service.geometry import kernel
-
-pytestmark = pytest.mark.skipif(not kernel.HAVE_NUMBA, reason="numba is not installed")
-
 ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = """
 import json
 from bench.dungeon import dungeon
 from service.app import create_app
-from service.geometry import cells, exact, junctions, kernel, rooms, trace
+from service.geometry import (
+    cells, compiled, creature_tests, exact, junctions, obstacles, rooms, trace, walk, wall_tests,
+)
 
 
 def signatures():
     out = {}
-    for module in (kernel, junctions, rooms, cells, exact):
+    modules = (compiled, walk, wall_tests, creature_tests, junctions, obstacles, rooms, cells)
+    modules += (exact,)
+    for module in modules:
         for name in dir(module):
             f = getattr(module, name)
             if hasattr(f, "signatures") and hasattr(f, "py_func"):

@@ -36,7 +36,7 @@ def set_core_limits(values: Mapping[str, Any]) -> None:
 
 
 #: Budget units of one line-creature test (GEO-7: every traced line against every creature
-#: space). The compiled look-up (``geometry.kernel.creature_pairs``) visits only the spaces
+#: space). The compiled look-up (``geometry.creature_tests.creature_pairs``) visits only the spaces
 #: in the grid cells along each line: a 200-token matrix's 159,200 corner lines take about
 #: 0.3 s against 200 spaces spread over a dungeon, about 10 ns a (line, space); but spaces
 #: lined up along the lines (200 creatures in a row) are all visited and tested, about

@@ -22,3 +22,9 @@ CHORD_TOL = 1e-9
 #: Relative slack of a cross product (to the product of the two lengths) under which two
 #: directions count as collinear at a wall vertex (exact line-of-effect search).
 SIDE_TOL_REL = 1e-9
+
+#: Dead band (px) of the compiled look-ups' loose filters (``geometry.walk``,
+#: ``geometry.creature_tests``): wider than the exact tests' ``ON_LINE_TOL_PX``, so float
+#: differences between their arithmetic and the exact tests' cannot drop a pair that the
+#: exact tests would keep (a wider band only keeps more pairs for them to decide).
+TOUCH_TOL_PX = 10 * ON_LINE_TOL_PX

@@ -27,7 +27,7 @@ FloatArray = NDArray[np.float64]
 
 @dataclass(frozen=True)
 class WallGrid:
-    """A uniform grid over the walls' bounding boxes, for the compiled kernel (issue 20).
+    """A uniform grid over the walls' bounding boxes, for the compiled walk (``geometry.walk``).
 
     Each wall is listed in every cell its bounding box meets (CSR: the walls of cell
     ``iy * nx + ix`` are ``walls[start[c]:start[c + 1]]``). The cell of a coordinate ``v`` is
@@ -142,7 +142,7 @@ class WallIndex:
         others, so what blocks a line still names every wall (``names``). Issue 16: 5,000
         copies of one wall cost what one costs.
     grid : WallGrid or None
-        Uniform grid over the walls for the compiled kernel (``service.geometry.kernel``):
+        Uniform grid over the walls for the compiled walk (``service.geometry.walk``):
         ``None`` until the first trace asks ``wall_grid()`` for it (about 1 ms per 5,000
         walls, so ingest does not pay it; a numpy-only trace never builds it).
     """

@@ -6,7 +6,7 @@ each wall is listed only in the cells that its segment, grown by ``reach``, pass
 (walked in pieces one cell long), so a long wall costs its length in cells, not its box's
 area. Two questions on walls are answered through it:
 
-- which wall ends lie on which walls (``junctions.ends_on_walls``, GEO-6's obstacles);
+- which wall ends lie on which walls (``obstacles.ends_on_walls``, GEO-6's obstacles);
 - how many times walls cross (``rooms.crossings_within``, before noding the rooms).
 
 Both only need candidates: every wall within ``reach`` of a point is listed in that point's
@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from service.engine.walls import FloatArray, WallIndex
-from service.geometry import kernel
+from service.geometry.compiled import append_pair, cell_of, njit
 
 #: Growth (px) of every wall's pieces, beyond the float noise of the pieces' end points: a
 #: point within this distance of a wall is listed with it (``QUERY_TOL_PX`` is 1e-6).
@@ -64,7 +64,7 @@ class SegmentGrid:
     wall_cells: NDArray[np.int64]
 
 
-@kernel.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _walk(
     coords: NDArray[np.float64],
     x0: float,
@@ -103,17 +103,17 @@ def _walk(
             else:
                 t1 = (q + 1) / kf
                 ex, ey = ax + dx * t1, ay + dy * t1
-            ix0 = kernel._cell(min(sx, ex) - grow, x0, cell, nx)
-            ix1 = kernel._cell(max(sx, ex) + grow, x0, cell, nx)
-            iy0 = kernel._cell(min(sy, ey) - grow, y0, cell, ny)
-            iy1 = kernel._cell(max(sy, ey) + grow, y0, cell, ny)
+            ix0 = cell_of(min(sx, ex) - grow, x0, cell, nx)
+            ix1 = cell_of(max(sx, ex) + grow, x0, cell, nx)
+            iy0 = cell_of(min(sy, ey) - grow, y0, cell, ny)
+            iy1 = cell_of(max(sy, ey) + grow, y0, cell, ny)
             for iy in range(iy0, iy1 + 1):
                 for ix in range(ix0, ix1 + 1):
                     c = iy * nx + ix
                     if stamp[c] == w:
                         continue
                     stamp[c] = w
-                    out_w, out_c = kernel.append_pair(out_w, out_c, kept, w, c)
+                    out_w, out_c = append_pair(out_w, out_c, kept, w, c)
                     kept += 1
     return out_w[:kept], out_c[:kept]
 
@@ -152,7 +152,7 @@ def build_segment_grid(coords: FloatArray) -> SegmentGrid:
     )
 
 
-@kernel.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _by_cell(
     walls: NDArray[np.int64], cells: NDArray[np.int64], count: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover - compiled

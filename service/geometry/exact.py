@@ -14,11 +14,17 @@ from numpy.typing import NDArray
 
 from service.engine.budget import SEARCH_UNITS, WorkBudget
 from service.engine.density import WallDensity
-from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
+from service.engine.tolerances import (
+    CHORD_TOL,
+    ON_LINE_TOL_PX,
+    QUERY_TOL_PX,
+    SIDE_TOL_REL,
+    TOUCH_TOL_PX,
+)
 from service.engine.walls import FloatArray, WallIndex, index_walls
-from service.geometry import kernel
 from service.geometry.bands import as_bands, meets
-from service.geometry.junctions import wall_components
+from service.geometry.compiled import cell_of, njit
+from service.geometry.obstacles import wall_components
 from service.geometry.rooms import (
     FreePaths,
     firm_crossings_within,
@@ -33,6 +39,7 @@ from service.geometry.trace import (
     estimate_tests,
     trace,
 )
+from service.geometry.walk import piece_box, pieces
 from service.model import Wall
 
 # ---------------------------------------------------------------------------------------
@@ -186,7 +193,7 @@ def _firm(index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None) -> 
     return firm if wall_mask is None else firm & wall_mask
 
 
-@kernel.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _crossed(
     seg: NDArray[np.float64],
     gx0: float,
@@ -206,7 +213,7 @@ def _crossed(
 ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:  # pragma: no cover - compiled
     """``_surely_blocked``'s walk, per segment: blocked, and the pairs looked at.
 
-    ``kernel._search``'s pieces, cells and boxes, stopping a segment at its first firm wall
+    ``walk._search``'s pieces, cells and boxes, stopping a segment at its first firm wall
     crossed in both interiors.
     """
     m = seg.shape[0]
@@ -219,13 +226,13 @@ def _crossed(
         length = math.hypot(dx, dy)
         if length != length or length <= 2 * band:
             continue
-        k = kernel.pieces(length, piece_px, max_pieces)
+        k = pieces(length, piece_px, max_pieces)
         for q in range(k):
             if out[s]:
                 break
-            lx, ly, hx, hy = kernel.piece_box(seg[s], q, k, qtol)
-            ix0, ix1 = kernel._cell(lx, gx0, cell, nx), kernel._cell(hx, gx0, cell, nx)
-            iy0, iy1 = kernel._cell(ly, gy0, cell, ny), kernel._cell(hy, gy0, cell, ny)
+            lx, ly, hx, hy = piece_box(seg[s], q, k, qtol)
+            ix0, ix1 = cell_of(lx, gx0, cell, nx), cell_of(hx, gx0, cell, nx)
+            iy0, iy1 = cell_of(ly, gy0, cell, ny), cell_of(hy, gy0, cell, ny)
             for iy in range(iy0, iy1 + 1):
                 if out[s]:
                     break
@@ -269,16 +276,15 @@ def _surely_blocked(
 
     Such a crossing blocks whatever else the segment meets (GEO-1: nothing in GEO-3..6
     unblocks it), so these segments need no exact trace. The test is ``trace``'s own sign
-    test with the dead band ``kernel.TOUCH_TOL_PX``, ten times wider than the exact tests':
-    a segment counted here is blocked there too. The walk is ``kernel.search``'s (same
+    test with the dead band ``TOUCH_TOL_PX``, ten times wider than the exact tests':
+    a segment counted here is blocked there too. The walk is ``walk.search``'s (same
     pieces, cells and boxes) but stops each segment at its first such wall. Returns the
     blocked segments and the (segment, wall) pairs looked at per segment, and spends on
     ``budget`` those of the blocked segments (the others are traced, and spent, in full).
-    Without the compiled kernel, nothing is known (all False: ``trace`` decides).
     """
     out = np.zeros(len(seg), dtype=bool)
     count = np.zeros(len(seg), dtype=np.int64)
-    if not kernel.kernel_enabled() or not index.size or not len(seg) or not firm.any():
+    if not index.size or not len(seg) or not firm.any():
         return out, count
     grid = index.wall_grid()
     out, count = _crossed(
@@ -296,7 +302,7 @@ def _surely_blocked(
         float(QUERY_PIECE_PX),
         int(MAX_QUERY_PIECES),
         QUERY_TOL_PX,
-        kernel.TOUCH_TOL_PX,
+        TOUCH_TOL_PX,
     )
     if budget is not None:
         budget.spend(int(count[out].sum()))
@@ -306,12 +312,10 @@ def _surely_blocked(
 def warm_up() -> None:
     """Compile (or load from numba's cache) the search's compiled steps now, on two walls.
 
-    ``_surely_blocked``'s walk, the obstacles (``junctions.wall_components``) and the rooms'
+    ``_surely_blocked``'s walk, the obstacles (``obstacles.wall_components``) and the rooms'
     crossing count (``rooms.firm_crossings_within``). ``gunicorn.conf.py`` calls it in the
-    master before forking, beside ``trace.warm_up``. Does nothing when the kernel is off.
+    master before forking, beside ``trace.warm_up``.
     """
-    if not kernel.kernel_enabled():
-        return
     index = index_walls(
         [Wall("a", (0.0, 0.0, 100.0, 0.0)), Wall("b", (50.0, -50.0, 50.0, 50.0))], 20.0
     )

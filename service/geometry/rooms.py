@@ -12,53 +12,31 @@ from shapely.errors import GEOSException
 
 from service.engine.budget import core_limit
 from service.engine.walls import FloatArray, WallIndex
-from service.geometry import kernel
 from service.geometry.cells import segment_grid
-
-#: Most wall crossings the rooms step nodes (``firm_crossings_within``) is the setting
-#: ``SIGHTLINE_MAX_ROOM_CROSSINGS`` (``core_limit``, 50,000). Noding n walls with k crossings
-#: makes n + 2k pieces and polygonizing them costs about that again, so past it the step is
-#: skipped: rooms are only a shortcut (``sealed_apart`` may say "not known"), and every pair
-#: then takes the plain path (centre line, then the budgeted exact search).
-#: Walls queried at once while counting crossings with GEOS (``crossings_within``, the
-#: reference path without the compiled kernel): memory O(chunk * n) at worst.
-_CROSSING_CHUNK = 64
-
-
-def crossings_within(lines: NDArray[np.object_], limit: int) -> bool:
-    """Whether the walls ``lines`` cross one another at most ``limit`` times.
-
-    Counts crossing pairs (interiors meeting at a point: walls meeting at an end or in a T
-    are not counted, they add at most 2n pieces to the noding) with an STRtree, a chunk of
-    walls at a time, and stops as soon as the count passes ``limit``: cost
-    O(n log n + min(k, limit) + chunk * n), k the true count, whatever the walls; GEOS's
-    own noding is never started on an unbounded input. Measured here: 57,000 crossings (700
-    random long walls) node and polygonize in 2.3 s and 140 MB.
-    """
-    tree = shapely.STRtree(lines)
-    pairs = 0
-    for start in range(0, len(lines), _CROSSING_CHUNK):
-        hit = tree.query(lines[start : start + _CROSSING_CHUNK], predicate="crosses")
-        # Each crossing is found from both walls.
-        pairs += int(np.count_nonzero(hit[0] + start < hit[1]))
-        if pairs > limit:
-            return False
-    return True
+from service.geometry.compiled import append_pair, njit
 
 
 def firm_crossings_within(index: WallIndex, firm: NDArray[np.bool_], limit: int) -> bool:
-    """``crossings_within`` for the walls ``firm`` (n,) of ``index``, compiled.
+    """Whether the walls ``firm`` (n,) of ``index`` cross one another at most ``limit`` times.
 
-    The same answer: the walls listed together in a cell of the segment grid
+    Counts crossing pairs (interiors meeting at a point: walls meeting at an end or in a T
+    are not counted, they add at most 2n pieces to the noding), so GEOS's own noding is
+    never started on an unbounded input; the answer of an ``STRtree`` ``crosses`` query
+    (the oracle in ``tests/reference/rooms.py``). The most crossings the rooms step nodes is
+    the setting ``SIGHTLINE_MAX_ROOM_CROSSINGS`` (``core_limit``, 50,000): noding n walls
+    with k crossings makes n + 2k pieces and polygonizing them costs about that again, so
+    past it the step is skipped (rooms are only a shortcut: ``sealed_apart`` may say "not
+    known", and every pair then takes the plain path).
+
+    The walls listed together in a cell of the segment grid
     (``cells.segment_grid``) are tested with orientation signs that are certain (each
     sign's float error bound is exceeded); the few pairs it cannot settle (touching,
     collinear, zero-length, or too close to call) are asked of GEOS (``shapely.crosses``),
     and only when they could change the verdict. Stops as soon as the certain crossings pass
     ``limit``. Cost: O(entries of the walls' cells + pairs listed together), compiled.
-    Without the kernel: ``crossings_within`` on the firm walls.
+    Measured: 57,000 crossings (700 random long walls) node and polygonize in 2.3 s and
+    140 MB.
     """
-    if not kernel.kernel_enabled():
-        return crossings_within(shapely.linestrings(index.coords[firm].reshape(-1, 2, 2)), limit)
     if not firm.any():
         return True
     grid = segment_grid(index)
@@ -92,7 +70,7 @@ _CROSS_REL = 1e-9
 _CROSS_ABS = 1e-12
 
 
-@kernel.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _orient(
     px: float, py: float, qx: float, qy: float, rx: float, ry: float, rel: float, margin: float
 ) -> int:  # pragma: no cover - compiled
@@ -111,7 +89,7 @@ def _orient(
     return 0
 
 
-@kernel.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _crossing(a: NDArray[np.float64], b: NDArray[np.float64]) -> int:  # pragma: no cover
     """Whether walls ``a`` and ``b`` cross in both interiors: 1 yes, 0 no, -1 not sure.
 
@@ -152,7 +130,7 @@ def _crossing(a: NDArray[np.float64], b: NDArray[np.float64]) -> int:  # pragma:
     return -1
 
 
-@kernel.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _count_crossings(
     coords: NDArray[np.float64],
     firm: NDArray[np.bool_],
@@ -186,7 +164,7 @@ def _count_crossings(
                     if count > limit:
                         return count, out_i[:unsure], out_j[:unsure]
                 elif verdict == -1:
-                    out_i, out_j = kernel.append_pair(out_i, out_j, unsure, w, j)
+                    out_i, out_j = append_pair(out_i, out_j, unsure, w, j)
                     unsure += 1
     return count, out_i[:unsure], out_j[:unsure]
 

@@ -1,6 +1,10 @@
 """Tracing many segments at once against walls and creatures (GEO-1..7).
 
-See ``service.geometry`` for the crossing rule (GEO-6).
+``trace`` is the one tracer: the walls near each segment from the walls' grid
+(``geometry.walk``), their exact tests and the junction rule (``geometry.wall_tests``,
+``geometry.junctions``), GEO-6's corner re-check on the exact corner lines, then the
+creature spaces (``geometry.creature_tests``). See ``service.geometry`` for the crossing
+rule (GEO-6).
 """
 
 from __future__ import annotations
@@ -10,43 +14,46 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import shapely
 from numpy.typing import NDArray
 
 from service.engine.budget import WorkBudget
-from service.engine.density import WallDensity, wall_density
-from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
+from service.engine.density import wall_density
 from service.engine.walls import FloatArray, WallGrid, WallIndex, build_grid, index_walls
-from service.geometry import kernel
-from service.geometry.bands import as_bands, band_at, meets, overlaps_between
-from service.geometry.junctions import (
-    RunEvents,
-    collinear_runs,
-    end_junctions,
-    end_junctions_compiled,
-    junctions,
-    junctions_compiled,
-    wall_components,
+from service.geometry import walk, wall_tests
+from service.geometry.bands import as_bands
+from service.geometry.creature_tests import (
+    creature_hits,
+    segments_cross_boxes,
+    segments_touch_regions,
 )
-from service.geometry.kernel import kernel_enabled
+from service.geometry.obstacles import wall_components
+from service.geometry.walk import (
+    MAX_QUERY_PIECES,
+    QUERY_PIECE_PX,
+    candidate_pairs,
+    estimate_tests,
+)
+from service.geometry.wall_tests import Extras, Verdicts
 from service.model import Wall
+
+__all__ = [
+    "MAX_QUERY_PIECES",
+    "QUERY_PIECE_PX",
+    "TraceResult",
+    "candidate_pairs",
+    "crossing_order",
+    "estimate_tests",
+    "segments_cross_boxes",
+    "segments_touch_regions",
+    "trace",
+    "warm_up",
+]
 
 #: Segments traced against the walls at once (memory bound for matrices).
 SEGMENT_BATCH = 2048
 
 #: Segment x creature cells computed at once when testing creatures (memory bound).
 CHUNK_CELLS = 2_000_000
-
-#: Longest piece (px) in which a traced segment is looked up in the wall tree.
-QUERY_PIECE_PX = 256.0
-
-#: Most pieces one segment is cut into (65,536 px at full resolution): a line across a
-#: 20,000,000-px map stays 256 lookups (longer pieces, more candidates for the exact
-#: tests), not 110,000, which took seconds and gigabytes per request.
-MAX_QUERY_PIECES = 256
-
-#: Points sampled along a segment to estimate its cost (``estimate_tests``).
-ESTIMATE_SAMPLES = 8
 
 
 @dataclass
@@ -87,26 +94,6 @@ class TraceResult:
     def blocked(self) -> NDArray[np.bool_]:
         """Blocked by anything, shape (m,)."""
         return self.wall_blocked | self.creature_blocked
-
-
-def _sign(values: FloatArray) -> NDArray[np.int8]:
-    """Sign with a dead band of ``ON_LINE_TOL_PX`` (values are signed distances in px)."""
-    out = np.zeros(values.shape, dtype=np.int8)
-    out[values > ON_LINE_TOL_PX] = 1
-    out[values < -ON_LINE_TOL_PX] = -1
-    return out
-
-
-def _point_segment_distance(points: FloatArray, seg: FloatArray) -> FloatArray:
-    """Distance in px from points (k, 2) to segments (k, 4), row by row."""
-    a = seg[:, 0:2]
-    ab = seg[:, 2:4] - a
-    ap = points - a
-    denom = np.einsum("ij,ij->i", ab, ab)
-    t = np.where(denom > 0, np.einsum("ij,ij->i", ap, ab) / np.where(denom > 0, denom, 1), 0.0)
-    t = np.clip(t, 0.0, 1.0)
-    nearest = a + ab * t[:, None]
-    return np.hypot(*(points - nearest).T)
 
 
 def trace(
@@ -208,385 +195,296 @@ def trace(
     m = len(seg)
     bands = as_bands(elevations, m)
     exact = None if corners is None else np.asarray(corners, dtype=np.float64).reshape(-1, 4)
-    corner_comp = None
     if exact is not None and not np.any(exact != seg):
         exact = None  # no inset: the segments are the exact corner lines
+    corner_comp = None
     if exact is not None and index.size:
         corner_comp = np.full((m, 2), -1, dtype=np.int64)
-    inward = None if _inward is None else np.asarray(_inward, dtype=np.float64)
-    wall_blocked = np.zeros(m, dtype=bool)
-    wall_blockers: list[list[int]] = [[] for _ in range(m)] if with_blockers else []
+    out = Verdicts(np.zeros(m, dtype=bool), [[] for _ in range(m)] if with_blockers else None)
     low_blockers: list[list[int]] = [[] for _ in range(m)] if with_blockers else []
     if origins is None:
         origins = seg[:, 0:2]
-    # Bounded memory: long segments are looked up in pieces, so trace in batches.
-    for lo in range(0, m if index.size else 0, SEGMENT_BATCH):
-        hi = min(m, lo + SEGMENT_BATCH)
-        part = wall_blockers[lo:hi] if with_blockers else None
-        low_part = low_blockers[lo:hi] if with_blockers else None
-        _trace_walls(
-            index,
-            seg[lo:hi],
-            sense,
-            origins[lo:hi],
-            None if bands is None else bands[lo:hi],
-            wall_blocked[lo:hi],
-            part,
-            wall_mask,
-            edge_blocks,
-            budget,
-            _Heights(
-                low_obstacles,
-                None if exact is None else exact[lo:hi],
-                low_part,
-                None if corner_comp is None else corner_comp[lo:hi],
-                None if inward is None else inward[lo:hi],
-                None if _only is None else (_only[0][lo:hi], _only[1]),
-            ),
-        )
-        if part is not None and low_part is not None:
-            wall_blockers[lo:hi] = part
-            low_blockers[lo:hi] = low_part
+    walls = _WallPass(index, sense, wall_mask, low_obstacles, edge_blocks, budget)
+    extras = Extras(
+        low_obstacles,
+        exact,
+        low_blockers if with_blockers else None,
+        corner_comp,
+        None if _inward is None else np.asarray(_inward, dtype=np.float64),
+        _only,
+    )
+    walls.batches(seg, origins, bands, out, extras)
     corner_cleared = None
     if corner_comp is not None and exact is not None:
-        # GEO-6: where an obstacle (walls joined end to end) has a wall ending on the line's
-        # exact corner, its walls are judged on the exact corner line and the other walls on
-        # the inset line: the inset only ever removes false blocks, never adds one.
-        again = np.flatnonzero((corner_comp >= 0).any(axis=1) & wall_blocked)
-        if len(again):
-            comps = corner_comp[again]
-            common: dict[str, Any] = {
-                "elevations": None if bands is None else bands[again],
-                "wall_mask": wall_mask,
-                "low_obstacles": low_obstacles,
-                "edge_blocks": edge_blocks,
-                "with_blockers": False,
-                "budget": budget,
-            }
-            judged = np.zeros(len(again), dtype=bool)
-            # Lines whose obstacles hold every wall (one dungeon of walls joined end to end)
-            # meet no other wall: they are not traced with the others.
-            sizes = np.bincount(wall_components(index), minlength=index.size)
-            first, second = comps[:, 0], comps[:, 1]
-            held = np.where(first >= 0, sizes[np.maximum(first, 0)], 0)
-            held += np.where((second >= 0) & (second != first), sizes[np.maximum(second, 0)], 0)
-            others = np.flatnonzero(held < index.size)
-            if len(others):
-                if common["elevations"] is not None:
-                    common["elevations"] = bands[again[others]]  # type: ignore[index]
-                judged[others] = trace(
-                    index,
-                    seg[again[others]],
-                    sense,
-                    origins=origins[again[others]],
-                    _only=(comps[others], False),
-                    **common,
-                ).wall_blocked
-            # Blocked by the other walls: blocked, whatever the obstacle does on the exact
-            # corner line, which is traced only for the lines they leave clear.
-            left = np.flatnonzero(~judged)
-            if len(left):
-                if common["elevations"] is not None:
-                    common["elevations"] = bands[again[left]]  # type: ignore[index]
-                judged[left] = trace(
-                    index,
-                    exact[again[left]],
-                    sense,
-                    origins=exact[again[left], 0:2],
-                    _inward=(seg - exact)[again[left]],
-                    _only=(comps[left], True),
-                    **common,
-                ).wall_blocked
-            wall_blocked[again] = judged
-            corner_cleared = np.zeros(m, dtype=bool)
-            corner_cleared[again[~judged]] = True
-            if with_blockers:  # still blocked: the inset line names what it meets
-                for i in again[~judged].tolist():
-                    wall_blockers[i] = []
-                    low_blockers[i] = []
+        corner_cleared = walls.corner_recheck(seg, origins, bands, exact, corner_comp, out.blocked)
+        if out.blockers is not None:  # still blocked: the inset line names what it meets
+            for i in np.flatnonzero(corner_cleared).tolist():
+                out.blockers[i] = []
+                low_blockers[i] = []
     creature_blocked = np.zeros(m, dtype=bool)
     creature_blockers: list[list[str]] = [[] for _ in range(m)] if with_blockers else []
-    live = np.flatnonzero(~wall_blocked) if creatures_where_clear else np.arange(m)
+    live = np.flatnonzero(~out.blocked) if creatures_where_clear else np.arange(m)
     if creature_boxes is not None and len(creature_boxes) and len(live):
-        boxes = np.asarray(creature_boxes, dtype=np.float64)
-        spans = None
-        if creature_spans is not None and bands is not None:
-            spans = np.asarray(creature_spans, dtype=np.float64).reshape(-1, 2)
-        grid = None
-        if kernel_enabled():
-            grid = creature_grid if creature_grid is not None else build_grid(boxes)
-        # The segments tested (``live``) and, per segment, its row of ``creature_mask``.
-        mask_rows = None
-        if creature_mask is not None:
-            mask_rows = (creature_mask_rows if creature_mask_rows is not None else np.arange(m))[
-                live
-            ]
-        c_seg = seg[live]
-        c_bands = None if bands is None else bands[live]
-        c_exact = None if exact is None else exact[live]
-        step = max(1, CHUNK_CELLS // len(boxes))
-        for lo in range(0, len(live), step):  # bounded memory: at most (step, k) pairs at once
-            at_rows = None if mask_rows is None else mask_rows[lo : lo + step]
-            rows, cols = _creature_hits(
-                c_seg[lo : lo + step],
-                boxes,
-                None if c_bands is None else c_bands[lo : lo + step],
-                spans,
-                None if c_exact is None else c_exact[lo : lo + step],
-                grid,
-                None if creature_mask is None else (creature_mask, at_rows),  # type: ignore[arg-type]
-            )
-            if creature_mask is not None and at_rows is not None:
-                keep = creature_mask[at_rows[rows], cols]
-                rows, cols = rows[keep], cols[keep]
-            hit = live[lo + rows]
-            creature_blocked[hit] = True
-            if with_blockers:
-                for i, j in zip(hit.tolist(), cols.tolist(), strict=True):
-                    creature_blockers[i].append(creature_ids[j])
+        crowd = _Creatures(
+            np.asarray(creature_boxes, dtype=np.float64),
+            creature_ids,
+            creature_mask,
+            creature_mask_rows,
+            None if creature_spans is None or bands is None else creature_spans,
+            creature_grid,
+        )
+        crowd.trace(seg, bands, exact, live, creature_blocked, creature_blockers)
     return TraceResult(
         seg,
-        wall_blocked,
+        out.blocked,
         creature_blocked,
-        wall_blockers,
+        out.blockers if out.blockers is not None else [],
         creature_blockers,
         low_blockers,
         corner_cleared,
     )
 
 
-def _creature_hits(
-    seg: FloatArray,
-    boxes: FloatArray,
-    bands: FloatArray | None,
-    spans: FloatArray | None,
-    exact: FloatArray | None,
-    grid: WallGrid | None = None,
-    mask: tuple[NDArray[np.bool_], NDArray[np.intp]] | None = None,
-) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """Which of segments (m, 4) pass through which creature spaces (k, 4), as pairs.
+@dataclass(frozen=True)
+class _WallPass:
+    """The walls of one ``trace`` call: what every batch of its segments is traced with."""
 
-    ``mask``: ``(creature_mask (g, k), row of each segment (m,))``: the compiled look-up
-    leaves out the spaces a segment's row masks before testing them (a stack of creatures
-    sharing the attacker's square costs a look-up each, not a test); the numpy path tests
-    every pair (``trace`` applies the mask after, on both paths).
+    index: WallIndex
+    sense: str
+    wall_mask: NDArray[np.bool_] | None
+    low_obstacles: bool | NDArray[np.bool_]
+    edge_blocks: bool
+    budget: WorkBudget | None
 
-    GEO-7 with GEO-5a: where ``spans`` (k, 2) are given, only where the creature's vertical
-    extent overlaps the segment's band (m, 4) inside the space. GEO-6: a space with a corner
-    on a segment's exact corner point (``exact`` (m, 4)) is tested on the exact segment.
-    ``grid``: ``build_grid(boxes)`` for the kernel's look-up (built here when not given).
+    def batches(
+        self,
+        seg: FloatArray,
+        origins: FloatArray,
+        bands: FloatArray | None,
+        out: Verdicts,
+        extras: Extras,
+    ) -> None:
+        """Trace ``seg`` against the walls ``SEGMENT_BATCH`` at a time (bounded memory)."""
+        m = len(seg)
+        for lo in range(0, m if self.index.size else 0, SEGMENT_BATCH):
+            hi = min(m, lo + SEGMENT_BATCH)
+            blockers = None if out.blockers is None else out.blockers[lo:hi]
+            part = Verdicts(out.blocked[lo:hi], blockers)
+            low_part = None if extras.low_blockers is None else extras.low_blockers[lo:hi]
+            _trace_walls(
+                self,
+                seg[lo:hi],
+                origins[lo:hi],
+                None if bands is None else bands[lo:hi],
+                part,
+                Extras(
+                    self.low_obstacles,
+                    _rows(extras.corners, lo, hi),
+                    low_part,
+                    _rows(extras.corner_comp, lo, hi),
+                    _rows(extras.inward, lo, hi),
+                    None if extras.only is None else (extras.only[0][lo:hi], extras.only[1]),
+                ),
+            )
+            if out.blockers is not None and part.blockers is not None:
+                out.blockers[lo:hi] = part.blockers
+            if extras.low_blockers is not None and low_part is not None:
+                extras.low_blockers[lo:hi] = low_part
 
-    Returns
-    -------
-    rows, cols : ndarray of int
-        (segment, space) pairs that cross, sorted by segment then space.
-    """
-    heights = (bands, spans) if spans is not None and bands is not None else None
-    if kernel_enabled():  # the kernel finds and decides the pairs (the same arithmetic)
-        rows, cols = kernel.creature_pairs(seg, boxes, exact, grid, heights, mask)
-        order = np.lexsort((cols, rows))
-        return rows[order], cols[order]
-    rows, cols = (a.ravel() for a in np.indices((len(seg), len(boxes))))  # every pair
-    pairs = seg[rows]
-    if exact is not None and len(rows):
-        on = _box_corner_on(boxes[cols], exact[rows, 0:2])
-        on |= _box_corner_on(boxes[cols], exact[rows, 2:4])
-        pairs = np.where(on[:, None], exact[rows], pairs)
-    crossed, t_in, t_out = _slab(pairs, boxes[cols])
-    if spans is not None and bands is not None:
-        crossed &= overlaps_between(bands[rows], t_in, t_out, spans[cols, 0], spans[cols, 1])
-    rows, cols = rows[crossed], cols[crossed]
-    order = np.lexsort((cols, rows))
-    return rows[order], cols[order]
+    def corner_recheck(
+        self,
+        seg: FloatArray,
+        origins: FloatArray,
+        bands: FloatArray | None,
+        exact: FloatArray,
+        corner_comp: NDArray[np.int64],
+        blocked: NDArray[np.bool_],
+    ) -> NDArray[np.bool_]:
+        """GEO-6's corner sentence on the lines an obstacle at their exact corner touches.
+
+        Where an obstacle (walls joined end to end) has a wall ending on the line's exact
+        corner, its walls are judged on the exact corner line and the other walls on the
+        inset line: the inset only ever removes false blocks, never adds one. Updates
+        ``blocked`` (m,) and returns the lines it cleared (m,) bool.
+        """
+        cleared = np.zeros(len(seg), dtype=bool)
+        again = np.flatnonzero((corner_comp >= 0).any(axis=1) & blocked)
+        if not len(again):
+            return cleared
+        comps = corner_comp[again]
+        judged = np.zeros(len(again), dtype=bool)
+        # Lines whose obstacles hold every wall (one dungeon of walls joined end to end)
+        # meet no other wall: they are not traced with the others.
+        sizes = np.bincount(wall_components(self.index), minlength=self.index.size)
+        first, second = comps[:, 0], comps[:, 1]
+        held = np.where(first >= 0, sizes[np.maximum(first, 0)], 0)
+        held += np.where((second >= 0) & (second != first), sizes[np.maximum(second, 0)], 0)
+        others = np.flatnonzero(held < self.index.size)
+        if len(others):
+            rows = again[others]
+            judged[others] = self._again(
+                seg[rows], origins[rows], bands, rows, _only=(comps[others], False)
+            )
+        # Blocked by the other walls: blocked, whatever the obstacle does on the exact
+        # corner line, which is traced only for the lines they leave clear.
+        left = np.flatnonzero(~judged)
+        if len(left):
+            rows = again[left]
+            judged[left] = self._again(
+                exact[rows],
+                exact[rows, 0:2],
+                bands,
+                rows,
+                _inward=(seg - exact)[rows],
+                _only=(comps[left], True),
+            )
+        blocked[again] = judged
+        cleared[again[~judged]] = True
+        return cleared
+
+    def _again(
+        self,
+        seg: FloatArray,
+        origins: FloatArray,
+        bands: FloatArray | None,
+        rows: NDArray[np.intp],
+        **private: Any,
+    ) -> NDArray[np.bool_]:
+        """``trace`` of some lines again, in bulk, with this pass's walls."""
+        return trace(
+            self.index,
+            seg,
+            self.sense,
+            origins=origins,
+            elevations=None if bands is None else bands[rows],
+            wall_mask=self.wall_mask,
+            low_obstacles=self.low_obstacles,
+            edge_blocks=self.edge_blocks,
+            with_blockers=False,
+            budget=self.budget,
+            **private,
+        ).wall_blocked
 
 
-def _box_corner_on(boxes: FloatArray, points: FloatArray) -> NDArray[np.bool_]:
-    """Whether a corner of box ``boxes[i]`` (p, 4) lies on point ``points[i]`` (p, 2)."""
-    px, py = points[:, 0], points[:, 1]
-    on_x = (np.abs(boxes[:, 0] - px) <= QUERY_TOL_PX) | (np.abs(boxes[:, 2] - px) <= QUERY_TOL_PX)
-    on_y = (np.abs(boxes[:, 1] - py) <= QUERY_TOL_PX) | (np.abs(boxes[:, 3] - py) <= QUERY_TOL_PX)
-    return on_x & on_y
+def _rows(a: Any, lo: int, hi: int) -> Any:
+    """``a[lo:hi]``, or ``None``."""
+    return None if a is None else a[lo:hi]
 
 
 @dataclass(frozen=True)
-class _Heights:
-    """What ``_exact_walls`` needs beyond GEO-1..6 (see ``trace``'s parameters).
+class _Creatures:
+    """The creature spaces of one ``trace`` call (GEO-7), see ``trace``'s parameters."""
 
-    ``low_obstacles``: walls that block where they cover only part of the band;
-    ``corners``: exact corner points (m, 4) of the batch; ``low_blockers``: per segment of
-    the batch, filled with the walls that block as low obstacles; ``corner_comp`` (m, 2):
-    filled with the obstacle (``wall_components``) of a wall that ends on the segment's
-    exact start / end corner and crosses or touches it (-1: none); ``inward`` (m, 4): for
-    segments that are exact corner lines, the directions from each end into its token's
-    space (GEO-6 at the line's own ends, ``end_junctions``); ``only``: obstacles (m, 2)
-    and whether to trace only their walls (``True``) or every other wall.
-    """
+    boxes: FloatArray
+    ids: Sequence[str]
+    mask: NDArray[np.bool_] | None
+    mask_rows: NDArray[np.intp] | None
+    spans: FloatArray | None
+    grid: WallGrid | None
 
-    low_obstacles: bool | NDArray[np.bool_] = True
-    corners: FloatArray | None = None
-    low_blockers: list[list[int]] | None = None
-    corner_comp: NDArray[np.int64] | None = None
-    inward: FloatArray | None = None
-    only: tuple[NDArray[np.int64], bool] | None = None
+    def trace(
+        self,
+        seg: FloatArray,
+        bands: FloatArray | None,
+        exact: FloatArray | None,
+        live: NDArray[np.intp],
+        blocked: NDArray[np.bool_],
+        blockers: list[list[str]],
+    ) -> None:
+        """Fill ``blocked`` (m,) and, when listed, ``blockers`` for the segments ``live``.
 
-
-def estimate_tests(density: WallDensity, seg: FloatArray) -> float:
-    """About how many line-wall tests tracing ``seg`` (m, 4) px would cost (issue 16).
-
-    Each segment is looked up in pieces of ``QUERY_PIECE_PX``; a piece meets about the walls
-    covering its cell (``WallDensity``), sampled at up to ``ESTIMATE_SAMPLES`` points along
-    the segment. O(m), no tree query.
-    """
-    seg = np.asarray(seg, dtype=np.float64).reshape(-1, 4)
-    if not len(seg):
-        return 0.0
-    length = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
-    pieces = np.clip(np.ceil(length / QUERY_PIECE_PX), 1, MAX_QUERY_PIECES)
-    t = (np.arange(ESTIMATE_SAMPLES) + 0.5) / ESTIMATE_SAMPLES
-    if kernel_enabled():  # the same samples and cells, without (m, samples) arrays
-        mean = kernel.sampled_density(
-            np.ascontiguousarray(seg),
-            t,
-            density.x0,
-            density.y0,
-            density.cell_w,
-            density.cell_h,
-            density.cover,
-        )
-    else:
-        xs = seg[:, 0, None] + (seg[:, 2] - seg[:, 0])[:, None] * t
-        ys = seg[:, 1, None] + (seg[:, 3] - seg[:, 1])[:, None] * t
-        per_piece = density.walls_at(np.column_stack([xs.ravel(), ys.ravel()]))
-        mean = per_piece.reshape(len(seg), ESTIMATE_SAMPLES).mean(axis=1)
-    return float((mean * pieces + 1).sum())
-
-
-def candidate_pairs(index: WallIndex, seg: FloatArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """(segment, wall) index pairs whose envelopes meet, grown by ``QUERY_TOL_PX``.
-
-    Candidates within a hair of each segment: the tolerant tests of ``_trace_walls`` decide,
-    so a wall end point lying on the segment up to float error is never missed (GEO-6
-    junctions). Long segments are looked up in pieces of ``QUERY_PIECE_PX`` (at most
-    ``MAX_QUERY_PIECES`` of them) so
-    that a diagonal across a large map does not make every wall a candidate.
-
-    With the compiled kernel (``kernel_enabled()``) the same pairs come from the wall grid,
-    sorted by segment then wall.
-    """
-    if kernel_enabled() and index.size and len(seg):
-        everything = np.ones(index.size, dtype=bool)
-        si, wi, _, _ = kernel.search(index, seg, everything, QUERY_PIECE_PX, MAX_QUERY_PIECES, True)
-        order = np.lexsort((wi, si))
-        return si[order], wi[order]
-    m = len(seg)
-    d = seg[:, 2:4] - seg[:, 0:2]
-    pieces = np.ceil(np.hypot(d[:, 0], d[:, 1]) / QUERY_PIECE_PX)
-    pieces = np.clip(pieces, 1, MAX_QUERY_PIECES).astype(np.intp)
-    owner = np.repeat(np.arange(m), pieces)
-    first = np.cumsum(pieces) - pieces
-    q = np.arange(len(owner)) - np.repeat(first, pieces)
-    k = pieces[owner].astype(np.float64)
-    starts = seg[owner, 0:2] + d[owner] * (q / k)[:, None]
-    ends = seg[owner, 0:2] + d[owner] * ((q + 1) / k)[:, None]
-    ends[q == pieces[owner] - 1] = seg[owner[q == pieces[owner] - 1], 2:4]
-    lo = np.minimum(starts, ends) - QUERY_TOL_PX
-    hi = np.maximum(starts, ends) + QUERY_TOL_PX
-    # Envelope query (no GEOS predicate): the exact tests in _trace_walls decide.
-    boxes = shapely.box(lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1])
-    pi, wi = index.tree.query(boxes)
-    if len(owner) == m:
-        return pi, wi
-    pairs = np.unique(owner[pi].astype(np.int64) * index.size + wi)
-    return (pairs // index.size).astype(np.intp), (pairs % index.size).astype(np.intp)
+        At most ``CHUNK_CELLS`` (segment, space) pairs at once (bounded memory).
+        """
+        spans = None if self.spans is None else np.asarray(self.spans, np.float64).reshape(-1, 2)
+        grid = self.grid if self.grid is not None else build_grid(self.boxes)
+        # The segments tested (``live``) and, per segment, its row of ``mask``.
+        mask_rows = None
+        if self.mask is not None:
+            rows_of = self.mask_rows if self.mask_rows is not None else np.arange(len(seg))
+            mask_rows = rows_of[live]
+        c_seg = seg[live]
+        c_bands = None if bands is None else bands[live]
+        c_exact = None if exact is None else exact[live]
+        step = max(1, CHUNK_CELLS // len(self.boxes))
+        for lo in range(0, len(live), step):
+            at_rows = None if mask_rows is None else mask_rows[lo : lo + step]
+            rows, cols = creature_hits(
+                c_seg[lo : lo + step],
+                self.boxes,
+                _rows(c_bands, lo, lo + step),
+                spans,
+                _rows(c_exact, lo, lo + step),
+                grid,
+                None if self.mask is None or at_rows is None else (self.mask, at_rows),
+            )
+            if self.mask is not None and at_rows is not None:
+                keep = self.mask[at_rows[rows], cols]
+                rows, cols = rows[keep], cols[keep]
+            hit = live[lo + rows]
+            blocked[hit] = True
+            if blockers:
+                for i, j in zip(hit.tolist(), cols.tolist(), strict=True):
+                    blockers[i].append(self.ids[j])
 
 
 def _trace_walls(
-    index: WallIndex,
+    walls: _WallPass,
     seg: FloatArray,
-    sense: str,
     origins: FloatArray,
     elevations: FloatArray | None,
-    wall_blocked: NDArray[np.bool_],
-    wall_blockers: list[list[int]] | None,
-    wall_mask: NDArray[np.bool_] | None = None,
-    edge_blocks: bool = False,
-    budget: WorkBudget | None = None,
-    heights: _Heights | None = None,
+    out: Verdicts,
+    extras: Extras,
 ) -> None:
-    """Fill ``wall_blocked``/``wall_blockers`` in place (see ``trace``).
+    """Fill ``out`` for one batch of segments (see ``trace``).
 
-    The compiled kernel (``service.geometry.kernel``, when ``kernel_enabled()``) finds the
-    same candidate pairs as ``candidate_pairs`` and spends their count on ``budget`` (in
-    bulk tracing, only up to a line's first plain crossing, where it stops). It settles the
-    lines that plain walls cross outright (``kernel.search``'s ``plain``: blocked in bulk;
-    listing blockers, those whose every pair is such a crossing) and hands the pairs of the
-    other lines that cross or touch to the exact tests; otherwise the numpy reference path
-    runs the exact tests on every candidate. Both end in ``_exact_walls``.
+    The walk (``walk.search``) finds the candidate pairs and spends their count on the
+    budget (in bulk tracing, only up to a line's first plain crossing, where it stops). It
+    settles the lines that plain walls cross outright (blocked in bulk; listing blockers,
+    those whose every pair is such a crossing) and hands the pairs of the other lines that
+    cross or touch to the exact tests (``wall_tests.decide``).
     """
-    restriction = index.restriction[sense]
-    heights = heights or _Heights()
-    if kernel_enabled():
-        eligible, plain_walls = _sense_walls(index, sense, elevations is not None)
-        if wall_mask is not None:
-            eligible = eligible & wall_mask
-        only = None
-        if heights.only is not None:
-            only = (wall_components(index), heights.only[0], heights.only[1])
-        # A line that a plain wall properly crosses is blocked whatever else it meets
-        # (junctions and limited walls only add blocks, GEO-4, GEO-6), an exact corner line
-        # judged on its obstacle's walls too: in bulk tracing the kernel settles it; listing
-        # blockers, it settles a line that meets nothing but such crossings (GEO-1: those
-        # walls are what blocks it).
-        plain = plain_walls if wall_mask is None else plain_walls & wall_mask
-        si, wi, count, state = kernel.search(
-            index,
-            seg,
-            eligible,
-            QUERY_PIECE_PX,
-            MAX_QUERY_PIECES,
-            plain=plain,
-            corners=heights.corners if heights.corner_comp is not None else None,
-            listing=wall_blockers is not None,
-            only=only,
-        )
-        if budget is not None:
-            budget.spend(count)
-        wall_blocked |= state == 1
-        settled = state[si] == 2
-        if settled.any():
-            wall_blocked[si[settled]] = True
-            assert wall_blockers is not None
-            found: dict[int, set[int]] = {}
-            for k, w in zip(si[settled].tolist(), wi[settled].tolist(), strict=True):
-                found.setdefault(k, set()).add(w)
-            for k, ws in found.items():
-                wall_blockers[k] = sorted(ws)
-            si, wi = si[~settled], wi[~settled]
-        code = restriction[wi]
-    else:
-        si, wi = candidate_pairs(index, seg)
-        if budget is not None:
-            budget.spend(len(si))
-        code = restriction[wi]
-        keep = code > 0
-        if wall_mask is not None:
-            keep &= wall_mask[wi]
-        si, wi, code = si[keep], wi[keep], code[keep]
-    if not len(si):
-        return
-    _exact_walls(
+    index = walls.index
+    eligible, plain_walls = _sense_walls(index, walls.sense, elevations is not None)
+    if walls.wall_mask is not None:
+        eligible = eligible & walls.wall_mask
+    only = None
+    if extras.only is not None:
+        only = (wall_components(index), extras.only[0], extras.only[1])
+    # A line that a plain wall properly crosses is blocked whatever else it meets
+    # (junctions and limited walls only add blocks, GEO-4, GEO-6), an exact corner line
+    # judged on its obstacle's walls too: in bulk tracing the walk settles it; listing
+    # blockers, it settles a line that meets nothing but such crossings (GEO-1: those
+    # walls are what blocks it).
+    plain = plain_walls if walls.wall_mask is None else plain_walls & walls.wall_mask
+    si, wi, count, state = walk.search(
         index,
         seg,
-        sense,
-        origins,
-        elevations,
-        wall_blocked,
-        wall_blockers,
-        edge_blocks,
-        si,
-        wi,
-        code,
-        heights,
+        eligible,
+        QUERY_PIECE_PX,
+        MAX_QUERY_PIECES,
+        plain=plain,
+        corners=extras.corners if extras.corner_comp is not None else None,
+        listing=out.blockers is not None,
+        only=only,
+    )
+    if walls.budget is not None:
+        walls.budget.spend(count)
+    out.blocked |= state == 1
+    settled = state[si] == 2
+    if settled.any():
+        out.blocked[si[settled]] = True
+        assert out.blockers is not None
+        found: dict[int, set[int]] = {}
+        for k, w in zip(si[settled].tolist(), wi[settled].tolist(), strict=True):
+            found.setdefault(k, set()).add(w)
+        for k, ws in found.items():
+            out.blockers[k] = sorted(ws)
+        si, wi = si[~settled], wi[~settled]
+    if not len(si):
+        return
+    code = index.restriction[walls.sense][wi]
+    wall_tests.decide(
+        index, seg, walls.sense, origins, elevations, out, walls.edge_blocks, (si, wi, code), extras
     )
 
 
@@ -608,328 +506,6 @@ def _sense_walls(
             plain &= np.isneginf(index.bottom) & np.isposinf(index.top)
         found = index.memo[key] = (eligible, plain)
     return found  # type: ignore[no-any-return]
-
-
-def _exact_walls(
-    index: WallIndex,
-    seg: FloatArray,
-    sense: str,
-    origins: FloatArray,
-    elevations: FloatArray | None,
-    wall_blocked: NDArray[np.bool_],
-    wall_blockers: list[list[int]] | None,
-    edge_blocks: bool,
-    si: NDArray[np.intp],
-    wi: NDArray[np.intp],
-    code: NDArray[np.int8],
-    heights: _Heights,
-) -> None:
-    """The exact tests (GEO-1..6) on candidate pairs ``(si, wi)`` of eligible walls.
-
-    ``elevations`` are bands (m, 4) (``service.geometry.bands``) or ``None``. The per-pair
-    tests run compiled (``kernel.exact_tests``) or in numpy (``_classify``), in the same
-    arithmetic; the junction rule and the blocker lists follow here.
-    """
-    if kernel_enabled():
-        with_comps = heights.only is not None or heights.corner_comp is not None
-        tests = kernel.exact_tests(
-            index,
-            seg,
-            origins,
-            (si, wi, code),
-            threshold=index.threshold.get(sense),
-            bands=elevations,
-            low_obstacles=heights.low_obstacles,
-            edge_blocks=edge_blocks,
-            comps=wall_components(index) if with_comps else None,
-            only=heights.only,
-            corners=heights.corners if heights.corner_comp is not None else None,
-            corner_comp=heights.corner_comp,
-        )
-    else:
-        tests = _classify(
-            index, seg, sense, origins, elevations, edge_blocks, si, wi, code, heights
-        )
-    active, proper, collinear, ev_a, ev_b, partial, s_a, s_b, proj_a, proj_b, proj_lo, proj_hi = (
-        tests
-    )
-    compiled = kernel_enabled()
-    if not compiled:  # the wall ends of each pair, for the reference junction loops
-        a = index.coords[wi, 0:2]
-        b = index.coords[wi, 2:4]
-    limited = code == 1  # "limited"; proximity/distance walls that are active block as normal
-    listing = wall_blockers is not None
-    events = bool(np.any(ev_a) or np.any(ev_b))
-    runs = (
-        collinear_runs(si[collinear], proj_lo[collinear], proj_hi[collinear])
-        if heights.inward is not None or events
-        else {}
-    )
-    if heights.inward is not None:
-        along = RunEvents(
-            runs, (ev_a & ~limited, ev_b & ~limited), (proj_a, proj_b), (s_b, s_a), si
-        )
-        if compiled:
-            ends_blocked, rows = end_junctions_compiled(
-                seg, si, wi, index.coords, active & ~limited, heights.inward, along, listing
-            )
-            wall_blocked[ends_blocked] = True
-            if wall_blockers is not None:
-                for k, ws in _by_segment(rows[:, 0], rows[:, 1]):
-                    wall_blockers[k].extend(ws)
-        else:
-            end_junctions(
-                seg,
-                si,
-                wi,
-                a,
-                b,
-                active & ~limited,
-                heights.inward,
-                along,
-                wall_blocked,
-                wall_blockers,
-            )
-
-    limited_count = np.zeros(len(seg), dtype=np.int64)
-    np.add.at(limited_count, si[proper & limited], 1)
-    wall_blocked[si[proper & ~limited]] = True
-    limited_hits: dict[int, list[int]] = {}
-    if wall_blockers is not None:
-        for k, ws in _by_segment(si[proper & limited], wi[proper & limited]):
-            limited_hits.setdefault(k, []).extend(ws)
-        for k, ws in _by_segment(si[proper & ~limited], wi[proper & ~limited]):
-            wall_blockers[k].extend(ws)
-
-    if events and compiled:
-        blocked, groups, limited_rows = junctions_compiled(
-            index,
-            len(seg),
-            si,
-            wi,
-            (ev_a, ev_b),
-            (proj_a, proj_b),
-            (s_a, s_b),
-            limited,
-            runs,
-            wall_blockers is not None,
-        )
-        wall_blocked[blocked[:, 0]] = True
-        np.add.at(limited_count, groups, 1)
-        if wall_blockers is not None:
-            for k, ws in _by_segment(blocked[:, 0], blocked[:, 1]):
-                wall_blockers[k].extend(ws)
-            for k, ws in _by_segment(limited_rows[:, 0], limited_rows[:, 1]):
-                limited_hits.setdefault(k, []).extend(ws)
-    elif events:
-        junctions(
-            si,
-            wi,
-            a,
-            b,
-            (ev_a, ev_b),
-            (proj_a, proj_b),
-            s_a,
-            s_b,
-            limited,
-            runs,
-            wall_blocked,
-            wall_blockers,
-            limited_count,
-            limited_hits,
-        )
-    wall_blocked |= limited_count >= 2  # GEO-4: two or more limited walls block
-    if wall_blockers is None:
-        return
-    for s, hits in limited_hits.items():
-        if limited_count[s] >= 2:
-            wall_blockers[s].extend(hits)
-    for s in np.nonzero(wall_blocked)[0].tolist():
-        wall_blockers[s] = sorted(set(wall_blockers[s]))
-    if heights.low_blockers is not None and np.any(partial):
-        low_pairs = set(zip(si[partial].tolist(), wi[partial].tolist(), strict=True))
-        for s in {k for k, _ in low_pairs}:
-            if wall_blocked[s]:
-                heights.low_blockers[s] = [w for w in wall_blockers[s] if (s, w) in low_pairs]
-
-
-def _classify(
-    index: WallIndex,
-    seg: FloatArray,
-    sense: str,
-    origins: FloatArray,
-    elevations: FloatArray | None,
-    edge_blocks: bool,
-    si: NDArray[np.intp],
-    wi: NDArray[np.intp],
-    code: NDArray[np.int8],
-    heights: _Heights,
-) -> tuple[NDArray[Any], ...]:
-    """The per-pair exact tests of ``_exact_walls`` in numpy (the reference path).
-
-    Returns ``active, proper, collinear, ev_a, ev_b, partial`` (bool), ``s_a, s_b`` (int8:
-    the sides of the wall's ends from the segment), ``proj_a, proj_b, proj_lo, proj_hi``
-    (px along the segment), each of shape (p,); fills ``heights.corner_comp``.
-    """
-    p0 = seg[si, 0:2]
-    d = seg[si, 2:4] - p0
-    a = index.coords[wi, 0:2]
-    b = index.coords[wi, 2:4]
-    e = b - a
-    len_d = np.hypot(d[:, 0], d[:, 1])
-    len_e = np.hypot(e[:, 0], e[:, 1])
-    safe_d = np.where(len_d > 0, len_d, 1.0)
-    safe_e = np.where(len_e > 0, len_e, 1.0)
-    # Signed distances (px) of the wall's ends from the segment's line, and of the segment's
-    # ends from the wall's line; positive = left of the direction of travel on screen.
-    s_a = _sign((d[:, 0] * (a[:, 1] - p0[:, 1]) - d[:, 1] * (a[:, 0] - p0[:, 0])) / safe_d)
-    s_b = _sign((d[:, 0] * (b[:, 1] - p0[:, 1]) - d[:, 1] * (b[:, 0] - p0[:, 0])) / safe_d)
-    q = seg[si, 2:4]
-    s_p = _sign((e[:, 0] * (p0[:, 1] - a[:, 1]) - e[:, 1] * (p0[:, 0] - a[:, 0])) / safe_e)
-    s_q = _sign((e[:, 0] * (q[:, 1] - a[:, 1]) - e[:, 1] * (q[:, 0] - a[:, 0])) / safe_e)
-    degenerate = (len_d <= ON_LINE_TOL_PX) | (len_e <= ON_LINE_TOL_PX)
-
-    # GEO-3: one-way walls block only sources on their blocking side.
-    o = origins[si]
-    side = (a[:, 1] - o[:, 1]) * (b[:, 0] - o[:, 0]) - (a[:, 0] - o[:, 0]) * (b[:, 1] - o[:, 1])
-    direction = index.direction[wi]
-    active = (direction == 0) | ((direction == 1) & (side > 0)) | ((direction == 2) & (side < 0))
-    # GEO-4: proximity walls block sources farther than the threshold, distance walls closer.
-    thr = index.threshold.get(sense)
-    if thr is not None:
-        t_units = thr[wi]
-        has_thr = ~np.isnan(t_units) & (t_units > 0)  # Foundry: a 0 threshold is none
-        if np.any(has_thr & (code >= 3)):
-            dist_units = _point_segment_distance(o, index.coords[wi]) / index.px_per_unit
-            prox = (code == 3) & has_thr
-            dist = (code == 4) & has_thr
-            # Foundry compares strictly: at exactly the threshold both kinds block.
-            active &= ~(prox & (dist_units < t_units))
-            active &= ~(dist & (dist_units > t_units))
-    active &= ~degenerate
-    if heights.only is not None:
-        comps, inside = heights.only
-        comp = wall_components(index)[wi]
-        member = (comp == comps[si, 0]) | (comp == comps[si, 1])
-        active &= member if inside else ~member
-
-    # Parameter along the segment where it meets the wall's line, for heights (GEO-5).
-    denom = d[:, 0] * e[:, 1] - d[:, 1] * e[:, 0]
-    ap = a - p0
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # nearly parallel
-        t_cross = np.where(denom != 0, (ap[:, 0] * e[:, 1] - ap[:, 1] * e[:, 0]) / denom, 0.0)
-    partial = np.zeros(len(si), dtype=bool)
-    if elevations is not None:  # GEO-5, GEO-5a: the band at the crossing
-        low, high, thin = band_at(elevations[si], t_cross)
-        covers, partly = meets(low, high, thin, index.bottom[wi], index.top[wi])
-        allowed = heights.low_obstacles
-        if not isinstance(allowed, bool):
-            partly_ok = partly & allowed[wi]
-        else:
-            partly_ok = partly if allowed else np.zeros(len(si), dtype=bool)
-        active &= covers | partly_ok
-        partial = partly_ok & active
-
-    proper = active & (s_a * s_b < 0) & (s_p * s_q < 0)
-    proj_a = np.einsum("ij,ij->i", a - p0, d) / safe_d
-    proj_b = np.einsum("ij,ij->i", b - p0, d) / safe_d
-    proj_lo = np.minimum(proj_a, proj_b)
-    proj_hi = np.maximum(proj_a, proj_b)
-    overlap = np.minimum(proj_hi, len_d) - np.maximum(proj_lo, 0.0)
-    collinear = active & (s_a == 0) & (s_b == 0) & (overlap > ON_LINE_TOL_PX)
-    if edge_blocks:  # SF-COV-1: running along a wall blocks
-        proper |= collinear
-
-    # Wall end points lying on the segment's open interior: junction events (GEO-6).
-    inside_a = (proj_a > ON_LINE_TOL_PX) & (proj_a < len_d - ON_LINE_TOL_PX)
-    inside_b = (proj_b > ON_LINE_TOL_PX) & (proj_b < len_d - ON_LINE_TOL_PX)
-    ev_a = active & (s_a == 0) & (s_b != 0) & inside_a
-    ev_b = active & (s_b == 0) & (s_a != 0) & inside_b
-
-    if heights.corner_comp is not None and heights.corners is not None:
-        # GEO-6: walls with an end on the exact corner that cross or touch the inset line.
-        ex = heights.corners[si]
-        touching = proper | collinear | ev_a | ev_b | (active & ((s_a == 0) | (s_b == 0)))
-        comp = wall_components(index)[wi]
-        for c in (0, 1):
-            on_corner = np.zeros(len(si), dtype=bool)
-            for end in (a, b):
-                on_corner |= (np.abs(end[:, 0] - ex[:, 2 * c]) <= QUERY_TOL_PX) & (
-                    np.abs(end[:, 1] - ex[:, 2 * c + 1]) <= QUERY_TOL_PX
-                )
-            hit = on_corner & touching
-            heights.corner_comp[si[hit], c] = comp[hit]
-    return (
-        active,
-        proper,
-        collinear,
-        ev_a,
-        ev_b,
-        partial,
-        s_a,
-        s_b,
-        proj_a,
-        proj_b,
-        proj_lo,
-        proj_hi,
-    )
-
-
-def _by_segment(si: NDArray[np.intp], wi: NDArray[np.intp]) -> list[tuple[int, list[int]]]:
-    """Pairs grouped by segment: ``(segment, walls in their order in wi)``, by segment."""
-    groups: dict[int, list[int]] = {}
-    for s, w in zip(si.tolist(), wi.tolist(), strict=True):
-        groups.setdefault(s, []).append(w)
-    return sorted(groups.items())
-
-
-def segments_cross_boxes(seg: FloatArray, boxes: FloatArray) -> NDArray[np.bool_]:
-    """Whether each segment passes through the open interior of each axis-aligned box.
-
-    Parameters
-    ----------
-    seg : ndarray of shape (m, 4)
-        ``x0, y0, x1, y1`` in px.
-    boxes : ndarray of shape (k, 4)
-        ``x0, y0, x1, y1`` in px with ``x0 < x1``, ``y0 < y1``.
-
-    Returns
-    -------
-    ndarray of shape (m, k), bool
-        A segment that only touches a box's boundary (an edge or a corner) does not cross it.
-    """
-    rows, cols = np.indices((len(seg), len(boxes)))
-    return _slab(seg[rows.ravel()], boxes[cols.ravel()])[0].reshape(rows.shape)
-
-
-def _slab(seg: FloatArray, boxes: FloatArray) -> tuple[NDArray[np.bool_], FloatArray, FloatArray]:
-    """The slab test of segment ``seg[i]`` against box ``boxes[i]`` (both (p, 4)), row by row."""
-    p = seg[:, 0:2]
-    d = seg[:, 2:4] - seg[:, 0:2]
-    lo = boxes[:, 0:2]
-    hi = boxes[:, 2:4]
-    t_enter = np.zeros(len(seg))
-    t_exit = np.ones(len(seg))
-    inside = np.ones(len(seg), dtype=bool)
-    for axis in (0, 1):
-        dp = d[:, axis]
-        pp = p[:, axis]
-        lo_a = lo[:, axis]
-        hi_a = hi[:, axis]
-        moving = dp != 0
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            t1 = (lo_a - pp) / dp
-            t2 = (hi_a - pp) / dp
-        t_lo = np.where(moving, np.minimum(t1, t2), -np.inf)
-        t_hi = np.where(moving, np.maximum(t1, t2), np.inf)
-        # A segment parallel to this axis must lie strictly between the box's sides.
-        inside &= moving | ((pp > lo_a) & (pp < hi_a))
-        t_enter = np.maximum(t_enter, t_lo)
-        t_exit = np.minimum(t_exit, t_hi)
-    length = np.hypot(d[:, 0], d[:, 1])
-    with np.errstate(over="ignore", invalid="ignore"):  # near-parallel sides: infinite t
-        crossed = inside & ((t_exit - t_enter) * length > ON_LINE_TOL_PX)
-    return crossed, t_enter, t_exit
 
 
 def crossing_order(
@@ -968,46 +544,16 @@ def crossing_order(
     return out
 
 
-def segments_touch_regions(
-    seg: FloatArray, polygons: Sequence[shapely.Geometry]
-) -> NDArray[np.bool_]:
-    """Whether each segment crosses or runs along the edge of each region (SF-CON-1).
-
-    Parameters
-    ----------
-    seg : ndarray of shape (m, 4)
-        Segments in px.
-    polygons : sequence of k shapely geometries
-        Region outlines in px.
-
-    Returns
-    -------
-    ndarray of shape (m, k), bool
-        True where the segment's intersection with the closed region has positive length
-        (touching at a single point does not count).
-    """
-    if not len(polygons) or not len(seg):
-        return np.zeros((len(seg), len(polygons)), dtype=bool)
-    lines = shapely.linestrings(np.asarray(seg, dtype=np.float64).reshape(-1, 2, 2))
-    polys = np.asarray(polygons, dtype=object)
-    li, pi = np.meshgrid(np.arange(len(lines)), np.arange(len(polys)), indexing="ij")
-    inter = shapely.intersection(lines[li.ravel()], polys[pi.ravel()])
-    return (shapely.length(inter) > ON_LINE_TOL_PX).reshape(len(lines), len(polys))
-
-
 def warm_up() -> None:
     """Compile (or load from numba's cache) the measurement kernel now, on small scenes.
 
     Every compiled step a trace can take, each once: the wall walk and the creature look-up
     (with bands and a creature mask), the exact tests with an exact corner and GEO-6's
-    corner re-check at the line's own ends (``end_junctions_compiled``), a line through a
-    point where walls meet (``junctions_compiled``, listing and bulk), and the budget's
-    density estimate. gunicorn calls it in the master before forking
-    (``gunicorn.conf.py``), so no worker's first request pays a compilation (seconds each,
-    and memory kept by every worker). Does nothing when the kernel is off.
+    corner re-check at the line's own ends (``end_junctions``), a line through a point
+    where walls meet (``junctions``, listing and bulk), and the budget's density estimate.
+    gunicorn calls it in the master before forking (``gunicorn.conf.py``), so no worker's
+    first request pays a compilation (seconds each, and memory kept by every worker).
     """
-    if not kernel_enabled():
-        return
     index = index_walls(
         [Wall("a", (0.0, 0.0, 100.0, 0.0)), Wall("b", (50.0, -50.0, 50.0, 50.0))], 20.0
     )

@@ -1,4 +1,4 @@
-"""The compiled kernel and the numpy reference path of ``trace`` agree exactly (issue 20).
+"""The compiled trace and its numpy oracle (``tests/reference``) agree exactly.
 
 Random walls — on a small integer lattice (junctions, collinear runs, duplicates, shared end
 points are common) and in general position (float coordinates) — with every wall property
@@ -22,11 +22,9 @@ from schemas.scene import SceneSchema
 from service.engine.budget import WorkBudget
 from service.engine.walls import build_wall_index
 from service.errors import OverBudget
-from service.geometry import kernel
-from service.geometry.trace import TraceResult, _creature_hits, candidate_pairs, trace
+from service.geometry.creature_tests import creature_hits
+from service.geometry.trace import TraceResult, candidate_pairs, trace
 from tests.kernel_paths import kernel_mode
-
-pytestmark = pytest.mark.skipif(not kernel.HAVE_NUMBA, reason="numba is not installed")
 
 RESTRICTIONS = ["normal", "normal", "normal", "limited", "limited", "none", "proximity", "distance"]
 
@@ -78,7 +76,6 @@ def both(index: Any, seg: np.ndarray, **kw: Any) -> tuple[TraceResult, int, Trac
     out: list[Any] = []
     for mode in ("numpy", "kernel"):
         with kernel_mode(mode):
-            assert kernel.kernel_enabled() == (mode == "kernel")
             budget = WorkBudget(10**12, "test")
             out += [trace(index, seg, budget=budget, **kw), budget.used]
     return out[0], out[1], out[2], out[3]
@@ -247,9 +244,9 @@ def test_creature_hits_equal_on_both_paths(segs, boxes, exact, bands, data):
     got, masked = [], []
     for mode in ("numpy", "kernel"):
         with kernel_mode(mode):
-            rows, cols = _creature_hits(seg, box, band, spans, ex)
+            rows, cols = creature_hits(seg, box, band, spans, ex)
             got.append(list(zip(rows.tolist(), cols.tolist(), strict=True)))
-            rows, cols = _creature_hits(seg, box, band, spans, ex, None, (mask, mask_rows))
+            rows, cols = creature_hits(seg, box, band, spans, ex, None, (mask, mask_rows))
             keep = mask[mask_rows[rows], cols]
             masked.append(list(zip(rows[keep].tolist(), cols[keep].tolist(), strict=True)))
     assert got[0] == got[1]

@@ -1,0 +1,98 @@
+"""The compiled helpers every kernel of the geometry shares (numba).
+
+numba is a dependency of the service (``pyproject.toml``): the measurement runs compiled
+only. Its numpy reference, the oracle the Hypothesis properties hold it equal to, lives in
+``tests/reference/`` (``docs/architecture.md``, "One compiled path").
+
+- ``njit``: numba's ``njit`` with numpy's float semantics;
+- ``cell_of``: the cell of a uniform grid a coordinate falls in;
+- ``sign``: a sign with a dead band;
+- ``fmin`` / ``fmax``: ``np.minimum`` / ``np.maximum`` of two floats (NaN-propagating);
+- ``append_pair`` / ``grown_int`` / ``grown_bool``: output buffers that double when full.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit as _numba_njit
+from numpy.typing import NDArray
+
+
+def njit(*args: Any, **kwargs: Any) -> Any:
+    """``numba.njit`` with numpy's float semantics: x / 0 is inf or NaN, never an error.
+
+    The compiled functions mirror numpy (and GEOS) arithmetic, where a length whose square
+    underflows to 0 divides to inf or NaN; Python's semantics would raise
+    ``ZeroDivisionError`` there instead.
+    """
+    kwargs.setdefault("error_model", "numpy")
+    return _numba_njit(*args, **kwargs)
+
+
+@njit(cache=True, nogil=True)
+def cell_of(v: float, origin: float, cell: float, n: int) -> int:  # pragma: no cover
+    """The cell (0 to ``n - 1``) of a grid from ``origin`` with cells ``cell`` px wide."""
+    f = (v - origin) / cell
+    if f < 0.0:
+        return 0
+    if f >= n:
+        return n - 1
+    return int(f)
+
+
+@njit(cache=True, nogil=True)
+def sign(v: float, band: float) -> int:  # pragma: no cover - compiled
+    """1, -1 or 0 (within ``band`` of 0): the side of a signed distance in px."""
+    if v > band:
+        return 1
+    if v < -band:
+        return -1
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def fmin(a: float, b: float) -> float:  # pragma: no cover - compiled
+    """``np.minimum`` of two floats (NaN if either is)."""
+    if a != a or b != b:
+        return math.nan
+    return a if a < b else b
+
+
+@njit(cache=True, nogil=True)
+def fmax(a: float, b: float) -> float:  # pragma: no cover - compiled
+    """``np.maximum`` of two floats (NaN if either is)."""
+    if a != a or b != b:
+        return math.nan
+    return a if a > b else b
+
+
+@njit(cache=True, nogil=True)
+def grown_int(a: NDArray[np.int64], n: int, cap: int) -> NDArray[np.int64]:  # pragma: no cover
+    """A new int64 buffer of ``cap`` holding the first ``n`` values of ``a``."""
+    out = np.empty(cap, dtype=np.int64)
+    out[:n] = a[:n]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def grown_bool(a: NDArray[np.bool_], n: int, cap: int) -> NDArray[np.bool_]:  # pragma: no cover
+    """A new bool buffer of ``cap`` holding the first ``n`` values of ``a``."""
+    out = np.empty(cap, dtype=np.bool_)
+    out[:n] = a[:n]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def append_pair(
+    first: NDArray[np.int64], second: NDArray[np.int64], kept: int, u: int, v: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:  # pragma: no cover - compiled
+    """Put the pair ``(u, v)`` at ``kept`` in two growing arrays (doubled when full)."""
+    if kept == len(first):
+        first = grown_int(first, kept, 2 * len(first))
+        second = grown_int(second, kept, 2 * len(second))
+    first[kept] = u
+    second[kept] = v
+    return first, second

@@ -1,0 +1,454 @@
+"""The grid walk: the walls near each traced segment, from the walls' uniform grid.
+
+Every segment is looked up in pieces of about ``QUERY_PIECE_PX`` (at most
+``MAX_QUERY_PIECES`` of them, so a diagonal across a huge map stays a few hundred look-ups);
+each piece's box, grown by ``QUERY_TOL_PX``, is walked over the cells of
+``WallIndex.wall_grid()`` and meets the walls whose bounding boxes it meets (the closed box
+test of an ``STRtree`` envelope query). ``search`` counts those (segment, wall) pairs (what
+the work budget spends) and returns only the ones that can matter to GEO-1..6: eligible walls
+(a restriction for the sense, in the wall mask) that cross the segment or touch its line,
+decided with the dead band ``TOUCH_TOL_PX``, ten times the exact tests' ``ON_LINE_TOL_PX``,
+so a pair dropped here is one the exact tests (``geometry.wall_tests``) would drop too.
+
+A segment that a plain wall (normal, two-way, full height) crosses beyond that band, with no
+wall ending on its exact corners, is settled here: blocked in bulk tracing (the walk stops
+there), and, when the blockers are listed, blocked by exactly those walls if they are all it
+meets. ``candidate_pairs`` is the walk without filter; ``estimate_tests`` foresees its count
+from the walls' density (the work budget's estimate, ``service.engine.budget``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+
+from service.engine.density import WallDensity
+from service.engine.tolerances import QUERY_TOL_PX, TOUCH_TOL_PX
+from service.engine.walls import FloatArray, WallIndex
+from service.geometry.compiled import append_pair, cell_of, fmax, fmin, njit, sign
+
+#: Longest piece (px) in which a traced segment is looked up in the wall grid.
+QUERY_PIECE_PX = 256.0
+
+#: Most pieces one segment is cut into (65,536 px at full resolution): a line across a
+#: 20,000,000-px map stays 256 lookups (longer pieces, more candidates for the exact
+#: tests), not 110,000, which took seconds and gigabytes per request.
+MAX_QUERY_PIECES = 256
+
+#: Points sampled along a segment to estimate its cost (``estimate_tests``).
+ESTIMATE_SAMPLES = 8
+
+
+@njit(cache=True, nogil=True)
+def pieces(length: float, piece_px: float, max_pieces: int) -> int:  # pragma: no cover
+    """How many pieces of about ``piece_px`` a segment of ``length`` px is looked up in."""
+    if length / piece_px >= max_pieces:
+        return max_pieces
+    return max(1, int(math.ceil(length / piece_px)))
+
+
+@njit(cache=True, nogil=True)
+def piece_box(
+    seg: NDArray[np.float64], q: int, k: int, qtol: float
+) -> tuple[float, float, float, float]:  # pragma: no cover - compiled
+    """The box (min x, min y, max x, max y, px) of piece ``q`` of ``k`` of ``seg``.
+
+    Grown by ``qtol``; the last piece ends exactly at the segment's end.
+    """
+    x0, y0, x1, y1 = seg[0], seg[1], seg[2], seg[3]
+    dx, dy = x1 - x0, y1 - y0
+    kf = float(k)
+    t0 = q / kf
+    sx, sy = x0 + dx * t0, y0 + dy * t0
+    if q == k - 1:
+        ex, ey = x1, y1
+    else:
+        t1 = (q + 1) / kf
+        ex, ey = x0 + dx * t1, y0 + dy * t1
+    return min(sx, ex) - qtol, min(sy, ey) - qtol, max(sx, ex) + qtol, max(sy, ey) + qtol
+
+
+@njit(cache=True, nogil=True)
+def _keep(
+    x0: float, y0: float, x1: float, y1: float, c: NDArray[np.float64], band: float
+) -> bool:  # pragma: no cover - compiled
+    """Whether the wall ``c`` crosses the segment or touches its line (loose: see module)."""
+    dx, dy = x1 - x0, y1 - y0
+    ax, ay, bx, by = c[0], c[1], c[2], c[3]
+    ex, ey = bx - ax, by - ay
+    len_d = math.hypot(dx, dy)
+    len_e = math.hypot(ex, ey)
+    if len_d <= 2 * band or len_e <= 2 * band:
+        return True  # degenerate: the exact tests decide (they set it aside)
+    s_a = sign((dx * (ay - y0) - dy * (ax - x0)) / len_d, band)
+    s_b = sign((dx * (by - y0) - dy * (bx - x0)) / len_d, band)
+    if s_a == 0 or s_b == 0:
+        return True  # an end on the segment's line: junction or collinear (GEO-6)
+    if s_a * s_b > 0:
+        return False
+    s_p = sign((ex * (y0 - ay) - ey * (x0 - ax)) / len_e, band)
+    s_q = sign((ex * (y1 - ay) - ey * (x1 - ax)) / len_e, band)
+    return s_p * s_q <= 0
+
+
+@njit(cache=True, nogil=True)
+def _strict(
+    x0: float, y0: float, x1: float, y1: float, c: NDArray[np.float64], band: float
+) -> bool:  # pragma: no cover - compiled
+    """Whether the wall ``c`` properly crosses the segment with every end beyond ``band``.
+
+    Then the exact tests find the same proper crossing (their tolerance is smaller).
+    """
+    dx, dy = x1 - x0, y1 - y0
+    ax, ay, bx, by = c[0], c[1], c[2], c[3]
+    ex, ey = bx - ax, by - ay
+    len_d = math.hypot(dx, dy)
+    len_e = math.hypot(ex, ey)
+    if len_d <= 2 * band or len_e <= 2 * band:
+        return False
+    s_a = sign((dx * (ay - y0) - dy * (ax - x0)) / len_d, band)
+    s_b = sign((dx * (by - y0) - dy * (bx - x0)) / len_d, band)
+    if s_a * s_b >= 0:
+        return False
+    s_p = sign((ex * (y0 - ay) - ey * (x0 - ax)) / len_e, band)
+    s_q = sign((ex * (y1 - ay) - ey * (x1 - ax)) / len_e, band)
+    return s_p * s_q < 0
+
+
+@njit(cache=True, nogil=True)
+def _near_end(c: NDArray[np.float64], ex: NDArray[np.float64], tol: float) -> bool:
+    """Whether an end of wall ``c`` lies within ``tol`` of an exact corner point ``ex``."""  # noqa: D401
+    for e in range(0, ex.shape[0], 2):
+        for w in range(0, 4, 2):
+            if abs(c[w] - ex[e]) <= tol and abs(c[w + 1] - ex[e + 1]) <= tol:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _corner_wall(
+    seg: NDArray[np.float64],
+    ex: NDArray[np.float64],
+    grid: tuple[float, float, float, int, int],
+    start: NDArray[np.int64],
+    cwalls: NDArray[np.int64],
+    coords: NDArray[np.float64],
+    eligible: NDArray[np.bool_],
+    band: float,
+    ctol: float,
+) -> bool:  # pragma: no cover - compiled
+    """Whether a wall ends on an exact corner point and crosses or touches the segment.
+
+    An eligible wall with an end within ``ctol`` of a point of ``ex`` (x, y pairs) that
+    ``_keep`` keeps, looked up in the cells around those points. ``grid``: ``x0, y0,
+    cell, nx, ny`` of the wall grid.
+    """
+    gx0, gy0, cell, nx, ny = grid
+    x0, y0, x1, y1 = seg[0], seg[1], seg[2], seg[3]
+    for e in range(0, ex.shape[0], 2):
+        px, py = ex[e], ex[e + 1]
+        if not (px == px and py == py):
+            continue
+        ix0, ix1 = cell_of(px - ctol, gx0, cell, nx), cell_of(px + ctol, gx0, cell, nx)
+        iy0, iy1 = cell_of(py - ctol, gy0, cell, ny), cell_of(py + ctol, gy0, cell, ny)
+        for iy in range(iy0, iy1 + 1):
+            for ix in range(ix0, ix1 + 1):
+                c = iy * nx + ix
+                for j in range(start[c], start[c + 1]):
+                    w = cwalls[j]
+                    if eligible[w] and _near_end(coords[w], ex, ctol):
+                        if _keep(x0, y0, x1, y1, coords[w], band):
+                            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _verdict(
+    seg: NDArray[np.float64],
+    w: int,
+    coords: NDArray[np.float64],
+    eligible: NDArray[np.bool_],
+    comp: NDArray[np.int64],
+    only: NDArray[np.int64],
+    only_inside: bool,
+    plain: NDArray[np.bool_],
+    band: float,
+    strict: bool,
+) -> int:  # pragma: no cover - compiled
+    """What the walk does with the candidate wall ``w`` of segment ``seg``.
+
+    -1: drop it (not eligible, not among ``only``'s obstacles, or meets nothing); 1: keep
+    it, a plain wall crossing beyond the band (only when ``strict`` is asked); 0: keep it.
+    ``only`` is the segment's row of two obstacles (empty: every wall).
+    """
+    if not eligible[w]:
+        return -1
+    if only.shape[0] == 2:  # the obstacles' walls only, or all others
+        member = comp[w] == only[0] or comp[w] == only[1]
+        if member != only_inside:
+            return -1
+    x0, y0, x1, y1 = seg[0], seg[1], seg[2], seg[3]
+    if not _keep(x0, y0, x1, y1, coords[w], band):
+        return -1
+    if strict and plain[w] and _strict(x0, y0, x1, y1, coords[w], band):
+        return 1
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _search(
+    seg: NDArray[np.float64],
+    grid: tuple[float, float, float, int, int],
+    start: NDArray[np.int64],
+    cwalls: NDArray[np.int64],
+    boxes: NDArray[np.float64],
+    coords: NDArray[np.float64],
+    eligible: NDArray[np.bool_],
+    walk: tuple[float, int, float, float],
+    keep_all: bool,
+    plain: NDArray[np.bool_],
+    exact: NDArray[np.float64],
+    listing: bool,
+    comp: NDArray[np.int64],
+    only: NDArray[np.int64],
+    only_inside: bool,
+) -> tuple[
+    NDArray[np.int64], NDArray[np.int64], int, NDArray[np.int8]
+]:  # pragma: no cover - compiled
+    """``search``'s walk; ``walk``: ``piece_px, max_pieces, qtol, band``."""
+    gx0, gy0, cell, nx, ny = grid
+    piece_px, max_pieces, qtol, band = walk
+    m = seg.shape[0]
+    with_only = only.shape[0] == m and comp.shape[0] == boxes.shape[0]
+    stamp = np.full(boxes.shape[0], -1, dtype=np.int64)
+    cap = max(1024, 4 * m)
+    out_s = np.empty(cap, dtype=np.int64)
+    out_w = np.empty(cap, dtype=np.int64)
+    state = np.zeros(m, dtype=np.int8)
+    shortcut = plain.shape[0] == boxes.shape[0]
+    with_exact = exact.shape[0] == m
+    no_exact = np.empty(0, dtype=np.float64)
+    no_only = np.empty(0, dtype=np.int64)
+    count = 0
+    kept = 0
+    for s in range(m):
+        length = math.hypot(seg[s, 2] - seg[s, 0], seg[s, 3] - seg[s, 1])
+        if length != length:
+            continue  # NaN: no box to look up
+        ex = exact[s] if with_exact else no_exact
+        row = only[s] if with_only else no_only
+        first = kept  # this segment's pairs start here
+        # A wall that crosses or touches the segment with an end on an exact corner point
+        # (GEO-6: its obstacle is judged on the exact corner line): looked for first, in
+        # the cells around those points, so the walk can stop at the first plain crossing.
+        corner = (
+            shortcut
+            and with_exact
+            and _corner_wall(seg[s], ex, grid, start, cwalls, coords, eligible, band, 4 * qtol)
+        )
+        strict = shortcut and not corner and not keep_all
+        crossed = False  # a plain wall crosses it beyond the dead band
+        clean = True  # every pair kept is such a crossing (``listing``)
+        k = pieces(length, piece_px, max_pieces)
+        for q in range(k):
+            if crossed:
+                break
+            lx, ly, hx, hy = piece_box(seg[s], q, k, qtol)
+            ix0, ix1 = cell_of(lx, gx0, cell, nx), cell_of(hx, gx0, cell, nx)
+            iy0, iy1 = cell_of(ly, gy0, cell, ny), cell_of(hy, gy0, cell, ny)
+            for iy in range(iy0, iy1 + 1):
+                for c in range(iy * nx + ix0, iy * nx + ix1 + 1):
+                    if crossed:
+                        break
+                    for j in range(start[c], start[c + 1]):
+                        w = cwalls[j]
+                        if stamp[w] == s or boxes[w, 0] > hx or boxes[w, 2] < lx:
+                            continue
+                        if boxes[w, 1] > hy or boxes[w, 3] < ly:
+                            continue
+                        stamp[w] = s
+                        count += 1
+                        v = 0
+                        if not keep_all:
+                            v = _verdict(
+                                seg[s],
+                                w,
+                                coords,
+                                eligible,
+                                comp,
+                                row,
+                                only_inside,
+                                plain,
+                                band,
+                                strict,
+                            )
+                        if v < 0:
+                            continue
+                        if strict and listing:
+                            clean = clean and v == 1
+                        elif v == 1:
+                            crossed = True  # blocked for good: stop looking
+                            break
+                        out_s, out_w = append_pair(out_s, out_w, kept, s, w)
+                        kept += 1
+        if crossed:
+            state[s] = 1  # blocked whatever else it meets: drop its pairs
+            kept = first
+        elif listing and strict and clean:
+            state[s] = 2  # its pairs are exactly what blocks it
+    return out_s[:kept], out_w[:kept], count, state
+
+
+def search(
+    index: WallIndex,
+    seg: FloatArray,
+    eligible: NDArray[np.bool_],
+    piece_px: float,
+    max_pieces: int,
+    keep_all: bool = False,
+    plain: NDArray[np.bool_] | None = None,
+    corners: FloatArray | None = None,
+    listing: bool = False,
+    only: tuple[NDArray[np.int64], NDArray[np.int64], bool] | None = None,
+) -> tuple[NDArray[np.intp], NDArray[np.intp], int, NDArray[np.int8]]:
+    """Candidate pairs that can matter, and how many candidate pairs there were.
+
+    Parameters
+    ----------
+    index : WallIndex
+        At least one wall.
+    seg : ndarray of shape (m, 4)
+        Traced segments in px.
+    eligible : ndarray of shape (n,), bool
+        Walls that restrict the sense and are in the wall mask.
+    piece_px, max_pieces
+        ``QUERY_PIECE_PX`` and ``MAX_QUERY_PIECES``.
+    keep_all : bool
+        Return every candidate pair (``eligible`` and the crossing filter unused).
+    plain : ndarray of shape (n,), bool, optional
+        Walls that block any segment they properly cross, whatever else it meets: eligible,
+        ``normal`` for the sense, both ways, as tall as any band (the caller decides). None
+        of this applies to a segment where a wall crossing or touching it has an end on one
+        of its ``corners`` (GEO-6's corner sentence may judge that wall again).
+        Without ``listing`` (bulk tracing), a segment such a wall crosses beyond the dead
+        band is blocked for good (``state`` 1): the walk along it stops there, and its pairs
+        are neither returned nor counted beyond that point.
+    corners : ndarray of shape (m, 4), optional
+        The segments' exact corner points (GEO-6), with ``plain``.
+    listing : bool
+        The blockers are listed: a segment whose every pair is such a crossing is settled
+        (``state`` 2): it is blocked by exactly those walls (none: clear).
+    only : (ndarray (n,), ndarray (m, 2), bool), optional
+        Each wall's obstacle (``obstacles.wall_components``), each segment's two obstacles
+        and whether to keep only their walls (``True``) or only the others: the pairs the
+        exact tests would set aside for ``trace``'s ``_only`` are not returned (they are
+        counted).
+
+    Returns
+    -------
+    si, wi : ndarray of int
+        (segment, wall) pairs, eligible, crossing or touching (module docstring), by segment
+        (every candidate pair with ``keep_all``).
+    count : int
+        Every candidate pair (the pairs of ``candidate_pairs``), eligible or not.
+    state : ndarray of shape (m,), int8
+        0: the exact tests decide; 1: blocked for good, no pairs returned; 2: settled, its
+        pairs are its blockers (all 0 without ``plain``).
+    """
+    grid = index.wall_grid()
+    si, wi, count, state = _search(
+        np.ascontiguousarray(seg, dtype=np.float64),
+        (grid.x0, grid.y0, grid.cell, grid.nx, grid.ny),
+        grid.start,
+        grid.walls,
+        grid.boxes,
+        index.coords,
+        np.ascontiguousarray(eligible, dtype=np.bool_),
+        (float(piece_px), int(max_pieces), QUERY_TOL_PX, TOUCH_TOL_PX),
+        keep_all,
+        np.ascontiguousarray(plain if plain is not None else np.empty(0), dtype=np.bool_),
+        np.ascontiguousarray(
+            corners if corners is not None else np.empty((0, 4)), dtype=np.float64
+        ),
+        listing,
+        np.ascontiguousarray(only[0] if only else np.empty(0), dtype=np.int64),
+        np.ascontiguousarray(only[1] if only else np.empty((0, 2)), dtype=np.int64),
+        bool(only[2]) if only else False,
+    )
+    return si.astype(np.intp), wi.astype(np.intp), int(count), state
+
+
+@njit(cache=True, nogil=True)
+def sampled_density(
+    seg: NDArray[np.float64],
+    t: NDArray[np.float64],
+    x0: float,
+    y0: float,
+    cell_w: float,
+    cell_h: float,
+    cover: NDArray[np.int64],
+) -> NDArray[np.float64]:  # pragma: no cover - compiled
+    """Mean walls per cell at the points ``t`` (s,) along each segment (m, 4), shape (m,).
+
+    ``estimate_tests``' samples, read from ``density.WallDensity.walls_at``'s cells
+    in the same arithmetic; the counts are integers, so their mean is the numpy one. O(m s).
+    """
+    m, k = seg.shape[0], t.shape[0]
+    n = cover.shape[0] - 1
+    out = np.empty(m, dtype=np.float64)
+    for i in range(m):
+        total = 0.0
+        dx, dy = seg[i, 2] - seg[i, 0], seg[i, 3] - seg[i, 1]
+        for q in range(k):
+            fx = math.floor(((seg[i, 0] + dx * t[q]) - x0) / cell_w)
+            fy = math.floor(((seg[i, 1] + dy * t[q]) - y0) / cell_h)
+            fx = 0.0 if fx != fx else fx  # NaN (never from finite points): the first cell
+            fy = 0.0 if fy != fy else fy
+            ci = int(fmin(fmax(fx, 0.0), float(n)))
+            cj = int(fmin(fmax(fy, 0.0), float(n)))
+            total += cover[ci, cj]
+        out[i] = total / k
+    return out
+
+
+def candidate_pairs(index: WallIndex, seg: FloatArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """(segment, wall) index pairs whose envelopes meet, grown by ``QUERY_TOL_PX``.
+
+    Every candidate within a hair of each segment, without filter (``search`` with
+    ``keep_all``), sorted by segment then wall: the pairs the work budget counts. Long
+    segments are looked up in pieces of ``QUERY_PIECE_PX`` (at most ``MAX_QUERY_PIECES``),
+    so a diagonal across a large map does not make every wall a candidate.
+    """
+    if not index.size or not len(seg):
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    everything = np.ones(index.size, dtype=bool)
+    si, wi, _, _ = search(index, seg, everything, QUERY_PIECE_PX, MAX_QUERY_PIECES, True)
+    order = np.lexsort((wi, si))
+    return si[order], wi[order]
+
+
+def estimate_tests(density: WallDensity, seg: FloatArray) -> float:
+    """About how many line-wall tests tracing ``seg`` (m, 4) px would cost.
+
+    Each segment is looked up in pieces of ``QUERY_PIECE_PX``; a piece meets about the walls
+    covering its cell (``WallDensity``), sampled at ``ESTIMATE_SAMPLES`` points along the
+    segment (``sampled_density``). O(m), no walk.
+    """
+    seg = np.asarray(seg, dtype=np.float64).reshape(-1, 4)
+    if not len(seg):
+        return 0.0
+    length = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
+    count = np.clip(np.ceil(length / QUERY_PIECE_PX), 1, MAX_QUERY_PIECES)
+    t = (np.arange(ESTIMATE_SAMPLES) + 0.5) / ESTIMATE_SAMPLES
+    mean = sampled_density(
+        np.ascontiguousarray(seg),
+        t,
+        density.x0,
+        density.y0,
+        density.cell_w,
+        density.cell_h,
+        density.cover,
+    )
+    return float((mean * count + 1).sum())

@@ -1,0 +1,1 @@
+"""Test-only oracles: the numpy and GEOS reference of the compiled geometry."""
