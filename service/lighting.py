@@ -213,6 +213,57 @@ def _in_cone(light: Light, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
     return cos >= math.cos(math.radians(light.angle) / 2) - 1e-12
 
 
+#: The rule every light sample follows (5E-VIS-3: bright, dim and darkness).
+_LIGHT_RULE = "5E-VIS-3"
+
+#: Rays from lights to points, one row per (light, point) pair in range, light-major: the
+#: light's index in ``sources``, the point's index, and the ``RANK`` the light brings there.
+_Rays = tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.int64]]
+
+
+@dataclass
+class _PointLight:
+    """The light gathered at k points while ``light_at_points`` adds its sources.
+
+    Attributes
+    ----------
+    level : ndarray (k,) of int
+        ``RANK`` of the brightest light so far (the ambient or a region's ``light``).
+    magical : ndarray (k,) of bool
+        Magical darkness covers the point (5E-VIS-5).
+    who : list of list of str
+        Ids of the regions and lights that shine on (or darken) each point, in order.
+    by_region : ndarray (k,) of bool
+        A region's ``light`` replaced the ambient light (GEO-9).
+    """
+
+    level: NDArray[np.int64]
+    magical: NDArray[np.bool_]
+    who: list[list[str]]
+    by_region: NDArray[np.bool_]
+
+    def samples(self) -> list[LightSample]:
+        """One ``LightSample`` per point: magical darkness makes it ``dark`` (5E-VIS-5)."""
+        out = []
+        for n in range(len(self.level)):
+            point_rules = {_LIGHT_RULE}
+            if self.by_region[n]:
+                point_rules.add("GEO-9")
+            best = int(self.level[n])
+            if self.magical[n]:
+                best = RANK["dark"]
+                point_rules.add("5E-VIS-5")
+            out.append(
+                LightSample(
+                    LIGHT_LEVELS[best],
+                    bool(self.magical[n]),
+                    tuple(self.who[n]),
+                    tuple(sorted(point_rules)),
+                )
+            )
+        return out
+
+
 def light_at_points(
     geo: BuiltScene,
     points: np.ndarray,
@@ -236,7 +287,7 @@ def light_at_points(
     points : ndarray of shape (k, 2)
         Scene px.
     budget : WorkBudget, optional
-        The request's budget of line-wall tests (issue 16).
+        The request's budget of line-wall tests (``service.engine.budget``).
     sources : list of Light, optional
         The lights that shine (``shining_lights``); default: those with no observer.
     elevations : float or ndarray of shape (k,)
@@ -260,113 +311,154 @@ def light_at_points(
     of the (light, point) pairs in range.
     """
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-    k = len(pts)
-    ppu = geo.scene.grid.px_per_unit
-    ambient = RANK[geo.scene.environment.light]
-    level = np.full(k, ambient, dtype=np.int64)
-    magical = np.zeros(k, dtype=bool)
-    who: list[list[str]] = [[] for _ in range(k)]
-    rules = {"5E-VIS-3"}
-    by_region = np.zeros(k, dtype=bool)
-    elev = np.broadcast_to(np.asarray(elevations, dtype=np.float64), (k,))
+    elev = np.broadcast_to(np.asarray(elevations, dtype=np.float64), (len(pts),))
+    lit = _region_light(geo, pts, elev)
+    sources = shining_lights(geo) if sources is None else sources
+    rays = _rays_in_reach(geo, pts, elev, sources, span)
+    if rays is not None:
+        blocked = _blocked_rays(geo, pts, elev, sources, span, rays, budget)
+        _add_lights(lit, sources, rays, blocked)
+    return lit.samples()
 
+
+def _region_light(geo: BuiltScene, pts: FloatArray, elev: FloatArray) -> _PointLight:
+    """The scene's ambient light at each point, as the regions set it (GEO-5, GEO-9).
+
+    A region's ``light`` replaces the ambient light where it holds the point within its
+    height range (the last such region wins); a ``magical_darkness`` region darkens it.
+    """
+    k = len(pts)
+    lit = _PointLight(
+        level=np.full(k, RANK[geo.scene.environment.light], dtype=np.int64),
+        magical=np.zeros(k, dtype=bool),
+        who=[[] for _ in range(k)],
+        by_region=np.zeros(k, dtype=bool),
+    )
     for region in geo.scene.regions:
         if not (region.magical_darkness or region.light is not None):
             continue
         inside = shapely.intersects_xy(geo.region_shapes[region.id], pts[:, 0], pts[:, 1])
         inside &= in_span(region.elevation, elev)
         if region.light is not None:  # GEO-9: replaces the ambient light (last one wins)
-            level[inside] = RANK[region.light]
-            by_region |= inside
+            lit.level[inside] = RANK[region.light]
+            lit.by_region |= inside
         if region.magical_darkness:
-            magical |= inside
+            lit.magical |= inside
             for i in np.nonzero(inside)[0]:
-                who[i].append(region.id)
+                lit.who[i].append(region.id)
+    return lit
 
-    sources = shining_lights(geo) if sources is None else sources
-    # (light, point) pairs in range, light-major as the answer lists lights: per light, the
-    # points are tested in one vectorised step, lights far from every point are skipped.
+
+def _near_lights(pts: FloatArray, sources: list[Light], ppu: float) -> list[int]:
+    """Indices of the lights with a radius whose reach meets the points' bounding box."""
+    if not sources:
+        return []
+    lo, hi = (pts.min(axis=0), pts.max(axis=0)) if len(pts) else (np.zeros(2), np.zeros(2))
+    lx, ly, radius = light_table(sources)
+    reach_px = radius * ppu
+    near = (radius > 0) & (lo[0] - reach_px <= lx) & (lx <= hi[0] + reach_px)
+    near &= (lo[1] - reach_px <= ly) & (ly <= hi[1] + reach_px)
+    return np.flatnonzero(near).tolist()  # type: ignore[no-any-return]
+
+
+def _rays_in_reach(
+    geo: BuiltScene,
+    pts: FloatArray,
+    elev: FloatArray,
+    sources: list[Light],
+    span: tuple[float, float] | None,
+) -> _Rays | None:
+    """The (light, point) pairs within each light's outer radius and cone, or ``None``.
+
+    GEO-5a: the reach is measured in 3-D, to the nearest height of what the light lights
+    (``span``, or each point's own elevation). Per light, the points are tested in one
+    vectorised step; lights far from every point are skipped at once (``_near_lights``).
+    """
+    ppu = geo.scene.grid.px_per_unit
     lis: list[NDArray[np.intp]] = []
     pis: list[NDArray[np.intp]] = []
     lvls: list[NDArray[np.int64]] = []
-    lo, hi = (pts.min(axis=0), pts.max(axis=0)) if k else (np.zeros(2), np.zeros(2))
-    if sources:  # lights with no radius, or far from every point, skipped at once
-        lx, ly, radius = light_table(sources)
-        reach_px = radius * ppu
-        near = (radius > 0) & (lo[0] - reach_px <= lx) & (lx <= hi[0] + reach_px)
-        near &= (lo[1] - reach_px <= ly) & (ly <= hi[1] + reach_px)
-    for li in np.flatnonzero(near).tolist() if sources else []:
+    for li in _near_lights(pts, sources, ppu):
         light = sources[li]
-        outer = max(light.bright, light.dim)
         dx = pts[:, 0] - light.x
         dy = pts[:, 1] - light.y
-        # GEO-5a: the light's reach is measured in 3-D, to the nearest height of what it lights
-        # (the lit span, or each point's own elevation).
         if span is None:
             dz = np.abs(elev - light.elevation)
         else:
-            dz = np.full(k, max(0.0, span[0] - light.elevation, light.elevation - span[1]))
+            dz = np.full(len(pts), max(0.0, span[0] - light.elevation, light.elevation - span[1]))
         dist_units = np.hypot(np.hypot(dx, dy) / ppu, dz)
-        idx = np.flatnonzero((dist_units <= outer) & _in_cone(light, dx, dy))
+        idx = np.flatnonzero((dist_units <= max(light.bright, light.dim)) & _in_cone(light, dx, dy))
         if not len(idx):
             continue
         bright = (dist_units[idx] <= light.bright) if light.bright > 0 else np.zeros(len(idx), bool)
         lis.append(np.full(len(idx), li, dtype=np.intp))
         pis.append(idx)
         lvls.append(np.where(bright, RANK["bright"], RANK["dim"]).astype(np.int64))
-    if lis and budget is not None:  # each ray's own work, before the rays are made
-        budget.afford(RAY_UNITS * sum(len(p) for p in pis))
-    if lis:
-        li_all, pi_all, lvl_all = np.concatenate(lis), np.concatenate(pis), np.concatenate(lvls)
-        xy = np.array([(sources[i].x, sources[i].y) for i in range(len(sources))])[li_all]
-        seg_arr = np.hstack([xy, pts[pi_all]])
-        if budget is not None:
-            budget.afford(estimate_tests(geo.density, seg_arr) + RAY_UNITS * len(seg_arr))
-        # GEO-5/5a: a light is a band of no thickness at its elevation; the ray runs from it
-        # to the lit span (or the point's elevation), and a wall blocks only where its height
-        # range holds the whole band.
-        lz = np.array([light.elevation for light in sources], dtype=np.float64)[li_all]
-        if span is None:
-            bottom = top = elev[pi_all]
-        else:
-            bottom, top = np.full_like(lz, span[0]), np.full_like(lz, span[1])
-        bands = np.column_stack([lz, bottom, lz, top])
-        blocked = trace(
-            geo.walls,
-            seg_arr,
-            "light",
-            origins=xy,
-            elevations=bands,
-            low_obstacles=False,
-            budget=budget,
-        ).wall_blocked
-        for li, pi, lvl, is_blocked in zip(
-            li_all.tolist(), pi_all.tolist(), lvl_all.tolist(), blocked.tolist(), strict=True
-        ):
-            light = sources[li]
-            if light.walls and is_blocked:
-                continue
-            if light.darkness:
-                magical[pi] = True
-                who[pi].append(light.id)
-                continue
-            who[pi].append(light.id)
-            level[pi] = max(int(level[pi]), lvl)
-    out = []
-    for n in range(k):
-        point_rules = set(rules)
-        if by_region[n]:
-            point_rules.add("GEO-9")
-        best = int(level[n])
-        if magical[n]:
-            best = RANK["dark"]
-            point_rules.add("5E-VIS-5")
-        out.append(
-            LightSample(
-                LIGHT_LEVELS[best], bool(magical[n]), tuple(who[n]), tuple(sorted(point_rules))
-            )
-        )
-    return out
+    if not lis:
+        return None
+    return np.concatenate(lis), np.concatenate(pis), np.concatenate(lvls)
+
+
+def _blocked_rays(
+    geo: BuiltScene,
+    pts: FloatArray,
+    elev: FloatArray,
+    sources: list[Light],
+    span: tuple[float, float] | None,
+    rays: _Rays,
+    budget: WorkBudget | None,
+) -> NDArray[np.bool_]:
+    """Whether a wall restricting light blocks each ray (GEO-1, GEO-3, GEO-4, GEO-5/5a).
+
+    A light is a band of no thickness at its elevation; the ray runs from it to the lit
+    span (or the point's elevation), and a wall blocks only where its height range holds
+    the whole band. With ``budget``: ``RAY_UNITS`` per ray are afforded before the rays are
+    made, then the trace's estimated tests.
+    """
+    li_all, pi_all, _ = rays
+    if budget is not None:  # each ray's own work, before the rays are made
+        budget.afford(RAY_UNITS * len(pi_all))
+    xy = np.array([(light.x, light.y) for light in sources])[li_all]
+    seg_arr = np.hstack([xy, pts[pi_all]])
+    if budget is not None:
+        budget.afford(estimate_tests(geo.density, seg_arr) + RAY_UNITS * len(seg_arr))
+    lz = np.array([light.elevation for light in sources], dtype=np.float64)[li_all]
+    if span is None:
+        bottom = top = elev[pi_all]
+    else:
+        bottom, top = np.full_like(lz, span[0]), np.full_like(lz, span[1])
+    bands = np.column_stack([lz, bottom, lz, top])
+    return trace(  # type: ignore[no-any-return]
+        geo.walls,
+        seg_arr,
+        "light",
+        origins=xy,
+        elevations=bands,
+        low_obstacles=False,
+        budget=budget,
+    ).wall_blocked
+
+
+def _add_lights(
+    lit: _PointLight, sources: list[Light], rays: _Rays, blocked: NDArray[np.bool_]
+) -> None:
+    """Add each ray's light to its point (in place): the brightest applies.
+
+    A ``walls``-constrained light stops at a blocking wall; a darkness light marks magical
+    darkness instead (5E-VIS-5). Light-major, as the answer lists the lights.
+    """
+    li_all, pi_all, lvl_all = rays
+    for li, pi, lvl, is_blocked in zip(
+        li_all.tolist(), pi_all.tolist(), lvl_all.tolist(), blocked.tolist(), strict=True
+    ):
+        light = sources[li]
+        if light.walls and is_blocked:
+            continue
+        lit.who[pi].append(light.id)
+        if light.darkness:
+            lit.magical[pi] = True
+            continue
+        lit.level[pi] = max(int(lit.level[pi]), lvl)
 
 
 def token_sample_points(

@@ -148,7 +148,7 @@ def test_other_shapely_unions_take_only_bounded_input():
         "geometry/rooms.py",  # crossings counted first (MAX_ROOM_CROSSINGS), GEOS errors caught
         "geometry/rooms.py",
         "rules/starfinder/flanking.py",  # one target's hexes (MAX_HEX_FOOTPRINT)
-        "senses.py",  # darkness regions and discs (MAX_REGION_POINTS, MAX_LIGHTS)
+        "senses/darkness.py",  # darkness regions and discs (MAX_REGION_POINTS, MAX_LIGHTS)
     ]
 
 

@@ -457,13 +457,13 @@ def test_only_big_hex_footprints_count_their_hexes(size):
     from schemas.scene import SceneSchema
     from service.engine import grids
     from service.engine.scene import build_scene
-    from service.senses import _big_hexes
+    from service.senses.distances import big_hexes
 
     built = build_scene(SceneSchema().load(_big_hex_tokens(4, size)))
     tokens = built.scene.tokens
     pairs = [(a, b) for a in tokens for b in tokens if a is not b]
     k = grids.hex_count(tokens[0], built.scene.grid)
-    assert _big_hexes(built, pairs) == (12 * 2 * k if k > grids.SMALL_FOOTPRINT else 0)
+    assert big_hexes(built, pairs) == (12 * 2 * k if k > grids.SMALL_FOOTPRINT else 0)
 
 
 # -- the scene cache: room made before a scene is built ----------------------------------------

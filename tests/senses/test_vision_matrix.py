@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from bench.dungeon import dungeon
 from schemas.scene import SceneSchema
-from service import rules, senses
+from service import rules
 from service.app import create_app
 from service.engine.budget import SEARCH_UNITS, VISION_PAIR_UNITS, WorkBudget, vision_units
 from service.engine.scene import build_scene
@@ -23,6 +23,7 @@ from service.errors import OverBudget
 from service.geometry import exact
 from service.matrix import matrix
 from service.rules.ask import vision_all, vision_one
+from service.senses import lines as sense_lines
 from service.settings import BY_NAME
 from tests.scenes import load, tok, wall
 
@@ -91,7 +92,7 @@ def _built(walls):
 def test_walls_block_alike_both_ways(walls, sense, symmetric):
     """5E-LOE-2 / GEO-3..5: which wall sets let a pair and its reverse share one question."""
     built = _built(walls)
-    assert senses._symmetric(built.walls, sense, None) is symmetric
+    assert sense_lines._symmetric(built.walls, sense, None) is symmetric
 
 
 def test_a_mask_leaves_out_the_walls_it_does_not_trace():
@@ -99,8 +100,8 @@ def test_a_mask_leaves_out_the_walls_it_does_not_trace():
     built = _built(
         [wall("one-way", 200, -100, 200, 100, direction="left"), wall("w", 0, 300, 400, 300)]
     )
-    assert not senses._symmetric(built.walls, "move", None)
-    assert senses._symmetric(built.walls, "move", np.array([False, True]))
+    assert not sense_lines._symmetric(built.walls, "move", None)
+    assert sense_lines._symmetric(built.walls, "move", np.array([False, True]))
 
 
 #: Scenes where pairs and their reverses meet every case: walls alike both ways (the dungeon,
@@ -189,9 +190,9 @@ def test_a_pair_and_its_reverse_are_one_exact_question(monkeypatch):
     """Walls alike both ways: the exact lines of n tokens are asked for n(n-1)/2 pairs."""
     built = build_scene(SceneSchema().load(dungeon(600, 10, seed=2)))
     asked = []
-    real = senses.lines_of_effect
+    real = sense_lines.lines_of_effect
     monkeypatch.setattr(
-        senses,
+        sense_lines,
         "lines_of_effect",
         lambda index, bf, *a, **k: asked.append(len(bf)) or real(index, bf, *a, **k),
     )
@@ -216,7 +217,7 @@ def test_each_vision_pair_is_counted_before_any_tracing(monkeypatch):
     """Issue 16/20 cost model: ``VISION_PAIR_UNITS`` per pair, refused before tracing."""
     built = build_scene(SceneSchema().load(dungeon(200, 10, seed=1)))
     traced = []
-    monkeypatch.setattr(senses, "lines_of_effect", lambda *a, **k: traced.append(1))
+    monkeypatch.setattr(sense_lines, "lines_of_effect", lambda *a, **k: traced.append(1))
     budget = WorkBudget(int(vision_units(90)) - 1, "Reduce the tokens")
     with pytest.raises(OverBudget, match="Reduce the tokens"):
         matrix(built, rules.get("dnd5e"), None, "vision", {}, budget=budget)
