@@ -85,14 +85,46 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     ----------
     test_config : dict, optional
         Overrides applied after the environment (tests).
+
+    Raises
+    ------
+    service.settings.SettingError
+        A setting out of its bounds or of the wrong type (one line naming it).
+    ValueError
+        ``SIGHTLINE_CORS_REPLACE`` not a yes/no value (:func:`cors_origins`).
     """
     app = Flask(__name__)
+    _configure(app, test_config)
+    _allow_cors(app)
+    _register_views(app)
+    app.extensions["sightline_cache"] = _scene_cache(app)
+    _require_api_key(app)
+    _require_json(app)
+    if app.config["TEST_HOOKS"]:  # SIGHTLINE_TEST_HOOKS=1 only: tests/e2e/test_limits.py
+        from service import test_hooks
+
+        app.register_blueprint(test_hooks.blp, url_prefix="/v1/_test")
+
+    app.wsgi_app = Guard(  # type: ignore[method-assign]
+        app.wsgi_app,
+        seconds=app.config["REQUEST_TIMEOUT"],
+        max_body=app.config["MAX_CONTENT_LENGTH"],
+        max_mb=app.config["WORKER_MAX_MB"],
+    )
+    return app
+
+
+def _configure(app: Flask, test_config: dict[str, Any] | None) -> None:
+    """The config: :data:`DEFAULTS`, the checked settings, then ``test_config``'s other keys."""
     app.config.from_mapping(DEFAULTS)
     app.config.from_mapping(settings.load(overrides=test_config))  # SettingError if bad
     set_core_limits(app.config)  # the core's own bounds (rooms, hex footprints, flanking)
     if test_config:
         app.config.update({k: v for k, v in test_config.items() if k not in settings.BY_NAME})
 
+
+def _allow_cors(app: Flask) -> None:
+    """CORS for the configured origins (:func:`cors_origins`)."""
     # Chrome's private-network preflight (an https Foundry page calling a LAN or localhost
     # service) is answered `Access-Control-Allow-Private-Network: true` for allowed origins.
     CORS(
@@ -101,6 +133,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         methods=["GET", "POST", "OPTIONS"],
         allow_private_network=True,
     )
+
+
+def _register_views(app: Flask) -> None:
+    """The API's blueprints (health, ``/v1``, the modifiers) and the API page's assets."""
     api = Api(app)  # flask-smorest's, with the one error handler (service.http_errors)
 
     from service import api as views  # Flask-only modules, imported here
@@ -117,6 +153,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
         return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)
 
+
+def _scene_cache(app: Flask) -> SceneCache:
+    """The worker's scene cache, over the Redis store when ``REDIS_URL`` is set.
+
+    With ``PRELOAD_SAMPLE``, the bundled sample scene is put in it as ``"sample"``.
+    """
     store = None
     if app.config["REDIS_URL"]:  # connects lazily, in each worker (redis-py's pool)
         store = SceneStore(
@@ -129,10 +171,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         int(app.config["SCENE_CACHE_MAX_MB"]) * 1024 * 1024,
         store=store,
     )
-    app.extensions["sightline_cache"] = cache
     if app.config["PRELOAD_SAMPLE"]:
         cache.put(SceneSchema().load(sample_scene()), alias="sample")
+    return cache
 
+
+def _require_api_key(app: Flask) -> None:
+    """With ``API_KEYS`` set, a 401 for a request without one of them (but :data:`OPEN_PATHS`)."""
     keys = [key.encode() for key in app.config["API_KEYS"]]
 
     @app.before_request
@@ -155,6 +200,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
                 headers={"WWW-Authenticate": 'Bearer realm="sightline"'},
             )
 
+
+def _require_json(app: Flask) -> None:
+    """A 415 for a body that is not JSON (an import may also be a Foundry NeDB file)."""
+
     @app.before_request
     def json_only() -> None:
         if request.routing_exception is not None:  # 404/405 first
@@ -169,16 +218,3 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
                     )
             elif not request.is_json:
                 abort(415, message="Send the body as JSON (Content-Type: application/json).")
-
-    if app.config["TEST_HOOKS"]:  # SIGHTLINE_TEST_HOOKS=1 only: tests/e2e/test_limits.py
-        from service import test_hooks
-
-        app.register_blueprint(test_hooks.blp, url_prefix="/v1/_test")
-
-    app.wsgi_app = Guard(  # type: ignore[method-assign]
-        app.wsgi_app,
-        seconds=app.config["REQUEST_TIMEOUT"],
-        max_body=app.config["MAX_CONTENT_LENGTH"],
-        max_mb=app.config["WORKER_MAX_MB"],
-    )
-    return app

@@ -237,41 +237,84 @@ def _draw_light(
     )
     outer = min(max(light.bright, light.dim) * ppu, reach)
     if not light.on:
-        # Switched off: only its source, crossed out, unlit (a scene with dozens of lights
-        # off, such as a manor at day, would otherwise be covered with dashed circles).
-        r = 1.2 * unit
-        x0, y0, x1, y1 = light.x - r, light.y - r, light.x + r, light.y + r
-        sub(
-            g,
-            "circle",
-            {
-                "class": "source",
-                "cx": num(light.x),
-                "cy": num(light.y),
-                "r": num(r),
-                "fill": "#ffffff",
-                "stroke": LIGHT_OFF,
-                "stroke-width": num(0.5 * unit),
-            },
-        )
-        sub(
-            g,
-            "path",
-            {
-                "class": "off-cross",
-                "d": (
-                    f"M{num(x0)},{num(y0)} L{num(x1)},{num(y1)} "
-                    f"M{num(x0)},{num(y1)} L{num(x1)},{num(y0)}"
-                ),
-                "fill": "none",
-                "stroke": LIGHT_OFF,
-                "stroke-width": num(0.4 * unit),
-            },
-        )
+        _draw_light_off(g, light, unit)
         reach_text = f", {max(light.bright, light.dim):g} units when on" if outer > 0 else ""
         sub(g, "title").text = xml_text(f"{kind} {light.id}: off{reach_text}")
         return "off"
     lit = lit_area(scene, light, outer, budget)
+    _draw_radii(g, light, lit, ppu, unit, reach, private)
+    sub(
+        g,
+        "circle",
+        {
+            "class": "source",
+            "cx": num(light.x),
+            "cy": num(light.y),
+            "r": num(1.2 * unit),
+            "fill": "#000000" if light.darkness else LIGHT_PRIVATE if private else "#ff9800",
+        },
+    )
+    who = ", private (its controllers only)" if private else ""
+    clipped = ", clipped by walls" if lit is not None else ""
+    if lit is None and budget.exhausted and light.walls:
+        clipped = ", not clipped (too many lights and walls to clip in one picture)"
+    sub(g, "title").text = xml_text(
+        f"{kind} {light.id}: bright {light.bright:g}, dim {light.dim:g} units{clipped}{who}"
+    )
+    return "darkness" if light.darkness else "private" if private else "lit"
+
+
+def _draw_light_off(g: ET.Element, light: Light, unit: float) -> None:
+    """A switched-off light: only its source, crossed out, unlit.
+
+    A scene with dozens of lights off, such as a manor at day, would otherwise be covered
+    with dashed circles. ``unit`` is the picture's stroke unit (px).
+    """
+    r = 1.2 * unit
+    x0, y0, x1, y1 = light.x - r, light.y - r, light.x + r, light.y + r
+    sub(
+        g,
+        "circle",
+        {
+            "class": "source",
+            "cx": num(light.x),
+            "cy": num(light.y),
+            "r": num(r),
+            "fill": "#ffffff",
+            "stroke": LIGHT_OFF,
+            "stroke-width": num(0.5 * unit),
+        },
+    )
+    sub(
+        g,
+        "path",
+        {
+            "class": "off-cross",
+            "d": (
+                f"M{num(x0)},{num(y0)} L{num(x1)},{num(y1)} "
+                f"M{num(x0)},{num(y1)} L{num(x1)},{num(y0)}"
+            ),
+            "fill": "none",
+            "stroke": LIGHT_OFF,
+            "stroke-width": num(0.4 * unit),
+        },
+    )
+
+
+def _draw_radii(
+    g: ET.Element,
+    light: Light,
+    lit: BaseGeometry | None,
+    ppu: float,
+    unit: float,
+    reach: float,
+    private: bool,
+) -> None:
+    """The dim area, then the bright one, of a light that is on (5E-VIS-3).
+
+    Radii in grid units become px by ``ppu`` and are capped at ``reach`` px; ``lit`` is the
+    wall-clipped area (None: not clipped). A private light is drawn dashed.
+    """
     if light.darkness:
         radii = (("dim", light.dim, "#000000", "0.3"), ("bright", light.bright, "#000000", "0.3"))
         edge = "#000000"
@@ -300,25 +343,6 @@ def _draw_light(
             sub(g, "circle", {"cx": num(light.x), "cy": num(light.y), key: value, **paint})
         else:
             sub(g, "path", {key: value, **paint})
-    sub(
-        g,
-        "circle",
-        {
-            "class": "source",
-            "cx": num(light.x),
-            "cy": num(light.y),
-            "r": num(1.2 * unit),
-            "fill": "#000000" if light.darkness else LIGHT_PRIVATE if private else "#ff9800",
-        },
-    )
-    who = ", private (its controllers only)" if private else ""
-    clipped = ", clipped by walls" if lit is not None else ""
-    if lit is None and budget.exhausted and light.walls:
-        clipped = ", not clipped (too many lights and walls to clip in one picture)"
-    sub(g, "title").text = xml_text(
-        f"{kind} {light.id}: bright {light.bright:g}, dim {light.dim:g} units{clipped}{who}"
-    )
-    return "darkness" if light.darkness else "private" if private else "lit"
 
 
 def draw_lights(

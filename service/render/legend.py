@@ -169,6 +169,9 @@ def draw_band(
         label_node.text = xml_text(label)
 
 
+Entry = tuple[str, dict[str, object]]
+
+
 def legend_entries(
     wall_kinds: set[str],
     region_kinds: set[str],
@@ -178,7 +181,7 @@ def legend_entries(
     scene: Scene,
     highlighted: int,
     outline: bool = False,
-) -> list[tuple[str, dict[str, object]]]:
+) -> list[Entry]:
     """Legend entries for what the picture holds: (label, stroke attributes of its sample).
 
     Wall kinds are named by what they block (GEO-1), e.g. ``"window: blocks movement, not
@@ -186,40 +189,78 @@ def legend_entries(
     ``outline``: the map's outline, when something is drawn outside it (a cropped map).
     """
     unit = scale.unit
-    out: list[tuple[str, dict[str, object]]] = []
-    width = num(0.8 * unit)
     # Samples are at least a few output px thick, whatever the stroke unit.
     thick = num(max(2 * unit, 6 / scale.out))
+    out = [
+        *_highlight_entries(highlighted, thick),
+        *_line_entries(lines, num(0.8 * unit)),
+        *_wall_entries(wall_kinds, scene, unit),
+        *_region_entries(region_kinds, thick),
+        *_light_entries(light_kinds, unit, thick),
+    ]
+    if outline:
+        edge: dict[str, object] = {
+            "stroke": "#37474f",
+            "stroke-width": num(0.6 * unit),
+            "stroke-dasharray": f"{num(3 * unit)} {num(1.5 * unit)}",
+        }
+        out.append(("map outline (scene width × height)", edge))
+    return out
+
+
+def _highlight_entries(highlighted: int, thick: str) -> list[Entry]:
+    """``from`` and ``to`` for two highlighted tokens or more, else ``highlighted`` for one."""
     if highlighted >= 2:
-        for label, colours in (("from", SOURCE_COLOURS), ("to", TARGET_COLOURS)):
-            box: dict[str, object] = {"stroke": colours[0], "stroke-width": thick}
-            out.append((label, box))
-    elif highlighted:
-        out.append(("highlighted", {"stroke": TARGET_COLOURS[0], "stroke-width": thick}))
-    if lines:
-        blocked = {line_parts(line)[2] for line in lines}
-        if False in blocked:
-            clear: dict[str, object] = {"stroke": CLEAR_COLOUR, "stroke-width": width}
-            out.append(("clear line", clear))
-        if True in blocked:
-            red: dict[str, object] = {"stroke": BLOCKED_COLOUR, "stroke-width": width}
-            out.append(("blocked line", red))
-    for kind, style in WALL_STYLES.items():
-        if kind in wall_kinds:
-            out.append((style.label, wall_stroke(style, unit)))
+        return [
+            (label, {"stroke": colours[0], "stroke-width": thick})
+            for label, colours in (("from", SOURCE_COLOURS), ("to", TARGET_COLOURS))
+        ]
+    if highlighted:
+        return [("highlighted", {"stroke": TARGET_COLOURS[0], "stroke-width": thick})]
+    return []
+
+
+def _line_entries(lines: Sequence[Any], width: str) -> list[Entry]:
+    """The clear and the blocked traced line, for those the picture draws."""
+    blocked = {line_parts(line)[2] for line in lines}
+    out: list[Entry] = []
+    if False in blocked:
+        out.append(("clear line", {"stroke": CLEAR_COLOUR, "stroke-width": width}))
+    if True in blocked:
+        out.append(("blocked line", {"stroke": BLOCKED_COLOUR, "stroke-width": width}))
+    return out
+
+
+def _wall_entries(wall_kinds: set[str], scene: Scene, unit: float) -> list[Entry]:
+    """The wall kinds drawn (GEO-1), and the one-way tick when a wall is one-way (GEO-3)."""
+    out = [
+        (style.label, wall_stroke(style, unit))
+        for kind, style in WALL_STYLES.items()
+        if kind in wall_kinds
+    ]
     if any(w.direction != "both" for w in scene.walls):
         out.append(("tick: one-way wall's blocking side", wall_stroke(WALL_STYLES["normal"], unit)))
-    for kind, (fill, label) in REGION_LEGEND.items():
-        if kind in region_kinds:
-            paint: dict[str, object] = {
-                "stroke": fill,
-                "stroke-width": thick,
-                "stroke-opacity": "0.5",
-            }
-            out.append((label, paint))
-    for level, (fill, _, label) in REGION_LIGHT.items():
-        if f"light-{level}" in region_kinds:
-            out.append((label, {"stroke": fill, "stroke-width": thick, "stroke-opacity": "0.6"}))
+    return out
+
+
+def _region_entries(region_kinds: set[str], thick: str) -> list[Entry]:
+    """The regions drawn: obscurement kinds, then light levels (GEO-9)."""
+    out: list[Entry] = [
+        (label, {"stroke": fill, "stroke-width": thick, "stroke-opacity": "0.5"})
+        for kind, (fill, label) in REGION_LEGEND.items()
+        if kind in region_kinds
+    ]
+    out += [
+        (label, {"stroke": fill, "stroke-width": thick, "stroke-opacity": "0.6"})
+        for level, (fill, _, label) in REGION_LIGHT.items()
+        if f"light-{level}" in region_kinds
+    ]
+    return out
+
+
+def _light_entries(light_kinds: set[str], unit: float, thick: str) -> list[Entry]:
+    """The lights drawn: lit, darkness, private (dashed) and switched off."""
+    out: list[Entry] = []
     if light_kinds & {"lit", "private"}:
         glow: dict[str, object] = {
             "stroke": LIGHT_DIM,
@@ -228,12 +269,12 @@ def legend_entries(
         }
         out.append(("light: bright / dim, as walls let it", glow))
     if "darkness" in light_kinds:
-        out.append(
-            (
-                "darkness source",
-                {"stroke": "#000000", "stroke-width": thick, "stroke-opacity": "0.4"},
-            )
-        )
+        dark: dict[str, object] = {
+            "stroke": "#000000",
+            "stroke-width": thick,
+            "stroke-opacity": "0.4",
+        }
+        out.append(("darkness source", dark))
     if "private" in light_kinds:
         dashed: dict[str, object] = {
             "stroke": LIGHT_PRIVATE,
@@ -248,11 +289,4 @@ def legend_entries(
             "stroke-dasharray": f"{num(1.5 * unit)} {num(1.5 * unit)}",
         }
         out.append(("light switched off: its source crossed out", off))
-    if outline:
-        edge: dict[str, object] = {
-            "stroke": "#37474f",
-            "stroke-width": num(0.6 * unit),
-            "stroke-dasharray": f"{num(3 * unit)} {num(1.5 * unit)}",
-        }
-        out.append(("map outline (scene width × height)", edge))
     return out

@@ -10,14 +10,14 @@ or a scene id string (``"sha256:..."`` from :meth:`SightlineClient.upload_scene`
 worker that has not seen the scene and answer 404 naming ``scene_id``: the client then
 resends the scene inline, once, transparently (``shared/DESIGN.md``, "Scene cache").
 
-Transport retries: every endpoint is a pure function of its request, so the client's own
-session retries (urllib3 ``Retry``, exponential backoff) a request that could not connect,
-whose connection dropped before an answer, or that answered 502, 503 or 504 -- ``retries``
-times, 3 by default (issue 17).
+Transport retries (``service.client.transport``): every endpoint is a pure function of its
+request, so the client's own session retries (urllib3 ``Retry``, exponential backoff) a
+request that could not connect, whose connection dropped before an answer, or that answered
+502, 503 or 504 -- ``retries`` times, 3 by default.
 
 Every method returns the response JSON exactly as the API sends it, except
 :meth:`SightlineClient.upload_scene` (the scene id) and :meth:`SightlineClient.render` (the
-SVG text). Any failure raises :class:`SightlineError`.
+SVG text). Any failure raises :class:`SightlineError` (``service.client.errors``).
 
 Examples
 --------
@@ -33,112 +33,32 @@ import hashlib
 import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any
 
 import requests
-from requests.adapters import HTTPAdapter
-from urllib3.exceptions import MaxRetryError, ProtocolError, ReadTimeoutError
-from urllib3.util.retry import Retry
 
-if TYPE_CHECKING:
-    from urllib3.connectionpool import ConnectionPool
-    from urllib3.response import BaseHTTPResponse
+from service.client.errors import (
+    SightlineError,
+    connection_reason,
+    error_from_response,
+    error_lines,
+)
+from service.client.transport import RETRY_STATUSES, PureRetry, retrying_session
 
-__all__ = ["SightlineClient", "SightlineError", "error_lines"]
+__all__ = [
+    "RETRY_STATUSES",
+    "EndpointRef",
+    "PureRetry",
+    "SightlineClient",
+    "SightlineError",
+    "error_lines",
+    "retrying_session",
+    "scene_key",
+]
 
 Json = dict[str, Any]
-#: Answers retried: a proxy or load balancer that could not reach a worker (gateway errors).
-RETRY_STATUSES = (502, 503, 504)
 #: A token id, or a point ``(x, y)`` in scene px, or ``{"point": [x, y], "elevation": z}``.
 EndpointRef = str | Sequence[float] | Mapping[str, Any]
-
-
-class SightlineError(Exception):
-    """Raised when a request fails: an error answer of the API, or no answer at all.
-
-    Parameters
-    ----------
-    code : int
-        HTTP status code of the answer; 0 when the server could not be reached (connection
-        refused, DNS failure, timeout) or the answer was not HTTP.
-    status : str
-        HTTP reason phrase (``"Unprocessable Entity"``), or ``"Connection error"`` /
-        ``"Timeout"`` when ``code`` is 0.
-    message : str
-        What went wrong, from the error body's ``message``.
-    errors : dict
-        The error body's ``errors`` (``{"json": {...field path...: [messages]}}``); ``{}``
-        when no field is to blame.
-    """
-
-    def __init__(
-        self, code: int, status: str, message: str, errors: Mapping[str, Any] | None = None
-    ) -> None:
-        self.code = code
-        self.status = status
-        self.message = message
-        self.errors: dict[str, Any] = dict(errors or {})
-        super().__init__(self.describe())
-
-    def describe(self) -> str:
-        """One line: code, status, message and the first offending field path.
-
-        Returns
-        -------
-        str
-            E.g. ``"422 Unprocessable Entity: The scene is invalid. (scene.walls.3.c:
-            Length must be 4.)"``.
-        """
-        head = self.status if self.code == 0 else f"{self.code} {self.status}"
-        text = f"{head}: {self.message}"
-        details = [(p, m) for p, m in error_lines(self.errors) if p or m != self.message]
-        if details:
-            path, msg = details[0]
-            more = f"; +{len(details) - 1} more" if len(details) > 1 else ""
-            if msg == self.message:
-                text += f" (at {path}{more})"
-            else:
-                text += f" ({path + ': ' if path else ''}{msg}{more})"
-        return " ".join(text.split())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.code, self.status, self.message, self.errors))
-
-
-def error_lines(errors: Mapping[str, Any] | Sequence[Any] | str) -> list[tuple[str, str]]:
-    """Flatten a nested error dict into ``(dotted path, message)`` pairs.
-
-    Parameters
-    ----------
-    errors : dict, list or str
-        The ``errors`` of an error body, or marshmallow's ``ValidationError.messages``:
-        nested dicts whose leaves are lists of messages. A leading ``"json"`` or
-        ``"query"`` key (the request location) is left out of the path.
-
-    Returns
-    -------
-    list of (str, str)
-        E.g. ``[("scene.walls.3.c", "Length must be 4.")]``, in document order.
-    """
-    out: list[tuple[str, str]] = []
-
-    def walk(node: Any, path: tuple[str, ...]) -> None:
-        if isinstance(node, Mapping):
-            for key, value in node.items():
-                walk(value, (*path, str(key)))
-        elif isinstance(node, list | tuple):
-            for item in node:
-                walk(item, path)
-        else:
-            out.append((".".join(path), str(node)))
-
-    if isinstance(errors, Mapping) and set(errors) <= {"json", "query", "form", "headers"}:
-        for value in errors.values():
-            walk(value, ())
-    else:
-        walk(errors, ())
-    return out
 
 
 def scene_key(scene: Mapping[str, Any]) -> str:
@@ -303,12 +223,12 @@ class SightlineClient:
             ) from None
         except requests.ConnectionError as err:
             raise SightlineError(
-                0, "Connection error", f"{method} {url}: cannot connect ({_reason(err)})."
+                0, "Connection error", f"{method} {url}: cannot connect ({connection_reason(err)})."
             ) from None
         except requests.RequestException as err:
             raise SightlineError(0, "Request error", f"{method} {url}: {err}") from None
         if not resp.ok:
-            raise _error_from(resp)
+            raise error_from_response(resp)
         return resp
 
     def _json(self, method: str, path: str, body: Any = None, **kw: Any) -> Any:
@@ -634,110 +554,3 @@ class SightlineClient:
         resp: requests.Response = self._with_scene("/v1/render", scene, body, raw=True)
         resp.encoding = resp.encoding or "utf-8"
         return resp.text
-
-
-class PureRetry(Retry):
-    """urllib3 ``Retry`` that never retries a read timeout.
-
-    A connection refused, reset or dropped before the answer is retried; a server that
-    is still working when ``timeout`` runs out is not asked again (that would multiply
-    the work), and the client reports a timeout.
-    """
-
-    def increment(
-        self,
-        method: str | None = None,
-        url: str | None = None,
-        response: BaseHTTPResponse | None = None,
-        error: Exception | None = None,
-        _pool: ConnectionPool | None = None,
-        _stacktrace: TracebackType | None = None,
-    ) -> Self:
-        """Raise a read timeout as it is; anything else counts as urllib3's ``Retry`` does."""
-        if isinstance(error, ReadTimeoutError):
-            raise error
-        return super().increment(method, url, response, error, _pool, _stacktrace)
-
-
-def retrying_session(retries: int, backoff: float) -> requests.Session:
-    """A ``requests.Session`` whose HTTP and HTTPS requests retry with urllib3 ``Retry``.
-
-    Parameters
-    ----------
-    retries : int
-        Retries after a connection error, a connection dropped before the answer, or a
-        502/503/504 answer (then the last answer is returned, not an exception); 0: none.
-        A read timeout is not retried (:class:`PureRetry`).
-    backoff : float
-        urllib3's ``backoff_factor``: seconds before the first retry, doubling after.
-
-    Returns
-    -------
-    requests.Session
-    """
-    retry = PureRetry(
-        total=retries,
-        connect=retries,
-        read=retries,
-        status=retries,
-        other=0,
-        allowed_methods=frozenset({"GET", "POST"}),  # pure endpoints: POST is safe to repeat
-        status_forcelist=RETRY_STATUSES,
-        backoff_factor=backoff,
-        raise_on_status=False,
-        respect_retry_after_header=True,
-    )
-    session = requests.Session()
-    adapter = HTTPAdapter(max_retries=retry)
-    session.mount("http://", adapter)
-    session.mount("https://", adapter)
-    return session
-
-
-def _reason(err: BaseException) -> str:
-    """The innermost cause of a connection error, in a few words (``"Connection refused"``).
-
-    Walks the exception types: requests' error -> urllib3 ``MaxRetryError.reason`` ->
-    ``ProtocolError``'s exception or the ``__cause__`` chain -> the ``OSError`` and its
-    ``strerror``; never parses reprs.
-    """
-    node: BaseException = err
-    seen: set[int] = set()
-    while id(node) not in seen:
-        seen.add(id(node))
-        if isinstance(node, OSError) and node.strerror:
-            return node.strerror  # ConnectionRefusedError, socket.gaierror ...
-        nxt: object = None
-        if isinstance(node, MaxRetryError):
-            nxt = node.reason
-        elif isinstance(node, ProtocolError) and len(node.args) > 1:
-            nxt = node.args[1]  # ("Connection aborted.", RemoteDisconnected(...))
-        elif isinstance(node, requests.RequestException) and node.args:
-            nxt = node.args[0]
-        if not isinstance(nxt, BaseException):
-            nxt = node.__cause__ or node.__context__
-        if nxt is None:
-            break
-        node = nxt
-    if isinstance(node, OSError) and not node.strerror and node.args:
-        return str(node.args[0])  # RemoteDisconnected("Remote end closed connection ...")
-    return type(node).__name__
-
-
-def _error_from(resp: requests.Response) -> SightlineError:
-    """A :class:`SightlineError` from a non-2xx answer (JSON error body or not)."""
-    reason = resp.reason or "Error"
-    try:
-        body = resp.json()
-    except ValueError:
-        body = None
-    if isinstance(body, Mapping) and "message" in body:
-        errors = body.get("errors")
-        return SightlineError(
-            int(body.get("code") or resp.status_code),
-            str(body.get("status") or reason),
-            str(body["message"]),
-            errors if isinstance(errors, Mapping) else {},
-        )
-    text = " ".join(resp.text.split())[:200] or reason
-    return SightlineError(resp.status_code, reason, text)
