@@ -10,7 +10,13 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from adapters._common import clean, grid_units
+from adapters._common import (
+    canonical_environment,
+    canonical_grid,
+    clean,
+    diagonal_rule,
+    grid_units,
+)
 from adapters.roll20._context import UNIT_PX, Context, Page, parse_number, read_number, truthy
 from service.model import (
     MAX_EXTENT_PX,
@@ -123,16 +129,8 @@ def read_grid(attrs: Mapping, page: Page, ctx: Context) -> dict:
                 "ruleset's default)"
             )
         else:
-            if rule[1]:
-                ctx.warn(f"{at('diagonaltype')}: {rule[1]}")
-            diagonals = rule[0]
-    grid: dict[str, Any] = {
-        "size": size,
-        "distance": distance,
-        "units": units,
-        "type": gtype,
-        "diagonals": diagonals,
-    }
+            diagonals = diagonal_rule(rule, diag_raw, at("diagonaltype"), ctx.warn)
+    grid = canonical_grid(size, distance, units, gtype, diagonals)
     if gtype in HEX_SIZE_PER_UNIT:
         grid["size"] = clean(round(HEX_SIZE_PER_UNIT[gtype] * snapping, 6))
         _warn_hex_drift(gtype, snapping, attrs, at("grid_type"), ctx)
@@ -211,4 +209,4 @@ def read_environment(attrs: Mapping, page: Page, ctx: Context) -> dict:
             light = "bright" if opacity >= 0.75 else "dim" if opacity >= 0.25 else "dark"
         else:
             light = "dark"
-    return {"light": light, "gravity": 1, "underwater": False}
+    return canonical_environment(light)
