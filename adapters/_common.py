@@ -1,7 +1,8 @@
 """Helpers shared by the Foundry, Roll20 and Universal VTT adapters (standard library only).
 
-Reading: finite numbers, JSON kind names, JSON paths for warnings, embedded collections
-whose odd entries are skipped with a warning, true/false fields and grid units.
+Reading: finite numbers, ``{x, y}`` points, JSON kind names, JSON paths for warnings,
+embedded collections whose odd entries are skipped with a warning, true/false fields and grid
+units.
 Writing: the canonical grid, environment, walls, tokens and lights, empty senses, ids
 (fallback and unique), coordinates the canonical schema accepts, the warning
 about zero-length segments, an import's counts.
@@ -21,7 +22,6 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from adapters.sniff import sniff
 from service.model import MAX_COORD_PX, size_from_width
 
 #: Decimals ``clean`` keeps: 1e-6 px (or squares) is float noise, far below any visible size.
@@ -43,13 +43,6 @@ UNITS = {
 
 #: Wall restrictions of a wall that blocks movement, sight, light and sound.
 BLOCKS_ALL = {"move": "normal", "sight": "normal", "light": "normal", "sound": "normal"}
-
-#: How a format hint names each supported format.
-_FORMAT_LABELS = {
-    "foundry": "a Foundry VTT scene export",
-    "roll20": "a Roll20 export",
-    "uvtt": "a Universal VTT file",
-}
 
 Warn = Callable[[str], None]
 
@@ -78,6 +71,27 @@ def finite_number(value: object) -> int | float | None:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def point(value: object) -> tuple[int | float, int | float] | None:
+    """``(x, y)`` of an ``{x, y}`` object whose ``x`` and ``y`` are finite numbers, else None.
+
+    Parameters
+    ----------
+    value : object
+        Any parsed JSON value (a UVTT point, a Roll20 door handle, a Foundry token, ...).
+
+    Returns
+    -------
+    tuple of (int or float, int or float) or None
+        The point's ``x`` and ``y`` as exported, in the export's units.
+    """
+    if not isinstance(value, Mapping):
+        return None
+    x, y = finite_number(value.get("x")), finite_number(value.get("y"))
+    if x is None or y is None:
+        return None
+    return x, y
 
 
 def kind_name(value: object) -> str:
@@ -270,28 +284,6 @@ def diagonal_rule(
     if rule[1]:
         warn(f"{where}: {rule[1]}")
     return rule[0]
-
-
-def format_hint(export: object, own: str) -> str:
-    """Tell the user when an export looks like another supported format.
-
-    Parameters
-    ----------
-    export : object
-        The export given to the adapter of format ``own``.
-    own : {"foundry", "roll20", "uvtt"}
-        The format of the adapter asking.
-
-    Returns
-    -------
-    str
-        ``"; this looks like <format>; use format <name>"``, or ``""`` when the export
-        looks like no format or like ``own``.
-    """
-    found = sniff(export)
-    if found in (None, own):
-        return ""
-    return f"; this looks like {_FORMAT_LABELS[found]}; use format {found}"
 
 
 # --------------------------------------------------------------------------- writing
@@ -588,10 +580,8 @@ def fallback_id(value: object, where: str, stem: str, index: int, warn: Warn) ->
         The id field as exported (Foundry ``_id``, Roll20 ``id``, ...).
     where : str
         Path of the field in the warning, e.g. ``"regions[3]._id"``.
-    stem : str
-        Stem of the id made up for a missing one (``"region"``, ``"path"``, ...).
-    index : int
-        Index of the entry in its collection.
+    stem, index : str, int
+        Stem of the id made up for a missing one (``"region"``, ...), the entry's index.
     warn : callable
         Receives the warning ``"<where>: <value!r> missing, <stem>-<index> used"``.
 
@@ -651,8 +641,7 @@ def warn_zero_length(where: str, counts: Sequence[tuple[str, int]], warn: Warn) 
     where : str
         Path of the collection (``"line_of_sight"``, ``"maps[0].paths"``).
     counts : sequence of (str, int)
-        Path of each polyline or path that had some, and how many; nothing is warned when
-        empty.
+        Path of each polyline or path that had some, and how many (none: no warning).
     warn : callable
         Receives the warning.
     """

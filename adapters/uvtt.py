@@ -64,15 +64,16 @@ from adapters._common import (
     clean,
     entries,
     finite_number,
-    format_hint,
     in_range,
     kind_name,
+    point,
     read_bool,
     scene_stats,
     short_list,
     warn_zero_length,
 )
 from adapters.errors import AdapterError
+from adapters.sniff import format_hint
 from service.model import (
     MAX_COORD_PX,
     MAX_EXTENT_PX,
@@ -158,7 +159,7 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
     shared/FORMATS.md (c); shared/DESIGN.md "Canonical scene", "Frames".
     """
     distance = _checked_grid(grid_distance, grid_units)
-    _check_export(export)
+    export = _checked_export(export)
     warnings: list[str] = []
     version = _format(export.get("format"), warnings)
     ctx = _frame(export.get("resolution"), distance, warnings)
@@ -204,8 +205,8 @@ def _checked_grid(grid_distance: float, grid_units: str) -> int | float:
     return distance
 
 
-def _check_export(export: object) -> None:
-    """Raise unless ``export`` is a UVTT object whose wall collections are lists."""
+def _checked_export(export: object) -> Mapping:
+    """``export``, checked: a UVTT object whose wall collections are lists (else raise)."""
     if not isinstance(export, Mapping):
         raise AdapterError(
             f"a Universal VTT file must be a JSON object, got {kind_name(export)}"
@@ -221,6 +222,7 @@ def _check_export(export: object) -> None:
     for key in ("line_of_sight", "objects_line_of_sight", "portals"):
         if export.get(key) is not None and not isinstance(export[key], list):
             raise AdapterError(f"'{key}' must be a list, got {kind_name(export[key])}", (key,))
+    return export
 
 
 def _map_px(ctx: _Ctx) -> tuple[float | None, float | None]:
@@ -267,7 +269,7 @@ def _frame(resolution: object, distance: float, warnings: list[str]) -> _Ctx:
             f"{resolution.get('pixels_per_grid')!r}",
             ("resolution", "pixels_per_grid"),
         )
-    origin = _xy(resolution.get("map_origin"))
+    origin = point(resolution.get("map_origin"))
     if origin is None:
         if resolution.get("map_origin") is not None:
             warnings.append(
@@ -278,7 +280,7 @@ def _frame(resolution: object, distance: float, warnings: list[str]) -> _Ctx:
     elif max(abs(origin[0]), abs(origin[1])) * ppg > MAX_COORD_PX:
         warnings.append("resolution.map_origin: beyond the schema's limits, (0, 0) used")
         origin = (0, 0)
-    size = _xy(resolution.get("map_size"))
+    size = point(resolution.get("map_size"))
     if size is None or size[0] <= 0 or size[1] <= 0:
         warnings.append(
             f"resolution.map_size: {resolution.get('map_size')!r} is not a positive "
@@ -346,20 +348,7 @@ def _polyline_walls(export: Mapping, key: str, stem: str, ctx: _Ctx) -> tuple[li
     outside = far = 0
     zero: list[tuple[str, int]] = []
     for i, line in entries(export, key, ctx.warn, kind=list):
-        points: list[tuple[float, float] | None] = []
-        bad: list[int] = []
-        for j, raw in enumerate(line):
-            p = _xy(raw)
-            if p is None:
-                bad.append(j)
-            points.append(p)
-        if bad:
-            ctx.warn(
-                f"{key}[{i}]: points {short_list(bad)} are not {{x, y}} numbers, "
-                "segments touching them skipped"
-            )
-        if len(line) < 2 and not bad:
-            ctx.warn(f"{key}[{i}]: fewer than 2 points, no wall")
+        points = _line_points(line, f"{key}[{i}]", ctx)
         repeated = 0
         for k, (a, b) in enumerate(zip(points, points[1:], strict=False)):
             if a is None or b is None:
@@ -383,13 +372,27 @@ def _polyline_walls(export: Mapping, key: str, stem: str, ctx: _Ctx) -> tuple[li
     return walls, outside
 
 
+def _line_points(line: list, where: str, ctx: _Ctx) -> list[tuple[float, float] | None]:
+    """The ``{x, y}`` points (cells) of one polyline; None for each unreadable one (warned)."""
+    points = [point(raw) for raw in line]
+    bad = [j for j, p in enumerate(points) if p is None]
+    if bad:
+        ctx.warn(
+            f"{where}: points {short_list(bad)} are not {{x, y}} numbers, "
+            "segments touching them skipped"
+        )
+    if len(line) < 2 and not bad:
+        ctx.warn(f"{where}: fewer than 2 points, no wall")
+    return points
+
+
 def _portals(export: Mapping, ctx: _Ctx) -> tuple[list[dict], int]:
     """Door walls on each portal's ``bounds`` segment."""
     walls: list[dict] = []
     outside = 0
     for i, raw in entries(export, "portals", ctx.warn):
         bounds = raw.get("bounds")
-        ends = [_xy(b) for b in bounds] if isinstance(bounds, list) else []
+        ends = [point(b) for b in bounds] if isinstance(bounds, list) else []
         a = ends[0] if len(ends) == 2 else None
         b = ends[1] if len(ends) == 2 else None
         if a is None or b is None:
@@ -428,7 +431,7 @@ def _lights(export: Mapping, ctx: _Ctx) -> list[dict]:
     outside = 0
     for i, raw in entries(export, "lights", ctx.warn):
         where = f"lights[{i}]"
-        pos = _xy(raw.get("position"))
+        pos = point(raw.get("position"))
         if pos is None:
             ctx.warn(f"{where}.position: {raw.get('position')!r} is not {{x, y}}, light skipped")
             continue
@@ -477,13 +480,3 @@ def _segment_meets_box(
         if t0 > t1:
             return False
     return True
-
-
-def _xy(value: object) -> tuple[float, float] | None:
-    """``{x, y}`` with finite numbers -> ``(x, y)``; else None."""
-    if not isinstance(value, Mapping):
-        return None
-    x, y = finite_number(value.get("x")), finite_number(value.get("y"))
-    if x is None or y is None:
-        return None
-    return x, y

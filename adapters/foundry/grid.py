@@ -9,6 +9,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from adapters._common import (
     UNITS,
@@ -134,13 +135,13 @@ def read_grid(doc: Mapping, ctx: Context, settings: object = None) -> tuple[dict
 class _GridFields:
     """A scene's grid fields as exported, and the path of each in warnings."""
 
-    size: object
+    size: Any
     size_at: tuple[str, ...]
-    type: object
+    type: Any
     type_at: str
-    distance: object
+    distance: Any
     distance_at: str
-    units: object
+    units: Any
     units_at: str
 
 
@@ -174,7 +175,7 @@ def _grid_fields(doc: Mapping) -> _GridFields:
     )
 
 
-def _grid_type(value: object, where: str, ctx: Context) -> tuple[str, str]:
+def _grid_type(value: Any, where: str, ctx: Context) -> tuple[str, str]:
     """Canonical grid type of a CONST.GRID_TYPES value (absent: square), and how it was read."""
     if value is None:
         return "square", f"{where} absent: square"

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from adapters._common import format_hint, kind_name, list_entries
+from adapters._common import kind_name, list_entries
 from adapters.errors import AdapterError
 from adapters.roll20._context import Page
+from adapters.sniff import format_hint
 
 
 def select_page(export: object, wanted: str | int | None) -> tuple[Page, list[str]]:

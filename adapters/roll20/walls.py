@@ -17,9 +17,9 @@ from adapters._common import (
     clean,
     entries,
     fallback_id,
-    finite_number,
     in_range,
     kind_name,
+    point,
     short_list,
     warn_zero_length,
 )
@@ -238,11 +238,9 @@ def _opening_segment(
     ends = []
     if isinstance(handles, Mapping):
         for name in ("handle0", "handle1"):
-            h = handles.get(name)
-            if isinstance(h, Mapping):
-                hx, hy = finite_number(h.get("x")), finite_number(h.get("y"))
-                if hx is not None and hy is not None:
-                    ends.append((hx, hy))
+            end = point(handles.get(name))
+            if end is not None:
+                ends.append(end)
     if x is None or y is None or len(ends) != 2:
         ctx.warn(f"{where}: needs numeric x, y and path.handle0/handle1 {{x, y}}, {what} skipped")
         return None
