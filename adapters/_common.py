@@ -1,9 +1,11 @@
 """Helpers shared by the Foundry, Roll20 and Universal VTT adapters (standard library only).
 
-Reading: finite numbers, JSON kind names, JSON paths for warnings, embedded collections
-whose odd entries are skipped with a warning, true/false fields and grid units.
-Writing: canonical walls, empty senses, size categories, unique ids, coordinates the
-canonical schema accepts.
+Reading: finite numbers, ``{x, y}`` points, JSON kind names, JSON paths for warnings,
+embedded collections whose odd entries are skipped with a warning, true/false fields and grid
+units.
+Writing: the canonical grid, environment, walls, tokens and lights, empty senses, ids
+(fallback and unique), coordinates the canonical schema accepts, the warning
+about zero-length segments, an import's counts.
 
 Every function here warns through a ``warn`` callable (an adapter's ``ctx.warn`` or a
 list's ``append``) and never raises :class:`~adapters.errors.AdapterError` itself.
@@ -20,7 +22,6 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from adapters.sniff import sniff
 from service.model import MAX_COORD_PX, size_from_width
 
 #: Decimals ``clean`` keeps: 1e-6 px (or squares) is float noise, far below any visible size.
@@ -43,14 +44,10 @@ UNITS = {
 #: Wall restrictions of a wall that blocks movement, sight, light and sound.
 BLOCKS_ALL = {"move": "normal", "sight": "normal", "light": "normal", "sound": "normal"}
 
-#: How a format hint names each supported format.
-_FORMAT_LABELS = {
-    "foundry": "a Foundry VTT scene export",
-    "roll20": "a Roll20 export",
-    "uvtt": "a Universal VTT file",
-}
-
 Warn = Callable[[str], None]
+
+#: How warnings name a coordinate the canonical schema rejects.
+BEYOND_LIMITS = f"beyond +-{MAX_COORD_PX:g} px"
 
 
 # --------------------------------------------------------------------------- reading
@@ -74,6 +71,27 @@ def finite_number(value: object) -> int | float | None:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def point(value: object) -> tuple[int | float, int | float] | None:
+    """``(x, y)`` of an ``{x, y}`` object whose ``x`` and ``y`` are finite numbers, else None.
+
+    Parameters
+    ----------
+    value : object
+        Any parsed JSON value (a UVTT point, a Roll20 door handle, a Foundry token, ...).
+
+    Returns
+    -------
+    tuple of (int or float, int or float) or None
+        The point's ``x`` and ``y`` as exported, in the export's units.
+    """
+    if not isinstance(value, Mapping):
+        return None
+    x, y = finite_number(value.get("x")), finite_number(value.get("y"))
+    if x is None or y is None:
+        return None
+    return x, y
 
 
 def kind_name(value: object) -> str:
@@ -268,28 +286,6 @@ def diagonal_rule(
     return rule[0]
 
 
-def format_hint(export: object, own: str) -> str:
-    """Tell the user when an export looks like another supported format.
-
-    Parameters
-    ----------
-    export : object
-        The export given to the adapter of format ``own``.
-    own : {"foundry", "roll20", "uvtt"}
-        The format of the adapter asking.
-
-    Returns
-    -------
-    str
-        ``"; this looks like <format>; use format <name>"``, or ``""`` when the export
-        looks like no format or like ``own``.
-    """
-    found = sniff(export)
-    if found in (None, own):
-        return ""
-    return f"; this looks like {_FORMAT_LABELS[found]}; use format {found}"
-
-
 # --------------------------------------------------------------------------- writing
 
 
@@ -331,13 +327,13 @@ def in_range(*values: float) -> bool:
     return all(abs(v) <= MAX_COORD_PX for v in values)
 
 
-def short_list(indices: Sequence[int], limit: int = 12) -> str:
-    """Comma-separated indices for a warning, cut after ``limit`` with ``", ..."``.
+def short_list(indices: Sequence[int | str], limit: int = 12) -> str:
+    """Comma-separated indices (or ids) for a warning, cut after ``limit`` with ``", ..."``.
 
     Parameters
     ----------
-    indices : sequence of int
-        The indices to list.
+    indices : sequence of int or str
+        The indices (or ids) to list.
     limit : int
         How many are shown at most.
 
@@ -348,6 +344,52 @@ def short_list(indices: Sequence[int], limit: int = 12) -> str:
     """
     shown = ", ".join(str(i) for i in indices[:limit])
     return shown + (", ..." if len(indices) > limit else "")
+
+
+def canonical_grid(
+    size: float, distance: float, units: str, grid_type: str, diagonals: str | None
+) -> dict[str, Any]:
+    """The canonical grid of shared/DESIGN.md.
+
+    Parameters
+    ----------
+    size : float
+        Px of a cell (between adjacent centres on a hex grid).
+    distance, units : float, {"ft", "m"}
+        Grid units per cell, and their unit.
+    grid_type : {"square", "hex-row", "hex-col", "gridless"}
+        The grid type.
+    diagonals : str or None
+        The diagonal rule; None leaves each ruleset's default (RULES.md GEO-8).
+
+    Returns
+    -------
+    dict
+        ``{"size", "distance", "units", "type", "diagonals"}``, in that order.
+    """
+    return {
+        "size": size,
+        "distance": distance,
+        "units": units,
+        "type": grid_type,
+        "diagonals": diagonals,
+    }
+
+
+def canonical_environment(light: str) -> dict[str, Any]:
+    """The canonical environment: ambient ``light``, normal gravity, not under water.
+
+    Parameters
+    ----------
+    light : {"bright", "dim", "dark"}
+        The ambient light level where no light source reaches.
+
+    Returns
+    -------
+    dict
+        ``{"light": light, "gravity": 1, "underwater": False}``.
+    """
+    return {"light": light, "gravity": 1, "underwater": False}
 
 
 def canonical_wall(
@@ -398,6 +440,116 @@ def canonical_wall(
     }
 
 
+def canonical_light(
+    ident: object,
+    x: float,
+    y: float,
+    bright: float,
+    dim: float,
+    *,
+    angle: float = 360,
+    rotation: float = 0,
+    darkness: bool = False,
+    walls: bool = True,
+) -> dict[str, Any]:
+    """A canonical scene light; an importer adds the fields its format carries.
+
+    Parameters
+    ----------
+    ident : object
+        Light id (made unique by :func:`unique_ids` when it may repeat).
+    x, y, bright, dim : float
+        Centre in px; bright and outer (dim) radii in grid units.
+    angle, rotation : float
+        Emission angle (360: all round) and the cone's direction, in degrees.
+    darkness, walls : bool
+        Whether the light is a darkness source; whether walls stop it.
+
+    Returns
+    -------
+    dict
+        ``{"id", "x", "y", "bright", "dim", "angle", "rotation", "darkness", "walls"}``, in
+        that order (shared/DESIGN.md "Canonical scene").
+    """
+    return {
+        "id": ident,
+        "x": x,
+        "y": y,
+        "bright": bright,
+        "dim": dim,
+        "angle": angle,
+        "rotation": rotation,
+        "darkness": darkness,
+        "walls": walls,
+    }
+
+
+def canonical_token(
+    ident: object,
+    name: object,
+    corner: tuple[float, float],
+    size: tuple[float, float],
+    *,
+    reach: float,
+    senses: dict,
+    light: dict,
+    hidden: bool,
+    elevation: float = 0,
+    heights: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A canonical creature token with the defaults no export carries.
+
+    Conditions, swim speed and abilities live on Foundry actors and Roll20 characters, not in
+    the scene: none, 0 and 0 here.
+
+    Parameters
+    ----------
+    ident, name : object
+        Token id (:func:`unique_ids` makes it unique) and exported name: text, ``""`` for
+        None, ``str(name)`` for a number or the like.
+    corner, size : tuple of float
+        Top-left ``(x, y)`` in px; ``(width, height)`` in cells (the width gives the size
+        category).
+    reach, elevation : float
+        Reach and elevation in grid units.
+    senses, light : dict
+        Canonical senses (:func:`no_senses` raised by the export); the carried light's
+        radii in grid units.
+    hidden : bool
+        Whether the token is hidden from the players.
+    heights : Mapping, optional
+        Height fields written right after ``elevation`` (Foundry's ``vertical_extent``).
+
+    Returns
+    -------
+    dict
+        The token in the canonical shape of shared/DESIGN.md.
+    """
+    token: dict[str, Any] = {
+        "id": ident,
+        "name": name if isinstance(name, str) else ("" if name is None else str(name)),
+        "x": corner[0],
+        "y": corner[1],
+        "width": size[0],
+        "height": size[1],
+        "elevation": elevation,
+    }
+    token.update(heights or {})
+    token.update(
+        {
+            "size": size_from_width(size[0]),
+            "reach": reach,
+            "senses": senses,
+            "conditions": [],
+            "swim_speed": 0,
+            "abilities": {"str": 0, "dex": 0, "con": 0},
+            "light": light,
+            "hidden": hidden,
+        }
+    )
+    return token
+
+
 def no_senses() -> dict[str, Any]:
     """Canonical token senses with nothing beyond normal sight.
 
@@ -419,21 +571,29 @@ def no_senses() -> dict[str, Any]:
     }
 
 
-def size_category(width: float) -> str:
-    """Size category from the token width in squares: ``service.model.size_from_width``.
+def fallback_id(value: object, where: str, stem: str, index: int, warn: Warn) -> str:
+    """An export's id, or ``<stem>-<index>`` (with a warning) when it is not a non-empty string.
 
     Parameters
     ----------
-    width : float
-        Token width in grid squares.
+    value : object
+        The id field as exported (Foundry ``_id``, Roll20 ``id``, ...).
+    where : str
+        Path of the field in the warning, e.g. ``"regions[3]._id"``.
+    stem, index : str, int
+        Stem of the id made up for a missing one (``"region"``, ...), the entry's index.
+    warn : callable
+        Receives the warning ``"<where>: <value!r> missing, <stem>-<index> used"``.
 
     Returns
     -------
     str
-        ``"tiny"`` (<= 0.5), ``"small"`` (< 1), ``"medium"`` (< 2), ``"large"`` (< 3),
-        ``"huge"`` (< 4) or ``"gargantuan"``.
+        ``value`` itself, or ``"<stem>-<index>"``.
     """
-    return size_from_width(width)
+    if isinstance(value, str) and value:
+        return value
+    warn(f"{where}: {value!r} missing, {stem}-{index} used")
+    return f"{stem}-{index}"
 
 
 def unique_ids(
@@ -461,9 +621,8 @@ def unique_ids(
     for position, item in enumerate(items):
         i = item.pop("_index", position)
         ident = item["id"]
-        if stem is not None and (not isinstance(ident, str) or not ident):
-            warn(f"{where(i)}: {ident!r} missing, {stem}-{i} used")
-            ident = f"{stem}-{i}"
+        if stem is not None:
+            ident = fallback_id(ident, where(i), stem, i, warn)
         if ident in seen:
             n = 1
             while f"{ident}-{n}" in seen:
@@ -474,20 +633,41 @@ def unique_ids(
         item["id"] = ident
 
 
-def scene_stats(scene: Mapping[str, Any]) -> dict[str, int]:
+def warn_zero_length(where: str, counts: Sequence[tuple[str, int]], warn: Warn) -> None:
+    """One warning for the zero-length segments (repeated points) skipped in a collection.
+
+    Parameters
+    ----------
+    where : str
+        Path of the collection (``"line_of_sight"``, ``"maps[0].paths"``).
+    counts : sequence of (str, int)
+        Path of each polyline or path that had some, and how many (none: no warning).
+    warn : callable
+        Receives the warning.
+    """
+    if not counts:
+        return
+    listed = ", ".join(f"{path} ({n})" for path, n in counts)
+    total = sum(n for _, n in counts)
+    warn(f"{where}: {total} zero-length segments (repeated points) skipped: {listed}")
+
+
+def scene_stats(scene: Mapping[str, Any], token_lights: bool = True) -> dict[str, int]:
     """Counts of what a canonical scene holds, for an import's ``stats``.
 
     Parameters
     ----------
     scene : Mapping
         A canonical scene dict (shared/DESIGN.md).
+    token_lights : bool
+        Whether ``token_lights`` is counted (the Foundry adapter's stats carry it).
 
     Returns
     -------
     dict
         ``walls``; ``doors`` (walls whose ``door`` is not ``"none"``); ``tokens``;
         ``lights`` (scene lights); ``token_lights`` (tokens carrying a light with a bright or
-        dim radius above 0); ``regions``.
+        dim radius above 0; only with ``token_lights``); ``regions``.
     """
     walls = scene.get("walls") or []
     tokens = scene.get("tokens") or []
@@ -498,11 +678,13 @@ def scene_stats(scene: Mapping[str, Any]) -> dict[str, int]:
             return False
         return any((finite_number(light.get(k)) or 0) > 0 for k in ("bright", "dim"))
 
-    return {
+    stats = {
         "walls": len(walls),
         "doors": sum(1 for w in walls if w.get("door", "none") != "none"),
         "tokens": len(tokens),
         "lights": len(scene.get("lights") or []),
-        "token_lights": sum(1 for t in tokens if carries_light(t)),
-        "regions": len(scene.get("regions") or []),
     }
+    if token_lights:
+        stats["token_lights"] = sum(1 for t in tokens if carries_light(t))
+    stats["regions"] = len(scene.get("regions") or [])
+    return stats

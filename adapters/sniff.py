@@ -3,7 +3,7 @@
 Sniffing is structural only (no file names, no version strings required):
 
 * **Canonical scene** (Sightline's own format, shared/DESIGN.md "Canonical scene"), told apart
-  by :func:`is_canonical` before any export: it is never an export of any format (issue 17).
+  by :func:`is_canonical` before any export: it is never an export of any format.
 * **Universal VTT** (``.dd2vtt``/``.uvtt``/``.df2vtt``): a JSON object with a ``resolution``
   object and ``line_of_sight`` (or ``objects_line_of_sight``/``portals``) -- FORMATS.md (c).
 * **Roll20**: a betteR20 module export (``maps`` whose entries carry ``attributes`` or
@@ -13,7 +13,8 @@ Sniffing is structural only (no file names, no version strings required):
   ``gridDistance``; or a ``_key`` starting ``!scenes!``), a world export with a ``scenes``
   list, or a list of scene documents -- FORMATS.md (a).
 
-The checks run in that order; the first match wins.
+The checks run in that order; the first match wins. :func:`format_hint` is what an adapter
+adds to its error when the export it was given looks like another format.
 
 References
 ----------
@@ -26,7 +27,7 @@ from collections.abc import Mapping
 
 from adapters.errors import AdapterError
 
-__all__ = ["describe", "detect", "is_canonical", "sniff"]
+__all__ = ["describe", "detect", "format_hint", "is_canonical", "sniff"]
 
 _LOOKED_FOR = (
     "Universal VTT ('resolution' + 'line_of_sight'), Roll20 (betteR20 'maps' with "
@@ -55,6 +56,8 @@ FORMAT_NAMES = {
     "roll20": "a Roll20 export",
     "uvtt": "a Universal VTT file",
 }
+#: What :func:`format_hint` calls each format (a Foundry export holds a scene).
+_HINT_NAMES = dict(FORMAT_NAMES, foundry="a Foundry VTT scene export")
 
 
 def sniff(export: object) -> str | None:
@@ -234,3 +237,25 @@ def _foundry_scene(doc: Mapping) -> bool:
     if isinstance(key, str) and key.startswith("!scenes!"):
         return True
     return "walls" in doc or any(k in doc for k in _GRID_KEYS)
+
+
+def format_hint(export: object, own: str) -> str:
+    """Tell the user when an export looks like another supported format.
+
+    Parameters
+    ----------
+    export : object
+        The export given to the adapter of format ``own``.
+    own : {"foundry", "roll20", "uvtt"}
+        The format of the adapter asking.
+
+    Returns
+    -------
+    str
+        ``"; this looks like <format>; use format <name>"``, or ``""`` when the export
+        looks like no format or like ``own``.
+    """
+    found = sniff(export)
+    if found in (None, own):
+        return ""
+    return f"; this looks like {_HINT_NAMES[found]}; use format {found}"

@@ -57,17 +57,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters._common import (
+    BEYOND_LIMITS,
+    canonical_grid,
+    canonical_light,
     canonical_wall,
     clean,
     entries,
     finite_number,
-    format_hint,
     in_range,
     kind_name,
+    point,
     read_bool,
+    scene_stats,
     short_list,
+    warn_zero_length,
 )
 from adapters.errors import AdapterError
+from adapters.sniff import format_hint
 from service.model import (
     MAX_COORD_PX,
     MAX_EXTENT_PX,
@@ -152,6 +158,41 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
     ----------
     shared/FORMATS.md (c); shared/DESIGN.md "Canonical scene", "Frames".
     """
+    distance = _checked_grid(grid_distance, grid_units)
+    export = _checked_export(export)
+    warnings: list[str] = []
+    version = _format(export.get("format"), warnings)
+    ctx = _frame(export.get("resolution"), distance, warnings)
+    if "line_of_sight" not in export:
+        ctx.warn("line_of_sight: missing, the map has no walls from it")
+    width, height = _map_px(ctx)
+    environment, baked, ambient = _environment(export.get("environment"), ctx)
+    walls, outside = _walls(export, ctx)
+    canonical: dict[str, Any] = {
+        # UVTT does not say how diagonals count: each ruleset's default (GEO-8)
+        "grid": canonical_grid(ctx.ppg, distance, grid_units, "square", None),
+        "width": width,
+        "height": height,
+        "environment": environment,
+        "walls": walls,
+        "tokens": [],
+        "lights": _lights(export, ctx),
+        "regions": [],
+    }
+    stats: dict[str, Any] = scene_stats(canonical, token_lights=False)
+    stats.update(
+        {
+            "uvtt_format": version,
+            "baked_lighting": baked,
+            "ambient_light": ambient,
+            "walls_outside_map": outside,
+        }
+    )
+    return {"scene": canonical, "stats": stats, "warnings": ctx.warnings}
+
+
+def _checked_grid(grid_distance: float, grid_units: str) -> int | float:
+    """The caller's ``grid_distance`` (units per square), checked with ``grid_units``."""
     distance = finite_number(grid_distance)
     if distance is None or not MIN_GRID_DISTANCE <= distance <= MAX_UNITS:
         raise AdapterError(
@@ -161,6 +202,11 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
         )
     if grid_units not in ("ft", "m"):
         raise AdapterError(f"grid_units must be 'ft' or 'm', got {grid_units!r}", ())
+    return distance
+
+
+def _checked_export(export: object) -> Mapping:
+    """``export``, checked: a UVTT object whose wall collections are lists (else raise)."""
     if not isinstance(export, Mapping):
         raise AdapterError(
             f"a Universal VTT file must be a JSON object, got {kind_name(export)}"
@@ -176,59 +222,18 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
     for key in ("line_of_sight", "objects_line_of_sight", "portals"):
         if export.get(key) is not None and not isinstance(export[key], list):
             raise AdapterError(f"'{key}' must be a list, got {kind_name(export[key])}", (key,))
+    return export
 
-    warnings: list[str] = []
-    version = _format(export.get("format"), warnings)
-    ctx = _frame(export.get("resolution"), distance, warnings)
-    if "line_of_sight" not in export:
-        ctx.warn("line_of_sight: missing, the map has no walls from it")
 
-    canonical: dict[str, Any] = {
-        "grid": {
-            "size": ctx.ppg,
-            "distance": distance,
-            "units": grid_units,
-            "type": "square",
-            "diagonals": None,  # UVTT does not say: each ruleset's default (GEO-8)
-        },
-        "width": None,
-        "height": None,
-    }
-    if ctx.size is not None:
-        width, height = clean(ctx.size[0] * ctx.ppg), clean(ctx.size[1] * ctx.ppg)
-        if 0 < width <= MAX_EXTENT_PX and 0 < height <= MAX_EXTENT_PX:
-            canonical["width"], canonical["height"] = width, height
-        else:
-            ctx.warn("resolution.map_size: picture size beyond the schema's limits, unknown")
-    environment, baked, ambient = _environment(export.get("environment"), ctx)
-    canonical["environment"] = environment
-
-    walls: list[dict] = []
-    outside = 0
-    for key, stem in (("line_of_sight", "los"), ("objects_line_of_sight", "olos")):
-        found, out = _polyline_walls(export, key, stem, ctx)
-        walls += found
-        outside += out
-    portals, out = _portals(export, ctx)
-    walls += portals
-    outside += out
-    canonical["walls"] = walls
-    canonical["tokens"] = []
-    canonical["lights"] = _lights(export, ctx)
-    canonical["regions"] = []
-
-    stats = {
-        "walls": len(walls),
-        "doors": sum(1 for w in walls if w["door"] != "none"),
-        "tokens": 0,
-        "lights": len(canonical["lights"]),
-        "regions": 0,
-        "uvtt_format": version,
-        "baked_lighting": baked,
-        "ambient_light": ambient,
-        "walls_outside_map": outside,
-    }
-    return {"scene": canonical, "stats": stats, "warnings": ctx.warnings}
+def _map_px(ctx: _Ctx) -> tuple[float | None, float | None]:
+    """Canonical ``width``/``height``: ``map_size * pixels_per_grid`` px, None when unknown."""
+    if ctx.size is None:
+        return None, None
+    width, height = clean(ctx.size[0] * ctx.ppg), clean(ctx.size[1] * ctx.ppg)
+    if 0 < width <= MAX_EXTENT_PX and 0 < height <= MAX_EXTENT_PX:
+        return width, height
+    ctx.warn("resolution.map_size: picture size beyond the schema's limits, unknown")
+    return None, None
 
 
 # --------------------------------------------------------------------------- header
@@ -264,7 +269,7 @@ def _frame(resolution: object, distance: float, warnings: list[str]) -> _Ctx:
             f"{resolution.get('pixels_per_grid')!r}",
             ("resolution", "pixels_per_grid"),
         )
-    origin = _xy(resolution.get("map_origin"))
+    origin = point(resolution.get("map_origin"))
     if origin is None:
         if resolution.get("map_origin") is not None:
             warnings.append(
@@ -275,7 +280,7 @@ def _frame(resolution: object, distance: float, warnings: list[str]) -> _Ctx:
     elif max(abs(origin[0]), abs(origin[1])) * ppg > MAX_COORD_PX:
         warnings.append("resolution.map_origin: beyond the schema's limits, (0, 0) used")
         origin = (0, 0)
-    size = _xy(resolution.get("map_size"))
+    size = point(resolution.get("map_size"))
     if size is None or size[0] <= 0 or size[1] <= 0:
         warnings.append(
             f"resolution.map_size: {resolution.get('map_size')!r} is not a positive "
@@ -322,26 +327,28 @@ def _brightness(colour: object) -> float | None:
 # --------------------------------------------------------------------------- walls
 
 
+def _walls(export: Mapping, ctx: _Ctx) -> tuple[list[dict], int]:
+    """Walls of ``line_of_sight``, ``objects_line_of_sight`` and ``portals``, in that order.
+
+    Returns the walls and how many of them lie entirely outside the map rectangle (kept).
+    """
+    walls: list[dict] = []
+    outside = 0
+    for key, stem in (("line_of_sight", "los"), ("objects_line_of_sight", "olos")):
+        found, out = _polyline_walls(export, key, stem, ctx)
+        walls += found
+        outside += out
+    portals, out = _portals(export, ctx)
+    return walls + portals, outside + out
+
+
 def _polyline_walls(export: Mapping, key: str, stem: str, ctx: _Ctx) -> tuple[list[dict], int]:
     """One wall per consecutive point pair of each polyline; and how many lie off the map."""
     walls: list[dict] = []
     outside = far = 0
-    zero: list[tuple[int, int]] = []
+    zero: list[tuple[str, int]] = []
     for i, line in entries(export, key, ctx.warn, kind=list):
-        points: list[tuple[float, float] | None] = []
-        bad: list[int] = []
-        for j, raw in enumerate(line):
-            p = _xy(raw)
-            if p is None:
-                bad.append(j)
-            points.append(p)
-        if bad:
-            ctx.warn(
-                f"{key}[{i}]: points {short_list(bad)} are not {{x, y}} numbers, "
-                "segments touching them skipped"
-            )
-        if len(line) < 2 and not bad:
-            ctx.warn(f"{key}[{i}]: fewer than 2 points, no wall")
+        points = _line_points(line, f"{key}[{i}]", ctx)
         repeated = 0
         for k, (a, b) in enumerate(zip(points, points[1:], strict=False)):
             if a is None or b is None:
@@ -356,16 +363,27 @@ def _polyline_walls(export: Mapping, key: str, stem: str, ctx: _Ctx) -> tuple[li
             outside += ctx.outside(a, b)
             walls.append(canonical_wall(f"{stem}-{i}-{k}", c))
         if repeated:
-            zero.append((i, repeated))
-    if zero:
-        listed = ", ".join(f"{key}[{i}] ({n})" for i, n in zero)
-        count = sum(n for _, n in zero)
-        ctx.warn(f"{key}: {count} zero-length segments (repeated points) skipped: {listed}")
+            zero.append((f"{key}[{i}]", repeated))
+    warn_zero_length(key, zero, ctx.warn)
     if far:
-        ctx.warn(f"{key}: {far} segments beyond +-{MAX_COORD_PX:g} px skipped")
+        ctx.warn(f"{key}: {far} segments {BEYOND_LIMITS} skipped")
     if outside:
         ctx.warn(f"{key}: {outside} of {len(walls)} segments {_outside_note(ctx)}; kept")
     return walls, outside
+
+
+def _line_points(line: list, where: str, ctx: _Ctx) -> list[tuple[float, float] | None]:
+    """The ``{x, y}`` points (cells) of one polyline; None for each unreadable one (warned)."""
+    points = [point(raw) for raw in line]
+    bad = [j for j, p in enumerate(points) if p is None]
+    if bad:
+        ctx.warn(
+            f"{where}: points {short_list(bad)} are not {{x, y}} numbers, "
+            "segments touching them skipped"
+        )
+    if len(line) < 2 and not bad:
+        ctx.warn(f"{where}: fewer than 2 points, no wall")
+    return points
 
 
 def _portals(export: Mapping, ctx: _Ctx) -> tuple[list[dict], int]:
@@ -374,7 +392,7 @@ def _portals(export: Mapping, ctx: _Ctx) -> tuple[list[dict], int]:
     outside = 0
     for i, raw in entries(export, "portals", ctx.warn):
         bounds = raw.get("bounds")
-        ends = [_xy(b) for b in bounds] if isinstance(bounds, list) else []
+        ends = [point(b) for b in bounds] if isinstance(bounds, list) else []
         a = ends[0] if len(ends) == 2 else None
         b = ends[1] if len(ends) == 2 else None
         if a is None or b is None:
@@ -385,7 +403,7 @@ def _portals(export: Mapping, ctx: _Ctx) -> tuple[list[dict], int]:
             continue
         c = [*ctx.px(*a), *ctx.px(*b)]
         if not in_range(*c):
-            ctx.warn(f"portals[{i}]: beyond +-{MAX_COORD_PX:g} px, portal skipped")
+            ctx.warn(f"portals[{i}]: {BEYOND_LIMITS}, portal skipped")
             continue
         closed = read_bool(raw, "closed", f"portals[{i}]", ctx.warn, used="closed")
         outside += ctx.outside(a, b)
@@ -413,13 +431,13 @@ def _lights(export: Mapping, ctx: _Ctx) -> list[dict]:
     outside = 0
     for i, raw in entries(export, "lights", ctx.warn):
         where = f"lights[{i}]"
-        pos = _xy(raw.get("position"))
+        pos = point(raw.get("position"))
         if pos is None:
             ctx.warn(f"{where}.position: {raw.get('position')!r} is not {{x, y}}, light skipped")
             continue
         x, y = ctx.px(*pos)
         if not in_range(x, y):
-            ctx.warn(f"{where}: beyond +-{MAX_COORD_PX:g} px, light skipped")
+            ctx.warn(f"{where}: {BEYOND_LIMITS}, light skipped")
             continue
         rng = finite_number(raw.get("range"))
         if rng is None or rng <= 0 or rng * ctx.distance > MAX_UNITS:
@@ -433,19 +451,7 @@ def _lights(export: Mapping, ctx: _Ctx) -> list[dict]:
         if ctx.outside(pos, pos):
             outside += 1
         dim = clean(rng * ctx.distance)
-        lights.append(
-            {
-                "id": f"light-{i}",
-                "x": x,
-                "y": y,
-                "bright": clean(dim / 2),
-                "dim": dim,
-                "angle": 360,
-                "rotation": 0,
-                "darkness": False,
-                "walls": shadows,
-            }
-        )
+        lights.append(canonical_light(f"light-{i}", x, y, clean(dim / 2), dim, walls=shadows))
     if outside:
         ctx.warn(f"lights: {outside} of {len(lights)} lights {_outside_note(ctx)}; kept")
     return lights
@@ -474,13 +480,3 @@ def _segment_meets_box(
         if t0 > t1:
             return False
     return True
-
-
-def _xy(value: object) -> tuple[float, float] | None:
-    """``{x, y}`` with finite numbers -> ``(x, y)``; else None."""
-    if not isinstance(value, Mapping):
-        return None
-    x, y = finite_number(value.get("x")), finite_number(value.get("y"))
-    if x is None or y is None:
-        return None
-    return x, y

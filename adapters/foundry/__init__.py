@@ -129,13 +129,7 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
     warnings: list[str] = []
     doc, prefix = select_scene(export, scene, warnings)
     ctx = Context(version=detect_version(doc), prefix=prefix, warnings=warnings)
-    if not isinstance(doc.get("walls"), list | None):
-        raise ctx.error(f"'walls' must be a list, got {type(doc['walls']).__name__}", "walls")
-    if "walls" not in doc and not has_grid_info(doc):
-        other = sniff(export)
-        hint = f"; this looks like a {other} export: use format {other!r}" if other else ""
-        raise ctx.error("not a Foundry scene: neither 'walls' nor grid information" + hint)
-
+    _check_scene(doc, export, ctx)
     settings = export.get("settings") if isinstance(export, Mapping) else None
     grid, grid_read = read_grid(doc, ctx, settings)
     ctx.distance = grid["distance"]
@@ -148,22 +142,34 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
     canonical["lights"] = read_lights(doc, ctx)
     canonical["regions"] = read_regions(doc, ctx, darkness, global_light)
     _unmapped(doc, ctx)
-
     stats: dict[str, Any] = scene_stats(canonical)
+    stats.update(_foundry_stats(canonical))
     stats.update(
-        {
-            "lights_off": sum(1 for light in canonical["lights"] if not light["on"]),
-            "walls_with_height": sum(1 for w in canonical["walls"] if w["height"] is not None),
-            "tokens_with_height": sum(
-                1 for t in canonical["tokens"] if t["vertical_extent"] is not None
-            ),
-            "regions_with_light": sum(1 for r in canonical["regions"] if r["light"] is not None),
-            "foundry_version": ctx.version,
-            "darkness": darkness,
-            "read": {**grid_read, **ctx.read},
-        }
+        {"foundry_version": ctx.version, "darkness": darkness, "read": {**grid_read, **ctx.read}}
     )
     return {"scene": canonical, "stats": stats, "warnings": ctx.warnings}
+
+
+def _check_scene(doc: Mapping, export: object, ctx: Context) -> None:
+    """Raise unless ``doc`` is a Foundry scene: ``walls`` a list, walls or grid fields."""
+    if not isinstance(doc.get("walls"), list | None):
+        raise ctx.error(f"'walls' must be a list, got {type(doc['walls']).__name__}", "walls")
+    if "walls" not in doc and not has_grid_info(doc):
+        other = sniff(export)
+        hint = f"; this looks like a {other} export: use format {other!r}" if other else ""
+        raise ctx.error("not a Foundry scene: neither 'walls' nor grid information" + hint)
+
+
+def _foundry_stats(canonical: Mapping[str, Any]) -> dict[str, int]:
+    """Counts of what only a Foundry scene carries: lights off, heights, region light."""
+    return {
+        "lights_off": sum(1 for light in canonical["lights"] if not light["on"]),
+        "walls_with_height": sum(1 for w in canonical["walls"] if w["height"] is not None),
+        "tokens_with_height": sum(
+            1 for t in canonical["tokens"] if t["vertical_extent"] is not None
+        ),
+        "regions_with_light": sum(1 for r in canonical["regions"] if r["light"] is not None),
+    }
 
 
 def _unmapped(doc: Mapping, ctx: Context) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters._common import finite_number, unique_ids
+from adapters._common import finite_number, point, unique_ids
 from adapters.errors import AdapterError
 
 
@@ -49,13 +49,12 @@ class Context:
 
 def read_position(raw: Mapping, where: str, what: str, ctx: Context) -> tuple[float, float] | None:
     """Numeric ``x``/``y`` of a token or light, or None (``what`` skipped, with a warning)."""
-    x, y = finite_number(raw.get("x")), finite_number(raw.get("y"))
-    if x is None or y is None:
+    position = point(raw)
+    if position is None:
         ctx.warn(
             f"{where}.x/y: ({raw.get('x')!r}, {raw.get('y')!r}) is not a position, {what} skipped"
         )
-        return None
-    return x, y
+    return position
 
 
 def number_or(

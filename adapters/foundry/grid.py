@@ -9,8 +9,17 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from adapters._common import UNITS, clean, diagonal_rule, finite_number, grid_units
+from adapters._common import (
+    UNITS,
+    canonical_environment,
+    canonical_grid,
+    clean,
+    diagonal_rule,
+    finite_number,
+    grid_units,
+)
 from adapters.foundry._context import Context, enum_value, positive_number
 from service.model import MAX_UNITS, MIN_GRID_DISTANCE
 
@@ -98,65 +107,104 @@ def read_grid(doc: Mapping, ctx: Context, settings: object = None) -> tuple[dict
         When the grid size is not a positive number (path ``grid`` or ``grid.size``).
     """
     raw = doc.get("grid")
-    size_path: tuple[str, ...]
-    if isinstance(raw, Mapping):
-        size, size_path = raw.get("size"), ("grid", "size")
-        gtype, distance, units = raw.get("type"), raw.get("distance"), raw.get("units")
-        paths = {"distance": "grid.distance", "units": "grid.units", "type": "grid.type"}
-    else:
-        size, size_path = raw, ("grid",)
-        gtype, distance = doc.get("gridType"), doc.get("gridDistance")
-        units = doc.get("gridUnits")
-        paths = {"distance": "gridDistance", "units": "gridUnits", "type": "gridType"}
-    size_px = positive_number(size)
+    fields = _grid_fields(doc)
+    size_px = positive_number(fields.size)
     if size_px is None:
-        raise ctx.error(f"grid size must be a positive number of pixels, got {size!r}", *size_path)
-    ctx.cell_px = size_px
-    distance_units = positive_number(distance)
-    if distance_units is None or not MIN_GRID_DISTANCE <= distance_units <= MAX_UNITS:
-        ctx.warn(f"{paths['distance']}: {distance!r} is not a usable distance, 5 used")
-        distance_units = 5
-    units_out = _units(units, paths["units"], ctx)
-
-    read: dict[str, str] = {}
-    gtype_out = "square" if gtype is None else enum_value(GRID_TYPES, gtype)
-    if gtype_out is None:
-        ctx.warn(f"{paths['type']}: unknown grid type {gtype!r}, square used")
-        gtype_out = "square"
-        read["grid.type"] = f"{paths['type']} {gtype!r} unknown: square"
-    elif gtype is None:
-        read["grid.type"] = f"{paths['type']} absent: square"
-    else:
-        name = GRID_TYPE_NAMES[int(gtype)]
-        offset = HEX_OFFSETS.get(int(gtype))
-        shifted = f", {offset} {'rows' if gtype_out == 'hex-row' else 'columns'} shifted"
-        read["grid.type"] = f"{paths['type']} {name} ({gtype}): {gtype_out}" + (
-            shifted if offset else ""
+        raise ctx.error(
+            f"grid size must be a positive number of pixels, got {fields.size!r}", *fields.size_at
         )
+    ctx.cell_px = size_px
+    distance = positive_number(fields.distance)
+    if distance is None or not MIN_GRID_DISTANCE <= distance <= MAX_UNITS:
+        ctx.warn(f"{fields.distance_at}: {fields.distance!r} is not a usable distance, 5 used")
+        distance = 5
+    units = _units(fields.units, fields.units_at, ctx)
+    read: dict[str, str] = {}
+    gtype, read["grid.type"] = _grid_type(fields.type, fields.type_at, ctx)
+    if gtype.startswith("hex"):
+        size_px = _hex_size(doc, size_px, isinstance(raw, Mapping), read)
+    diagonals, read["grid.diagonals"] = _diagonals(doc, raw, settings, ctx)
+    read["grid.units"] = f"{fields.units_at} {fields.units!r}: {units}"
+    grid = canonical_grid(size_px, distance, units, gtype, diagonals)
+    if fields.type is not None and gtype.startswith("hex"):
+        grid["hex_offset"] = HEX_OFFSETS.get(int(fields.type), "odd")
+    return grid, read
+
+
+@dataclass(frozen=True)
+class _GridFields:
+    """A scene's grid fields as exported, and the path of each in warnings."""
+
+    size: Any
+    size_at: tuple[str, ...]
+    type: Any
+    type_at: str
+    distance: Any
+    distance_at: str
+    units: Any
+    units_at: str
+
+
+def _grid_fields(doc: Mapping) -> _GridFields:
+    """The v10+ ``grid {size, type, distance, units}`` object, or the <= v9 flat fields.
+
+    Up to v9 ``grid`` is the size in px and ``gridType``, ``gridDistance`` and ``gridUnits``
+    sit on the scene (FORMATS.md A.2).
+    """
+    raw = doc.get("grid")
+    if isinstance(raw, Mapping):
+        return _GridFields(
+            raw.get("size"),
+            ("grid", "size"),
+            raw.get("type"),
+            "grid.type",
+            raw.get("distance"),
+            "grid.distance",
+            raw.get("units"),
+            "grid.units",
+        )
+    return _GridFields(
+        raw,
+        ("grid",),
+        doc.get("gridType"),
+        "gridType",
+        doc.get("gridDistance"),
+        "gridDistance",
+        doc.get("gridUnits"),
+        "gridUnits",
+    )
+
+
+def _grid_type(value: Any, where: str, ctx: Context) -> tuple[str, str]:
+    """Canonical grid type of a CONST.GRID_TYPES value (absent: square), and how it was read."""
+    if value is None:
+        return "square", f"{where} absent: square"
+    gtype = enum_value(GRID_TYPES, value)
+    if gtype is None:
+        ctx.warn(f"{where}: unknown grid type {value!r}, square used")
+        return "square", f"{where} {value!r} unknown: square"
+    offset = HEX_OFFSETS.get(int(value))
+    shifted = f", {offset} {'rows' if gtype == 'hex-row' else 'columns'} shifted"
+    read = f"{where} {GRID_TYPE_NAMES[int(value)]} ({value}): {gtype}"
+    return gtype, read + (shifted if offset else "")
+
+
+def _hex_size(doc: Mapping, size_px: float, object_grid: bool, read: dict[str, str]) -> float:
+    """Canonical hex size: a legacy hex size (<= v9, or ``flags.core.legacyHex``) scaled.
+
+    Before v10 a hex grid's size was measured across the hex's corners; the canonical size is
+    the distance between adjacent hex centres (across the flat sides):
+    :data:`LEGACY_HEX_FACTOR` times it. A scaled size is noted in ``read["grid.size"]``.
+    """
     flags = doc.get("flags")
     core = flags.get("core") if isinstance(flags, Mapping) else None
     legacy_flag = isinstance(core, Mapping) and core.get("legacyHex") is True
-    if gtype_out.startswith("hex") and (legacy_flag or not isinstance(raw, Mapping)):
-        # Before v10 a hex grid's size was measured across the hex's corners; the canonical
-        # size is the distance between adjacent hex centres (across the flat sides).
-        why = "flags.core.legacyHex" if legacy_flag else "a <= v9 hex grid"
-        exported = size_px
-        size_px = clean(size_px * LEGACY_HEX_FACTOR)
-        read["grid.size"] = (
-            f"{why}: {exported} px across the corners, {size_px} px between hex centres"
-        )
-    diag_out, read["grid.diagonals"] = _diagonals(doc, raw, settings, ctx)
-    read["grid.units"] = f"{paths['units']} {units!r}: {units_out}"
-    grid = {
-        "size": size_px,
-        "distance": distance_units,
-        "units": units_out,
-        "type": gtype_out,
-        "diagonals": diag_out,
-    }
-    if gtype is not None and gtype_out.startswith("hex"):
-        grid["hex_offset"] = HEX_OFFSETS.get(int(gtype), "odd")
-    return grid, read
+    if not legacy_flag and object_grid:
+        return size_px
+    why = "flags.core.legacyHex" if legacy_flag else "a <= v9 hex grid"
+    scaled = clean(size_px * LEGACY_HEX_FACTOR)
+    read["grid.size"] = f"{why}: {size_px} px across the corners, {scaled} px between hex centres"
+    return scaled
 
 
 def _units(value: object, where: str, ctx: Context) -> str:
@@ -284,5 +332,4 @@ def read_environment(doc: Mapping, ctx: Context) -> tuple[dict, float | None, Gl
         darkness = None
     level = 0 if darkness is None else darkness
     global_light = GlobalLight(enabled, finite_number(threshold), bright_mode)
-    environment = {"light": global_light.light_at(level), "gravity": 1, "underwater": False}
-    return environment, darkness, global_light
+    return canonical_environment(global_light.light_at(level)), darkness, global_light

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from adapters._common import entries, finite_number, read_bool
+from adapters._common import canonical_light, entries, finite_number, read_bool
 from adapters.foundry._context import Context, assign_ids, number_or, read_position
 
 
@@ -63,22 +63,19 @@ def read_lights(doc: Mapping, ctx: Context) -> list[dict]:
             )
         rotation = number_or(raw.get("rotation"), 0, f"lights[{i}].rotation", ctx)
         inactive += _has_activity_range(src)
-        lights.append(
-            {
-                "id": raw.get("_id"),
-                "x": x,
-                "y": y,
-                "bright": bright,
-                "dim": dim,
-                "angle": _angle(src.get("angle"), f"{where}.angle", ctx),
-                "rotation": rotation,
-                "darkness": darkness,
-                "walls": walls,
-                "elevation": _elevation(raw, i, ctx),
-                "on": raw.get("hidden") is not True,
-                "_index": i,
-            }
+        light = canonical_light(
+            raw.get("_id"),
+            x,
+            y,
+            bright,
+            dim,
+            angle=_angle(src.get("angle"), f"{where}.angle", ctx),
+            rotation=rotation,
+            darkness=darkness,
+            walls=walls,
         )
+        on = raw.get("hidden") is not True
+        lights.append(dict(light, elevation=_elevation(raw, i, ctx), on=on, _index=i))
     if inactive:
         ctx.warn(f"lights: scene-darkness activation range ignored on {inactive} lights")
     assign_ids(lights, "lights", "light", ctx)

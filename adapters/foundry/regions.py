@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
-from adapters._common import CLEAN_DECIMALS, entries, finite_number, kind_name
+from adapters._common import CLEAN_DECIMALS, entries, fallback_id, finite_number, kind_name
 from adapters.foundry._context import Context, as_list, assign_ids, elevation_range
 from adapters.foundry.grid import GlobalLight
 
@@ -58,62 +58,70 @@ def read_regions(
     glight = GlobalLight() if global_light is None else global_light
     split: list[tuple[str, int]] = []  # (region id, shapes) of regions of several shapes
     for i, raw in entries(doc, "regions", ctx.warn):
-        base_id = raw.get("_id")
-        if not isinstance(base_id, str) or not base_id:
-            ctx.warn(f"regions[{i}]._id: {base_id!r} missing, region-{i} used")
-            base_id = f"region-{i}"
-        elevation = raw.get("elevation")
-        elevation = (
-            elevation_range(
-                elevation.get("bottom"), elevation.get("top"), f"regions[{i}].elevation", ctx
-            )
-            if isinstance(elevation, Mapping)
-            else None
-        )
-        shapes = raw.get("shapes")
-        if not isinstance(shapes, list):
-            shapes = []
-        produced = 0
-        for j, shape in enumerate(shapes):
-            canonical = _shape(shape, f"regions[{i}].shapes[{j}]", ctx)
-            if canonical is None:
-                continue
-            regions.append(
-                {
-                    "id": base_id if produced == 0 else f"{base_id}-{produced}",
-                    "shape": canonical,
-                    "obscurement": None,
-                    "concealment": False,
-                    "magical_darkness": False,
-                    "water": False,
-                    "gravity": None,
-                    "light": None,
-                    "elevation": elevation,
-                    "_index": i,
-                }
-            )
-            produced += 1
-        if not produced:
+        shapes = _region_shapes(raw, i, ctx)
+        if not shapes:
             ctx.warn(f"regions[{i}].shapes: no usable shape, region skipped")
-        if produced > 1:
-            split.append((base_id, produced))
-        if produced and elevation is not None:
-            ctx.count("region elevations: elevation.bottom/top", produced)
+        if len(shapes) > 1:
+            split.append((shapes[0]["id"], len(shapes)))
+        if shapes and shapes[0]["elevation"] is not None:
+            ctx.count("region elevations: elevation.bottom/top", len(shapes))
         light = region_light(raw, i, scene_darkness, glight, ctx)
-        if produced and light is not None:
-            for canonical_region in regions[-produced:]:
-                canonical_region["light"] = light
-            ctx.count("region light: behaviors adjustDarknessLevel", produced)
-    if split:
-        named = ", ".join(f"{rid} ({n}: {rid}, {rid}-1 ...)" for rid, n in split[:5])
-        more = f" and {len(split) - 5} more" if len(split) > 5 else ""
-        kind = "region" if len(split) == 1 else "regions"
-        ctx.warn(
-            f"regions: {len(split)} {kind} of several shapes became "
-            f"{sum(n for _, n in split)} canonical regions, one per shape: {named}{more}"
-        )
+        if shapes and light is not None:
+            for region in shapes:
+                region["light"] = light
+            ctx.count("region light: behaviors adjustDarknessLevel", len(shapes))
+        regions += shapes
+    _warn_split(split, ctx)
     assign_ids(regions, "regions", "region", ctx)
     return regions
+
+
+def _region_shapes(raw: Mapping, i: int, ctx: Context) -> list[dict]:
+    """One canonical region per usable shape of ``regions[i]``, ``light`` unset.
+
+    The first keeps the region's ``_id`` (``region-<i>`` when missing, warned), the others
+    get ``<_id>-<k>``; all share the region's ``elevation {bottom, top}`` (grid units).
+    """
+    base_id = fallback_id(raw.get("_id"), f"regions[{i}]._id", "region", i, ctx.warn)
+    elevation = raw.get("elevation")
+    if isinstance(elevation, Mapping):
+        where = f"regions[{i}].elevation"
+        elevation = elevation_range(elevation.get("bottom"), elevation.get("top"), where, ctx)
+    else:
+        elevation = None
+    regions: list[dict] = []
+    for j, shape in enumerate(as_list(raw.get("shapes"))):
+        canonical = _shape(shape, f"regions[{i}].shapes[{j}]", ctx)
+        if canonical is None:
+            continue
+        regions.append(
+            {
+                "id": base_id if not regions else f"{base_id}-{len(regions)}",
+                "shape": canonical,
+                "obscurement": None,
+                "concealment": False,
+                "magical_darkness": False,
+                "water": False,
+                "gravity": None,
+                "light": None,
+                "elevation": elevation,
+                "_index": i,
+            }
+        )
+    return regions
+
+
+def _warn_split(split: list[tuple[str, int]], ctx: Context) -> None:
+    """One warning naming the regions of several shapes (``(id, shapes)``) that were split."""
+    if not split:
+        return
+    named = ", ".join(f"{rid} ({n}: {rid}, {rid}-1 ...)" for rid, n in split[:5])
+    more = f" and {len(split) - 5} more" if len(split) > 5 else ""
+    kind = "region" if len(split) == 1 else "regions"
+    ctx.warn(
+        f"regions: {len(split)} {kind} of several shapes became "
+        f"{sum(n for _, n in split)} canonical regions, one per shape: {named}{more}"
+    )
 
 
 def region_light(

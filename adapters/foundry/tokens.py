@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from adapters._common import entries, finite_number, no_senses, size_category
+from adapters._common import canonical_token, entries, finite_number, no_senses
 from adapters.foundry._context import (
     Context,
     assign_ids,
@@ -79,34 +79,25 @@ def read_tokens(doc: Mapping, ctx: Context) -> list[dict]:
         position = read_position(raw, f"tokens[{i}]", "token", ctx)
         if position is None:
             continue
-        x, y = position
         width = positive_or(raw, "width", 1, f"tokens[{i}]", ctx)
         height = positive_or(raw, "height", 1, f"tokens[{i}]", ctx)
         elevation = number_or(raw.get("elevation"), 0, f"tokens[{i}].elevation", ctx)
         if elevation:
             ctx.count("token elevations: elevation")
-        name = raw.get("name")
-        tokens.append(
-            {
-                "id": raw.get("_id"),
-                "name": name if isinstance(name, str) else ("" if name is None else str(name)),
-                "x": x,
-                "y": y,
-                "width": width,
-                "height": height,
-                "elevation": elevation,
-                "vertical_extent": _vertical_extent(raw, elevation, i, ctx),
-                "size": size_category(width),
-                "reach": ctx.distance,
-                "senses": _senses(raw, i, ctx),
-                "conditions": [],
-                "swim_speed": 0,
-                "abilities": {"str": 0, "dex": 0, "con": 0},
-                "light": _token_light(raw, i, ctx),
-                "hidden": raw.get("hidden") is True,
-                "_index": i,
-            }
+        extent = _vertical_extent(raw, elevation, i, ctx)
+        token = canonical_token(
+            raw.get("_id"),
+            raw.get("name"),
+            position,
+            (width, height),
+            reach=ctx.distance,
+            senses=_senses(raw, i, ctx),
+            light=_token_light(raw, i, ctx),
+            hidden=raw.get("hidden") is True,
+            elevation=elevation,
+            heights={"vertical_extent": extent},
         )
+        tokens.append(dict(token, _index=i))
     if props:
         ctx.warn(
             f"tokens: {len(props)} tokens without an actor (actorId null) are not creatures, "

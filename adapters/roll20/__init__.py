@@ -112,7 +112,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adapters._common import kind_name, unique_ids
+from adapters._common import kind_name, scene_stats, unique_ids
 from adapters.errors import AdapterError
 from adapters.roll20._context import UNIT_PX, Context
 from adapters.roll20.graphics import read_graphics
@@ -178,39 +178,44 @@ def to_scene(
     chosen, warnings = select_page(export, page)
     ctx = Context(prefix=chosen.prefix, error_prefix=chosen.error_prefix, warnings=warnings)
     attrs = chosen.attributes
-
     grid = read_grid(attrs, chosen, ctx)
     ctx.grid_size, ctx.distance, ctx.grid_type = grid["size"], grid["distance"], grid["type"]
     ctx.lighting = lighting_mode(attrs)
     canonical: dict[str, Any] = {"grid": grid}
     canonical.update(page_size(attrs, chosen, ctx))
     canonical["environment"] = read_environment(attrs, chosen, ctx)
-    walls = path_walls(chosen.content, ctx)
-    walls += udl_openings(chosen.content, "doors", ctx)
-    walls += udl_openings(chosen.content, "windows", ctx)
-    unique_ids(walls, ctx.warn, lambda _: ctx.where("walls"))
-    canonical["walls"] = walls
-    tokens, lights = read_graphics(chosen.content, private_lights, ctx)
-    unique_ids(tokens, ctx.warn, lambda _: ctx.where("tokens"))
-    unique_ids(lights, ctx.warn, lambda _: ctx.where("lights"))
-    canonical["tokens"] = tokens
-    canonical["lights"] = lights
+    canonical["walls"] = _walls(chosen.content, ctx)
+    canonical["tokens"], canonical["lights"] = _graphics(chosen.content, private_lights, ctx)
     canonical["regions"] = []
     _texts(chosen.content, ctx)
-
     name = attrs.get("name")
-    stats = {
-        "walls": len(walls),
-        "doors": sum(1 for w in walls if w["door"] != "none"),
-        "tokens": len(tokens),
-        "lights": len(lights),
-        "regions": 0,
-        "roll20_format": chosen.layout,
-        "page": name if isinstance(name, str) else None,
-        "page_index": chosen.index,
-        "lighting": ctx.lighting,
-    }
+    stats: dict[str, Any] = scene_stats(canonical, token_lights=False)
+    stats.update(
+        {
+            "roll20_format": chosen.layout,
+            "page": name if isinstance(name, str) else None,
+            "page_index": chosen.index,
+            "lighting": ctx.lighting,
+        }
+    )
     return {"scene": canonical, "stats": stats, "warnings": ctx.warnings}
+
+
+def _walls(content: Mapping, ctx: Context) -> list[dict]:
+    """Walls of the ``walls``-layer paths, then UDL ``doors`` and ``windows``; unique ids."""
+    walls = path_walls(content, ctx)
+    walls += udl_openings(content, "doors", ctx)
+    walls += udl_openings(content, "windows", ctx)
+    unique_ids(walls, ctx.warn, lambda _: ctx.where("walls"))
+    return walls
+
+
+def _graphics(content: Mapping, private_lights: str, ctx: Context) -> tuple[list, list]:
+    """Tokens and scene lights of the page's ``graphics``, each with unique ids."""
+    tokens, lights = read_graphics(content, private_lights, ctx)
+    unique_ids(tokens, ctx.warn, lambda _: ctx.where("tokens"))
+    unique_ids(lights, ctx.warn, lambda _: ctx.where("lights"))
+    return tokens, lights
 
 
 def _texts(content: Mapping, ctx: Context) -> None:

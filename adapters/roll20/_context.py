@@ -28,6 +28,11 @@ LAYER_LABELS = {
 }
 
 
+def layer_label(layer: object) -> str:
+    """How warnings name a Roll20 layer: :data:`LAYER_LABELS`, or ``unknown layer '<name>'``."""
+    return LAYER_LABELS.get(str(layer), f"unknown layer {layer!r}")
+
+
 @dataclass
 class Context:
     """Per-call state: warnings, JSON path prefix of the page, grid (sizes in px)."""

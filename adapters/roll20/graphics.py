@@ -9,11 +9,20 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-from adapters._common import clean, entries, in_range, short_list, size_category
+from adapters._common import (
+    BEYOND_LIMITS,
+    canonical_light,
+    canonical_token,
+    clean,
+    entries,
+    in_range,
+    short_list,
+)
 from adapters.roll20._context import (
-    LAYER_LABELS,
     Context,
+    layer_label,
     left_top,
     parse_number,
     read_number,
@@ -27,7 +36,7 @@ from adapters.roll20.lights import (
     udl_light,
     uses_udl,
 )
-from service.model import MAX_COORD_PX, MAX_SQUARES, MIN_SQUARES
+from service.model import MAX_SQUARES, MIN_SQUARES
 
 #: Tolerance, in degrees, for a graphic's rotation to count as a whole quarter turn (float noise
 #: of rotations written as decimals).
@@ -77,13 +86,7 @@ def read_graphics(
     """
     tokens: list[dict] = []
     lights: list[dict] = []
-    unmapped: dict[str, list[int]] = {}
-    not_creatures: dict[str, list[str]] = {}
-    lit_not_creatures: Counter[str] = Counter()
-    as_vision = 0
-    kept_private = 0
-    ignored_legacy = 0
-    markers = 0
+    tally = _Tally()
     for i, raw in entries(content, "graphics", ctx.warn, ctx.where("graphics")):
         where = ctx.where("graphics", i)
         layer = raw.get("layer")
@@ -91,95 +94,160 @@ def read_graphics(
         box = _box(raw, where, ctx)
         if box is None:
             continue
-        use_udl = uses_udl(raw, ctx.lighting)
-        if use_udl and legacy_light_set(raw):
-            ignored_legacy += 1
-        if use_udl:
-            emitted, vision, is_private = udl_light(raw, where, ctx)
-        else:
-            emitted, vision, is_private = legacy_light(raw, where, ctx)
-        lit = emitted["dim"] > 0
+        light = _read_light(raw, where, ctx, tally)
         on_token_layer = layer in _TOKEN_LAYERS and not drawing
         creature = on_token_layer and is_creature(raw)
         ident = graphic_id(raw)
         if ident is None:
-            if creature or lit:
+            if creature or light.lit:
                 ctx.warn(f"{where}.id: {raw.get('id')!r} missing, graphic-{i} used")
             ident = f"graphic-{i}"
-
         if creature:
-            senses = light_senses(raw, where, ctx, use_udl)
-            seen_by = "everyone"
-            if is_private and private_lights == "vision" and truthy(raw.get("light_hassight")):
-                as_vision += 1
-                senses["darkvision"] = max(senses["darkvision"], emitted["dim"])
-                emitted = {"bright": 0, "dim": 0}
-            elif is_private:
-                kept_private += 1
-                seen_by = "controllers"
-            if vision is not None:
-                senses["darkvision"] = max(senses["darkvision"], vision)
-            if emitted["dim"] > 0:
-                angle = light_angle(raw, use_udl, where, ctx)
-                if angle != 360:
-                    ctx.warn(f"{where}: light cone of {angle} deg kept as an omnidirectional light")
-            if isinstance(raw.get("statusmarkers"), str) and raw["statusmarkers"].strip():
-                markers += 1
-            light = dict(emitted, seen_by=seen_by)
-            tokens.append(_token(raw, ident, box, layer == "gmlayer", senses, light, ctx))
+            tokens.append(_creature(raw, ident, box, light, private_lights, where, ctx, tally))
             continue
         if on_token_layer:
-            not_creatures.setdefault(str(layer), []).append(ident)
-            lit_not_creatures[str(layer)] += lit
-        if lit:
-            lights.append(_scene_light(raw, ident, box, emitted, is_private, use_udl, where, ctx))
+            tally.not_creatures.setdefault(str(layer), []).append(ident)
+            tally.lit_not_creatures[str(layer)] += light.lit
+        if light.lit:
+            lights.append(_scene_light(raw, ident, box, light, where, ctx))
         elif not on_token_layer:
             label = "" if drawing and layer in _TOKEN_LAYERS else str(layer)
-            unmapped.setdefault(label, []).append(i)
-    if as_vision:
+            tally.unmapped.setdefault(label, []).append(i)
+    _warn_lights(tally, ctx)
+    _warn_skipped(tally, bool(tokens), ctx)
+    return tokens, lights
+
+
+@dataclass
+class _Tally:
+    """What :func:`read_graphics` counts for its summary warnings, one per kind."""
+
+    #: Indices of the graphics mapped to nothing, per layer ("" for token-layer drawings).
+    unmapped: dict[str, list[int]] = field(default_factory=dict)
+    #: Ids of the token-layer graphics that are not creatures, per layer.
+    not_creatures: dict[str, list[str]] = field(default_factory=dict)
+    #: How many of those emit light (kept as scene lights), per layer.
+    lit_not_creatures: Counter[str] = field(default_factory=Counter)
+    #: Private legacy lights read as darkvision, and those kept as private lights.
+    as_vision: int = 0
+    kept_private: int = 0
+    #: Graphics whose legacy ``light_*`` fields gave way to their UDL fields.
+    ignored_legacy: int = 0
+    #: Tokens with ``statusmarkers``.
+    markers: int = 0
+
+
+@dataclass(frozen=True)
+class _Light:
+    """The light a graphic emits (radii in page scale units), as its fields say.
+
+    ``vision``: UDL Night Vision range (or None); ``private``: a legacy light only the
+    graphic's controllers see (``light_otherplayers`` false); ``udl``: whether the Updated
+    Dynamic Lighting fields were read (:func:`adapters.roll20.lights.uses_udl`).
+    """
+
+    emitted: dict
+    vision: float | None
+    private: bool
+    udl: bool
+
+    @property
+    def lit(self) -> bool:
+        return self.emitted["dim"] > 0
+
+
+def _read_light(raw: Mapping, where: str, ctx: Context, tally: _Tally) -> _Light:
+    """The graphic's UDL or legacy light fields, whichever the page and graphic use."""
+    use_udl = uses_udl(raw, ctx.lighting)
+    if use_udl and legacy_light_set(raw):
+        tally.ignored_legacy += 1
+    read = udl_light if use_udl else legacy_light
+    emitted, vision, private = read(raw, where, ctx)
+    return _Light(emitted, vision, private, use_udl)
+
+
+def _creature(
+    raw: Mapping,
+    ident: str,
+    box: tuple[float, float, float, float],
+    light: _Light,
+    private_lights: str,
+    where: str,
+    ctx: Context,
+    tally: _Tally,
+) -> dict:
+    """The canonical token of a creature graphic: senses and the light it carries.
+
+    A private legacy light (:class:`_Light`) becomes darkvision on a token with sight
+    (``light_hassight``) when ``private_lights`` is ``"vision"``, else a light with
+    ``seen_by`` ``"controllers"``; UDL Night Vision becomes darkvision.
+    """
+    senses = light_senses(raw, where, ctx, light.udl)
+    emitted, seen_by = light.emitted, "everyone"
+    if light.private and private_lights == "vision" and truthy(raw.get("light_hassight")):
+        tally.as_vision += 1
+        senses["darkvision"] = max(senses["darkvision"], emitted["dim"])
+        emitted = {"bright": 0, "dim": 0}
+    elif light.private:
+        tally.kept_private += 1
+        seen_by = "controllers"
+    if light.vision is not None:
+        senses["darkvision"] = max(senses["darkvision"], light.vision)
+    if emitted["dim"] > 0:
+        angle = light_angle(raw, light.udl, where, ctx)
+        if angle != 360:
+            ctx.warn(f"{where}: light cone of {angle} deg kept as an omnidirectional light")
+    if isinstance(raw.get("statusmarkers"), str) and raw["statusmarkers"].strip():
+        tally.markers += 1
+    carried = dict(emitted, seen_by=seen_by)
+    return _token(raw, ident, box, raw.get("layer") == "gmlayer", senses, carried, ctx)
+
+
+def _warn_lights(tally: _Tally, ctx: Context) -> None:
+    """The summary warnings about private legacy lights (darkvision or private lights)."""
+    if tally.as_vision:
         ctx.warn(
-            f"{ctx.where('graphics')}: {as_vision} legacy lights seen only by their "
+            f"{ctx.where('graphics')}: {tally.as_vision} legacy lights seen only by their "
             "controllers (light_otherplayers false, light_hassight true) read as the "
             "token's own darkvision"
         )
-    if kept_private:
+    if tally.kept_private:
         ctx.warn(
-            f"{ctx.where('graphics')}: {kept_private} token lights seen only by their "
+            f"{ctx.where('graphics')}: {tally.kept_private} token lights seen only by their "
             "controllers (light_otherplayers false) kept as private lights (seen_by "
             "controllers): they light nothing for anyone else"
         )
-    for layer, idents in not_creatures.items():
-        label = LAYER_LABELS.get(layer, f"unknown layer {layer!r}")
-        lit_count = lit_not_creatures[layer]
+
+
+def _warn_skipped(tally: _Tally, has_tokens: bool, ctx: Context) -> None:
+    """The summary warnings about graphics and fields left out, one per kind and layer."""
+    where = ctx.where("graphics")
+    for layer, idents in tally.not_creatures.items():
+        lit_count = tally.lit_not_creatures[layer]
         lit_note = f"; {lit_count} of them emit light, kept as scene lights" if lit_count else ""
-        shown = ", ".join(idents[:_SHOWN_IDS]) + (", ..." if len(idents) > _SHOWN_IDS else "")
         ctx.warn(
-            f"{ctx.where('graphics')}: {len(idents)} graphics on the {label} are not "
+            f"{where}: {len(idents)} graphics on the {layer_label(layer)} are not "
             f"creatures (no represented character, bar value or name), skipped: "
-            f"{shown}{lit_note}"
+            f"{short_list(idents, _SHOWN_IDS)}{lit_note}"
         )
-    if ignored_legacy:
+    if tally.ignored_legacy:
         ctx.warn(
-            f"{ctx.where('graphics')}: legacy light_* fields ignored on {ignored_legacy} "
+            f"{where}: legacy light_* fields ignored on {tally.ignored_legacy} "
             "graphics (Updated Dynamic Lighting fields used)"
         )
-    if markers:
-        ctx.warn(f"{ctx.where('graphics')}: status markers on {markers} tokens not mapped")
-    if tokens:
+    if tally.markers:
+        ctx.warn(f"{where}: status markers on {tally.markers} tokens not mapped")
+    if has_tokens:
         ctx.warn(
-            f"{ctx.where('graphics')}: conditions, abilities and swim speed live on Roll20 "
+            f"{where}: conditions, abilities and swim speed live on Roll20 "
             "characters, not on the page; defaults used"
         )
-    for label, indices in unmapped.items():
+    for label, indices in tally.unmapped.items():
         if label == "":
             what = "drawings (isdrawing) on the token layers"
         else:
-            what = "graphics on the " + LAYER_LABELS.get(label, f"unknown layer {label!r}")
-        ctx.warn(
-            f"{ctx.where('graphics')}: {len(indices)} {what} not mapped "
-            f"(indices {short_list(indices)})"
-        )
-    return tokens, lights
+            what = "graphics on the " + layer_label(label)
+        ctx.warn(f"{where}: {len(indices)} {what} not mapped (indices {short_list(indices)})")
 
 
 def is_creature(raw: Mapping) -> bool:
@@ -217,14 +285,12 @@ def _scene_light(
     raw: Mapping,
     ident: str,
     box: tuple[float, float, float, float],
-    emitted: dict,
-    private: bool,
-    use_udl: bool,
+    light: _Light,
     where: str,
     ctx: Context,
 ) -> dict:
     """Scene light at the graphic's centre (px); radii in page scale units."""
-    angle = light_angle(raw, use_udl, where, ctx)
+    angle = light_angle(raw, light.udl, where, ctx)
     rotation = read_number(raw.get("rotation"), f"{where}.rotation", ctx) or 0
     rotation = clean(math.fmod(rotation, 360))
     if angle != 360:
@@ -232,23 +298,16 @@ def _scene_light(
             f"{where}: light cone rotation {rotation} deg passed through unchanged "
             "(Roll20's facing convention unverified)"
         )
-    if private:
+    if light.private:
         ctx.warn(
             f"{where}: light shown only to its controllers in Roll20 (light_otherplayers "
             "false): seen_by controllers, it lights nothing for any observer"
         )
-    return {
-        "id": ident,
-        "x": box[0],
-        "y": box[1],
-        "bright": emitted["bright"],
-        "dim": emitted["dim"],
-        "angle": angle,
-        "rotation": rotation,
-        "darkness": False,
-        "walls": True,
-        "seen_by": "controllers" if private else "everyone",
-    }
+    bright, dim = light.emitted["bright"], light.emitted["dim"]
+    scene_light = canonical_light(
+        ident, box[0], box[1], bright, dim, angle=angle, rotation=rotation
+    )
+    return dict(scene_light, seen_by="controllers" if light.private else "everyone")
 
 
 def _box(raw: Mapping, where: str, ctx: Context) -> tuple[float, float, float, float] | None:
@@ -274,7 +333,7 @@ def _box(raw: Mapping, where: str, ctx: Context) -> tuple[float, float, float, f
     elif min(turn, 180 - turn) > RIGHT_ANGLE_TOL_DEG and size[0] != size[1]:
         ctx.warn(f"{where}.rotation: {rotation} deg, footprint kept axis-aligned")
     if not in_range(left - size[0] / 2, top - size[1] / 2, left + size[0], top + size[1]):
-        ctx.warn(f"{where}: beyond +-{MAX_COORD_PX:g} px, graphic skipped")
+        ctx.warn(f"{where}: {BEYOND_LIMITS}, graphic skipped")
         return None
     return left, top, size[0], size[1]
 
@@ -316,21 +375,14 @@ def _token(
     width = clean(width_px / ctx.cell_px)
     height = clean(height_px / ctx.cell_px)
     extent = _extent_px(width, height, ctx)
-    name = raw.get("name")
-    return {
-        "id": ident,
-        "name": name if isinstance(name, str) else ("" if name is None else str(name)),
-        "x": clean(left - extent[0] / 2),
-        "y": clean(top - extent[1] / 2),
-        "width": width,
-        "height": height,
-        "elevation": 0,
-        "size": size_category(width),
-        "reach": ctx.distance,
-        "senses": senses,
-        "conditions": [],
-        "swim_speed": 0,
-        "abilities": {"str": 0, "dex": 0, "con": 0},
-        "light": light,
-        "hidden": hidden,
-    }
+    corner = (clean(left - extent[0] / 2), clean(top - extent[1] / 2))
+    return canonical_token(
+        ident,
+        raw.get("name"),
+        corner,
+        (width, height),
+        reach=ctx.distance,
+        senses=senses,
+        light=light,
+        hidden=hidden,
+    )

@@ -10,7 +10,13 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from adapters._common import clean, grid_units
+from adapters._common import (
+    canonical_environment,
+    canonical_grid,
+    clean,
+    diagonal_rule,
+    grid_units,
+)
 from adapters.roll20._context import UNIT_PX, Context, Page, parse_number, read_number, truthy
 from service.model import (
     MAX_EXTENT_PX,
@@ -102,43 +108,41 @@ def read_grid(attrs: Mapping, page: Page, ctx: Context) -> dict:
     units_raw = attrs.get("scale_units")
     units = "ft" if units_raw is None else grid_units(units_raw, at("scale_units"), ctx.warn)
 
-    gtype_raw = attrs.get("grid_type")
-    gkey = gtype_raw.strip().lower() if isinstance(gtype_raw, str) else None
-    if gtype_raw is None or gkey == "":
-        gtype = "square"
-    elif gkey is not None and gkey in _GRID_TYPES:
-        gtype = _GRID_TYPES[gkey]
-    else:
-        ctx.warn(f"{at('grid_type')}: unknown grid type {gtype_raw!r}, square used")
-        gtype = "square"
-
-    diag_raw = attrs.get("diagonaltype")
-    dkey = diag_raw.strip().lower() if isinstance(diag_raw, str) else None
-    diagonals: str | None = None  # unset: each ruleset's own default (GEO-8)
-    if diag_raw is not None and dkey != "":
-        rule = _DIAGONALS.get(dkey) if dkey is not None else None
-        if rule is None:
-            ctx.warn(
-                f"{at('diagonaltype')}: unknown value {diag_raw!r}, left unset (each "
-                "ruleset's default)"
-            )
-        else:
-            if rule[1]:
-                ctx.warn(f"{at('diagonaltype')}: {rule[1]}")
-            diagonals = rule[0]
-    grid: dict[str, Any] = {
-        "size": size,
-        "distance": distance,
-        "units": units,
-        "type": gtype,
-        "diagonals": diagonals,
-    }
+    gtype = _grid_type(attrs.get("grid_type"), at("grid_type"), ctx)
+    diagonals = _diagonals(attrs.get("diagonaltype"), at("diagonaltype"), ctx)
+    grid = canonical_grid(size, distance, units, gtype, diagonals)
     if gtype in HEX_SIZE_PER_UNIT:
         grid["size"] = clean(round(HEX_SIZE_PER_UNIT[gtype] * snapping, 6))
         _warn_hex_drift(gtype, snapping, attrs, at("grid_type"), ctx)
         if "hex_offset" in Grid.__struct_fields__:
             grid["hex_offset"] = HEX_OFFSET
     return grid
+
+
+def _grid_type(value: object, where: str, ctx: Context) -> str:
+    """Canonical grid type of a ``grid_type`` (:data:`_GRID_TYPES`); absent or blank: square."""
+    key = value.strip().lower() if isinstance(value, str) else None
+    if value is None or key == "":
+        return "square"
+    if key is not None and key in _GRID_TYPES:
+        return _GRID_TYPES[key]
+    ctx.warn(f"{where}: unknown grid type {value!r}, square used")
+    return "square"
+
+
+def _diagonals(value: object, where: str, ctx: Context) -> str | None:
+    """Canonical rule of a ``diagonaltype`` (:data:`_DIAGONALS`).
+
+    None (unset: each ruleset's own default, GEO-8) when absent, blank or unknown (warned).
+    """
+    key = value.strip().lower() if isinstance(value, str) else None
+    if value is None or key == "":
+        return None
+    rule = _DIAGONALS.get(key) if key is not None else None
+    if rule is None:
+        ctx.warn(f"{where}: unknown value {value!r}, left unset (each ruleset's default)")
+        return None
+    return diagonal_rule(rule, value, where, ctx.warn)
 
 
 def _warn_hex_drift(gtype: str, snapping: float, attrs: Mapping, where: str, ctx: Context) -> None:
@@ -211,4 +215,4 @@ def read_environment(attrs: Mapping, page: Page, ctx: Context) -> dict:
             light = "bright" if opacity >= 0.75 else "dim" if opacity >= 0.25 else "dark"
         else:
             light = "dark"
-    return {"light": light, "gravity": 1, "underwater": False}
+    return canonical_environment(light)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from adapters._common import format_hint, kind_name, list_entries
+from adapters._common import kind_name, list_entries
 from adapters.errors import AdapterError
 from adapters.roll20._context import Page
+from adapters.sniff import format_hint
 
 
 def select_page(export: object, wanted: str | int | None) -> tuple[Page, list[str]]:
@@ -48,14 +49,7 @@ def select_page(export: object, wanted: str | int | None) -> tuple[Page, list[st
     elif "pages" in export or "R20Exporter_format" in export:
         key, layout = "pages", "R20Exporter"
     elif _is_single_page(export):
-        name = _page_name(export)
-        if wanted is not None and wanted != name and str(wanted).strip() != "0":
-            raise AdapterError(
-                f"page {wanted!r} not found; the export is a single page, {name!r} "
-                "(expected its name, 0 or no page)",
-                (),
-            )
-        return _page_of(export, "", (), None, warnings), warnings
+        return _single_page(export, wanted, warnings), warnings
     else:
         raise AdapterError(
             "not a Roll20 export: expected betteR20 'maps' (entries with 'attributes' and "
@@ -63,18 +57,37 @@ def select_page(export: object, wanted: str | int | None) -> tuple[Page, list[st
             + format_hint(export, "roll20"),
             (),
         )
-
     collection = export.get(key)
     if not isinstance(collection, list):
         raise AdapterError(f"'{key}' must be a list, got {kind_name(collection)}", (key,))
-    pages: list[tuple[int, Mapping]] = list(list_entries(collection, key, warnings.append))
+    pages = dict(list_entries(collection, key, warnings.append))
     if not pages:
         raise AdapterError(f"the export holds no page ('{key}' is empty)", (key,))
-    listing = ", ".join(f"{i}: {_page_name(p)!r}" for i, p in pages)
+    i = _page_index(pages, collection, key, wanted)
+    return _page_of(pages[i], f"{key}[{i}]", (key, i), i, warnings, layout), warnings
 
-    def choose(i: int, entry: Mapping) -> tuple[Page, list[str]]:
-        return _page_of(entry, f"{key}[{i}]", (key, i), i, warnings, layout), warnings
 
+def _single_page(export: Mapping, wanted: str | int | None, warnings: list[str]) -> Page:
+    """The page of an export that is one page; ``wanted`` may only be its name, 0 or None."""
+    name = _page_name(export)
+    if wanted is not None and wanted != name and str(wanted).strip() != "0":
+        raise AdapterError(
+            f"page {wanted!r} not found; the export is a single page, {name!r} "
+            "(expected its name, 0 or no page)",
+            (),
+        )
+    return _page_of(export, "", (), None, warnings)
+
+
+def _page_index(
+    pages: Mapping[int, Mapping], collection: list, key: str, wanted: str | int | None
+) -> int:
+    """Index in ``collection`` (``maps`` or ``pages``) of the wanted page.
+
+    ``pages`` maps the index of each entry that is a page to it. ``wanted``: None for a lone
+    page; a name (which wins over digits) or a 0-based index, as an int or a string.
+    """
+    listing = ", ".join(f"{i}: {_page_name(p)!r}" for i, p in pages.items())
     if wanted is None:
         if len(pages) > 1:
             raise AdapterError(
@@ -82,21 +95,15 @@ def select_page(export: object, wanted: str | int | None) -> tuple[Page, list[st
                 f"{listing}",
                 (key,),
             )
-        return choose(*pages[0])
+        return next(iter(pages))
     if isinstance(wanted, bool) or not isinstance(wanted, str | int):
         raise AdapterError(
             f"page must be a page name or a 0-based index, got {kind_name(wanted)}", (key,)
         )
     if isinstance(wanted, str):
-        hits = [(i, p) for i, p in pages if _page_name(p) == wanted]
-        if len(hits) > 1:
-            raise AdapterError(
-                f"page name {wanted!r} is ambiguous (indices "
-                f"{', '.join(str(i) for i, _ in hits)}); use the index",
-                (key,),
-            )
-        if hits:
-            return choose(*hits[0])
+        named = _named_index(pages, wanted, key)
+        if named is not None:
+            return named
         if not wanted.strip().isdigit():
             raise AdapterError(f"page {wanted!r} not found; available: {listing}", (key,))
         wanted = int(wanted.strip())
@@ -105,14 +112,25 @@ def select_page(export: object, wanted: str | int | None) -> tuple[Page, list[st
             f"page index {wanted} is out of range: expected 0 to {len(collection) - 1} ({listing})",
             (key,),
         )
-    for i, entry in pages:
-        if i == wanted:
-            return choose(i, entry)
-    raise AdapterError(
-        f"page index {wanted} is a {kind_name(collection[wanted])} entry, not a page; "
-        f"available: {listing}",
-        (key, wanted),
-    )
+    if wanted not in pages:
+        raise AdapterError(
+            f"page index {wanted} is a {kind_name(collection[wanted])} entry, not a page; "
+            f"available: {listing}",
+            (key, wanted),
+        )
+    return wanted
+
+
+def _named_index(pages: Mapping[int, Mapping], name: str, key: str) -> int | None:
+    """Index of the one page called ``name``; None when none is; an error when several are."""
+    hits = [i for i, p in pages.items() if _page_name(p) == name]
+    if len(hits) > 1:
+        raise AdapterError(
+            f"page name {name!r} is ambiguous (indices "
+            f"{', '.join(str(i) for i in hits)}); use the index",
+            (key,),
+        )
+    return hits[0] if hits else None
 
 
 def _page_of(

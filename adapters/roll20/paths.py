@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from adapters._common import clean, finite_number, kind_name
 from adapters.roll20._context import Context, left_top, parse_number, read_number
@@ -51,8 +51,6 @@ def path_polylines(
     position = left_top(raw, where, "path", ctx)
     if position is None:
         return None
-    left, top = position
-
     local, curves = _local_polylines(commands, where_cmds, ctx)
     points = [p for line in local for p in line]
     if not points:
@@ -63,7 +61,23 @@ def path_polylines(
             f"{where_cmds}: {curves} curves (Q/C) flattened into {CURVE_SEGMENTS} segments each"
         )
 
-    # box centre in local coordinates: width/2, height/2 (FORMATS.md B.2)
+    place = _placement(raw, where, points, position, ctx)
+    return [[place(p) for p in line] for line in local]
+
+
+def _placement(
+    raw: Mapping,
+    where: str,
+    points: list[tuple[float, float]],
+    centre_px: tuple[float, float],
+    ctx: Context,
+) -> Callable[[tuple[float, float]], tuple[float, float]]:
+    """Box-local point -> page px: about the box centre, ``scaleX``/``scaleY``, ``rotation``.
+
+    The box centre in local coordinates is ``width/2, height/2`` (FORMATS.md B.2), or the
+    middle of the points' extent when a size is missing or unusable (warned); it lands on
+    ``centre_px`` (the path's ``left``/``top``). An unusable scale is 1 (warned).
+    """
     centre = []
     for key, axis in (("width", 0), ("height", 1)):
         size, ok = parse_number(raw.get(key))
@@ -85,12 +99,13 @@ def path_polylines(
     rotation = read_number(raw.get("rotation"), f"{where}.rotation", ctx) or 0
     theta = math.radians(math.fmod(rotation, 360))
     cos, sin = math.cos(theta), math.sin(theta)
+    left, top = centre_px
 
     def place(p: tuple[float, float]) -> tuple[float, float]:
         dx, dy = (p[0] - centre[0]) * scale[0], (p[1] - centre[1]) * scale[1]
         return (clean(left + dx * cos - dy * sin), clean(top + dx * sin + dy * cos))
 
-    return [[place(p) for p in line] for line in local]
+    return place
 
 
 def _local_polylines(

@@ -7,15 +7,24 @@ import math
 import pytest
 
 from adapters._common import (
+    canonical_light,
+    canonical_token,
     clean,
     diagonal_rule,
     entries,
+    fallback_id,
     finite_number,
     grid_units,
     json_path,
+    no_senses,
+    point,
     read_bool,
+    scene_stats,
+    short_list,
     unique_ids,
+    warn_zero_length,
 )
+from adapters.sniff import format_hint
 
 
 @pytest.mark.parametrize(
@@ -117,3 +126,88 @@ def test_clean():
     assert clean(0.1 + 0.2) == 0.3
     assert clean(2.0000000001) == 2 and isinstance(clean(2.0000000001), int)
     assert math.isinf(clean(math.inf))
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ({"x": 1, "y": 2.5}, (1, 2.5)),
+        ({"x": 1}, None),
+        ({"x": True, "y": 0}, None),
+        ({"x": math.nan, "y": 0}, None),
+        ([1, 2], None),
+        (None, None),
+    ],
+)
+def test_point(value, expected):
+    assert point(value) == expected
+
+
+def test_fallback_id_keeps_a_string_and_fills_the_rest():
+    got: list[str] = []
+    assert fallback_id("a", "w", "wall", 3, got.append) == "a"
+    assert fallback_id("", "walls[3]._id", "wall", 3, got.append) == "wall-3"
+    assert fallback_id(7, "p.id", "path", 0, got.append) == "path-0"
+    assert got == ["walls[3]._id: '' missing, wall-3 used", "p.id: 7 missing, path-0 used"]
+
+
+def test_short_list_cuts_indices_and_ids():
+    assert short_list([0, 3, 7]) == "0, 3, 7"
+    assert short_list(["a", "b", "c"], limit=2) == "a, b, ..."
+
+
+def test_warn_zero_length_one_warning_or_none():
+    got: list[str] = []
+    warn_zero_length("paths", [], got.append)
+    warn_zero_length("paths", [("paths[0]", 2), ("paths[4]", 1)], got.append)
+    assert got == [
+        "paths: 3 zero-length segments (repeated points) skipped: paths[0] (2), paths[4] (1)"
+    ]
+
+
+def test_canonical_light_fields_in_order():
+    light = canonical_light("l", 1, 2, 5, 10, walls=False)
+    assert list(light) == [
+        "id", "x", "y", "bright", "dim", "angle", "rotation", "darkness", "walls"
+    ]  # fmt: skip
+    assert (light["angle"], light["rotation"], light["darkness"], light["walls"]) == (
+        360,
+        0,
+        False,
+        False,
+    )
+
+
+@pytest.mark.parametrize("name, text", [("Orc", "Orc"), (None, ""), (12, "12")])
+def test_canonical_token_name_size_and_heights(name, text):
+    light = {"bright": 0, "dim": 0}
+    token = canonical_token(
+        "t", name, (0, 70), (2, 2), reach=5, senses=no_senses(), light=light, hidden=False,
+        heights={"vertical_extent": None},
+    )  # fmt: skip
+    assert token["name"] == text
+    assert (token["x"], token["y"], token["size"], token["conditions"]) == (0, 70, "large", [])
+    keys = list(token)
+    assert keys[keys.index("elevation") + 1] == "vertical_extent"
+
+
+def test_scene_stats_without_token_lights():
+    scene = {"walls": [{"door": "door"}, {"door": "none"}], "tokens": [], "lights": []}
+    assert scene_stats(scene, token_lights=False) == {
+        "walls": 2,
+        "doors": 1,
+        "tokens": 0,
+        "lights": 0,
+        "regions": 0,
+    }
+    assert scene_stats(scene)["token_lights"] == 0
+
+
+def test_format_hint_names_another_format_only():
+    uvtt = {"resolution": {"pixels_per_grid": 70}, "line_of_sight": []}
+    assert format_hint(uvtt, "uvtt") == ""
+    assert format_hint(uvtt, "roll20") == "; this looks like a Universal VTT file; use format uvtt"
+    assert format_hint({"walls": []}, "uvtt") == (
+        "; this looks like a Foundry VTT scene export; use format foundry"
+    )
+    assert format_hint(42, "foundry") == ""
