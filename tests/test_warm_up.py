@@ -27,12 +27,12 @@ PROBE = """
 import json
 from bench.dungeon import dungeon
 from service.app import create_app
-from service.geometry import cells, exact, junctions, kernel, rooms, trace
+from service.geometry import cells, exact, firm, junctions, kernel, rooms, trace
 
 
 def signatures():
     out = {}
-    for module in (kernel, junctions, rooms, cells, exact):
+    for module in (kernel, junctions, rooms, cells, exact, firm):
         for name in dir(module):
             f = getattr(module, name)
             if hasattr(f, "signatures") and hasattr(f, "py_func"):

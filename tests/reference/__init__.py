@@ -1,0 +1,1 @@
+"""Test-only reference versions of product algorithms (oracles the properties compare with)."""
