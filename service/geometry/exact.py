@@ -19,7 +19,6 @@ from numpy.typing import NDArray
 from service.engine.budget import WorkBudget
 from service.engine.density import WallDensity
 from service.engine.walls import FloatArray, WallIndex, index_walls
-from service.geometry import kernel
 from service.geometry.bands import as_bands
 from service.geometry.firm import firm_walls, surely_blocked
 from service.geometry.junctions import wall_components
@@ -435,10 +434,8 @@ def warm_up() -> None:
 
     ``firm.surely_blocked``'s walk, the obstacles (``junctions.wall_components``) and the
     rooms' crossing count (``rooms.firm_crossings_within``). ``gunicorn.conf.py`` calls it in
-    the master before forking, beside ``trace.warm_up``. Does nothing when the kernel is off.
+    the master before forking, beside ``trace.warm_up``.
     """
-    if not kernel.kernel_enabled():
-        return
     index = index_walls(
         [Wall("a", (0.0, 0.0, 100.0, 0.0)), Wall("b", (50.0, -50.0, 50.0, 50.0))], 20.0
     )

@@ -135,8 +135,6 @@ def surely_blocked(
         Spent the (segment, wall) pairs looked at of the blocked segments (the others are
         traced, and spent, in full).
 
-    Without the compiled kernel, nothing is known (all False: ``trace`` decides).
-
     Returns
     -------
     blocked : ndarray of shape (m,), bool
@@ -145,7 +143,7 @@ def surely_blocked(
     """
     out = np.zeros(len(seg), dtype=bool)
     count = np.zeros(len(seg), dtype=np.int64)
-    if not kernel.kernel_enabled() or not index.size or not len(seg) or not firm.any():
+    if not index.size or not len(seg) or not firm.any():
         return out, count
     grid = index.wall_grid()
     out, count = _crossed(
