@@ -22,7 +22,9 @@ from service.engine.budget import WorkBudget
 from service.engine.scene import build_scene
 from service.engine.walls import index_walls
 from service.errors import OverBudget
-from service.geometry.exact import _search, _vertex_pairs
+from service.geometry import search
+from service.geometry.exact import lines_of_effect
+from service.geometry.search import search_many, vertex_pairs
 from service.geometry.trace import trace
 from service.model import Wall
 from service.rules.ask import cover_all, cover_one
@@ -132,7 +134,7 @@ def test_repeating_walls_changes_no_trace(walls, repeat, segments):
 @given(n=st.integers(0, 60), chunk=st.integers(1, 500))
 def test_vertex_pairs_come_in_the_order_of_triu_indices_whatever_the_chunk(n, chunk):
     got_i, got_j = [], []
-    for i, j in _vertex_pairs(n, chunk):
+    for i, j in vertex_pairs(n, chunk):
         assert len(i) < chunk + n  # whole rows: at most one row past the chunk
         got_i += i.tolist()
         got_j += j.tolist()
@@ -143,20 +145,21 @@ def test_vertex_pairs_come_in_the_order_of_triu_indices_whatever_the_chunk(n, ch
 def test_a_forest_between_two_spaces_is_refused_with_what_to_reduce():
     """The exact line-of-effect search stops at its budget with a 422 naming the cause."""
     built = build_scene(SceneSchema().load(scatter(300)))
-    boxes = [np.asarray(built.token_boxes[t], dtype=np.float64) for t in ("A", "T")]
+    boxes = [np.asarray([built.token_boxes[t]], dtype=np.float64) for t in ("A", "T")]
     with pytest.raises(OverBudget) as err:
-        _search(built.walls, *boxes, "move", None, None, max_tests=50)
+        search_many(built.walls, *boxes, "move", None, None, None, max_tests=50)
     assert "reduce the walls between them" in err.value.message
     assert "the budget is 50 line-wall tests" in err.value.message
 
 
-def test_a_clear_line_found_early_is_answered_within_the_budget():
-    """Cheap lines first: a clear corner line needs no search, however many walls."""
+def test_a_clear_line_found_early_is_answered_within_the_budget(monkeypatch):
+    """Cheap lines first: a clear centre or corner line needs no search, however many walls."""
+    monkeypatch.setattr(search, "MAX_SEARCH_TESTS", 10)
     scene = SceneSchema().load(scatter(300))
     built = build_scene(scene)
-    a = np.array([0.0, -1000.0, 100.0, -900.0])  # above the forest: the lines pass over it
-    t = np.array([2000.0, -1000.0, 2100.0, -900.0])
-    found = _search(built.walls, a, t, "move", None, None, max_tests=10)
+    a = np.array([[0.0, -1000.0, 100.0, -900.0]])  # above the forest: the lines pass over it
+    t = np.array([[2000.0, -1000.0, 2100.0, -900.0]])
+    found = lines_of_effect(built.walls, a, t, "move")[0]
     assert found.clear and found.witness is not None
 
 

@@ -19,7 +19,8 @@ from service import settings as sightline_settings
 from service.app import create_app
 from service.engine.budget import CORE_LIMITS, core_limit, set_core_limits
 from service.engine.walls import index_walls
-from service.geometry import exact
+from service.geometry import exact, search
+from service.geometry.firm import firm_walls, surely_blocked
 from service.geometry.trace import trace
 from service.model import Wall
 from service.settings import SettingError, load
@@ -53,7 +54,7 @@ segment = st.tuples(coord, coord, coord, coord)
 )
 def test_a_line_set_aside_as_crossing_a_firm_wall_is_blocked_by_trace(walls, lines, kinds, one_way):
     """GEO-1: a line crossing a two-way, normal, full-height wall in both interiors is blocked
-    whatever else it meets, so ``_surely_blocked`` never sets aside a line ``trace`` clears."""
+    whatever else it meets, so ``surely_blocked`` never sets aside a line ``trace`` clears."""
     index = index_walls(
         [
             Wall(f"w{k}", c, move=kinds[k], direction="left" if one_way[k] else "both")
@@ -62,8 +63,8 @@ def test_a_line_set_aside_as_crossing_a_firm_wall_is_blocked_by_trace(walls, lin
         20.0,
     )
     seg = np.array(lines, dtype=np.float64)
-    firm = exact._firm(index, "move", None)
-    surely, _ = exact._surely_blocked(index, seg, firm, None)
+    firm = firm_walls(index, "move", None)
+    surely, _ = surely_blocked(index, seg, firm, None)
     traced = trace(index, seg, "move", low_obstacles=False)
     assert not np.any(surely & ~traced.wall_blocked)
 
@@ -82,16 +83,16 @@ def test_the_exact_search_answers_as_without_its_shortcut(monkeypatch, n):
     def nothing(index, seg, firm, budget):
         return np.zeros(len(seg), dtype=bool), np.zeros(len(seg), dtype=np.int64)
 
-    monkeypatch.setattr(exact, "_surely_blocked", nothing)
+    monkeypatch.setattr(search, "surely_blocked", nothing)
     slow = exact.lines_of_effect(built.walls, *boxes, "move")[0]
     assert (fast.clear, fast.witness) == (slow.clear, slow.witness)
 
 
 def test_spread_pairs_are_pairs_of_the_whole_triangle():
-    i, j = exact._spread_pairs(7, 1000)
+    i, j = search.spread_pairs(7, 1000)
     a, b = np.triu_indices(7, 1)
     assert (i == a).all() and (j == b).all()
-    i, j = exact._spread_pairs(300, 50)
+    i, j = search.spread_pairs(300, 50)
     assert len(i) == 50 and (i < j).all() and (j < 300).all() and i[-1] == 298
 
 
@@ -122,8 +123,7 @@ def test_crossing_long_walls_answer(make_client):
 def test_a_search_over_its_vertex_pairs_is_a_422_saying_what_to_reduce(make_client, monkeypatch):
     """Issue 16: an exact search with more vertex pairs than its limit is refused before any
     of its lines is traced, naming what to reduce."""
-    monkeypatch.setattr(exact, "MAX_SEARCH_TESTS", 50)
-    monkeypatch.setattr(exact._search, "__defaults__", (50, None))
+    monkeypatch.setattr(search, "MAX_SEARCH_TESTS", 50)
     client = make_client()
     line = {"scene": worst.scatter(300), "from": "A", "to": "T"}
     resp = client.post("/v1/line-of-effect", json=line)

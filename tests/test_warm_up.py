@@ -22,14 +22,15 @@ import json
 from bench.dungeon import dungeon
 from service.app import create_app
 from service.geometry import (
-    cells, compiled, creature_tests, exact, junctions, obstacles, rooms, trace, walk, wall_tests,
+    cells, compiled, creature_tests, exact, firm, junctions, obstacles, rooms, trace, walk,
+    wall_tests,
 )
 
 
 def signatures():
     out = {}
     modules = (compiled, walk, wall_tests, creature_tests, junctions, obstacles, rooms, cells)
-    modules += (exact,)
+    modules += (exact, firm)
     for module in modules:
         for name in dir(module):
             f = getattr(module, name)

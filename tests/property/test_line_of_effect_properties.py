@@ -16,17 +16,12 @@ from hypothesis import strategies as st
 from schemas.scene import SceneSchema
 from service.engine.walls import build_wall_index
 from service.geometry import exact as exact_module
-from service.geometry.exact import (
-    _distinct_points,
-    _distinct_rows,
-    _edge_cuts,
-    _incident_rays,
-    _SealedApart,
-    line_of_effect_between,
-    lines_of_effect,
-)
+from service.geometry.exact import line_of_effect_between, lines_of_effect
+from service.geometry.sealed import SealedApart, pairs_sealed_apart
+from service.geometry.search import distinct_rows, edge_cuts
 from service.geometry.trace import trace
 from tests.property.test_geometry_properties import GRID, index_of, segment, two_spaces, walls_st
+from tests.reference.exact_search import distinct_points, lone_incident_rays, search_each
 
 SAMPLES = 9  # points per box side: 81 points per box, 6561 sampled segments per case
 
@@ -155,17 +150,18 @@ lattice_points = st.lists(
 
 @given(points=lattice_points)
 def test_search_vertices_are_numpys_distinct_rows(points):
-    """The search's vertices (``_distinct_points``) are ``np.unique(axis=0)``'s rows."""
+    """The search's vertices (``search.distinct_by_owner`` of one owner) are
+    ``np.unique(axis=0)``'s rows."""
     pts = np.array(points, dtype=np.float64).reshape(-1, 2)
-    assert np.array_equal(_distinct_points(pts), np.unique(pts, axis=0))
+    assert np.array_equal(distinct_points(pts), np.unique(pts, axis=0))
 
 
 @given(rows=st.lists(st.tuples(*[st.sampled_from([-1.5, 0.0, 2.0, 100.0])] * 4), max_size=40))
 def test_distinct_boxes_and_their_rows(rows):
-    """The distinct boxes of ``_SealedApart.many`` (``_distinct_rows``): each box once, in
-    lexicographic order, and every box found back through its index."""
+    """The distinct boxes of ``SealedApart.many`` (``search.distinct_rows``): each box once,
+    in lexicographic order, and every box found back through its index."""
     boxes = np.array(rows, dtype=np.float64).reshape(-1, 4)
-    distinct, inverse = _distinct_rows(boxes)
+    distinct, inverse = distinct_rows(boxes)
     assert len(distinct) == len({tuple(r) for r in rows})
     assert [tuple(r) for r in distinct.tolist()] == sorted({tuple(r) for r in rows})
     assert np.array_equal(distinct[inverse], boxes)
@@ -174,15 +170,15 @@ def test_distinct_boxes_and_their_rows(rows):
 @given(walls=walls_st, extra=lattice_points)
 def test_incident_rays_are_the_firm_walls_leaving_each_vertex(walls, extra):
     """Each search vertex's rays are the directions of the two-way, normal, full-height walls
-    with an end on it, toward their other end (what ``_separates`` reads, GEO-6)."""
+    with an end on it, toward their other end (what ``search._separates`` reads, GEO-6)."""
     index = index_of(walls)
     if not index.size:
         return
     # Some wall ends are vertices, others not (outside the search's hull), plus other points.
     ends = index.coords.reshape(-1, 2)[::2]
-    pts = _distinct_points(np.vstack([ends, np.array(extra).reshape(-1, 2)]))
+    pts = distinct_points(np.vstack([ends, np.array(extra).reshape(-1, 2)]))
     near = np.arange(index.size)
-    rays = _incident_rays(index, near, pts, "move")
+    rays = lone_incident_rays(index, near, pts, "move")
     for k, (x, y) in enumerate(pts.tolist()):
         expected = []
         for w in range(index.size):
@@ -220,9 +216,10 @@ lattice_wall = st.tuples(*[st.integers(0, 10).map(lambda v: 100.0 * v)] * 4).fil
     banded=st.booleans(),
 )
 def test_searches_run_together_answer_as_one_by_one(walls, boxes, one_way, banded):
-    """Issue 20: the exact searches of many pairs run together (``_search_many``) give each
-    pair's own answer: clear or not, the same witness (the first clear candidate in the
-    search's order), the same count of lines and blockers (5E-LOE-2)."""
+    """Issue 20: the exact searches of many pairs run together (``search.search_many``) give
+    each pair's own answer: clear or not, the same witness (the first clear candidate in the
+    search's order), the same count of lines and blockers (5E-LOE-2), as each pair asked
+    alone with its search by itself (the reference ``tests.reference.exact_search``)."""
     props = {"direction": "left"} if one_way else {}
     index = index_of(walls, **props)
     # One way only: a pair and its reverse share one search through two-way walls, whose
@@ -234,16 +231,17 @@ def test_searches_run_together_answer_as_one_by_one(walls, boxes, one_way, bande
     if banded:
         elev = np.tile(np.array([0.0, 0.0, 6.0, 6.0]), (len(pairs), 1))
     together = lines_of_effect(index, bf, bt, "move", elevations=elev)
-    alone = [
-        lines_of_effect(
-            index,
-            bf[i : i + 1],
-            bt[i : i + 1],
-            "move",
-            elevations=None if elev is None else elev[i : i + 1],
-        )[0]
-        for i in range(len(pairs))
-    ]
+    with patch.object(exact_module, "search_many", search_each):
+        alone = [
+            lines_of_effect(
+                index,
+                bf[i : i + 1],
+                bt[i : i + 1],
+                "move",
+                elevations=None if elev is None else elev[i : i + 1],
+            )[0]
+            for i in range(len(pairs))
+        ]
     assert together == alone
 
 
@@ -261,8 +259,8 @@ def test_sealed_apart_of_many_pairs_is_each_pairs(walls, boxes):
     pairs = [(a, b) for a in boxes for b in boxes if a != b]
     bf = np.array([a for a, _ in pairs], dtype=np.float64)
     bt = np.array([b for _, b in pairs], dtype=np.float64)
-    together = _SealedApart(index, "move", None).many(bf, bt).tolist()
-    alone = [_SealedApart(index, "move", None)(a, b) for a, b in zip(bf, bt, strict=True)]
+    together = SealedApart(index, "move", None).many(bf, bt).tolist()
+    alone = [SealedApart(index, "move", None)(a, b) for a, b in zip(bf, bt, strict=True)]
     assert together == alone
 
 
@@ -277,7 +275,7 @@ def test_sealed_apart_of_many_pairs_is_each_pairs(walls, boxes):
     ),
 )
 def test_edge_cuts_are_every_walls_crossings_of_the_edges(walls, boxes):
-    """The search's cut vertices (``_edge_cuts``): where each wall meets its pair's box
+    """The search's cut vertices (``search.edge_cuts``): where each wall meets its pair's box
     edges, in shapely's order, as intersecting every wall with every pair's edges; walls
     along an edge, through a corner or far from both boxes included."""
     index = index_of(walls)
@@ -286,7 +284,7 @@ def test_edge_cuts_are_every_walls_crossings_of_the_edges(walls, boxes):
     bt = np.array([b for _, b in pairs], dtype=np.float64)
     pair = np.repeat(np.arange(len(pairs)), index.size)
     wall = np.tile(np.arange(index.size), len(pairs))
-    cuts, owner = _edge_cuts(index, pair, wall, bf, bt)
+    cuts, owner = edge_cuts(index, pair, wall, bf, bt)
     edges = shapely.union(
         shapely.boundary(shapely.box(*bf.T)), shapely.boundary(shapely.box(*bt.T))
     )
@@ -332,8 +330,9 @@ def room_and_outside(draw):
 )
 def test_rooms_of_one_band_agree_with_the_exhaustive_search(case, heights, band):
     """GEO-5a with 5E-LOE-2's rooms: walls of limited height that hold a pair's whole band
-    close rooms for it (``_sealed_apart``); the answer is the exhaustive search's, whatever
-    the walls' heights (thin bands at a wall's top included) and seen from either end."""
+    close rooms for it (``sealed.pairs_sealed_apart``); the answer is the exhaustive
+    search's, whatever the walls' heights (thin bands at a wall's top included) and seen
+    from either end."""
     walls, (a, b) = case
     if not walls:
         return
@@ -354,7 +353,7 @@ def test_rooms_of_one_band_agree_with_the_exhaustive_search(case, heights, band)
     bands = np.array([[b0, b1, t0, t1], [b1, b0, t1, t0]])
     quick = [f.clear for f in lines_of_effect(index(), bf, bt, "move", elevations=bands)]
     with patch.object(
-        exact_module, "_sealed_apart", lambda *args: np.zeros(len(args[3]), dtype=bool)
+        exact_module, "pairs_sealed_apart", lambda *args: np.zeros(len(args[3]), dtype=bool)
     ):
         slow = [f.clear for f in lines_of_effect(index(), bf, bt, "move", elevations=bands)]
     assert quick == slow
@@ -391,5 +390,5 @@ def test_a_room_of_walls_that_hold_the_band_seals_it_apart(top, band, sealed, cl
     inside, outside = (100.0, 100.0, 200.0, 200.0), (600.0, 100.0, 700.0, 200.0)
     bf, bt = np.array([inside]), np.array([outside])
     bands = np.array([band])
-    assert exact_module._sealed_apart(index, "move", None, bf, bt, bands).tolist() == [sealed]
+    assert pairs_sealed_apart(index, "move", None, bf, bt, bands).tolist() == [sealed]
     assert lines_of_effect(index, bf, bt, "move", elevations=bands)[0].clear is clear

@@ -20,7 +20,7 @@ from service.app import create_app
 from service.engine.budget import SEARCH_UNITS, VISION_PAIR_UNITS, WorkBudget, vision_units
 from service.engine.scene import build_scene
 from service.errors import OverBudget
-from service.geometry import exact
+from service.geometry import exact, search
 from service.matrix import matrix
 from service.rules.ask import vision_all, vision_one
 from service.senses import lines as sense_lines
@@ -232,24 +232,22 @@ def test_each_exact_search_is_counted(monkeypatch):
     built = build_scene(SceneSchema().load(dungeon(400, 16, seed=4)))
     system = rules.get("dnd5e")
     searches = []
-    real = exact._search
-    monkeypatch.setattr(exact, "_search", lambda *a, **k: searches.append(1) or real(*a, **k))
-    real_many = exact._search_many  # the searches run together: those it answered
+    real_many = exact.search_many  # every search, lone or run together, is one answer
 
     def many(*a, **k):
         done = real_many(*a, **k)
-        searches.extend(1 for found in done if found is not None)
+        searches.extend(1 for _ in done)
         return done
 
-    monkeypatch.setattr(exact, "_search_many", many)
+    monkeypatch.setattr(exact, "search_many", many)
     counted = WorkBudget(10**9, "x")
     matrix(built, system, None, "vision", {}, budget=counted)
-    monkeypatch.setattr(exact, "SEARCH_UNITS", 0)
+    monkeypatch.setattr(search, "SEARCH_UNITS", 0)
     uncounted = WorkBudget(10**9, "x")
     matrix(built, system, None, "vision", {}, budget=uncounted)
     assert len(searches) >= 2 and len(searches) % 2 == 0
     assert counted.used - uncounted.used == len(searches) // 2 * SEARCH_UNITS
-    monkeypatch.setattr(exact, "SEARCH_UNITS", SEARCH_UNITS)
+    monkeypatch.setattr(search, "SEARCH_UNITS", SEARCH_UNITS)
     with pytest.raises(OverBudget):
         matrix(built, system, None, "vision", {}, budget=WorkBudget(counted.used - 1, "x"))
 
