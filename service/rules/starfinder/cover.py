@@ -73,6 +73,15 @@ BONUS: dict[str, tuple[int, int] | tuple[None, None]] = {
 LINE_RANK = {"none": 0, "soft": 1, "cover": 2, "improved": 3}
 LINE_NAME = {rank: name for name, rank in LINE_RANK.items()}
 
+#: SF-PRN-1: the modifier for (who is prone, attack kind), the target's before the attacker's.
+PRONE: dict[tuple[str, str], Modifier] = {
+    ("target", "melee"): Modifier("SF-PRN-1", "ac", -4, "target prone against a melee attack"),
+    ("target", "ranged"): Modifier("SF-PRN-1", "ac", 4, "target prone against a ranged attack"),
+    ("attacker", "melee"): Modifier("SF-PRN-1", "attack", -4, "attacker prone, melee attack"),
+}
+#: SF-PRN-2: in zero gravity a prone target or attacker is weightless instead.
+WEIGHTLESS = Modifier("SF-PRN-2", "none", 0, "zero gravity: not prone but weightless (off-kilter)")
+
 #: Rule id of the degree a line gives, when it decides the answer.
 DEGREE_RULE = {"soft": "SF-COV-6", "improved": "SF-COV-8"}
 
@@ -596,26 +605,14 @@ class Starfinder:
     def _prone(
         self, built: BuiltScene, attacker: Token | None, target: Token, attack: Attack
     ) -> tuple[Modifier, ...]:
-        """SF-PRN-1 modifiers, or SF-PRN-2 in zero gravity (no prone: weightless instead)."""
-        out = []
-        zero_g = built.scene.environment.gravity == 0
-        if "prone" in target.conditions and not zero_g:
-            if attack.kind == "melee":
-                out.append(Modifier("SF-PRN-1", "ac", -4, "target prone against a melee attack"))
-            elif attack.kind == "ranged":
-                out.append(Modifier("SF-PRN-1", "ac", 4, "target prone against a ranged attack"))
-        if attacker is not None and "prone" in attacker.conditions and attack.kind == "melee":
-            if not zero_g:
-                out.append(Modifier("SF-PRN-1", "attack", -4, "attacker prone, melee attack"))
-        if zero_g and (
-            "prone" in target.conditions or (attacker and "prone" in attacker.conditions)
-        ):
-            out.append(
-                Modifier(
-                    "SF-PRN-2", "none", 0, "zero gravity: not prone but weightless (off-kilter)"
-                )
-            )
-        return tuple(out)
+        """SF-PRN-1 modifiers (``PRONE``), or SF-PRN-2 in zero gravity (weightless instead)."""
+        prone = {
+            "target": "prone" in target.conditions,
+            "attacker": attacker is not None and "prone" in attacker.conditions,
+        }
+        if built.scene.environment.gravity == 0:
+            return (WEIGHTLESS,) if any(prone.values()) else ()
+        return tuple(m for (who, kind), m in PRONE.items() if prone[who] and kind == attack.kind)
 
     def vision(
         self,
