@@ -23,7 +23,7 @@ from service.model import Grid, Token
 from service.rules.ask import vision_one
 from service.rules.pf2e_variant.range_increments import range_modifiers
 from service.rules.starfinder import RULESET as STARFINDER
-from service.rules.starfinder.cover import Starfinder
+from service.rules.starfinder.obstacles import low_obstacle_mask
 
 SQRT3 = math.sqrt(3)
 
@@ -499,9 +499,7 @@ def test_low_obstacle_range_in_feet(g, gap_px, covered):
         [{"id": "low", "c": [x, -300, x, 400], "cover": "low"}],
     )
     built = build_scene(sc)
-    mask, _notes = Starfinder()._low_obstacles(
-        built, built.token_boxes["A"], built.token_boxes["T"]
-    )
+    mask, _notes = low_obstacle_mask(built, built.token_boxes["A"], built.token_boxes["T"])
     assert mask is not None
     assert bool(mask[0]) is covered
 

@@ -2,8 +2,16 @@
 
 Units: speeds and ranges in ft; gravity ``X`` is the local gravity divided by the standard
 10 m/s² (dimensionless). Which rules apply is the table ``GRAVITY_RULES`` (rule id, least
-X); the "N × X" and "×1/X" scalings are the constants below; what remains in code is the
-arithmetic of the levels of disadvantage, the speed floor and the weapon's ranges.
+X); which multipliers scale by X or by 1/X is ``MULTIPLIERS``, whose saves get levels of
+disadvantage ``SAVE_ABILITIES``; the "N × X" scalings are the constants below; what remains
+in code is the arithmetic of the levels of disadvantage, the speed floor and the weapon's
+ranges.
+
+**Decision (whole numbers).** Whole numbers the seed writes as "N × X" — the dice counts of
+the falling cap (20d6 × X) and of the entry damage (2d6 × X), and the DC (2 × X) — round to
+the nearest integer, halves up, minimum 0 dice: X = 0.5 caps falling at 10d6, X = 0.025 at
+1d6 (0.5 die rounds up), X = 0 at 0d6; X = 10.25 gives DC 21 and 21d6. The weapon's normal
+range: the Decision of ``gravity_weapon``; fractional levels: of ``disadvantage_levels``.
 
 References
 ----------
@@ -20,6 +28,7 @@ from service.errors import RulesError
 from service.rules.arithmetic import check_int, check_number, dice, round_half_up, snap
 
 Rounding = Literal["up", "down"]
+Scaling = Literal["x", "inverse"]
 
 # --------------------------------------------------------------------------------------
 # Tables
@@ -39,6 +48,17 @@ GRAVITY_RULES: tuple[tuple[str, float], ...] = (
     ("5E-GRV-4", HIGH_GRAVITY),  # levels of disadvantage on Str, Dex, Con saves
     ("5E-GRV-5", CRUSHING_GRAVITY),  # Con save on entering or starting a turn in the area
 )
+
+#: 5E-GRV-1: the answer's multipliers and how each scales with X: ``"x"`` (×X) or
+#: ``"inverse"`` (×1/X, at most ×10, ``inverse_multiplier``).
+MULTIPLIERS: tuple[tuple[str, Scaling], ...] = (
+    ("weight_multiplier", "x"),  # weight of creatures and objects
+    ("fall_distance_multiplier", "x"),  # distance fallen per round
+    ("jump_multiplier", "inverse"),  # jump height and distance
+    ("range_multiplier", "inverse"),  # a ranged weapon's maximum range
+)
+#: 5E-GRV-4: the saves that get levels of disadvantage, each by its own modifier.
+SAVE_ABILITIES = ("str", "dex", "con")
 
 #: 5E-GRV-1: the ×1/X multipliers (jump, weapon maximum range) are at most ×10.
 MAX_INVERSE_MULTIPLIER = 10.0
@@ -197,10 +217,35 @@ def gravity_speed(x: float, speed_ft: float) -> float:
     return max(MIN_SPEED_FT, snap(speed_ft - SPEED_LOSS_FT_PER_X * x))
 
 
-def _gravity_weapon(
+def gravity_weapon(
     x: float, normal_range: float | None, long_range: float | None
 ) -> WeaponRange | None:
-    """5E-GRV-1 for a weapon: maximum range ×1/X (≤ ×10); normal range capped by it."""
+    """5E-GRV-1 for a weapon: maximum range ×1/X (≤ ×10); normal range capped by it.
+
+    **Decision (normal range).** The seed scales only the maximum range, "远程武器攻击的最大
+    射程变为1/X倍（最多10倍），有效射程不会超过最大射程" (the maximum range becomes 1/X
+    times, at most 10 times; the normal range does not exceed the maximum range), so the
+    normal range is unchanged unless it is above the new maximum, where it becomes the
+    maximum. At X = 3 a 150/600 longbow is 150/200; at X = 0.5 it is 150/1200. A weapon with
+    one range (``long_range`` missing) has that range as its maximum.
+
+    Parameters
+    ----------
+    x : float
+        Gravity X, ≥ 0.
+    normal_range, long_range : float, optional
+        The weapon's ranges in ft, ≥ 0.
+
+    Returns
+    -------
+    WeaponRange or None
+        ``None`` when neither range is given.
+
+    Raises
+    ------
+    RulesError
+        A negative or non-finite range (``weapon.*``); the normal above the long range.
+    """
     if normal_range is None and long_range is None:
         return None
     if normal_range is not None:
@@ -256,16 +301,8 @@ def gravity_modifiers(
       DC 2 × X, 2d6 × X bludgeoning on a failure, half on a success.
     - X = 0 (5E-GRV-6): every ×1/X is ×10.
 
-    **Decisions.** (1) Normal range: the seed scales only the maximum range, "远程武器攻击
-    的最大射程变为1/X倍（最多10倍），有效射程不会超过最大射程" (the maximum range becomes
-    1/X times, at most 10 times; the normal range does not exceed the maximum range), so the
-    normal range is unchanged unless it is above the new maximum, where it becomes the
-    maximum. At X = 3 a 150/600 longbow is 150/200; at X = 0.5 it is 150/1200. A weapon with
-    one range (``long_range`` missing) has that range as its maximum. (2) Whole numbers the
-    seed writes as "N × X" — the dice counts of the falling cap (20d6 × X) and of the entry
-    damage (2d6 × X), and the DC (2 × X) — round to the nearest integer, halves up, minimum
-    0 dice: X = 0.5 caps falling at 10d6, X = 0.025 at 1d6 (0.5 die rounds up), X = 0 at
-    0d6; X = 10.25 gives DC 21 and 21d6. (3) Fractional levels: see ``disadvantage_levels``.
+    **Decisions**: the weapon's normal range (``gravity_weapon``), "N × X" whole numbers
+    (the module docstring), fractional levels (``disadvantage_levels``).
 
     Parameters
     ----------
@@ -296,39 +333,19 @@ def gravity_modifiers(
     ----------
     ``shared/RULES.md`` 5E-GRV-1..6; seed ``dnd5e-zh_001`` "异常重力战斗".
     """
-    x = check_number(x, ("gravity",))
-    speed_ft = check_number(speed_ft, ("creature", "speed"))
-    for value, name in ((str_mod, "str"), (dex_mod, "dex"), (con_mod, "con")):
-        check_int(value, ("creature", name))
-    if levels_rounding not in ("up", "down"):
-        raise RulesError(
-            f"levels_rounding must be 'up' or 'down', not {levels_rounding!r}.",
-            ("options", "levels_rounding"),
-        )
-
-    rules = [rule for rule, least_x in GRAVITY_RULES if x >= least_x]
-    notes: list[str] = []
-    high = x >= HIGH_GRAVITY
-    if x == 0:
-        rules.append("5E-GRV-6")
-        notes.append("Weightless (X = 0): every ×1/X multiplier is capped at ×10.")
-    if high and speed_ft <= MIN_SPEED_FT:
-        notes.append(f"Speed {speed_ft:g} ft is at most {MIN_SPEED_FT:g} ft: unchanged.")
-
+    mods = {"str": str_mod, "dex": dex_mod, "con": con_mod}
+    x, speed_ft = _checked(x, speed_ft, mods, levels_rounding)
+    rules, notes = _cited(x, speed_ft)
     levels = SaveLevels(
-        str=disadvantage_levels(x, str_mod, levels_rounding),
-        dex=disadvantage_levels(x, dex_mod, levels_rounding),
-        con=disadvantage_levels(x, con_mod, levels_rounding),
+        **{a: disadvantage_levels(x, mods[a], levels_rounding) for a in SAVE_ABILITIES}
     )
     inverse = inverse_multiplier(x)
+    high = x >= HIGH_GRAVITY
     return GravityResult(
         gravity=x,
-        weight_multiplier=x,
-        fall_distance_multiplier=x,
+        **{field: x if how == "x" else inverse for field, how in MULTIPLIERS},
         fall_damage_cap=dice(FALL_CAP_DICE * x),
-        jump_multiplier=inverse,
-        range_multiplier=inverse,
-        weapon=_gravity_weapon(x, normal_range, long_range),
+        weapon=gravity_weapon(x, normal_range, long_range),
         speed=gravity_speed(x, speed_ft),
         can_dash=not high,
         grounded=high and snap(x - str_mod) > 0,
@@ -338,3 +355,38 @@ def gravity_modifiers(
         rules=tuple(rules),
         notes=tuple(notes),
     )
+
+
+def _checked(
+    x: float, speed_ft: float, mods: dict[str, int], levels_rounding: str
+) -> tuple[float, float]:
+    """X and the speed as floats, once every input of ``gravity_modifiers`` is checked.
+
+    Raises
+    ------
+    RulesError
+        At ``gravity``, ``creature.speed``, ``creature.<ability>`` or
+        ``options.levels_rounding``, in that order.
+    """
+    x = check_number(x, ("gravity",))
+    speed_ft = check_number(speed_ft, ("creature", "speed"))
+    for name in SAVE_ABILITIES:
+        check_int(mods[name], ("creature", name))
+    if levels_rounding not in ("up", "down"):
+        raise RulesError(
+            f"levels_rounding must be 'up' or 'down', not {levels_rounding!r}.",
+            ("options", "levels_rounding"),
+        )
+    return x, speed_ft
+
+
+def _cited(x: float, speed_ft: float) -> tuple[list[str], list[str]]:
+    """The rule ids that apply at gravity X (``GRAVITY_RULES``, 5E-GRV-6 at 0) and the notes."""
+    rules = [rule for rule, least_x in GRAVITY_RULES if x >= least_x]
+    notes: list[str] = []
+    if x == 0:
+        rules.append("5E-GRV-6")
+        notes.append("Weightless (X = 0): every ×1/X multiplier is capped at ×10.")
+    if x >= HIGH_GRAVITY and speed_ft <= MIN_SPEED_FT:
+        notes.append(f"Speed {speed_ft:g} ft is at most {MIN_SPEED_FT:g} ft: unchanged.")
+    return rules, notes

@@ -33,6 +33,10 @@ from service.rules.arithmetic import check_count, check_int, check_number, snap
 #: 矛、三叉戟、飞标）": javelin, spear, trident, dart), a crossbow, the net.
 RangedExemption = Literal["thrown", "crossbow", "net"]
 
+#: The 5E-UW-2 exceptions a request may state for a weapon (``attack.thrown``,
+#: ``attack.crossbow``); the net is known by its name only.
+STATED_EXEMPTIONS: tuple[RangedExemption, ...] = ("thrown", "crossbow")
+
 
 @dataclass(frozen=True, slots=True)
 class Weapon:
@@ -52,6 +56,11 @@ class Weapon:
 
 # fmt: off
 #: The 5e (SRD 2014) weapons: name, normal and long range (ft), 5E-UW-1 and 5E-UW-2 exceptions.
+#:
+#: **Decision (thrown weapons).** The seed's 5E-UW-2 exception is "与标枪类似的投掷武器（包括
+#: 矛、三叉戟、飞标）" (thrown weapons like the javelin, including spear, trident, dart): the
+#: table marks exactly those four as ``thrown``; a thrown dagger, handaxe or light hammer
+#: keeps the disadvantage. A GM who reads it wider passes ``thrown=True``.
 WEAPON_LIST: tuple[Weapon, ...] = (
     #      name              normal  long  5E-UW-1  5E-UW-2
     # Simple melee
@@ -124,6 +133,18 @@ def find_weapon(name: str) -> Weapon | None:
 # --------------------------------------------------------------------------------------
 
 
+#: The rule each kind of weapon attack follows underwater.
+ATTACK_RULES = {"melee": "5E-UW-1", "ranged": "5E-UW-2"}
+
+#: 5E-UW-9: what lifts the refraction disadvantage (the seed: "拥有盲视或真实视觉的生物",
+#: creatures having blindsight or truesight, at any range; "至少有一部分伤害类型为光耀伤害",
+#: at least part of the damage radiant), in the order checked, with the answer's note.
+REFRACTION_EXCEPTIONS: tuple[tuple[str, str], ...] = (
+    ("blindsight_or_truesight", "Blindsight or truesight: no refraction disadvantage (5E-UW-9)."),
+    ("radiant", "Radiant damage: no refraction disadvantage (5E-UW-9)."),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class UnderwaterAttackResult:
     """An attack underwater: ``auto_miss`` (5E-UW-2), ``disadvantage`` (5E-UW-1/2/9).
@@ -158,36 +179,25 @@ def underwater_attack(
       javelin, shortsword, spear or trident.
     - Ranged (5E-UW-2): beyond the normal range an automatic miss; within it disadvantage,
       unless the weapon is a crossbow, a net or a javelin-like thrown weapon (javelin,
-      spear, trident, dart).
+      spear, trident, dart: the Decision of ``WEAPON_LIST``).
     - Refraction (5E-UW-9): a ranged attack that crosses the water surface has disadvantage,
-      unless the attacker has blindsight or truesight (any range > 0: the seed says "拥有盲视
-      或真实视觉的生物", creatures *having* them) or some of its damage is radiant.
-
-    **Decision (thrown weapons).** The seed's exception is "与标枪类似的投掷武器（包括矛、
-    三叉戟、飞标）" (thrown weapons like the javelin, including spear, trident, dart): the
-    table marks exactly those four as ``thrown``; a thrown dagger, handaxe or light hammer
-    keeps the disadvantage. A GM who reads it wider passes ``thrown=True``.
-
-    Weapon properties. ``weapon`` is looked up in ``WEAPON_LIST`` (case-insensitive; spaces
-    and hyphens ignored). ``thrown`` / ``crossbow``, when given, override the table; with an
-    unknown name at least one of them must be given (the other then defaults to false) and
-    the name only matters for the name-based exceptions (the five melee weapons, the net).
-    For a ranged attack ``normal_range`` defaults to the table's; ``distance`` is required.
+      unless the attacker has blindsight or truesight (any range > 0) or some of its damage
+      is radiant (``REFRACTION_EXCEPTIONS``).
 
     Parameters
     ----------
     kind : {"melee", "ranged"}
         Melee or ranged weapon attack.
     weapon : str
-        Weapon name, e.g. ``"heavy crossbow"``.
+        Weapon name in ``WEAPON_LIST`` (``weapon_key``), e.g. ``"heavy crossbow"``.
     swim_speed : float
         The attacker's swimming speed in ft (natural or magical); > 0 lifts 5E-UW-1.
     distance : float, optional
         Distance to the target in ft (required for ranged attacks).
     normal_range, long_range : float, optional
-        The weapon's ranges in ft (override the table).
+        The weapon's ranges in ft (override the table's; a ranged attack needs a normal range).
     thrown, crossbow : bool, optional
-        Javelin-like thrown weapon / crossbow (override the table).
+        Javelin-like thrown / crossbow: override the table, describe an unknown weapon.
     senses_truesight, senses_blindsight : float
         The attacker's truesight and blindsight ranges in ft (0 = none).
     damage_types : iterable of str
@@ -210,58 +220,33 @@ def underwater_attack(
     ----------
     ``shared/RULES.md`` 5E-UW-1, 5E-UW-2, 5E-UW-9; seed ``dnd5e-zh_001`` "水下战斗".
     """
-    if kind not in ("melee", "ranged"):
-        raise RulesError(
-            f"attack.kind must be 'melee' or 'ranged', not {kind!r}.", ("attack", "kind")
-        )
-    swim_speed = check_number(swim_speed, ("attacker", "swim_speed"))
-    truesight = check_number(senses_truesight, ("attacker", "senses", "truesight"))
-    blindsight = check_number(senses_blindsight, ("attacker", "senses", "blindsight"))
-    types = {str(t).lower() for t in damage_types}
-    unknown = sorted(types - set(DAMAGE_TYPES))
-    if unknown:
-        raise RulesError(
-            f"Unknown damage type {unknown[0]!r}; known: {', '.join(DAMAGE_TYPES)}.",
-            ("attack", "damage_types"),
-        )
-    info = find_weapon(weapon)
-    if info is None and thrown is None and crossbow is None:
-        raise RulesError(
-            f"Unknown weapon {weapon!r}: not in the 5e weapon list. Give attack.thrown and/or "
-            "attack.crossbow to describe it.",
-            ("attack", "weapon"),
-        )
-
-    if kind == "melee":
-        notes = _melee_notes(weapon, info, swim_speed)
-        disadvantage = not notes
-        if crosses_surface:
-            notes.append("Refraction (5E-UW-9) applies to ranged attacks only.")
-        return UnderwaterAttackResult(False, disadvantage, ("5E-UW-1",), tuple(notes))
-
-    if normal_range is None and info is not None:
-        normal_range = info.normal_range
-        if long_range is None:
-            long_range = info.long_range
-    table = info.ranged_exempt if info is not None else None
-    exempt = (
-        (thrown if thrown is not None else table == "thrown")
-        or (crossbow if crossbow is not None else table == "crossbow")
-        or table == "net"
+    types, sees_through = _checked_attacker(
+        kind, swim_speed, senses_truesight, senses_blindsight, damage_types
     )
-    auto_miss, disadvantage, notes = _ranged(weapon, exempt, distance, normal_range, long_range)
-    rules = ["5E-UW-2"]
+    info = _described_weapon(weapon, thrown, crossbow)
+    if kind == "melee":
+        return _melee_attack(weapon, info, swim_speed, crosses_surface)
+    auto_miss, disadvantage, notes = _ranged_attack(
+        weapon, info, {"thrown": thrown, "crossbow": crossbow}, distance, normal_range, long_range
+    )
+    rules = [ATTACK_RULES["ranged"]]
     if crosses_surface:
         rules.append("5E-UW-9")
-        if truesight > 0 or blindsight > 0:
-            notes.append("Blindsight or truesight: no refraction disadvantage (5E-UW-9).")
-        elif "radiant" in types:
-            notes.append("Radiant damage: no refraction disadvantage (5E-UW-9).")
-        else:
-            disadvantage = True
+        disadvantage = _refracted(sees_through, types, notes) or disadvantage
     return UnderwaterAttackResult(
         auto_miss, disadvantage and not auto_miss, tuple(rules), tuple(notes)
     )
+
+
+def _melee_attack(
+    weapon: str, info: Weapon | None, swim_speed: float, crosses_surface: bool
+) -> UnderwaterAttackResult:
+    """5E-UW-1 for one melee attack (refraction, 5E-UW-9, is for ranged attacks only)."""
+    notes = _melee_notes(weapon, info, swim_speed)
+    disadvantage = not notes
+    if crosses_surface:
+        notes.append("Refraction (5E-UW-9) applies to ranged attacks only.")
+    return UnderwaterAttackResult(False, disadvantage, (ATTACK_RULES["melee"],), tuple(notes))
 
 
 def _melee_notes(weapon: str, info: Weapon | None, swim_speed: float) -> list[str]:
@@ -273,14 +258,28 @@ def _melee_notes(weapon: str, info: Weapon | None, swim_speed: float) -> list[st
     return []
 
 
-def _ranged(
+def _ranged_attack(
     weapon: str,
-    exempt: bool,
+    info: Weapon | None,
+    stated: dict[str, bool | None],
     distance: float | None,
     normal_range: float | None,
     long_range: float | None,
 ) -> tuple[bool, bool, list[str]]:
-    """5E-UW-2 for one ranged attack: ``(auto_miss, disadvantage, notes)``."""
+    """5E-UW-2 for one ranged attack: ``(auto_miss, disadvantage, notes)``.
+
+    Without a ``normal_range`` the table's ranges are taken (both, unless ``long_range``
+    is given); ``stated`` is the request's ``thrown`` and ``crossbow`` (``_ranged_exempt``).
+
+    Raises
+    ------
+    RulesError
+        No ``distance`` or no normal range; a negative number; normal above long range.
+    """
+    if normal_range is None and info is not None:
+        normal_range = info.normal_range
+        if long_range is None:
+            long_range = info.long_range
     if distance is None:
         raise RulesError(
             "A ranged attack underwater needs attack.distance (ft) for 5E-UW-2.",
@@ -306,10 +305,92 @@ def _ranged(
     if dist > normal:
         notes.append(f"Beyond the normal range ({normal:g} ft): automatic miss (5E-UW-2).")
         return True, False, notes
-    if exempt:
+    if _ranged_exempt(info, stated):
         notes.append(f"{weapon}: ranged exception (5E-UW-2).")
         return False, False, notes
     return False, True, notes
+
+
+def _refracted(sees_through: bool, types: set[str], notes: list[str]) -> bool:
+    """5E-UW-9: whether refraction gives disadvantage; else the exception's note is added.
+
+    ``sees_through``: the attacker has blindsight or truesight; ``types``: the damage types.
+    """
+    lifted = {"blindsight_or_truesight": sees_through, "radiant": "radiant" in types}
+    note = next((n for why, n in REFRACTION_EXCEPTIONS if lifted[why]), None)
+    if note is None:
+        return True
+    notes.append(note)
+    return False
+
+
+def _checked_attacker(
+    kind: str,
+    swim_speed: float,
+    truesight: float,
+    blindsight: float,
+    damage_types: Iterable[str],
+) -> tuple[set[str], bool]:
+    """The attack's damage types (lower case) and whether blindsight or truesight is had.
+
+    The inputs are checked in this order: ``kind``, the speed, the senses (5E-UW-9), the
+    damage types.
+
+    Raises
+    ------
+    RulesError
+        Unknown ``kind`` (``attack.kind``), a negative or non-finite number, an unknown
+        damage type (``attack.damage_types``).
+    """
+    if kind not in ATTACK_RULES:
+        raise RulesError(
+            f"attack.kind must be 'melee' or 'ranged', not {kind!r}.", ("attack", "kind")
+        )
+    check_number(swim_speed, ("attacker", "swim_speed"))
+    truesight = check_number(truesight, ("attacker", "senses", "truesight"))
+    blindsight = check_number(blindsight, ("attacker", "senses", "blindsight"))
+    types = {str(t).lower() for t in damage_types}
+    unknown = sorted(types - set(DAMAGE_TYPES))
+    if unknown:
+        raise RulesError(
+            f"Unknown damage type {unknown[0]!r}; known: {', '.join(DAMAGE_TYPES)}.",
+            ("attack", "damage_types"),
+        )
+    return types, truesight > 0 or blindsight > 0
+
+
+def _described_weapon(weapon: str, thrown: bool | None, crossbow: bool | None) -> Weapon | None:
+    """The table's ``weapon``, or ``None`` for an unknown one the request describes.
+
+    ``thrown`` / ``crossbow``, when given, override the table; with an unknown name at least
+    one of them must be given (the other then counts as false) and the name only matters for
+    the name-based exceptions (the five melee weapons of 5E-UW-1, the net of 5E-UW-2).
+
+    Raises
+    ------
+    RulesError
+        At ``attack.weapon``: unknown, and neither ``thrown`` nor ``crossbow`` given.
+    """
+    info = find_weapon(weapon)
+    if info is None and thrown is None and crossbow is None:
+        raise RulesError(
+            f"Unknown weapon {weapon!r}: not in the 5e weapon list. Give attack.thrown and/or "
+            "attack.crossbow to describe it.",
+            ("attack", "weapon"),
+        )
+    return info
+
+
+def _ranged_exempt(info: Weapon | None, stated: dict[str, bool | None]) -> bool:
+    """5E-UW-2: whether the weapon has a ranged exception.
+
+    Each of ``STATED_EXEMPTIONS`` as the request states it (``stated``), else as the table
+    says; the net by the table only.
+    """
+    table = info.ranged_exempt if info is not None else None
+    return any(
+        stated[name] if stated[name] is not None else table == name for name in STATED_EXEMPTIONS
+    ) or (table == "net")
 
 
 # --------------------------------------------------------------------------------------

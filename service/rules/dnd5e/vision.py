@@ -30,6 +30,7 @@ from service.engine.scene import BuiltScene
 from service.model import Token
 from service.rules.base import OptionSpec, VisionResult
 from service.rules.options import GM_OPTIONS
+from service.rules.vision_answer import strongest, vision_answer
 from service.senses import VISUAL, SenseOrder, SenseReport
 
 # ---------------------------------------------------------------------------- tables
@@ -69,8 +70,46 @@ EXTRA_OPTIONS = {
 }
 
 
-def _worse(a: str, b: str) -> str:
-    return a if _OBSCURE_RANK[a] >= _OBSCURE_RANK[b] else b
+def _seen_level(
+    observer: Token,
+    report: SenseReport,
+    options: dict[str, Any],
+    rules: list[str],
+    notes: list[str],
+) -> str:
+    """The light level the observer sees the target in (5E-VIS-3, option of 5E-VIS-5).
+
+    The report's level, except that with ``darkvision_dim_as_bright`` dim light within
+    darkvision range counts as bright (the rule id and a note are appended).
+    """
+    level = report.light.level
+    darkvision = observer.senses.darkvision
+    if (
+        options.get("darkvision_dim_as_bright")
+        and level == "dim"
+        and darkvision > 0
+        and report.distance <= darkvision
+    ):
+        rules.append("5E-VIS-5")
+        notes.append("Option darkvision_dim_as_bright: dim light counts as bright.")
+        return "bright"
+    return level
+
+
+def _obscurement(sense: str | None, from_light: str, region: str) -> str:
+    """What the observer experiences at the target by ``sense`` (the module docstring's table).
+
+    ``from_light``: the light's obscurement (``FROM_LIGHT``); ``region``: the regions'.
+    """
+    if sense in ("blindsight", "tremorsense"):
+        return "none"
+    if sense == "truesight":
+        return region if region != "heavy" else "none"
+    if sense in ("darkvision", "devils_sight"):
+        return strongest(_OBSCURE_RANK, ("light", region))
+    if sense == "xray":
+        return from_light if from_light != "heavy" else "light"
+    return strongest(_OBSCURE_RANK, (from_light, region))  # sight (lit target), or not seen
 
 
 def vision(
@@ -102,34 +141,13 @@ def vision(
     sense = located if can_see else None
     rules = ["5E-VIS-3"]
     notes: list[str] = []
-    level = report.light.level
     if report.light.magical_darkness:
         rules.append("5E-VIS-5")
     if "GEO-9" in report.light.rules:
         rules.append("GEO-9")
-    seen_level = level
-    darkvision = observer.senses.darkvision
-    if (
-        options.get("darkvision_dim_as_bright")
-        and level == "dim"
-        and darkvision > 0
-        and report.distance <= darkvision
-    ):
-        seen_level = "bright"
-        rules.append("5E-VIS-5")
-        notes.append("Option darkvision_dim_as_bright: dim light counts as bright.")
-    from_light = FROM_LIGHT[seen_level]
+    from_light = FROM_LIGHT[_seen_level(observer, report, options, rules, notes)]
     region = report.obscurement
-    if sense in ("blindsight", "tremorsense"):
-        obscurement = "none"
-    elif sense == "truesight":
-        obscurement = region if region != "heavy" else "none"
-    elif sense in ("darkvision", "devils_sight"):
-        obscurement = _worse("light", region)
-    elif sense == "xray":
-        obscurement = from_light if from_light != "heavy" else "light"
-    else:  # sight (lit target), or not seen
-        obscurement = _worse(from_light, region)
+    obscurement = _obscurement(sense, from_light, region)
     if sense is not None:
         rules.append(SENSE_RULE.get(sense, "5E-VIS-8"))
     if not report.line_of_sight and report.blocked_by_region:
@@ -143,17 +161,13 @@ def vision(
         notes.append(f"Invisible, but {sense} perceives it.")
     if sense is None and not report.line_of_sight:
         notes.append("No line of sight.")
-    return VisionResult(
-        target=target.id,
-        can_see=can_see,
-        sense=located,
-        light=level,
-        magical_darkness=report.light.magical_darkness,
-        distance=report.distance,
-        line_of_sight=report.line_of_sight,
-        rules=tuple(dict.fromkeys(rules)),
+    return vision_answer(
+        target,
+        report,
+        located,
+        can_see,
+        rules,
+        notes,
         obscurement=obscurement,
         perception_disadvantage=obscurement == "light" and (sense is None or sense in VISUAL),
-        blockers=report.blockers,
-        notes=tuple(notes),
     )

@@ -2,9 +2,10 @@
 
 Rules SF-COV-1..9, SF-CON-1..5, SF-FLK-1, SF-PRN-1/2 of ``shared/RULES.md``. Geometry
 measures which corner lines cross (or run along) walls, creatures' spaces and concealing
-regions; this module maps that to a degree, bonuses and a miss chance.
+regions; this module maps that to a degree, bonuses and a miss chance. Which low obstacles
+may give cover (SF-COV-5) is ``service.rules.starfinder.obstacles``.
 
-Decisions beyond RULES.md (also in ``OPTIONS`` and the closing note of the issue):
+Decisions beyond RULES.md (also in ``OPTIONS`` and docs/decisions.md "starfinder"):
 
 - Corner points are the exact corners (``corner_inset`` default 0 px, not GEO-6's 0.5): the
   seed's "runs along the edge of a blocking square or wall" is only meaningful on the exact
@@ -21,14 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import shapely
 from numpy.typing import NDArray
 
-from service.engine.grids import feet_to_units
 from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
-from service.engine.walls import FloatArray, WallIndex
+from service.engine.walls import FloatArray
 from service.geometry import sampling
 from service.geometry.measure import Measure, Measured, MeasuredBatch, Question, QuestionBatch
 from service.model import Token
@@ -51,6 +50,7 @@ from service.rules.base import (
 )
 from service.rules.starfinder.concealment import concealment, conceals, miss_chance_of
 from service.rules.starfinder.flanking import DIAGONALS, flanking
+from service.rules.starfinder.obstacles import low_obstacle_mask, low_walls, partial_obstacles
 from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, vision
 from service.senses import SenseOrder, SenseReport
 
@@ -73,12 +73,17 @@ BONUS: dict[str, tuple[int, int] | tuple[None, None]] = {
 LINE_RANK = {"none": 0, "soft": 1, "cover": 2, "improved": 3}
 LINE_NAME = {rank: name for name, rank in LINE_RANK.items()}
 
+#: SF-PRN-1: the modifier for (who is prone, attack kind), the target's before the attacker's.
+PRONE: dict[tuple[str, str], Modifier] = {
+    ("target", "melee"): Modifier("SF-PRN-1", "ac", -4, "target prone against a melee attack"),
+    ("target", "ranged"): Modifier("SF-PRN-1", "ac", 4, "target prone against a ranged attack"),
+    ("attacker", "melee"): Modifier("SF-PRN-1", "attack", -4, "attacker prone, melee attack"),
+}
+#: SF-PRN-2: in zero gravity a prone target or attacker is weightless instead.
+WEIGHTLESS = Modifier("SF-PRN-2", "none", 0, "zero gravity: not prone but weightless (off-kilter)")
+
 #: Rule id of the degree a line gives, when it decides the answer.
 DEGREE_RULE = {"soft": "SF-COV-6", "improved": "SF-COV-8"}
-
-#: SF-COV-5: a low obstacle gives cover only within 30 ft (6 squares) of the target, in
-#: feet: converted to the scene's units (GEO-8, 9 m on a metric scene).
-LOW_OBSTACLE_FT = 30.0
 
 OPTIONS = {
     "corner_inset": OptionSpec(
@@ -116,20 +121,6 @@ class _Asks(PlannedAsks["_Ask"]):
         self.plan = plan
 
 
-#: Pairs whose SF-COV-5 partial obstacles are found in one step (``_partial_obstacles``).
-_PAIRS_AT_ONCE = 256
-
-
-def _limited_tree(walls: WallIndex, limited: NDArray[np.intp]) -> shapely.STRtree:
-    """An ``STRtree`` over ``limited``, the walls of limited height (kept in ``walls.memo``)."""
-    tree = walls.memo.get("limited_tree")
-    if tree is None:
-        tree = walls.memo["limited_tree"] = shapely.STRtree(
-            shapely.linestrings(walls.coords[limited].reshape(-1, 2, 2))
-        )
-    return tree
-
-
 def _padded(points: list[FloatArray]) -> FloatArray:
     """Per-token points (s_i, 2) stacked as (k, max s_i, 2), padded with NaN.
 
@@ -140,11 +131,6 @@ def _padded(points: list[FloatArray]) -> FloatArray:
     for i, p in enumerate(points):
         out[i, : len(p)] = p
     return out
-
-
-def _low_walls(built: BuiltScene) -> list[int]:
-    """Low obstacles (SF-COV-5): the walls ``built.tall_walls`` sets aside."""
-    return [] if built.tall_walls is None else np.flatnonzero(~built.tall_walls).tolist()
 
 
 @dataclass(frozen=True)
@@ -173,6 +159,98 @@ def _line_ranks(built: BuiltScene, batch: MeasuredBatch, attack: Attack) -> NDAr
             if any(w in improved for w in batch.wall_blockers[j]):
                 rank[j] = LINE_RANK["improved"]
     return rank
+
+
+#: What ``_result`` reads of one pair's ask: its sources, source box, target corners and notes.
+_Plan = tuple[FloatArray, Any, FloatArray, list[str]]
+
+
+def _pairs_by_shape(
+    asks: Sequence[_Ask], counts: list[int]
+) -> tuple[dict[tuple[int, int], list[int]], Callable[[int], _Plan]]:
+    """The pairs grouped by (attacker corners, lines), and each pair's ``_Plan``.
+
+    ``counts``: the lines measured for each pair. A planned batch (``_Asks``) makes each
+    pair's ask only for its answer: its attackers of different sizes (``n_sources``) are one
+    group per number of corners.
+    """
+    shapes: dict[tuple[int, int], list[int]] = {}
+    if isinstance(asks, _Asks):
+        batch_of = asks.questions
+        used = batch_of.n_sources
+        if used is None:  # one shape
+            shapes[(batch_of.sources.shape[1], counts[0] if counts else 0)] = list(range(len(asks)))
+        else:  # attackers of different sizes: one shape per number of corners
+            per = batch_of.targets.shape[1]
+            for n in np.unique(used).tolist():
+                shapes[(n, n * per)] = np.flatnonzero(used == n).tolist()
+        return shapes, asks.plan
+    plans = [(a.question.sources, a.source_box, a.target_corners, a.notes) for a in asks]
+    for r, (sources, *_) in enumerate(plans):
+        shapes.setdefault((len(sources), counts[r]), []).append(r)
+    return shapes, plans.__getitem__
+
+
+def _weakest_corners(
+    rank: NDArray[np.int64],
+    batch: MeasuredBatch,
+    shapes: dict[tuple[int, int], list[int]],
+    n_pairs: int,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Each pair's weakest attacker corner and its ``LINE_RANK`` (SF-COV-1), shapes (n,).
+
+    A corner is as strong as the strongest of its lines (``rank``, from ``_line_ranks``);
+    the attacker picks the weakest corner, the first of equals. One reduction per group of
+    ``shapes`` (``_pairs_by_shape``); a pair without corners or lines keeps corner 0, none.
+    """
+    best = np.zeros(n_pairs, dtype=np.int64)
+    degree = np.zeros(n_pairs, dtype=np.int64)
+    for (n_sources, lines), members in shapes.items():
+        if not n_sources or not lines:
+            continue
+        at = np.asarray(members, dtype=np.intp)
+        idx = batch.rows[at][:, None] + np.arange(lines)
+        per_corner = rank[idx].reshape(len(at), n_sources, lines // n_sources).max(axis=2)
+        pick = np.argmin(per_corner, axis=1)  # the weakest corner, the first of equals
+        best[at], degree[at] = pick, per_corner[np.arange(len(at)), pick]
+    return best, degree
+
+
+def _degree(
+    line_rank: int,
+    loe_clear: bool,
+    target: Token,
+    attack: Attack,
+    options: dict[str, Any],
+    rules: list[str],
+    notes: list[str],
+) -> str:
+    """The cover degree of one pair (SF-COV-1..4, 6..9); its rule ids and notes appended.
+
+    ``line_rank``: its weakest corner's ``LINE_RANK``. No line of effect is total cover
+    (SF-COV-9); the GM's ``partial_cover`` turns cover into partial (SF-COV-7); an area
+    cancels any cover short of total (SF-COV-3).
+    """
+    degree = LINE_NAME[line_rank]
+    if not loe_clear:
+        degree = "total"
+        rules.append("SF-COV-9")
+        notes.append("No line of effect through the walls: total cover, cannot be attacked.")
+    elif degree in DEGREE_RULE:
+        rules.append(DEGREE_RULE[degree])
+    if degree == "cover" and target.id in (options.get("partial_cover") or ()):
+        degree = "partial"
+        rules.append("SF-COV-7")
+    if attack.kind == "area" and degree != "total":
+        if degree != "none":
+            notes.append(f"Measured {degree} from the origin; spread effects cancel it.")
+        degree = "none"
+        rules.append("SF-COV-3")
+    if degree in ("cover", "partial", "improved", "soft"):
+        rules.append("SF-COV-2")
+        rules.append("SF-COV-4")
+        notes.append("Cover: the attacker cannot make attacks of opportunity against it.")
+    return degree
 
 
 class Starfinder:
@@ -243,7 +321,7 @@ class Starfinder:
         planned = self._planned(built, pairs, attack, inset, corners)
         if planned is not None:
             return planned
-        partial = self._partial_obstacles(built, pairs, attack)
+        partial = partial_obstacles(built, pairs, attack)
         return [
             self._ask(built, attacker, target, attack, inset, corners, low)
             for (attacker, target), low in zip(pairs, partial, strict=True)
@@ -265,7 +343,7 @@ class Starfinder:
         and the cases of ``pair_tokens``. Attackers of different sizes have different
         numbers of corners: their points are padded to the most (``QuestionBatch.n_sources``).
         """
-        if attack.kind == "area" or _low_walls(built) or built.heights:
+        if attack.kind == "area" or low_walls(built) or built.heights:
             return None
         found = pair_tokens(built, pairs)
         if found is None:
@@ -322,7 +400,7 @@ class Starfinder:
         corners: Callable[[str, Token, float], tuple[FloatArray, int]],
         low_obstacles: NDArray[np.bool_] | bool,
     ) -> _Ask:
-        """One pair of ``cover_asks``; ``low_obstacles`` its ``_partial_obstacles``."""
+        """One pair of ``cover_asks``; ``low_obstacles`` its ``partial_obstacles``."""
         target_box = built.token_boxes[target.id]
         target_corners = corners("space", target, inset)[0]
         notes: list[str] = []
@@ -343,7 +421,7 @@ class Starfinder:
         shared, excluded = shared_space(
             built, attacker, target, source_box, from_origin, source_span
         )
-        wall_mask, low_notes = self._low_obstacles(built, source_box, target_box)
+        wall_mask, low_notes = low_obstacle_mask(built, source_box, target_box)
         notes += low_notes
         inner = max(inset, DEFAULT_CORNER_INSET_PX)
         inner_source = (
@@ -391,38 +469,9 @@ class Starfinder:
         attacker corner of the pairs with the same numbers of lines by one reduction.
         """
         batch = MeasuredBatch.of(measured)
-        rank = _line_ranks(built, batch, attack)
-        counts = np.diff(batch.rows).tolist()
-        best = np.zeros(len(asks), dtype=np.int64)
-        degree = np.zeros(len(asks), dtype=np.int64)
-        shapes: dict[tuple[int, int], list[int]] = {}
+        shapes, plan_of = _pairs_by_shape(asks, np.diff(batch.rows).tolist())
+        best, degree = _weakest_corners(_line_ranks(built, batch, attack), batch, shapes, len(asks))
         planned = asks if isinstance(asks, _Asks) else None
-        plan_of: Callable[[int], tuple[FloatArray, Any, FloatArray, list[str]]]
-        if planned is not None:  # each pair's ask made only for its answer
-            batch_of = planned.questions
-            used = batch_of.n_sources
-            if used is None:  # one shape
-                shapes[(batch_of.sources.shape[1], counts[0] if counts else 0)] = list(
-                    range(len(asks))
-                )
-            else:  # attackers of different sizes: one shape per number of corners
-                per = batch_of.targets.shape[1]
-                for n in np.unique(used).tolist():
-                    shapes[(n, n * per)] = np.flatnonzero(used == n).tolist()
-            plan_of = planned.plan
-        else:
-            plans = [(a.question.sources, a.source_box, a.target_corners, a.notes) for a in asks]
-            for r, (sources, *_) in enumerate(plans):
-                shapes.setdefault((len(sources), counts[r]), []).append(r)
-            plan_of = plans.__getitem__
-        for (n_sources, lines), members in shapes.items():
-            if not n_sources or not lines:
-                continue
-            at = np.asarray(members, dtype=np.intp)
-            idx = batch.rows[at][:, None] + np.arange(lines)
-            per_corner = rank[idx].reshape(len(at), n_sources, lines // n_sources).max(axis=2)
-            pick = np.argmin(per_corner, axis=1)  # the weakest corner, the first of equals
-            best[at], degree[at] = pick, per_corner[np.arange(len(at)), pick]
         loe, los = batch.clear("move"), batch.clear("sight")
         code: NDArray[np.int64] | None = None
         if planned is not None and not detail and not conceals(built):
@@ -506,28 +555,9 @@ class Starfinder:
         """
         sources, source_box, target_corners, ask_notes = plan
         k = len(target_corners)  # lines per attacker corner: 4, or 6 on hexes
-        degree = LINE_NAME[best_rank]
         rules = ["SF-COV-1"]
         notes = list(ask_notes)
-        if not loe_clear:
-            degree = "total"
-            rules.append("SF-COV-9")
-            notes.append("No line of effect through the walls: total cover, cannot be attacked.")
-        elif degree in DEGREE_RULE:
-            rules.append(DEGREE_RULE[degree])
-        if degree == "cover" and target.id in (options.get("partial_cover") or ()):
-            degree = "partial"
-            rules.append("SF-COV-7")
-        if attack.kind == "area" and degree != "total":
-            if degree != "none":
-                notes.append(f"Measured {degree} from the origin; spread effects cancel it.")
-            degree = "none"
-            rules.append("SF-COV-3")
-        if degree in ("cover", "partial", "improved", "soft"):
-            rules.append("SF-COV-2")
-            rules.append("SF-COV-4")
-            notes.append("Cover: the attacker cannot make attacks of opportunity against it.")
-
+        degree = _degree(best_rank, loe_clear, target, attack, options, rules, notes)
         found = "none"
         if degree != "total":
             found = concealment(
@@ -572,146 +602,17 @@ class Starfinder:
             modifiers=modifiers,
         )
 
-    def _low_obstacles(
-        self,
-        built: BuiltScene,
-        source_box: tuple[float, float, float, float],
-        target_box: tuple[float, float, float, float],
-    ) -> tuple[np.ndarray | None, list[str]]:
-        """Mask of walls to trace: low obstacles apply only as SF-COV-5 says."""
-        low = _low_walls(built)
-        if not low:
-            return None, []
-        grid = built.scene.grid
-        mask = np.ones(built.walls.size, dtype=bool)
-        notes = []
-        reach_units = feet_to_units(LOW_OBSTACLE_FT, grid)
-        t_poly = shapely.box(*target_box)
-        s_poly = (
-            shapely.box(*source_box)
-            if source_box[0] != source_box[2]
-            else shapely.Point(source_box[0], source_box[1])
-        )
-        for i in low:
-            seg = shapely.LineString(built.walls.coords[i].reshape(2, 2))
-            d_target = shapely.distance(t_poly, seg) / grid.px_per_unit
-            d_source = shapely.distance(s_poly, seg) / grid.px_per_unit
-            if d_target > reach_units:
-                mask[i] = False
-                notes.append(
-                    f"SF-COV-5: low obstacle {built.walls.ids[i]} is over {reach_units:g} "
-                    f"{grid.units} from the target: no cover from it."
-                )
-            elif d_source < d_target:
-                mask[i] = False
-                notes.append(
-                    f"SF-COV-5: the attacker is closer to low obstacle {built.walls.ids[i]} "
-                    "than the target: ignored."
-                )
-        return mask, notes
-
-    def _partial_obstacles(
-        self,
-        built: BuiltScene,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-    ) -> list[NDArray[np.bool_] | bool]:
-        """Walls that may block as low obstacles where they cover part of a band (GEO-5a).
-
-        SF-COV-5 for walls with a height range near each pair: one farther than 6 squares
-        from the target, or nearer the attacker than the target, gives no cover where it
-        covers only part of a line's band (where it covers all of it, it blocks as a wall).
-        Per pair: ``True`` (every such wall may), or a mask of the walls that may.
-
-        Raises
-        ------
-        RulesError
-            An area attack without ``attack.origin`` and without an attacker
-            (``attack_source``).
-
-        Cost: one tree query of the pairs' bounding boxes and one vectorised distance per
-        (pair, wall of limited height in its box).
-        """
-        out: list[NDArray[np.bool_] | bool] = [True] * len(pairs)
-        walls = built.walls
-        if not built.heights or not walls.size or not pairs:
-            return out
-        source = np.array(
-            [attack_source(built, a, t, attack)[0] for a, t in pairs], dtype=np.float64
-        ).reshape(-1, 4)
-        target = np.array([built.token_boxes[t.id] for _, t in pairs], dtype=np.float64)
-        hulls = shapely.box(
-            np.minimum(source[:, 0], target[:, 0]),
-            np.minimum(source[:, 1], target[:, 1]),
-            np.maximum(source[:, 2], target[:, 2]),
-            np.maximum(source[:, 3], target[:, 3]),
-        )
-        limited = np.flatnonzero(np.isfinite(walls.bottom) | np.isfinite(walls.top))
-        if not len(limited):
-            return out
-        # One geometry per pair and per wall of limited height, indexed by the rows.
-        tree = _limited_tree(walls, limited)
-        lines = tree.geometries
-        row_of = np.full(walls.size, -1, dtype=np.intp)
-        row_of[limited] = np.arange(len(limited))
-        point = source[:, 0] == source[:, 2]  # an area's point of origin
-        s_geom = np.where(
-            point,
-            shapely.points(source[:, :2]),
-            shapely.box(source[:, 0], source[:, 1], source[:, 2], source[:, 3]),
-        )
-        t_geom = shapely.box(target[:, 0], target[:, 1], target[:, 2], target[:, 3])
-        grid = built.scene.grid
-        reach = feet_to_units(LOW_OBSTACLE_FT, grid)
-        bad: list[tuple[NDArray[np.intp], NDArray[np.intp]]] = []
-        for start in range(0, len(pairs), _PAIRS_AT_ONCE):  # bounded memory per step
-            pair, near = tree.query(hulls[start : start + _PAIRS_AT_ONCE])
-            pair += start
-            near = limited[near]
-            at = row_of[near]
-            d_target = shapely.distance(t_geom[pair], lines[at]) / grid.px_per_unit
-            d_source = shapely.distance(s_geom[pair], lines[at]) / grid.px_per_unit
-            fails = (d_target > reach) | (d_source < d_target)
-            bad.append((pair[fails], near[fails]))
-        bad_pair = np.concatenate([p for p, _ in bad])
-        bad_wall = np.concatenate([w for _, w in bad])
-        if not len(bad_pair):
-            return out
-        order = np.argsort(bad_pair, kind="stable")
-        bad_pair, bad_wall = bad_pair[order], bad_wall[order]
-        starts = np.flatnonzero(np.r_[True, bad_pair[1:] != bad_pair[:-1]])
-        masks: dict[bytes, NDArray[np.bool_]] = {}  # pairs that set aside the same walls share
-        for r, these in zip(bad_pair[starts].tolist(), np.split(bad_wall, starts[1:]), strict=True):
-            key = np.sort(these).tobytes()
-            if key not in masks:
-                masks[key] = np.ones(walls.size, dtype=bool)
-                masks[key][these] = False
-            out[r] = masks[key]
-        return out
-
     def _prone(
         self, built: BuiltScene, attacker: Token | None, target: Token, attack: Attack
     ) -> tuple[Modifier, ...]:
-        """SF-PRN-1 modifiers, or SF-PRN-2 in zero gravity (no prone: weightless instead)."""
-        out = []
-        zero_g = built.scene.environment.gravity == 0
-        if "prone" in target.conditions and not zero_g:
-            if attack.kind == "melee":
-                out.append(Modifier("SF-PRN-1", "ac", -4, "target prone against a melee attack"))
-            elif attack.kind == "ranged":
-                out.append(Modifier("SF-PRN-1", "ac", 4, "target prone against a ranged attack"))
-        if attacker is not None and "prone" in attacker.conditions and attack.kind == "melee":
-            if not zero_g:
-                out.append(Modifier("SF-PRN-1", "attack", -4, "attacker prone, melee attack"))
-        if zero_g and (
-            "prone" in target.conditions or (attacker and "prone" in attacker.conditions)
-        ):
-            out.append(
-                Modifier(
-                    "SF-PRN-2", "none", 0, "zero gravity: not prone but weightless (off-kilter)"
-                )
-            )
-        return tuple(out)
+        """SF-PRN-1 modifiers (``PRONE``), or SF-PRN-2 in zero gravity (weightless instead)."""
+        prone = {
+            "target": "prone" in target.conditions,
+            "attacker": attacker is not None and "prone" in attacker.conditions,
+        }
+        if built.scene.environment.gravity == 0:
+            return (WEIGHTLESS,) if any(prone.values()) else ()
+        return tuple(m for (who, kind), m in PRONE.items() if prone[who] and kind == attack.kind)
 
     def vision(
         self,

@@ -23,6 +23,7 @@ from service.rules.starfinder.concealment import (
     concealment,
     miss_chance_of,
 )
+from service.rules.vision_answer import strongest, vision_answer
 from service.senses import SenseOrder, SenseReport
 
 #: Options of starfinder vision and GM rulings, listed with the ruleset's.
@@ -33,6 +34,32 @@ SENSES = SenseOrder()
 
 #: SF-CON-1: concealment toward a seen target is read as for a ranged attack (one value).
 RANGED = Attack("ranged")
+
+
+def _light_concealment(
+    sense: str | None, observer: Token, report: SenseReport, rules: list[str]
+) -> list[str]:
+    """SF-CON-6: the concealment the light gives (none, one or two degrees); rule ids added.
+
+    Not weighed for a target located by blindsight, tremorsense or truesight. Dim light
+    conceals unless darkvision is in range or the observer has low-light vision; darkness is
+    total unless darkvision is in range (not in magical darkness) or devil's sight is.
+    """
+    if sense in ("blindsight", "tremorsense", "truesight"):
+        return []
+    senses, dist = observer.senses, report.distance
+    darkvision = senses.darkvision > 0 and dist <= senses.darkvision
+    level = report.light.level
+    found: list[str] = []
+    rules.append("SF-CON-6")  # light weighed, whether or not it conceals
+    if level == "dim" and not (darkvision or senses.low_light_vision):
+        found.append("concealment")
+    elif level == "dark" and not (darkvision and not report.light.magical_darkness):
+        if not (senses.devils_sight > 0 and dist <= senses.devils_sight):
+            found.append("total")
+    if "GEO-9" in report.light.rules:
+        rules.append("GEO-9")
+    return found
 
 
 def vision(
@@ -58,23 +85,10 @@ def vision(
     VisionResult
         ``concealment`` ``none|concealment|total`` and ``miss_chance`` 0/20/50.
     """
-    senses = observer.senses
     located, can_see = SENSES.located(report.reaches)
     sense = located if can_see else None
     rules: list[str] = ["SF-CON-1"]
-    found = ["none"]
-    dist = report.distance
-    darkvision = senses.darkvision > 0 and dist <= senses.darkvision
-    level = report.light.level
-    if sense not in ("blindsight", "tremorsense", "truesight"):
-        rules.append("SF-CON-6")  # light weighed, whether or not it conceals
-        if level == "dim" and not (darkvision or senses.low_light_vision):
-            found.append("concealment")
-        elif level == "dark" and not (darkvision and not report.light.magical_darkness):
-            if not (senses.devils_sight > 0 and dist <= senses.devils_sight):
-                found.append("total")
-        if "GEO-9" in report.light.rules:
-            rules.append("GEO-9")
+    found = ["none", *_light_concealment(sense, observer, report, rules)]
     if not report.line_of_sight:
         found.append("total")
         rules.append("SF-CON-4" if report.line_of_effect else "SF-COV-9")
@@ -101,24 +115,17 @@ def vision(
             rules,
         )
     )
-    degree = "none"
-    for c in found:  # SF-CON-3: the strongest applies (the first of equal ones)
-        if CONCEALMENT_RANK[c] > CONCEALMENT_RANK[degree]:
-            degree = c
+    degree = strongest(CONCEALMENT_RANK, found)  # SF-CON-3: the strongest applies
     if degree != "none":
         rules.append("SF-CON-3")
     chance = miss_chance_of(degree, options, rules)
-    return VisionResult(
-        target=target.id,
-        can_see=can_see,
-        sense=located,
-        light=level,
-        magical_darkness=report.light.magical_darkness,
-        distance=dist,
-        line_of_sight=report.line_of_sight,
-        rules=tuple(dict.fromkeys(rules)),
+    return vision_answer(
+        target,
+        report,
+        located,
+        can_see,
+        rules,
+        report.notes,
         concealment=degree,
         miss_chance=chance,
-        blockers=report.blockers,
-        notes=report.notes,
     )

@@ -1,0 +1,431 @@
+"""Hex grids (GEO-8): the hex lattice, token footprints on hexes and the hexes' corners.
+
+Grids ``hex-row`` (Foundry HEXODDR 2 / HEXEVENR 3: pointy-topped hexes, rows offset) and
+``hex-col`` (HEXODDQ 4 / HEXEVENQ 5: flat-topped, columns offset), FORMATS.md A.2 and
+pitfall 12. ``size`` is the px between the centres of two adjacent hexes (the hex's short
+diagonal, Foundry v10+); ``Grid.hex_offset`` says whether odd (Foundry's ODD types) or even
+rows/columns are shifted by half a hex. The lattice's origin is the scene's (0, 0), as
+Foundry v12+ lays its hex grid on the canvas.
+
+Hex cells are named by axial coordinates ``(q, r)`` (cube ``s = -q - r``): for ``hex-row``,
+``r`` is the row and ``q`` runs along it; for ``hex-col``, ``q`` is the column and ``r``
+runs down it (Foundry's ``HexagonalGrid`` cube convention).
+
+Units: positions and sizes in scene px (y down). The distances between spaces, hexes
+included, are ``service.engine.grids``'s (``hex_cells_distance``, ``space_distance_units``),
+which re-exports this module's public names.
+
+References
+----------
+shared/RULES.md GEO-6, GEO-8; shared/FORMATS.md A.2, A.4; docs/decisions.md "Footprints".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from numpy.typing import NDArray
+
+from service.engine.budget import core_limit
+from service.errors import OverBudget, shown
+from service.model import Grid, Token
+
+FloatArray = NDArray[np.float64]
+Box = tuple[float, float, float, float]
+Cell = tuple[int, int]
+
+#: A footprint with more hexes than this is measured from its rim hexes only.
+MAX_FOOTPRINT_CELLS = 4096
+#: Most hexes one token may cover on a hex grid (``hex_count``) is the setting
+#: ``SIGHTLINE_MAX_HEX_FOOTPRINT`` (``core_limit``): a footprint is a list of hexes, and
+#: distances, corners and flanking on hexes work over it, so a bigger creature (e.g. 1000 by
+#: 1000 squares, about 750,000 hexes) is refused with a 422 naming it.
+
+SQRT3 = math.sqrt(3.0)
+
+
+def is_hex(grid: Grid) -> bool:
+    """Whether the scene's grid is a hex grid (``hex-row`` or ``hex-col``)."""
+    return grid.type in ("hex-row", "hex-col")
+
+
+# ---------------------------------------------------------------------------- hex lattice
+
+
+@dataclass(frozen=True)
+class HexLattice:
+    """A hex grid's geometry in px (see the module docstring for the conventions).
+
+    Attributes
+    ----------
+    columns : bool
+        ``True`` for ``hex-col`` (flat-topped hexes in columns), ``False`` for ``hex-row``.
+    size : float
+        px between the centres of adjacent hexes.
+    even : bool
+        Even rows (columns) are the shifted ones (Foundry HEXEVENR / HEXEVENQ).
+    """
+
+    columns: bool
+    size: float
+    even: bool
+
+    @property
+    def radius(self) -> float:
+        """Px from a hex's centre to each of its six vertices (``size / sqrt 3``)."""
+        return self.size / SQRT3
+
+    @property
+    def size_x(self) -> float:
+        """Width of one hex's bounding box, px."""
+        return 2 * self.radius if self.columns else self.size
+
+    @property
+    def size_y(self) -> float:
+        """Height of one hex's bounding box, px."""
+        return self.size if self.columns else 2 * self.radius
+
+    def _shift(self) -> float:
+        return self.size / 2 if self.even else 0.0
+
+    def centres(self, cells: NDArray[np.int64]) -> FloatArray:
+        """Centres in px of hexes given as axial ``(q, r)`` rows, shape (k, 2)."""
+        q = cells[:, 0].astype(np.float64)
+        r = cells[:, 1].astype(np.float64)
+        if self.columns:
+            x = self.radius + q * 1.5 * self.radius
+            y = self.size * (r + q / 2) + self._shift()
+        else:
+            x = self.size * (q + r / 2) + self._shift()
+            y = self.radius + r * 1.5 * self.radius
+        return np.stack([x, y], axis=1)
+
+    def cells_at(self, points: FloatArray) -> NDArray[np.int64]:
+        """Axial ``(q, r)`` of the hexes holding each point ``(x, y)`` px, shape (k, 2)."""
+        pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        if self.columns:
+            qf = (pts[:, 0] - self.radius) / (1.5 * self.radius)
+            rf = (pts[:, 1] - self._shift()) / self.size - qf / 2
+        else:
+            rf = (pts[:, 1] - self.radius) / (1.5 * self.radius)
+            qf = (pts[:, 0] - self._shift()) / self.size - rf / 2
+        return _cube_round(qf, rf)
+
+    def vertex_directions(self) -> FloatArray:
+        """Unit vectors from a hex's centre to its six vertices, clockwise (y down), (6, 2).
+
+        ``hex-row`` (pointy): from the top vertex; ``hex-col`` (flat): from the right one.
+        """
+        start = 0.0 if self.columns else -90.0
+        angles = np.radians(start + 60.0 * np.arange(6))
+        return np.stack([np.cos(angles), np.sin(angles)], axis=1)
+
+    def vertices(self, cell: Cell) -> FloatArray:
+        """The six vertices in px of one hex, clockwise (``vertex_directions``), (6, 2)."""
+        (centre,) = self.centres(np.array([cell], dtype=np.int64))
+        return centre + self.radius * self.vertex_directions()
+
+
+def _cube_round(qf: FloatArray, rf: FloatArray) -> NDArray[np.int64]:
+    """Round fractional axial coordinates to the hex holding them (cube rounding)."""
+    sf = -qf - rf
+    # Halves round up, as Foundry's Math.round does (numpy's round goes to even).
+    q, r, s = np.floor(qf + 0.5), np.floor(rf + 0.5), np.floor(sf + 0.5)
+    dq, dr, ds = np.abs(q - qf), np.abs(r - rf), np.abs(s - sf)
+    fix_q = (dq > dr) & (dq > ds)
+    fix_r = ~fix_q & (dr > ds)
+    q = np.where(fix_q, -r - s, q)
+    r = np.where(fix_r, -q - s, r)
+    return np.stack([q, r], axis=1).astype(np.int64)
+
+
+def lattice(grid: Grid) -> HexLattice | None:
+    """The hex lattice of a hex grid, ``None`` for square and gridless grids."""
+    if not is_hex(grid):
+        return None
+    return HexLattice(grid.type == "hex-col", grid.size, grid.hex_offset == "even")
+
+
+def hex_distance(a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Hexes between axial cells ``a`` and ``b`` (broadcast), Foundry's cube distance."""
+    dq = a[..., 0] - b[..., 0]
+    dr = a[..., 1] - b[..., 1]
+    return (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
+
+
+# ---------------------------------------------------------------------------- footprints
+
+
+@lru_cache(maxsize=256)
+def _ellipse_rows(width: int, height: int) -> tuple[tuple[float, int], ...]:
+    """Foundry v12+'s default hex token shape (``ELLIPSE_1``), row orientation.
+
+    Each row of hexes, top to bottom, as (offset of its first hex from the token's left
+    edge in hexes, number of hexes). The widest row has ``width`` hexes; the shape widens
+    by one hex a row for ``(height - 1) // 2`` rows below the first and narrows by one hex a
+    row for the last ``height // 2`` rows (a 2-hex token is two hexes over one, a 3-hex
+    token a hexagon of seven, a 4-hex token 3-4-3-2).
+    """
+    grow, shrink = (height - 1) // 2, height // 2
+    count = width - grow
+    offset = grow / 2
+    rows = [(offset, count)]
+    for _ in range(grow):
+        offset -= 0.5
+        count += 1
+        rows.append((offset, count))
+    for _ in range(shrink):
+        offset += 0.5
+        count -= 1
+        rows.append((offset, count))
+    return tuple(rows)
+
+
+def _shape_centres(token: Token, lat: HexLattice) -> FloatArray:
+    """Centres in px of the hexes Foundry v12+ draws a hex token over (``ELLIPSE_1``).
+
+    A token whose footprint Foundry draws as a shape (whole numbers of hexes, the ellipse
+    defined for that width and height) gets the shape's hexes; any other token the centre
+    of its box (its hexes are then those whose centres lie in its box, see ``footprint``).
+    """
+    # In the rows' frame: "along" runs along a row of hexes, "across" from row to row.
+    along, across = (token.height, token.width) if lat.columns else (token.width, token.height)
+    whole = float(along).is_integer() and float(across).is_integer()
+    if not whole or across >= 2 * along:
+        return np.empty((0, 2))
+    rows = _ellipse_rows(int(along), int(across))
+    offsets = np.array([offset for offset, _ in rows], dtype=np.float64)
+    counts = np.array([count for _, count in rows], dtype=np.int64)
+    # Hex m of row k, row by row (the same sums as one hex at a time, in one pass).
+    k = np.repeat(np.arange(len(rows)), counts)
+    m = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    a = (offsets[k] + 0.5 + m) * lat.size
+    c = lat.radius + k * (1.5 * lat.radius)
+    pts = np.column_stack((c, a) if lat.columns else (a, c))
+    return pts + np.array([token.x, token.y])
+
+
+def token_extent(token: Token, grid: Grid) -> tuple[float, float]:
+    """Width and height in px of a token's box (FORMATS.md A.4; Foundry v12+ on hexes).
+
+    Squares and gridless: ``width``/``height`` squares of ``size`` px. Hexes: ``width``
+    hex widths by ``height`` hex heights, the rows interleaving (three quarters of a hex
+    height per further whole row).
+    """
+    lat = lattice(grid)
+    if lat is None:
+        return token.width * grid.size, token.height * grid.size
+    w, h = token.width, token.height
+    if lat.columns:
+        w = 0.75 * math.floor(w) + 0.5 * (w % 1) + 0.25 if w >= 1 else w
+    else:
+        h = 0.75 * math.floor(h) + 0.5 * (h % 1) + 0.25 if h >= 1 else h
+    return w * lat.size_x, h * lat.size_y
+
+
+def hex_count(token: Token, grid: Grid) -> int:
+    """How many hexes ``footprint`` gives ``token`` (at most; exact for whole-hex shapes).
+
+    Cost: O(rows) for a whole-hex shape (``_ellipse_rows``), O(1) otherwise; no hex is
+    listed, so a huge token is measured before its footprint is built. Square or gridless
+    grids: 0.
+    """
+    lat = lattice(grid)
+    if lat is None:
+        return 0
+    if token.width < 1 or token.height < 1:
+        return 1
+    along, across = (token.height, token.width) if lat.columns else (token.width, token.height)
+    if float(along).is_integer() and float(across).is_integer() and across < 2 * along:
+        return sum(count for _, count in _ellipse_rows(int(along), int(across)))
+    # Hexes whose centres lie in the box: a row per ``across`` step, ``along`` per row.
+    return (math.ceil(along) + 1) * (math.ceil(across) + 1)
+
+
+def check_hex_footprint(token: Token, grid: Grid) -> None:
+    """Refuse a token covering more than ``SIGHTLINE_MAX_HEX_FOOTPRINT`` hexes (``hex_count``).
+
+    Raises
+    ------
+    OverBudget
+        (HTTP 422) naming the token, its hexes and the limit.
+    """
+    count = hex_count(token, grid)
+    limit = core_limit("MAX_HEX_FOOTPRINT")
+    if count > limit:
+        raise OverBudget(
+            f"Token {shown(token.id)} ({token.width:g} by {token.height:g} squares) covers about "
+            f"{count:,} hexes on this hex grid; a token may cover at most "
+            f"{limit:,} hexes (SIGHTLINE_MAX_HEX_FOOTPRINT): make it smaller.",
+            ("scene", "tokens"),
+        )
+
+
+def footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
+    """The hexes a token occupies on a hex grid, axial ``(q, r)``, shape (k, 2), k >= 1.
+
+    A token smaller than a hex counts from the hex that holds its centre (GEO-8). Whole
+    sizes take Foundry v12+'s default hex shape (``_ellipse_rows``); any other size the
+    hexes whose centres lie inside its box, else the hex holding its centre. The array is
+    read-only and shared: it is kept per (token, grid), as every pair of a matrix asks.
+
+    Cost: O(k) for k <= ``SIGHTLINE_MAX_HEX_FOOTPRINT`` hexes, checked first in O(rows)
+    (``check_hex_footprint``); a bigger token is refused, never listed. Memory: the kept
+    footprints are bounded whatever the requests (``SMALL_FOOTPRINT``).
+
+    Raises ``ValueError`` on a square or gridless grid, ``OverBudget`` (422) past
+    ``SIGHTLINE_MAX_HEX_FOOTPRINT`` hexes.
+    """
+    if hex_count(token, grid) <= SMALL_FOOTPRINT:
+        return _small_footprint(token, grid)
+    return _big_footprint(token, grid)
+
+
+#: Footprints kept (docs/decisions.md "Bounded work": memory outside the scene cache is
+#: bounded too): the 8,192 most recent of at most ``SMALL_FOOTPRINT`` hexes (about 1 kB
+#: each) and the 256 most recent bigger ones (up to 64 kB each at the default
+#: ``SIGHTLINE_MAX_HEX_FOOTPRINT``; a matrix's 200 tokens all fit, so its pairs never
+#: compute one again): about 25 MB in all, where one list of 8,192 footprints of any size
+#: could hold 500 MB.
+SMALL_FOOTPRINT = 64
+
+
+@lru_cache(maxsize=8192)
+def _small_footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
+    return _kept(_compute_footprint(token, grid))
+
+
+@lru_cache(maxsize=256)
+def _big_footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
+    return _kept(_compute_footprint(token, grid))
+
+
+def _kept(cells: NDArray[np.int64]) -> NDArray[np.int64]:
+    """``cells`` made read-only: one array is shared by every caller."""
+    cells.setflags(write=False)
+    return cells
+
+
+def _compute_footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
+    lat = lattice(grid)
+    if lat is None:
+        raise ValueError("footprint() needs a hex grid.")
+    check_hex_footprint(token, grid)
+    w_px, h_px = token_extent(token, grid)
+    box = (token.x, token.y, token.x + w_px, token.y + h_px)
+    centre = np.array([[(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]])
+    if token.width < 1 or token.height < 1:
+        return lat.cells_at(centre)
+    pts = _shape_centres(token, lat)
+    if len(pts):
+        # The shape moves as one piece: its first hex snaps to the hex holding it, the
+        # others follow (a token off the lattice, or one whose first row starts half a
+        # hex in, still covers whole neighbouring hexes).
+        first = lat.cells_at(pts[:1])
+        pts = pts + (lat.centres(first)[0] - pts[0])
+        return np.unique(lat.cells_at(pts), axis=0)
+    cells = _cells_in_box(lat, box)
+    return cells if len(cells) else lat.cells_at(centre)
+
+
+def _cells_in_box(lat: HexLattice, box: Box) -> NDArray[np.int64]:
+    """Hexes whose centres lie inside ``box`` (px), at most ``MAX_FOOTPRINT_CELLS`` + rim."""
+    x0, y0, x1, y1 = box
+    corners = np.array([[x0, y0], [x1, y0], [x0, y1], [x1, y1]])
+    cells = lat.cells_at(corners)
+    lo, hi = cells.min(axis=0) - 2, cells.max(axis=0) + 2
+    span = (hi - lo + 1).prod()
+    if span > 16 * MAX_FOOTPRINT_CELLS:  # a huge token: its box's outline is enough
+        return lat.cells_at(_outline_points(box, lat.size / 2))
+    q, r = np.meshgrid(np.arange(lo[0], hi[0] + 1), np.arange(lo[1], hi[1] + 1), indexing="ij")
+    cand = np.stack([q.ravel(), r.ravel()], axis=1)
+    c = lat.centres(cand)
+    inside = (c[:, 0] >= x0) & (c[:, 0] <= x1) & (c[:, 1] >= y0) & (c[:, 1] <= y1)
+    return cand[inside]
+
+
+def _outline_points(box: Box, step: float) -> FloatArray:
+    """Points every ``step`` px along a box's outline."""
+    x0, y0, x1, y1 = box
+    nx = max(1, math.ceil((x1 - x0) / step))
+    ny = max(1, math.ceil((y1 - y0) / step))
+    xs, ys = np.linspace(x0, x1, nx + 1), np.linspace(y0, y1, ny + 1)
+    return np.concatenate(
+        [
+            np.stack([xs, np.full_like(xs, y0)], 1),
+            np.stack([xs, np.full_like(xs, y1)], 1),
+            np.stack([np.full_like(ys, x0), ys], 1),
+            np.stack([np.full_like(ys, x1), ys], 1),
+        ]
+    )
+
+
+def hex_box(cells: NDArray[np.int64], lat: HexLattice) -> Box:
+    """Bounding box in px of the hexes ``cells`` (their vertices)."""
+    c = lat.centres(cells)
+    d = lat.radius * lat.vertex_directions()
+    lo = c.min(axis=0) + d.min(axis=0)
+    hi = c.max(axis=0) + d.max(axis=0)
+    return (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
+
+
+def hex_inner_boxes(cells: NDArray[np.int64], lat: HexLattice) -> FloatArray:
+    """An axis-aligned box inside each hex of ``cells``, px, shape (k, 4).
+
+    Pointy hexes: the full width between the two vertical sides by the sides' length; flat
+    hexes: the mirror. Lines between two such boxes start and end inside the two spaces
+    (the hexes' bounding boxes would reach into the neighbouring hexes).
+    """
+    c = lat.centres(cells)
+    half_side, half_width = lat.radius / 2, lat.size / 2
+    hx, hy = (half_side, half_width) if lat.columns else (half_width, half_side)
+    return np.stack([c[:, 0] - hx, c[:, 1] - hy, c[:, 0] + hx, c[:, 1] + hy], axis=1)
+
+
+# ---------------------------------------------------------------------------- corners
+
+
+def _inset_toward(points: FloatArray, centres: FloatArray, inset_px: float) -> FloatArray:
+    """``points`` each moved ``inset_px`` toward its centre (at most to it), GEO-6."""
+    d = centres - points
+    length = np.hypot(d[:, 0], d[:, 1])
+    step = np.minimum(inset_px, length) / np.where(length > 0, length, 1.0)
+    return points + d * step[:, None]
+
+
+def hex_space_corners(cells: NDArray[np.int64], lat: HexLattice, inset_px: float) -> FloatArray:
+    """The six corners of a space of hexes, clockwise as ``HexLattice.vertex_directions``.
+
+    For one hex, its six vertices. For several, the vertex of the space that lies furthest
+    in each of the six vertex directions (the six outer corners of a hex-shaped token; on
+    a flat side facing that way, the vertex nearest the side's middle). Each corner is
+    moved ``inset_px`` toward the centre of its own hex (GEO-6). Shape (6, 2), px.
+    """
+    dirs = lat.vertex_directions()
+    centres = lat.centres(cells)
+    pts = (centres[:, None, :] + lat.radius * dirs[None, :, :]).reshape(-1, 2)
+    owner = np.repeat(centres, 6, axis=0)
+    out, own = [], []
+    for d in dirs:
+        score = pts @ d
+        best = np.flatnonzero(score >= score.max() - 1e-9 * lat.size)
+        side = pts[best] @ np.array([-d[1], d[0]])
+        pick = best[np.argmin(np.abs(side - (side.max() + side.min()) / 2))]
+        out.append(pts[pick])
+        own.append(owner[pick])
+    return _inset_toward(np.array(out), np.array(own), inset_px)
+
+
+def hex_every_corner(cells: NDArray[np.int64], lat: HexLattice, inset_px: float) -> FloatArray:
+    """Every vertex of every hex of a space, each inset toward its own hex's centre, (k, 2).
+
+    A vertex shared by two hexes of the space appears once per hex (inset apart); with no
+    inset the duplicates are dropped. Sorted by x then y.
+    """
+    centres = lat.centres(cells)
+    pts = (centres[:, None, :] + lat.radius * lat.vertex_directions()[None, :, :]).reshape(-1, 2)
+    pts = _inset_toward(pts, np.repeat(centres, 6, axis=0), inset_px)
+    return np.unique(np.round(pts, 9), axis=0)
