@@ -1,0 +1,302 @@
+"""What a measurement found: per traced line, what blocked it, and the exact lines per pair.
+
+``Measured`` is one pair's answer (its lines, what blocks each, the exact lines asked for);
+``MeasuredBatch`` the arrays over every pair's lines of one ``measure`` call, which a ruleset
+reads to rule on all pairs at once, making one ``Measured`` per pair when indexed.
+``Blocker`` and ``TracedLine`` are what an answer shows of a line (GEO-1..7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal, overload
+
+import numpy as np
+from numpy.typing import NDArray
+
+from service.engine.scene import REGION_PREFIX
+from service.engine.walls import FloatArray, WallIndex
+from service.geometry.exact import LineOfEffect
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """What blocked a traced line: ``kind`` ``"wall"``, ``"token"`` or ``"region"`` and its id."""
+
+    kind: Literal["wall", "token", "region"]
+    id: str
+
+
+@dataclass(frozen=True)
+class TracedLine:
+    """One traced segment of an answer, in px, with what blocked it.
+
+    ``band`` is the line's vertical band ``bottom0, bottom1, top0, top1`` in grid units
+    (GEO-5a; ``None`` when the measurement had no elevations); ``low`` the blockers among
+    ``blockers`` that are low obstacles for this line: walls covering only part of that band
+    at the crossing (GEO-5a), each with its height range in ``BuiltScene.walls.bottom/top``,
+    and ``cover: "low"`` walls (the answer marks them ``"low": true``).
+    """
+
+    start: tuple[float, float]
+    end: tuple[float, float]
+    blocked: bool
+    blockers: tuple[Blocker, ...] = ()
+    band: tuple[float, float, float, float] | None = None
+    low: tuple[Blocker, ...] = ()
+
+
+@lru_cache(maxsize=65536)
+def wall_blocker(wall_id: str) -> Blocker:
+    """The blocker for a wall id; heavy-fog outlines (pseudo-walls) name their region.
+
+    Blockers are immutable: one is kept per id (a cached scene's walls are named again and
+    again).
+    """
+    if wall_id.startswith(REGION_PREFIX):
+        return Blocker("region", wall_id[len(REGION_PREFIX) :].rsplit(":", 1)[0])
+    return Blocker("wall", wall_id)
+
+
+@dataclass
+class Measured:
+    """What blocks each of one pair's m traced lines.
+
+    Attributes
+    ----------
+    segments : ndarray of shape (m, 4)
+        px.
+    wall_blocked, creature_blocked : ndarray of shape (m,), bool
+        Without ``Measure.blockers`` (bulk degrees), creatures are tested only on the lines
+        that walls leave clear: ``creature_blocked`` is ``False`` where ``wall_blocked``
+        (every ruling reads a creature only where no wall blocks).
+    full_blocked : ndarray of shape (m,), bool
+        Blocked with low obstacles set aside (``wall_blocked`` when ``Measure.full_walls``
+        is off or the scene has no low obstacle).
+    wall_blockers : list of list of int
+        Per line, indices into ``BuiltScene.walls`` (empty without ``Measure.blockers``).
+    creature_blockers : list of list of str
+        Per line, token ids in scene order.
+    exact : dict of str to LineOfEffect or None
+        Per sense of ``Measure.exact``; ``None`` when not needed (a traced line is clear of
+        full walls on its inset course: one cleared only by GEO-6's corner sentence does not
+        count, so cover agrees with ``/v1/line-of-effect``).
+    corner_cleared : ndarray of shape (m,), bool, optional
+        Lines that walls block on their inset course but GEO-6's corner sentence clears
+        (``TraceResult.corner_cleared``).
+    low_blockers : list of list of int
+        Per line, the walls of ``wall_blockers`` that cover only part of its band (low
+        obstacles for that line, GEO-5a).
+    band : (float, float, float, float) or None
+        The pair's band in grid units (``Question.band``).
+    traced : bool
+        The lines were traced (``False``: ``Measure.lines_with_effect`` and no line of
+        effect; every line reads clear).
+    """
+
+    segments: FloatArray
+    wall_blocked: NDArray[np.bool_]
+    full_blocked: NDArray[np.bool_]
+    creature_blocked: NDArray[np.bool_]
+    wall_blockers: list[list[int]]
+    creature_blockers: list[list[str]]
+    exact: dict[str, LineOfEffect | None] = field(default_factory=dict)
+    low_blockers: list[list[int]] = field(default_factory=list)
+    band: tuple[float, float, float, float] | None = None
+    corner_cleared: NDArray[np.bool_] | None = None
+    traced: bool = True
+
+    @property
+    def blocked(self) -> NDArray[np.bool_]:
+        """Blocked by anything, shape (m,)."""
+        return self.wall_blocked | self.creature_blocked
+
+    def lines_not_showing_effect(self) -> NDArray[np.bool_]:
+        """Lines that do not show a line of effect between the spaces, shape (m,).
+
+        Blocked by full walls, or cleared only by GEO-6's corner sentence (their inset
+        course is blocked).
+        """
+        if self.corner_cleared is None:
+            return self.full_blocked
+        return self.full_blocked | self.corner_cleared
+
+    def clear(self, sense: str) -> bool:
+        """Line of effect (or sight) between the spaces for ``sense``.
+
+        True when the exact line was not needed (a traced line is clear of full walls).
+        """
+        found = self.exact.get(sense)
+        return True if found is None else found.clear
+
+    def low_walls(self, k: int, walls: WallIndex) -> list[int]:
+        """The walls blocking line ``k`` as low obstacles, indices into ``walls``.
+
+        Those covering only part of the line's band (``low_blockers``, GEO-5a) and the
+        ``cover: "low"`` walls among ``wall_blockers``, in ``wall_blockers`` order.
+        """
+        partial = set(self.low_blockers[k]) if self.low_blockers else set()
+        return [w for w in self.wall_blockers[k] if w in partial or walls.walls[w].cover == "low"]
+
+    def lines(self, walls: WallIndex, rows: slice = slice(None)) -> tuple[TracedLine, ...]:
+        """The ``rows`` of this pair as answer lines naming what blocks them."""
+        out = []
+        for k in range(len(self.segments))[rows]:
+            seg = self.segments[k]
+            blockers = tuple(wall_blocker(name) for name in walls.names(self.wall_blockers[k]))
+            blockers += tuple(Blocker("token", t) for t in self.creature_blockers[k])
+            low = tuple(wall_blocker(name) for name in walls.names(self.low_walls(k, walls)))
+            out.append(
+                TracedLine(
+                    (float(seg[0]), float(seg[1])),
+                    (float(seg[2]), float(seg[3])),
+                    bool(self.wall_blocked[k] or self.creature_blocked[k]),
+                    blockers,
+                    self.band,
+                    low,
+                )
+            )
+        return tuple(out)
+
+
+class MeasuredBatch(Sequence[Measured]):
+    """What ``measure`` found for every question, as arrays over all their lines.
+
+    A sequence of ``Measured`` (made on first access, one per question) that also offers
+    the arrays themselves, so a ruleset can rule on every pair at once (a matrix) without a
+    ``Measured`` per pair.
+
+    Attributes
+    ----------
+    rows : ndarray of shape (q + 1,), int
+        Question r's lines are ``rows[r]:rows[r + 1]`` of the arrays below.
+    segments : ndarray of shape (n, 4)
+        px.
+    wall_blocked, full_blocked, creature_blocked, corner_cleared : ndarray of shape (n,)
+        As in ``Measured`` (lines of questions not traced read clear).
+    exact : dict of str to dict of int to LineOfEffect
+        Per sense of ``Measure.exact``, the exact lines measured, by question.
+    """
+
+    def __init__(
+        self,
+        rows: NDArray[np.intp],
+        segments: FloatArray,
+        blocked: tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]],
+        blockers: tuple[list[list[int]], list[list[str]], list[list[int]]],
+        bands: Sequence[tuple[float, ...] | None] | FloatArray,
+        traced: NDArray[np.bool_],
+    ) -> None:
+        self.rows = rows
+        self.segments = segments
+        self.wall_blocked, self.full_blocked, self.creature_blocked, self.corner_cleared = blocked
+        self._blockers = blockers
+        self._bands = bands
+        self._traced = traced
+        self.exact: dict[str, dict[int, LineOfEffect]] = {}
+        self._made: dict[int, Measured] = {}
+
+    def __len__(self) -> int:
+        return len(self.rows) - 1
+
+    @property
+    def wall_blockers(self) -> list[list[int]]:
+        """Per line, indices into ``BuiltScene.walls`` (``Measured.wall_blockers``)."""
+        return self._blockers[0]
+
+    @property
+    def creature_blockers(self) -> list[list[str]]:
+        """Per line, token ids in scene order (``Measured.creature_blockers``)."""
+        return self._blockers[1]
+
+    @overload
+    def __getitem__(self, r: int) -> Measured: ...
+
+    @overload
+    def __getitem__(self, r: slice) -> list[Measured]: ...
+
+    def __getitem__(self, r: int | slice) -> Measured | list[Measured]:
+        if isinstance(r, slice):
+            return [self[i] for i in range(len(self))[r]]
+        if r < 0:
+            r += len(self)
+        if not 0 <= r < len(self):
+            raise IndexError(r)
+        found = self._made.get(r)
+        if found is None:
+            lo, hi = int(self.rows[r]), int(self.rows[r + 1])
+            walls, creatures, low = self._blockers
+            band = self._bands[r]
+            found = Measured(
+                self.segments[lo:hi],
+                self.wall_blocked[lo:hi],
+                self.full_blocked[lo:hi],
+                self.creature_blocked[lo:hi],
+                walls[lo:hi],
+                creatures[lo:hi],
+                {sense: done.get(r) for sense, done in self.exact.items()},
+                low_blockers=low[lo:hi],
+                band=None if band is None else tuple(float(x) for x in band),  # type: ignore[arg-type]
+                corner_cleared=self.corner_cleared[lo:hi],
+                traced=bool(self._traced[r]),
+            )
+            self._made[r] = found
+        return found
+
+    @classmethod
+    def of(cls, measured: Sequence[Measured]) -> MeasuredBatch:
+        """``measured`` itself when it is a batch, else a batch of its items (one pair)."""
+        if isinstance(measured, MeasuredBatch):
+            return measured
+        rows = np.cumsum([0] + [len(m.segments) for m in measured]).astype(np.intp)
+        n = int(rows[-1])
+
+        def joined(name: str) -> NDArray[np.bool_]:
+            parts = [getattr(m, name) for m in measured]
+            parts = [
+                np.zeros(len(m.segments), bool) if p is None else p
+                for p, m in zip(parts, measured, strict=True)
+            ]
+            return np.concatenate(parts) if n else np.zeros(0, dtype=bool)
+
+        batch = cls(
+            rows,
+            np.vstack([m.segments for m in measured]) if n else np.empty((0, 4)),
+            (
+                joined("wall_blocked"),
+                joined("full_blocked"),
+                joined("creature_blocked"),
+                joined("corner_cleared"),
+            ),
+            (
+                [b for m in measured for b in m.wall_blockers],
+                [b for m in measured for b in m.creature_blockers],
+                [b for m in measured for b in (m.low_blockers or [[]] * len(m.segments))],
+            ),
+            [m.band for m in measured],  # type: ignore[misc]
+            np.array([m.traced for m in measured], dtype=bool),
+        )
+        for r, m in enumerate(measured):
+            batch._made[r] = m
+            for sense, loe in m.exact.items():
+                found = batch.exact.setdefault(sense, {})
+                if loe is not None:
+                    found[r] = loe
+        return batch
+
+    def clear(self, sense: str) -> NDArray[np.bool_]:
+        """``Measured.clear`` of every question, shape (q,)."""
+        out = np.ones(len(self), dtype=bool)
+        for r, loe in self.exact.get(sense, {}).items():
+            out[r] = loe.clear
+        return out
+
+    def every_line(self, lines: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """Whether all of each question's ``lines`` (shape (n,)) hold, shape (q,).
+
+        True for a question without lines.
+        """
+        held = np.concatenate([[0], np.cumsum(lines, dtype=np.int64)])
+        return (held[self.rows[1:]] - held[self.rows[:-1]]) == np.diff(self.rows)
