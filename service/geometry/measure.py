@@ -279,7 +279,8 @@ def _spread(lines: _Lines, at: NDArray[np.intp], n: int) -> _Lines:
         full[at] = part
     none: list[Any] = []  # one shared empty list
     lists: list[list[Any]] = [[none] * n for _ in range(3)]
-    for full_list, part_list in zip(lists, lines[1], strict=True):
+    parts: tuple[list[Any], ...] = lines[1]
+    for full_list, part_list in zip(lists, parts, strict=True):
         for i, v in zip(at.tolist(), part_list, strict=True):
             full_list[i] = v
     return (arrays[0], arrays[1], arrays[2], arrays[3]), (lists[0], lists[1], lists[2])
@@ -436,7 +437,11 @@ class _Group:
         if traced.corner_cleared is not None:
             corner_cleared[sel] |= traced.corner_cleared
         if spec.blockers:
-            found = (traced.wall_blockers, traced.creature_blockers, traced.low_blockers)
+            found: tuple[list[Any], ...] = (
+                traced.wall_blockers,
+                traced.creature_blockers,
+                traced.low_blockers,
+            )
             for k, i in enumerate(sel):
                 for out, got in zip(lists, found, strict=True):
                     out[i] = got[k]

@@ -1,0 +1,36 @@
+"""The house's room sizes (docs/architecture.md, "Room sizes"): no product module over 700
+lines, at most ten functions over 80, and one compiled path (no ``SIGHTLINE_KERNEL``).
+
+Complexity (at most 20 per function) is ruff's C901 in ``make lint``.
+"""
+
+from __future__ import annotations
+
+from bench.house import (
+    LONG_FUNCTION_LINES,
+    MAX_LONG_FUNCTIONS,
+    MAX_MODULE_LINES,
+    long_functions,
+    module_lines,
+    naming,
+)
+
+
+def test_no_product_module_is_over_the_limit():
+    big = {path: n for path, n in module_lines().items() if n > MAX_MODULE_LINES}
+    assert big == {}
+
+
+def test_few_long_functions():
+    rows = long_functions()
+    assert len(rows) <= MAX_LONG_FUNCTIONS, rows
+
+
+def test_long_means_over_80_lines_docstring_included():
+    assert LONG_FUNCTION_LINES == 80
+    assert all(n > LONG_FUNCTION_LINES for n, _ in long_functions())
+
+
+def test_one_compiled_path():
+    assert naming("SIGHTLINE_KERNEL") == []
+    assert naming("kernel_enabled") == []
