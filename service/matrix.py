@@ -16,7 +16,7 @@ from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene, find_token
 from service.errors import RulesError, shown
 from service.model import Token
-from service.rules.ask import cover_all, located_all
+from service.rules.ask import degrees_all, located_all
 from service.rules.base import Attack, RuleSystem
 
 
@@ -59,8 +59,8 @@ def matrix(
     n = len(tokens)
     pairs = [(a, t) for a in tokens for t in tokens if a.id != t.id]
     if kind == "cover":
-        covers = cover_all(system, geo, pairs, Attack(), options, detail=False, budget=budget)
-        grid = _grid(tokens, [r.cover for r in covers])
+        degrees = degrees_all(system, geo, pairs, Attack(), options, budget=budget)
+        grid = _grid(tokens, list(degrees))
         if progress:
             progress(n)
         return {"tokens": [t.id for t in tokens], "cover": grid}

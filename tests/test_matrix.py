@@ -16,7 +16,7 @@ from service.errors import RulesError, UnknownToken
 from service.geometry import exact
 from service.geometry.measure import Measure, Question, measure, sense_key
 from service.matrix import matrix
-from service.rules.ask import cover_all, cover_one, vision_all, vision_one
+from service.rules.ask import cover_all, cover_one, degrees_all, vision_all, vision_one
 from service.rules.base import Attack
 from tests.scenes import load, tok, wall
 
@@ -137,19 +137,19 @@ def test_dnd5e_cover_matrix_equals_each_cover_answer(name, method):
 @pytest.mark.parametrize("ruleset", ["dnd5e", "starfinder", "pf2e-variant"])
 @pytest.mark.parametrize("name", list(SCENES))
 def test_cover_of_many_pairs_answers_exactly_as_each_pair(name, ruleset, options):
-    """Issues 13, 20: all pairs planned and measured at once (dnd5e: as one batch of
-    arrays), every cover answer, in detail and bare, is the pair's own."""
+    """All pairs planned and measured at once (as one batch of arrays where the ruleset can),
+    every cover answer is the pair's own, and every bare degree (``degrees_all``, a
+    matrix's cells read as arrays) is its answer's degree, alone and together."""
     geo = build_scene(SCENES[name]())
     system = rules.get(ruleset)
     options = {k: v for k, v in options.items() if k in system.options}
     toks = list(geo.scene.tokens)
     pairs = [(a, t) for a in toks for t in toks if t is not a]
-    for detail in (True, False):
-        alone = [
-            cover_all(system, geo, [pair], Attack(), options, detail=detail)[0] for pair in pairs
-        ]
-        together = cover_all(system, geo, pairs, Attack(), options, detail=detail)
-        assert together == alone
+    alone = [cover_all(system, geo, [pair], Attack(), options)[0] for pair in pairs]
+    together = cover_all(system, geo, pairs, Attack(), options)
+    assert together == alone
+    bare = [degrees_all(system, geo, [pair], Attack(), options)[0] for pair in pairs]
+    assert degrees_all(system, geo, pairs, Attack(), options) == bare == [r.cover for r in alone]
     got = matrix(geo, system, None, "cover", options)
     assert got["cover"] == pairwise(geo, system, "cover", options)
 
@@ -232,12 +232,11 @@ def test_planned_batch_is_each_pair_alone(placed, walls, ruleset_options, kind, 
     toks = list(geo.scene.tokens)
     pairs = [(a, t) for a in toks for t in toks if t is not a]
     attack = Attack(kind)
-    for detail in (True, False):
-        together = cover_all(system, geo, pairs, attack, options, detail=detail)
-        alone = [
-            cover_all(system, geo, [pair], attack, options, detail=detail)[0] for pair in pairs
-        ]
-        assert together == alone
+    together = cover_all(system, geo, pairs, attack, options)
+    alone = [cover_all(system, geo, [pair], attack, options)[0] for pair in pairs]
+    assert together == alone
+    bare = [degrees_all(system, geo, [pair], attack, options)[0] for pair in pairs]
+    assert degrees_all(system, geo, pairs, attack, options) == bare == [r.cover for r in alone]
 
 
 def test_vision_matrix():

@@ -97,7 +97,6 @@ def classify(
         [(tokens[a], tokens[t]) for a, t in pairs],
         Attack(),
         {},
-        detail=True,
     )
     kept = [w for w in scene["walls"] if blocks_movement(w)]
     walls = blocking_walls(scene)

@@ -19,7 +19,7 @@ from typing import Any
 
 from service.engine.budget import WorkBudget, trace_units
 from service.engine.scene import BuiltScene
-from service.geometry.measure import measure
+from service.geometry.measure import MeasuredBatch, measure
 from service.model import Token
 from service.rules.base import Attack, CoverResult, RuleSystem, VisionResult
 from service.rules.options import without_set_aside
@@ -33,7 +33,6 @@ def cover_all(
     attack: Attack,
     options: dict[str, Any],
     *,
-    detail: bool = True,
     budget: WorkBudget | None = None,
 ) -> list[CoverResult]:
     """Cover of every ``(attacker, target)`` pair (attacker ``None``: an area's origin).
@@ -46,36 +45,65 @@ def cover_all(
     attack : Attack
     options : dict
         The ruleset's options, checked.
-    detail : bool
-        Answers carry lines with their blockers and notes; ``False`` for degrees only
-        (matrices).
     budget : WorkBudget, optional
-        The request's budget of line-wall tests (issue 16): over it, ``OverBudget`` (422)
-        before the work when the estimate says so.
+        The request's budget of line-wall tests (``service.engine.budget``): over it,
+        ``OverBudget`` (422) before the work when the estimate says so.
 
     Returns
     -------
-    list of CoverResult, one per pair in order.
+    list of CoverResult, one per pair in order, with lines, blockers and notes.
 
     Raises
     ------
     RulesError
         A pair the ruleset cannot answer (e.g. an area without origin or attacker).
     """
+    asks, measured = _measured(system, built, pairs, attack, options, True, budget)
+    return system.covers(built, asks, measured, pairs, attack, options)
+
+
+def degrees_all(
+    system: RuleSystem,
+    built: BuiltScene,
+    pairs: Sequence[tuple[Token | None, Token]],
+    attack: Attack,
+    options: dict[str, Any],
+    *,
+    budget: WorkBudget | None = None,
+) -> list[str]:
+    """The cover degree of every pair alone (a matrix's cells), as ``cover_all`` would say.
+
+    Measured without blocker lists and read as arrays (``RuleSystem.cover_ranks``): no
+    answer object is made. Parameters, errors and cost as ``cover_all``.
+    """
+    asks, measured = _measured(system, built, pairs, attack, options, False, budget)
+    ranks = system.cover_ranks(built, asks, measured, pairs, attack, options)
+    return [system.cover_degrees[k] for k in ranks.tolist()]
+
+
+def _measured(
+    system: RuleSystem,
+    built: BuiltScene,
+    pairs: Sequence[tuple[Token | None, Token]],
+    attack: Attack,
+    options: dict[str, Any],
+    detail: bool,
+    budget: WorkBudget | None,
+) -> tuple[Sequence[Any], MeasuredBatch]:
+    """Every pair planned by the ruleset (``cover_asks``) and measured at once."""
     spec = system.cover_measure(built, attack, options, detail)
-    if budget is not None and pairs:  # issue 16: refuse before planning every pair
+    if budget is not None and pairs:  # refuse before planning every pair
         first = system.cover_asks(built, pairs[:1], attack, options)
         lines = len(first[0].question.segments())
         creatures = len(built.scene.tokens) if spec.creatures else 0
         budget.afford(trace_units(lines * len(pairs), creatures, len(pairs)))
     asks = system.cover_asks(built, pairs, attack, options)
-    # A ruleset may plan many pairs as one ``QuestionBatch`` (``asks.questions``, issue 20).
+    # A ruleset may plan many pairs as one ``QuestionBatch`` (``asks.questions``).
     planned = getattr(asks, "questions", None)
     if planned is None:
         planned = [ask.question for ask in asks]
     questions = without_set_aside(built, planned, options)
-    measured = measure(built, spec, questions, budget)
-    return system.covers(built, asks, measured, pairs, attack, options, detail)
+    return asks, measure(built, spec, questions, budget)
 
 
 def vision_all(

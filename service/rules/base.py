@@ -23,6 +23,7 @@ from service.geometry.measure import (
     Blocker,
     Measure,
     Measured,
+    MeasuredBatch,
     Question,
     QuestionBatch,
     TracedLine,
@@ -145,7 +146,8 @@ class RuleSystem(Protocol):
     Cover is asked in three steps so that one pair and a 200-token matrix run the same code
     (``service.rules.ask``): ``cover_measure`` names what to measure, ``cover_asks`` plans
     every pair, ``service.geometry.measure`` measures all pairs at once, and ``covers`` maps
-    each pair's measurement to its answer (``cover`` for one pair). Vision gets a
+    each pair's measurement to its answer (``cover`` for one pair). A matrix asks only the
+    degrees, as arrays (``cover_ranks``): no answer object is made for it. Vision gets a
     ``SenseReport`` from ``service.senses.perceive_all`` the same way.
     """
 
@@ -163,7 +165,11 @@ class RuleSystem(Protocol):
     def cover_measure(
         self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool
     ) -> Measure:
-        """What to measure for every pair of ``built`` (``detail``: the answer lists blockers)."""
+        """What to measure for every pair of ``built``.
+
+        ``detail``: answers (``covers``) with their lines and blockers; ``False``: the bare
+        degrees of ``cover_ranks`` (a matrix), measured without blocker lists.
+        """
         ...
 
     def cover_asks(
@@ -193,9 +199,8 @@ class RuleSystem(Protocol):
         target: Token,
         attack: Attack,
         options: dict[str, Any],
-        detail: bool,
     ) -> CoverResult:
-        """Cover of ``target`` from one pair's measurement (``detail``: lines and notes)."""
+        """Cover of ``target`` from one pair's measurement, with its lines and notes."""
         ...
 
     def covers(
@@ -206,9 +211,24 @@ class RuleSystem(Protocol):
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-        detail: bool,
     ) -> list[CoverResult]:
         """``cover`` of every pair, in order (a ruleset may rule on all of them at once)."""
+        ...
+
+    def cover_ranks(
+        self,
+        built: BuiltScene,
+        asks: Sequence[Any],
+        measured: MeasuredBatch,
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        options: dict[str, Any],
+    ) -> NDArray[np.int64]:
+        """The degree of every pair as its index in ``cover_degrees``, shape (p,).
+
+        The degree ``covers`` would answer, read from the measurement's arrays without an
+        answer object (a matrix's cells). O(lines).
+        """
         ...
 
     def vision(
@@ -487,17 +507,6 @@ def plan_pairs(
     return questions, shared
 
 
-def one_per_code(code: NDArray[np.int64], make: Callable[[int], A]) -> list[A]:
-    """One answer per distinct ``code`` (p,), made from its first row and shared by all.
-
-    For bare answers (a matrix) that depend only on what the code holds: ``make(r)`` is
-    called once per distinct code; the result lists, per row, its code's answer.
-    """
-    _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-    made = [make(r) for r in first.tolist()]
-    return [made[i] for i in inverse.ravel().tolist()]
-
-
 @functools.lru_cache(maxsize=512)
 def rule_ids(rules: tuple[str, ...]) -> tuple[str, ...]:
     """``rules`` without repeats, in order (an answer's ``rules``).
@@ -516,14 +525,13 @@ def cover_through_covers(
     target: Token,
     attack: Attack,
     options: dict[str, Any],
-    detail: bool,
 ) -> CoverResult:
     """``RuleSystem.cover`` of a ruleset that rules on all pairs at once.
 
     Its ``covers`` of the one pair; a method body: ``return cover_through_covers(self, ...)``.
     """
     pair = [(attacker, target)]
-    found = system.covers(built, [ask], [measured], pair, attack, options, detail)
+    found = system.covers(built, [ask], [measured], pair, attack, options)
     return found[0]  # type: ignore[no-any-return]
 
 
@@ -535,13 +543,12 @@ def cover_each(
     pairs: Sequence[tuple[Token | None, Token]],
     attack: Attack,
     options: dict[str, Any],
-    detail: bool = True,
 ) -> list[CoverResult]:
     """``RuleSystem.covers`` for a ruleset that rules on each pair alone, in order.
 
     Its ``cover`` of every pair; assign it in the class body: ``covers = cover_each``.
     """
     return [
-        system.cover(built, ask, m, a, t, attack, options, detail)
+        system.cover(built, ask, m, a, t, attack, options)
         for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
     ]

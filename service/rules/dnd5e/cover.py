@@ -32,7 +32,6 @@ from service.rules.base import (
     corner_inset,
     cover_through_covers,
     has_low_obstacles,
-    one_per_code,
     pair_band,
     pair_tokens,
     plan_pairs,
@@ -108,6 +107,9 @@ METHODS = {
     ),
 }
 
+#: Each method by its rule id.
+BY_RULE = {method.rule: method for method in METHODS.values()}
+
 OPTIONS = {
     "cover_method": OptionSpec(
         "paired-corners",
@@ -173,6 +175,19 @@ def _decide(
     group = np.argmin(degree, axis=1)
     pick = np.arange(len(degree))
     return degree[pick, group], by_creature[pick, group], group
+
+
+def _shapes(asks: Sequence[Any], counts: list[int]) -> dict[tuple[str, int, int], list[int]]:
+    """The pairs by method's rule, lines per group (4, 6 on hexes) and lines: ``key -> rows``."""
+    if isinstance(asks, _Asks):  # one method, every pair with as many lines
+        k = asks.questions.targets.shape[1]
+        lines = counts[0] if counts else 0
+        return {(asks.method.rule, k, lines): list(range(len(asks)))}
+    shapes: dict[tuple[str, int, int], list[int]] = {}
+    for r, ask in enumerate(asks):
+        key = (ask.method.rule, len(ask.question.targets), counts[r])
+        shapes.setdefault(key, []).append(r)
+    return shapes
 
 
 @dataclass(frozen=True)
@@ -352,6 +367,45 @@ class Dnd5e:
         )
         return _Ask(question, method, shared)
 
+    def _decided(
+        self, asks: Sequence[_Ask], batch: MeasuredBatch
+    ) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.int64], NDArray[np.bool_]]:
+        """Every pair's degree rank, creatures' part, deciding group and line of effect.
+
+        The degrees of all pairs with the same method and number of lines are read from the
+        tables at once (``_decide``).
+        """
+        counts = np.diff(batch.rows).tolist()
+        loe = batch.clear("move")
+        rank = np.zeros(len(asks), dtype=np.int64)
+        by_creature = np.zeros(len(asks), dtype=bool)
+        group = np.zeros(len(asks), dtype=np.int64)
+        anything_blocked = batch.wall_blocked | batch.creature_blocked
+        for (method, k, lines), members in _shapes(asks, counts).items():
+            n = len(members)
+            at = np.asarray(members, dtype=np.intp)
+            idx = batch.rows[at][:, None] + np.arange(lines)
+            rank[at], by_creature[at], group[at] = _decide(
+                BY_RULE[method],
+                k,
+                batch.full_blocked[idx].reshape(n, lines // k, k).sum(axis=2),
+                anything_blocked[idx].reshape(n, lines // k, k).sum(axis=2),
+                loe[at],
+            )
+        return rank, by_creature, group, loe
+
+    def cover_ranks(
+        self,
+        built: BuiltScene,
+        asks: Sequence[_Ask],
+        measured: MeasuredBatch,
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        options: dict[str, Any],
+    ) -> NDArray[np.int64]:
+        """Every pair's degree (5E-COV-1..8) as its index in ``DEGREES`` (a matrix)."""
+        return self._decided(asks, measured)[0]
+
     def covers(
         self,
         built: BuiltScene,
@@ -360,101 +414,24 @@ class Dnd5e:
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-        detail: bool = True,
     ) -> list[CoverResult]:
-        """Cover of every pair (5E-COV-1..8) from its measured corner lines, as ``cover``.
-
-        The degrees of all pairs with the same method and number of lines are read from the
-        tables at once (``_decide``). Bare answers of a planned batch (a matrix) are made once
-        per distinct target, degree and reasons (``_bare``).
-        """
+        """Cover of every pair (5E-COV-1..8) from its measured corner lines, as ``cover``."""
         batch = MeasuredBatch.of(measured)
-        counts = np.diff(batch.rows).tolist()
-        loe = batch.clear("move")
-        rank = np.zeros(len(asks), dtype=np.int64)
-        by_creature = np.zeros(len(asks), dtype=bool)
-        group = np.zeros(len(asks), dtype=np.int64)
-        planned = asks if isinstance(asks, _Asks) else None
-        # Per pair: its method and lines per group (4 corners, 6 on hexes).
-        shapes: dict[tuple[str, int, int], list[int]] = {}
-        methods: dict[str, Method] = {}
-        if planned is not None:
-            k = planned.questions.targets.shape[1]
-            lines = counts[0] if counts else 0  # every pair has as many lines
-            shapes[(planned.method.rule, k, lines)] = list(range(len(asks)))
-            methods[planned.method.rule] = planned.method
+        rank, by_creature, group, loe = self._decided(asks, batch)
+        if isinstance(asks, _Asks):
+            k = asks.questions.targets.shape[1]
+            each = [(asks.method, k, asks.shared.get(r, ())) for r in range(len(asks))]
         else:
             each = [(ask.method, len(ask.question.targets), ask.shared) for ask in asks]
-            for r, (method, k, _) in enumerate(each):
-                shapes.setdefault((method.rule, k, counts[r]), []).append(r)
-                methods[method.rule] = method
-        anything_blocked = batch.wall_blocked | batch.creature_blocked
-        for (rule, k, lines), members in shapes.items():
-            n = len(members)
-            at = np.asarray(members, dtype=np.intp)
-            idx = batch.rows[at][:, None] + np.arange(lines)
-            rank[at], by_creature[at], group[at] = _decide(
-                methods[rule],
-                k,
-                batch.full_blocked[idx].reshape(n, lines // k, k).sum(axis=2),
-                anything_blocked[idx].reshape(n, lines // k, k).sum(axis=2),
-                loe[at],
-            )
-        if planned is not None:
-            if not detail:
-                return self._bare(built, planned, batch, pairs, attack, rank, by_creature, loe)
-            k = planned.questions.targets.shape[1]
-            each = [(planned.method, k, planned.shared.get(r, ())) for r in range(len(asks))]
         decided = zip(
             rank.tolist(), by_creature.tolist(), group.tolist(), loe.tolist(), strict=True
         )
         return [
-            self._result(built, method, k, shared, batch, r, a, t, attack, detail, *d)
+            self._result(built, method, k, shared, batch, r, a, t, attack, *d)
             for r, ((method, k, shared), (a, t), d) in enumerate(
                 zip(each, pairs, decided, strict=True)
             )
         ]
-
-    def _bare(
-        self,
-        built: BuiltScene,
-        planned: _Asks,
-        batch: MeasuredBatch,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        rank: NDArray[np.int64],
-        by_creature: NDArray[np.bool_],
-        loe: NDArray[np.bool_],
-    ) -> list[CoverResult]:
-        """The bare answers (a matrix) of a planned batch, decided by ``_decide``.
-
-        A bare answer depends only on its target, degree, creatures' part, line of effect
-        and sharing a space: one answer is made for each distinct set of those and shared
-        by every pair that has it.
-        """
-        shared = planned.sharing().astype(np.int64)
-        target = planned.questions.pair_tokens[:, 1].astype(np.int64)
-        code = (((target * len(DEGREES) + rank) * 2 + by_creature) * 2 + loe) * 2 + shared
-        k = planned.questions.targets.shape[1]
-        return one_per_code(
-            code,
-            lambda r: self._result(
-                built,
-                planned.method,
-                k,
-                planned.shared.get(r, ()),
-                batch,
-                r,
-                pairs[r][0],
-                pairs[r][1],
-                attack,
-                False,
-                int(rank[r]),
-                bool(by_creature[r]),
-                0,
-                bool(loe[r]),
-            ),
-        )
 
     def cover(
         self,
@@ -465,7 +442,6 @@ class Dnd5e:
         target: Token,
         attack: Attack,
         options: dict[str, Any],
-        detail: bool = True,
     ) -> CoverResult:
         """Cover of ``target`` (5E-COV-1..8) from its measured corner lines.
 
@@ -475,9 +451,7 @@ class Dnd5e:
             ``cover`` in ``none|half|three-quarters|total``; ``ac_bonus``/``save_bonus``
             +2 / +5 (5E-COV-3); ``lines`` the four traced lines that decided it.
         """
-        return cover_through_covers(
-            self, built, ask, measured, attacker, target, attack, options, detail
-        )
+        return cover_through_covers(self, built, ask, measured, attacker, target, attack, options)
 
     def _result(
         self,
@@ -490,7 +464,6 @@ class Dnd5e:
         attacker: Token | None,
         target: Token,
         attack: Attack,
-        detail: bool,
         rank: int,
         by_creature: bool,
         group: int,
@@ -499,8 +472,7 @@ class Dnd5e:
         """The answer for pair ``r`` of ``batch``, whose degree ``_decide`` found.
 
         ``method`` and ``k`` (lines per group) of its ask, ``shared`` who shares a space
-        (5E-COV-7); ``rank`` in ``DEGREES``; without ``detail`` (a matrix) no lines, notes or
-        modifiers.
+        (5E-COV-7); ``rank`` in ``DEGREES``.
         """
         degree = DEGREES[rank]
         rules = ["5E-COV-1", "5E-COV-3", method.rule]
@@ -509,15 +481,9 @@ class Dnd5e:
             rules.append("5E-COV-6")
             # Low walls: `cover: "low"` in the scene, or a wall covering only part of one of
             # the deciding lines' band (GEO-5a).
-            if (
-                detail
-                and has_low_obstacles(built)
-                and (
-                    built.tall_walls is not None
-                    or any(
-                        batch[r].low_walls(j, built.walls) for j in range(k * group, k * group + k)
-                    )
-                )
+            if has_low_obstacles(built) and (
+                built.tall_walls is not None
+                or any(batch[r].low_walls(j, built.walls) for j in range(k * group, k * group + k))
             ):
                 notes.append(
                     "Creatures and low walls give at most half cover (5E-COV-3, 5E-COV-6)."
@@ -526,12 +492,12 @@ class Dnd5e:
             rules.append("5E-COV-7")
         if rank > 0:
             rules.append("5E-COV-4")
-        if detail and degree == "total" and loe_clear:
+        if degree == "total" and loe_clear:
             notes.append(
                 "All four corner lines are blocked (total cover by 5E-COV-5), although some "
                 "other straight line between the spaces is clear (5E-LOE-2)."
             )
-        if detail and shared:
+        if shared:
             notes.append("Sharing a space, no cover from: " + ", ".join(shared))
         return CoverResult(
             target=target.id,
@@ -542,9 +508,9 @@ class Dnd5e:
             can_target=degree != "total",
             line_of_effect=loe_clear,
             rules=rule_ids(tuple(rules)),
-            lines=batch[r].lines(built.walls, slice(k * group, k * group + k)) if detail else (),
+            lines=batch[r].lines(built.walls, slice(k * group, k * group + k)),
             notes=tuple(notes),
-            modifiers=scene_modifiers(built, attacker, target, attack) if detail else (),
+            modifiers=scene_modifiers(built, attacker, target, attack),
         )
 
     def vision(

@@ -33,7 +33,6 @@ from service.rules.base import (
     cover_each,
     cover_through_covers,
     has_low_obstacles,
-    one_per_code,
     pair_band,
     pair_tokens,
     plan_pairs,
@@ -138,6 +137,22 @@ def _line_ranks(
             if any(_size(built, c) - largest >= 2 for c in batch.creature_blockers[k]):
                 rank[k] = STEPS.index(LINE_DEGREE["much larger creature"])
     return rank
+
+
+def _best_lines(
+    built: BuiltScene, batch: MeasuredBatch, pairs: Sequence[tuple[Token | None, Token]]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Each line's degree (``_line_ranks``) and each pair's first line of least cover.
+
+    Returns the ranks over every line (n,) and the best line of each pair, counted from
+    its first line (p,) (PV-COV-8's best corner).
+    """
+    counts = np.diff(batch.rows)
+    rank = _line_ranks(built, batch, pairs)
+    width = int(counts.max()) + 1
+    local = np.arange(len(rank)) - np.repeat(batch.rows[:-1], counts)
+    best = np.minimum.reduceat(rank * width + local, batch.rows[:-1]) % width
+    return rank, best
 
 
 def _size(built: BuiltScene, token_id: str) -> int:
@@ -311,7 +326,6 @@ class Pf2eVariant:
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-        detail: bool = True,
     ) -> list[CoverResult]:
         """Cover of every pair (PV-COV-1..8), as ``cover``.
 
@@ -321,64 +335,42 @@ class Pf2eVariant:
         batch = MeasuredBatch.of(measured)
         counts = np.diff(batch.rows)
         if not len(asks) or not counts.all():
-            return cover_each(self, built, asks, measured, pairs, attack, options, detail)
-        rank = _line_ranks(built, batch, pairs)
-        width = int(counts.max()) + 1
-        local = np.arange(len(rank)) - np.repeat(batch.rows[:-1], counts)
-        best = np.minimum.reduceat(rank * width + local, batch.rows[:-1]) % width
+            return cover_each(self, built, asks, measured, pairs, attack, options)
+        rank, best = _best_lines(built, batch, pairs)
         table = {**ADVANTAGE_LEVELS, **(options.get("advantage_levels") or {})}
         took = set(options.get("take_cover") or ())
-        if isinstance(asks, _Asks) and not detail and not has_low_obstacles(built):
-            return self._bare(built, asks, batch, pairs, rank, best, table, took)
         loe = batch.clear("move").tolist()
         steps = rank[batch.rows[:-1] + best].tolist()
         return [
-            self._result(
-                built, ask, batch, r, a, t, detail, int(best[r]), steps[r], loe[r], table, took
-            )
+            self._result(built, ask, batch, r, a, t, int(best[r]), steps[r], loe[r], table, took)
             for r, (ask, (a, t)) in enumerate(zip(asks, pairs, strict=True))
         ]
 
-    def _bare(
+    def cover_ranks(
         self,
         built: BuiltScene,
-        planned: _Asks,
-        batch: MeasuredBatch,
+        asks: Sequence[_Ask],
+        measured: MeasuredBatch,
         pairs: Sequence[tuple[Token | None, Token]],
-        rank: NDArray[np.int64],
-        best: NDArray[np.int64],
-        table: dict[str, Any],
-        took: set[str],
-    ) -> list[CoverResult]:
-        """The bare answers (a matrix) of a planned batch, without low obstacles.
+        attack: Attack,
+        options: dict[str, Any],
+    ) -> NDArray[np.int64]:
+        """Every pair's degree as its index in ``DEGREES`` (a matrix), as ``covers`` says.
 
-        A bare answer depends only on its target, its deciding line's degree and what
-        blocks that line (a wall, a creature) and line of effect: one answer is made for
-        each distinct set of those and shared by every pair that has it.
+        Its best line's degree (PV-COV-2, PV-COV-3, PV-COV-8); total without line of effect
+        (PV-COV-6); one step more for a target that took cover (PV-COV-4).
         """
-        k = batch.rows[:-1] + best
-        step = rank[k]
-        loe = batch.clear("move")
-        target = planned.questions.pair_tokens[:, 1].astype(np.int64)
-        code = ((target * len(STEPS) + step) * 2 + batch.wall_blocked[k]) * 2
-        code = (code + batch.creature_blocked[k]) * 2 + loe
-        return one_per_code(
-            code,
-            lambda r: self._result(
-                built,
-                planned[r],
-                batch,
-                r,
-                pairs[r][0],
-                pairs[r][1],
-                False,
-                int(best[r]),
-                int(step[r]),
-                bool(loe[r]),
-                table,
-                took,
-            ),
-        )
+        counts = np.diff(measured.rows)
+        if not len(asks) or not counts.all():
+            found = self.covers(built, asks, measured, pairs, attack, options)
+            return np.array([DEGREES.index(c.cover) for c in found], dtype=np.int64)
+        rank, best = _best_lines(built, measured, pairs)
+        step = rank[measured.rows[:-1] + best].astype(np.int64)
+        loe = measured.clear("move")
+        took = set(options.get("take_cover") or ())
+        took_cover = np.array([t.id in took for _, t in pairs], dtype=bool)
+        step = np.where(took_cover, np.minimum(step + 1, len(STEPS) - 1), step)
+        return np.where(loe, step, DEGREES.index("total")).astype(np.int64)
 
     def cover(
         self,
@@ -389,7 +381,6 @@ class Pf2eVariant:
         target: Token,
         attack: Attack,
         options: dict[str, Any],
-        detail: bool = True,
     ) -> CoverResult:
         """Cover of ``target`` (PV-COV-1..8) from its measured lines.
 
@@ -399,9 +390,7 @@ class Pf2eVariant:
             ``cover`` in ``none|lesser|standard|greater|total``, ``advantage_levels``
             from the table, ``can_hide`` (PV-COV-5), ``ac_bonus``/``save_bonus`` 0.
         """
-        return cover_through_covers(
-            self, built, ask, measured, attacker, target, attack, options, detail
-        )
+        return cover_through_covers(self, built, ask, measured, attacker, target, attack, options)
 
     def _result(
         self,
@@ -411,7 +400,6 @@ class Pf2eVariant:
         r: int,
         attacker: Token | None,
         target: Token,
-        detail: bool,
         best: int,
         step: int,
         loe_clear: bool,
@@ -463,7 +451,7 @@ class Pf2eVariant:
             can_target=degree != "total",
             line_of_effect=loe_clear,
             rules=rule_ids(tuple(rules)),
-            lines=batch[r].lines(built.walls, slice(best, best + 1)) if detail else (),
+            lines=batch[r].lines(built.walls, slice(best, best + 1)),
             notes=tuple(notes),
             can_hide=degree in ("standard", "greater", "total"),
         )

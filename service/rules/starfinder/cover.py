@@ -41,14 +41,13 @@ from service.rules.base import (
     attack_source,
     cover_through_covers,
     has_low_obstacles,
-    one_per_code,
     pair_band,
     pair_tokens,
     plan_pairs,
     rule_ids,
     shared_space,
 )
-from service.rules.starfinder.concealment import concealment, conceals, miss_chance_of
+from service.rules.starfinder.concealment import concealment, miss_chance_of
 from service.rules.starfinder.flanking import DIAGONALS, flanking
 from service.rules.starfinder.obstacles import low_obstacle_mask, low_walls, partial_obstacles
 from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, vision
@@ -72,6 +71,8 @@ BONUS: dict[str, tuple[int, int] | tuple[None, None]] = {
 #: corner whose strongest line is weakest, SF-COV-1).
 LINE_RANK = {"none": 0, "soft": 1, "cover": 2, "improved": 3}
 LINE_NAME = {rank: name for name, rank in LINE_RANK.items()}
+#: Each ``LINE_RANK``'s degree as its index in ``DEGREES``.
+DEGREE_OF_LINE_RANK = np.array([DEGREES.index(LINE_NAME[k]) for k in range(len(LINE_NAME))])
 
 #: SF-PRN-1: the modifier for (who is prone, attack kind), the target's before the attacker's.
 PRONE: dict[tuple[str, str], Modifier] = {
@@ -461,7 +462,6 @@ class Starfinder:
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-        detail: bool = True,
     ) -> list[CoverResult]:
         """Cover and concealment of every pair, as ``cover``.
 
@@ -471,23 +471,10 @@ class Starfinder:
         batch = MeasuredBatch.of(measured)
         shapes, plan_of = _pairs_by_shape(asks, np.diff(batch.rows).tolist())
         best, degree = _weakest_corners(_line_ranks(built, batch, attack), batch, shapes, len(asks))
-        planned = asks if isinstance(asks, _Asks) else None
-        loe, los = batch.clear("move"), batch.clear("sight")
-        code: NDArray[np.int64] | None = None
-        if planned is not None and not detail and not conceals(built):
-            # A bare answer (a matrix) of a planned batch depends only on its target, on
-            # whether its attacker is prone (SF-PRN-1), on its weakest corner's degree and
-            # on its lines of effect and sight: no region conceals along its lines
-            # (SF-CON-1) and it has no notes. One answer per distinct set, shared.
-            prone = np.array(["prone" in t.conditions for t in built.scene.tokens], dtype=bool)
-            ends = planned.questions.pair_tokens
-            code = ends[:, 1].astype(np.int64) * 2 + prone[ends[:, 0]]
-            code = ((code * len(LINE_RANK) + degree) * 2 + loe) * 2 + los
         best_of, degree_of = best.tolist(), degree.tolist()
-        loe_of, los_of = loe.tolist(), los.tolist()
-
-        def answer(r: int) -> CoverResult:
-            return self._result(
+        loe_of, los_of = batch.clear("move").tolist(), batch.clear("sight").tolist()
+        return [
+            self._result(
                 built,
                 plan_of(r),
                 batch,
@@ -495,16 +482,41 @@ class Starfinder:
                 *pairs[r],
                 attack,
                 options,
-                detail,
                 best_of[r],
                 degree_of[r],
                 loe_of[r],
                 los_of[r],
             )
+            for r in range(len(asks))
+        ]
 
-        if code is not None:
-            return one_per_code(code, answer)
-        return [answer(r) for r in range(len(asks))]
+    def cover_ranks(
+        self,
+        built: BuiltScene,
+        asks: Sequence[_Ask],
+        measured: MeasuredBatch,
+        pairs: Sequence[tuple[Token | None, Token]],
+        attack: Attack,
+        options: dict[str, Any],
+    ) -> NDArray[np.int64]:
+        """Every pair's degree as its index in ``DEGREES`` (a matrix), as ``covers`` says.
+
+        ``_degree`` on arrays: the weakest corner's degree (SF-COV-1, 2, 4, 6, 8), total
+        without line of effect (SF-COV-9), partial for the GM's ``partial_cover`` targets
+        (SF-COV-7), none against an area short of total (SF-COV-3).
+        """
+        shapes, _ = _pairs_by_shape(asks, np.diff(measured.rows).tolist())
+        _, line_rank = _weakest_corners(
+            _line_ranks(built, measured, attack), measured, shapes, len(asks)
+        )
+        out = DEGREE_OF_LINE_RANK[line_rank]
+        out = np.where(measured.clear("move"), out, DEGREES.index("total"))
+        partial = set(options.get("partial_cover") or ())
+        marked = np.array([t.id in partial for _, t in pairs], dtype=bool)
+        out = np.where(marked & (out == DEGREES.index("cover")), DEGREES.index("partial"), out)
+        if attack.kind == "area":
+            out = np.where(out == DEGREES.index("total"), out, DEGREES.index("none"))
+        return out.astype(np.int64)
 
     def cover(
         self,
@@ -515,7 +527,6 @@ class Starfinder:
         target: Token,
         attack: Attack,
         options: dict[str, Any],
-        detail: bool = True,
     ) -> CoverResult:
         """Cover and concealment of ``target`` (SF-COV-1..9, SF-CON-1..5, SF-PRN-1/2).
 
@@ -528,9 +539,7 @@ class Starfinder:
             ``save_bonus`` (Reflex); ``concealment`` and ``miss_chance``; ``lines`` from the
             attacker's chosen corner; ``modifiers`` for prone creatures.
         """
-        return cover_through_covers(
-            self, built, ask, measured, attacker, target, attack, options, detail
-        )
+        return cover_through_covers(self, built, ask, measured, attacker, target, attack, options)
 
     def _result(
         self,
@@ -542,7 +551,6 @@ class Starfinder:
         target: Token,
         attack: Attack,
         options: dict[str, Any],
-        detail: bool,
         best: int,
         best_rank: int,
         loe_clear: bool,
@@ -595,7 +603,7 @@ class Starfinder:
             can_target=degree != "total",
             line_of_effect=loe_clear,
             rules=rule_ids(tuple(rules)),
-            lines=batch[r].lines(built.walls, slice(k * best, k * best + k)) if detail else (),
+            lines=batch[r].lines(built.walls, slice(k * best, k * best + k)),
             notes=tuple(notes),
             concealment=found,
             miss_chance=chance,
