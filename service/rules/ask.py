@@ -50,8 +50,8 @@ def cover_all(
         Answers carry lines with their blockers and notes; ``False`` for degrees only
         (matrices).
     budget : WorkBudget, optional
-        The request's budget of line-wall tests (issue 16): over it, ``OverBudget`` (422)
-        before the work when the estimate says so.
+        The request's budget of line-wall tests (``docs/decisions.md`` "Bounded work"):
+        over it, ``OverBudget`` (422) before the work when the estimate says so.
 
     Returns
     -------
@@ -63,13 +63,13 @@ def cover_all(
         A pair the ruleset cannot answer (e.g. an area without origin or attacker).
     """
     spec = system.cover_measure(built, attack, options, detail)
-    if budget is not None and pairs:  # issue 16: refuse before planning every pair
+    if budget is not None and pairs:  # refuse before planning every pair
         first = system.cover_asks(built, pairs[:1], attack, options)
         lines = len(first[0].question.segments())
         creatures = len(built.scene.tokens) if spec.creatures else 0
         budget.afford(trace_units(lines * len(pairs), creatures, len(pairs)))
     asks = system.cover_asks(built, pairs, attack, options)
-    # A ruleset may plan many pairs as one ``QuestionBatch`` (``asks.questions``, issue 20).
+    # A ruleset may plan many pairs as one ``QuestionBatch`` (``asks.questions``).
     planned = getattr(asks, "questions", None)
     if planned is None:
         planned = [ask.question for ask in asks]
