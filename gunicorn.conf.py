@@ -54,7 +54,7 @@ def on_starting(server):
     from service.geometry import exact, trace
 
     trace.warm_up()  # the compiled measurement (geometry.walk and the tests), once, before forking
-    exact.warm_up()  # and the exact search's (issue 16)
+    exact.warm_up()  # and the exact search's
 
 
 def when_ready(server):

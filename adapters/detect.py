@@ -2,7 +2,7 @@
 
 Also: :func:`parse_text` reads an export file's text (JSON, or a Foundry NeDB ``.db``: one
 JSON document a line), and :func:`to_scene` recognises a canonical scene and returns it
-unchanged (issue 17).
+unchanged.
 
 References
 ----------
@@ -25,7 +25,7 @@ __all__ = ["FORMATS", "describe", "detect", "is_canonical", "parse_text", "sniff
 FORMATS = ("foundry", "roll20", "uvtt")
 
 #: The option of each adapter that picks one scene (Foundry) or page (Roll20) of an export;
-#: ``scene`` and ``page`` are both accepted for either (one way to choose, issue 17).
+#: ``scene`` and ``page`` are both accepted for either (one way to choose).
 _SELECTORS = {"foundry": "scene", "roll20": "page"}
 #: Keyword options each adapter accepts.
 _OPTIONS = {

@@ -1,6 +1,6 @@
 """The ``POST /v1/cover`` answer written as JSON in C: msgspec mirrors of its response schemas.
 
-Issue 20: marshmallow's ``CoverResponseSchema().dump`` walks every field of every traced
+Marshmallow's ``CoverResponseSchema().dump`` walks every field of every traced
 line in Python, and Flask's ``jsonify`` walks the result again; for one target that was as
 much as a third of the request's time outside the rules. Here the answer (``{"ruleset",
 "attacker", "results": [CoverResult]}``, ``service.operations.cover``) is converted by

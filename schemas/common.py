@@ -33,7 +33,7 @@ class PointList(fields.List):
     """A list of ``point_field`` points (``[[x, y], ...]`` px), converted in bulk by msgspec.
 
     Loads as ``List(point_field())`` does (lists of two floats), checked by msgspec against
-    ``service.model.Point`` in one C pass (issue 16: 10,000 points cost marshmallow about a
+    ``service.model.Point`` in one C pass (10,000 points cost marshmallow about a
     third of a second); a list msgspec refuses goes through the field-by-field path, which
     reports the exact errors at the same paths.
     """

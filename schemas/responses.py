@@ -232,7 +232,7 @@ class Grid(fields.List):
 
     The cells (strings, booleans or null, made by ``service.matrix``) are passed through as
     they are: a 200-token matrix has 39,800 of them, and formatting each one took longer
-    than measuring a small matrix (issue 20).
+    than measuring a small matrix.
     """
 
     def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:

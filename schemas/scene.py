@@ -169,7 +169,7 @@ class WallSchema(StrictSchema):
         return model.Wall(**data)
 
 
-#: Decoders of the bulk paths (issue 7): whole scenes from JSON bytes, and walls.
+#: Decoders of the bulk paths: whole scenes from JSON bytes, and walls.
 _SCENE_FROM_JSON = msgspec.json.Decoder(model.Scene)
 _RAW_OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _WALLS = list[model.Wall]
@@ -178,12 +178,13 @@ _WALLS = list[model.Wall]
 def decode_json_body(data: bytes, check: Callable[[SceneSize], None] | None = None) -> Any:
     """Parse a JSON body, decoding a top-level ``scene`` straight to a ``model.Scene``.
 
-    Issue 7: ``json.loads`` of a 5,000-wall scene builds 5,000 dicts that then have to be
-    checked one by one; msgspec decodes and checks the scene in C instead, against the types
-    and bounds that ``service.model`` declares. Every other part of the body is parsed with
-    ``json.loads``, as the ordinary path does.
+    ``json.loads`` of a 5,000-wall scene builds 5,000 dicts that then have to be checked one
+    by one; msgspec decodes and checks the scene in C instead, against the types and bounds
+    that ``service.model`` declares (``docs/decisions.md``, "The scene model is msgspec
+    Structs"). Every other part of the body is parsed with ``json.loads``, as the ordinary
+    path does.
 
-    Issue 16: with ``check``, the scene's counts are read from the bytes first
+    With ``check``, the scene's counts are read from the bytes first
     (``schemas.size.size_of_body``, nothing built) and given to ``check``, which refuses a
     scene over the limits by raising, before the scene is decoded.
 
@@ -277,7 +278,7 @@ def _json(raw: msgspec.Raw) -> Any:
 
 
 class WallList(fields.List):
-    """The ``walls`` array, converted in bulk by msgspec (issue 7).
+    """The ``walls`` array, converted in bulk by msgspec.
 
     Used when some other part of the scene sends it down the field-by-field path: the walls
     are still converted by msgspec against ``model.Wall``'s own types and bounds, and only
@@ -424,7 +425,7 @@ class RegionSchema(StrictSchema):
 class SceneSchema(StrictSchema):
     """The canonical scene; ``load`` returns a ``service.model.Scene``.
 
-    ``load`` first lets msgspec convert the whole scene against ``service.model`` (issue 7);
+    ``load`` first lets msgspec convert the whole scene against ``service.model``;
     only when msgspec refuses it are the fields loaded one by one, which names every error
     with its path. A ``DecodedScene`` (from ``decode_json_body``) is returned as it is. Tests
     check that whatever msgspec accepts, the field-by-field path accepts equally.

@@ -1,4 +1,4 @@
-"""How much a scene holds, counted before it is built (issue 16).
+"""How much a scene holds, counted before it is built.
 
 A scene over a count limit (``SIGHTLINE_MAX_WALLS``, ``_TOKENS``, ``_LIGHTS``, ``_REGIONS``) or
 over the outline points of all its polygon regions together (``SIGHTLINE_MAX_REGION_POINTS``)

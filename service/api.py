@@ -4,8 +4,8 @@ Each query view is thin: flask-smorest loads the request schema of its operation
 (``service.operations.OPERATIONS``), the view applies the service's configured limits
 (``SIGHTLINE_MAX_*``), resolves the scene (inline, or ``scene_id`` from the cache) and calls
 the operation; flask-smorest dumps the answer with the operation's response schema, except
-where the operation writes its JSON in C (``json_answer``: ``POST /v1/cover``, issue 20;
-the same bytes). No geometry or rule here. Contract: ``shared/API.md``.
+where the operation writes its JSON in C (``json_answer``: ``POST /v1/cover``; the
+same bytes). No geometry or rule here. Contract: ``shared/API.md``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ health = Blueprint("health", __name__, description="Liveness and readiness.")
 
 #: Query options each import format takes (others answer 422 naming them). ``scene`` and
 #: ``page`` are one option under two names: the scene of a Foundry world, compendium or NeDB
-#: export, or the page of a Roll20 export (issue 17: one way to choose, for every format).
+#: export, or the page of a Roll20 export (one way to choose, for every format).
 IMPORT_OPTIONS = {
     "foundry": ("scene", "page"),
     "roll20": ("scene", "page"),
@@ -116,7 +116,7 @@ def limit_problems(scene: Scene) -> list[tuple[str, str]]:
 
     The counts of walls, tokens, lights and regions (``service.limits.SCENE_LIMITS``), and the
     outline points of all polygon regions together (``MAX_REGION_POINTS``): the scene's build
-    and every sight line's cost grow with them (issue 16). A request body's scene is checked
+    and every sight line's cost grow with them. A request body's scene is checked
     the same way from its bytes before it is decoded (``service.http_errors``); this check
     covers the scenes made here (imports, exports). O(regions).
     """
@@ -132,7 +132,7 @@ def check_limits(scene: Scene, path: str = "scene") -> None:
 
 
 def request_budget() -> WorkBudget:
-    """The current request's work budget (``SIGHTLINE_WORK_BUDGET`` line-wall tests, issue 16)."""
+    """The current request's work budget (``SIGHTLINE_WORK_BUDGET`` line-wall tests)."""
     return WorkBudget(
         int(current_app.config["WORK_BUDGET"]),
         "This request needs more work than one request may take (SIGHTLINE_WORK_BUDGET): ask "
@@ -176,7 +176,7 @@ def run_adapter(fmt: str, export: Any, **kw: Any) -> dict[str, Any]:
     """Run ``adapters.detect.to_scene`` with format ``fmt``; a 422 at its path when it fails.
 
     ``fmt`` ``"auto"`` returns a canonical scene unchanged (``stats.format: "canonical"``);
-    an explicit format given a canonical scene answers 422 saying so (issue 17).
+    an explicit format given a canonical scene answers 422 saying so.
     """
     try:
         return detect.to_scene(export, format=fmt, **kw)
@@ -298,7 +298,7 @@ def json_answer(op: Operation, answer: Any) -> Any:
     """The 200 answer of ``op``: its JSON written in C when it can be, else ``answer``.
 
     When the app writes Flask's default JSON (``writes_default_json``) and the operation's
-    fast path takes the answer (``Operation.to_json``, issue 20), the response holds those
+    fast path takes the answer (``Operation.to_json``), the response holds those
     bytes and a newline: the same body, byte for byte, as flask-smorest's dump with the
     response schema followed by ``jsonify``. Otherwise ``answer`` is returned for
     flask-smorest to dump as before.

@@ -41,7 +41,7 @@ def scene_id(scene: Scene) -> str:
     return "sha256:" + hashlib.sha256(canonical).hexdigest()
 
 
-#: Bytes a cached scene holds, per item (issue 16). Measured as the growth of a process's
+#: Bytes a cached scene holds, per item. Measured as the growth of a process's
 #: resident memory per cached scene (five scenes of each kind, each built and asked one
 #: exact line): the model objects, the built index and what the first queries add to it.
 #: A wall: its ``model.Wall`` (~270), index arrays, shapely line and tree node (~430), the
@@ -64,7 +64,7 @@ BYTES_PER_SCENE = 200_000
 def scene_bytes(scene: Scene) -> int:
     """Estimated memory of ``scene`` once built and cached, in bytes, before it is built.
 
-    Counts every part a ``BuiltScene`` holds (issue 16): the walls with their index and
+    Counts every part a ``BuiltScene`` holds: the walls with their index and
     kernel grid, the heavy-fog outlines as sight pseudo-walls, the regions' points in the
     model and in their shapes, tokens and lights (``BYTES_PER_*``). O(regions).
     """
@@ -142,7 +142,7 @@ class SceneCache:
                 self._items.move_to_end(sid)
         if geo is None:
             # Room first, for what the new scene will hold: the old scenes and the new one
-            # are never in memory together past the bound (issue 16).
+            # are never in memory together past the bound.
             with self._lock:
                 self._evict(scene_bytes(scene), None)
             geo = build_scene(scene)

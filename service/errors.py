@@ -61,8 +61,9 @@ class UnknownRuleset(RulesError):
 
 
 class OverBudget(RulesError):
-    """Raised when a request would cost more work than its budget (HTTP 422, issue 16).
+    """Raised when a request would cost more work than its budget (HTTP 422).
 
-    The message says what was counted, the budget, and what to reduce; it is raised before
-    the costly step, so the worker answers at once.
+    The budgets are those of ``docs/decisions.md`` "Bounded work". The message says what was
+    counted, the budget, and what to reduce; it is raised before the costly step, so the
+    worker answers at once.
     """

@@ -193,9 +193,9 @@ class JSONBodyParser(FlaskParser):
     Besides syntax errors: numbers longer than Python's integer-digit limit (a ValueError
     that is not a JSONDecodeError) and nesting deeper than the parser's recursion limit.
     A body carrying a ``scene`` has it decoded by ``schemas.scene.decode_json_body``
-    (issue 7); when that declines, the body is parsed the ordinary way. Either way a scene
-    over the scene limits (``service.limits``) is refused with 422 before it is converted
-    (issue 16): counted from the bytes, or from the parsed lists.
+    (msgspec, in C); when that declines, the body is parsed the ordinary way. Either way a
+    scene over the scene limits (``service.limits``) is refused with 422 before it is
+    converted: counted from the bytes, or from the parsed lists.
     """
 
     def _raw_load_json(self, req: Request) -> Any:

@@ -1,4 +1,4 @@
-"""The scene limits of the service and their messages (issue 16).
+"""The scene limits of the service and their messages (``docs/decisions.md`` "Bounded work").
 
 A scene over a count limit (``SIGHTLINE_MAX_WALLS``, ``_TOKENS``, ``_LIGHTS``, ``_REGIONS``) or
 over the outline points of all its polygon regions together (``SIGHTLINE_MAX_REGION_POINTS``)

@@ -9,7 +9,8 @@ and validated by ``schemas.scene.SceneSchema`` (by msgspec in bulk, or field by 
 
 The types are frozen ``msgspec`` Structs: msgspec decodes a scene's JSON straight into
 them, checking in C every type, every ``Annotated`` bound and every ``__post_init__`` check
-below (issue 7: a 5,000-wall scene decodes in less time than ``json.loads`` takes).
+below: a 5,000-wall scene decodes in less time than ``json.loads`` takes (``docs/decisions.md``,
+"The scene model is msgspec Structs").
 ``__post_init__`` checks raise ``ValueError``.
 
 **The bounds are declared here only.** ``SceneSchema`` (the reference for error messages:

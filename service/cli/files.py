@@ -58,7 +58,7 @@ def is_canonical(doc: Any) -> bool:
     """Whether ``doc`` is a canonical scene rather than a VTT export.
 
     The one test used everywhere (``adapters.sniff.is_canonical``): the CLI, ``POST
-    /v1/import/auto`` and ``POST /v1/scenes`` with ``format: "auto"`` (issue 17).
+    /v1/import/auto`` and ``POST /v1/scenes`` with ``format: "auto"``.
     """
     return sniff.is_canonical(doc)
 

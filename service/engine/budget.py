@@ -1,8 +1,9 @@
 """Work budgets: a request's costly step counts its work and stops, with a 422, at a limit.
 
-Issue 16: a small body must never buy minutes of CPU. Steps whose cost depends on the
-geometry (the exact line-of-effect search) count the line–wall tests they spend; past the
-budget they raise ``OverBudget`` naming what to reduce, so the worker answers at once.
+A small body must never buy minutes of CPU (``docs/decisions.md`` "Bounded work"). Steps
+whose cost depends on the geometry (the exact line-of-effect search) count the line–wall
+tests they spend; past the budget they raise ``OverBudget`` naming what to reduce, so the
+worker answers at once.
 """
 
 from __future__ import annotations
@@ -40,11 +41,11 @@ def set_core_limits(values: Mapping[str, Any]) -> None:
 #: in the grid cells along each line: a 200-token matrix's 159,200 corner lines take about
 #: 0.3 s against 200 spaces spread over a dungeon, about 10 ns a (line, space); but spaces
 #: lined up along the lines (200 creatures in a row) are all visited and tested, about
-#: 20 ns each (issue 20's hostile trial: 287 million in 5.7 s). Three hundredths of a
+#: 20 ns each (a hostile trial: 287 million in 5.7 s). Three hundredths of a
 #: line-wall test's time covers that.
 CREATURE_TEST_UNITS = 0.03
 #: Budget units of one pair's own rule work (planning its lines, ruling on what they meet):
-#: about 30 line-wall tests' time (issue 20, measured on a 200-token matrix, 39,800 pairs:
+#: about 30 line-wall tests' time (measured on a 200-token matrix, 39,800 pairs:
 #: 0.7 s for dnd5e's plans, lines and degrees, 0.9 s for Starfinder's).
 PAIR_UNITS = 30
 #: Budget units of one light ray's own work beyond its line-wall tests (making it, its band,
@@ -53,13 +54,13 @@ PAIR_UNITS = 30
 RAY_UNITS = 10
 
 
-#: Budget units of one vision pair's own work (issue 20): its report from the measured lines,
+#: Budget units of one vision pair's own work: its report from the measured lines,
 #: light and distance, and the ruleset's answer, about 30 µs (a 200-token matrix, 39,800
 #: pairs, is about 1.2 million units).
 VISION_PAIR_UNITS = 30
 #: Budget units of one exact line-of-effect search beyond the line-wall tests it spends
 #: (``geometry.exact``: the walls near the two spaces, their vertices and incident walls,
-#: the candidate lines; issue 20): about 1 ms, so 1,000 line-wall tests' time. A request
+#: the candidate lines): about 1 ms, so 1,000 line-wall tests' time. A request
 #: within the default budget runs at most 6,000 searches.
 SEARCH_UNITS = 1000
 

@@ -1,4 +1,4 @@
-"""How many walls lie in a box, in O(1) per box: the cost model's view of a scene (issue 16).
+"""How many walls lie in a box, in O(1) per box: the cost model's view of a scene.
 
 A coarse grid over the walls' extent counts, for each cell, the walls whose bounding box
 covers it: about how many walls a short piece of line there is tested against. It is an

@@ -139,8 +139,8 @@ class WallIndex:
     copies : dict of int to tuple of str
         Identical walls (same segment, restrictions, direction, height, cover; none with
         ``hp``) are indexed once, at the first one's place: its index maps to the ids of the
-        others, so what blocks a line still names every wall (``names``). Issue 16: 5,000
-        copies of one wall cost what one costs.
+        others, so what blocks a line still names every wall (``names``): 5,000 copies
+        of one wall cost what one costs (``docs/decisions.md`` "Bounded work").
     grid : WallGrid or None
         Uniform grid over the walls for the compiled walk (``service.geometry.walk``):
         ``None`` until the first trace asks ``wall_grid()`` for it (about 1 ms per 5,000
@@ -197,7 +197,7 @@ def _column(walls: tuple[Wall, ...], name: str, code: dict[str, int]) -> NDArray
     """``code`` of attribute ``name`` of every wall, as int8 of shape (n,).
 
     Most scenes use one or two values per field, so a field with a single value costs one
-    C-level pass and no per-wall objects (issue 7, ingestion).
+    C-level pass and no per-wall objects (the cost of ingesting a scene).
     """
     get = operator.attrgetter(name)
     values = set(map(get, walls))

@@ -1,4 +1,4 @@
-"""Walls listed in the grid cells their segments pass through (issue 16, compiled).
+"""Walls listed in the grid cells their segments pass through (compiled).
 
 ``WallIndex.wall_grid`` lists each wall in every cell of its bounding box, which for long
 diagonal walls is most of the map: a point or a wall looked up there meets most walls. Here

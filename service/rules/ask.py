@@ -46,8 +46,8 @@ def cover_all(
     options : dict
         The ruleset's options, checked.
     budget : WorkBudget, optional
-        The request's budget of line-wall tests (``service.engine.budget``): over it,
-        ``OverBudget`` (422) before the work when the estimate says so.
+        The request's budget of line-wall tests (``docs/decisions.md`` "Bounded work"):
+        over it, ``OverBudget`` (422) before the work when the estimate says so.
 
     Returns
     -------

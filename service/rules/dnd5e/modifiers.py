@@ -1,4 +1,4 @@
-"""Modifiers a dnd5e scene's environment gives an attack: gravity and water (issue 5)."""
+"""The modifiers a dnd5e scene's gravity and water give an attack (5E-GRV-3/4, 5E-UW-9)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from service.rules.dnd5e.gravity import disadvantage_levels
 def scene_modifiers(
     built: BuiltScene, attacker: Token | None, target: Token, attack: Attack
 ) -> tuple[Modifier, ...]:
-    """Modifiers the scene's environment gives an attack (dnd5e seed, issue 5).
+    """Modifiers the scene's environment gives an attack (the dnd5e seed).
 
     - 5E-GRV-3: levels of disadvantage on weapon attacks for an attacker in gravity X >= 2
       whose Strength modifier is below X; 5E-GRV-4: levels on the target's Dexterity save.
