@@ -111,8 +111,8 @@ def light_table(lights: list[Light]) -> _LightTable:
     """``x``, ``y`` (px) and outer radius (grid units) of each light, arrays of shape (n,).
 
     A request gathers its lights once (``shining_lights``) and asks about many points and
-    tokens with that same list: the arrays of the last list asked about are kept (issue 16:
-    per target, O(lights) in numpy, not in Python). The list must not change afterwards.
+    tokens with that same list: the arrays of the last list asked about are kept (per
+    target, O(lights) in numpy, not in Python). The list must not change afterwards.
     """
     global _last_table
     entry = _last_table  # one read and one write of one reference: safe between threads
@@ -147,7 +147,7 @@ def silent_notes_at(
     """``silent_light_notes`` of each set of points (each px, shape (k_i, 2)), in order.
 
     Cost: O(lights + tokens) to find the lights that do not shine, then O(points) per such
-    light (vectorised): lights that shine cost nothing per point (issue 16).
+    light (vectorised): lights that shine cost nothing per point.
     """
     ppu = geo.scene.grid.px_per_unit
     silent: list[tuple[float, float, float, str]] = []  # x, y, outer radius (px), note
@@ -587,7 +587,7 @@ def estimate_lighting_tests(
 ) -> float:
     """About how many line-wall tests ``/v1/lighting`` at ``points`` and over ``tokens`` costs.
 
-    Issue 16: estimated from the counts alone, before any (light, point) ray is made, so a
+    Estimated from the counts alone, before any (light, point) ray is made, so a
     request far over its budget is refused at once. For each light that shines: the points
     within its reach (elevation 0, GEO-5a in 3-D; a cone's share of them), counted on a
     grid; the sample points of the tokens within its reach (their lattice, and one nearest
@@ -663,7 +663,8 @@ def refuse_early(
     ------
     OverBudget
         When ``estimate_lighting_tests`` passes ``EARLY_MARGIN`` times what is left of the
-        budget, saying the estimate (issue 16). Cost: that of the estimate.
+        budget, saying the estimate (docs/decisions.md "Bounded work"). Cost: that of the
+        estimate.
     """
     if budget is None:
         return

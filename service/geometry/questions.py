@@ -88,7 +88,7 @@ class QuestionBatch(Sequence[Question]):
     """Many questions as arrays: a matrix's pairs, planned without a ``Question`` each.
 
     Every pair has the same pairing and numbers of points, no wall mask and the same low
-    obstacles; ``measure`` reads the arrays directly (issue 20: planning and joining 40,000
+    obstacles; ``measure`` reads the arrays directly (planning and joining 40,000
     pairs one ``Question`` at a time cost more than tracing them). Indexing makes the
     ``Question`` of one pair, equal to the one a ruleset would plan alone.
 

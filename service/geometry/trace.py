@@ -185,7 +185,7 @@ def trace(
     Raises
     ------
     OverBudget
-        When ``budget`` runs out (issue 16).
+        When ``budget`` runs out (docs/decisions.md "Bounded work").
 
     Returns
     -------
