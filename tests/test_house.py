@@ -6,6 +6,8 @@ Complexity (at most 20 per function) is ruff's C901 in ``make lint``.
 
 from __future__ import annotations
 
+import re
+
 from bench.house import (
     LONG_FUNCTION_LINES,
     MAX_LONG_FUNCTIONS,
@@ -13,6 +15,7 @@ from bench.house import (
     long_functions,
     module_lines,
     naming,
+    product_files,
 )
 
 
@@ -29,6 +32,13 @@ def test_few_long_functions():
 def test_long_means_over_80_lines_docstring_included():
     assert LONG_FUNCTION_LINES == 80
     assert all(n > LONG_FUNCTION_LINES for n, _ in long_functions())
+
+
+def test_product_comments_cite_the_docs_not_issue_numbers():
+    """Comments and docstrings say what they mean, or cite docs/ or a rule id."""
+    pattern = re.compile(r"[Ii]ssues? [0-9]+")
+    cited = [p for p in product_files() if pattern.search(p.read_text())]
+    assert cited == []
 
 
 def test_one_compiled_path():
