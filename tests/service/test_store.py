@@ -35,7 +35,7 @@ from service.store import (
 from tests.conftest import load_real
 from tests.redis_server import free_port
 from tests.scenes import load, tok, wall
-from tests.test_ingestion import rich_scene
+from tests.schemas.test_ingestion import rich_scene
 
 # --- stored bytes --------------------------------------------------------------------------
 
