@@ -1,4 +1,4 @@
-"""The bench's Python peers on hand-made scenes (issue 20): the shapely peer, the numpy floor,
+"""The bench's Python peers on hand-made scenes: the shapely peer, the numpy floor,
 and the agreement report's reasons.
 
 The cases (``bench/peers/test/cases.json``, shared with the JS peer's ``node --test``) give

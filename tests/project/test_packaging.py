@@ -1,4 +1,4 @@
-"""Packaging with the lowest setuptools the build allows (issue 17 item 12).
+"""Packaging with the lowest setuptools the build allows.
 
 ``license = "MIT"`` (an SPDX expression, PEP 639) needs setuptools 77; the build requirement
 says so, and this test builds the sdist and the wheel with exactly the lowest version it

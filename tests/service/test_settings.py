@@ -1,4 +1,4 @@
-"""Issue 16: every SIGHTLINE_* setting is checked once at start (service/settings.py)."""
+"""Every SIGHTLINE_* setting is checked once at start (service/settings.py)."""
 
 from __future__ import annotations
 

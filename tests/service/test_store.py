@@ -1,4 +1,4 @@
-"""Shared scene store (issue 18, DESIGN.md "Scaling out"): stored bytes, Redis, fall-backs.
+"""Shared scene store (DESIGN.md "Scaling out"): stored bytes, Redis, fall-backs.
 
 The bytes tests need nothing; the others run a real ``redis-server`` (``tests/redis_server.py``)
 and skip, saying so, when it is not installed.
