@@ -15,7 +15,7 @@ import pytest
 
 from schemas.scene import SceneSchema
 from service.app import sample_scene
-from tests.api.test_imports_issue17 import NEDB
+from tests.api.test_imports import NEDB
 from tests.cli.helpers import DELIAN, GOBLIN_A, GOBLIN_B, ok, one_line_error, run
 from tests.conftest import real_file
 

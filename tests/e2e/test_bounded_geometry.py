@@ -2,7 +2,7 @@
 
 Once a 500 (``std::bad_alloc`` while noding the rooms of 2,000 crossing walls) and 503s at
 the memory ceiling ("retry later", which never succeeds). Now 200 or a 422 saying what to
-reduce (``tests/test_bounded_geometry.py`` has the details).
+reduce (``tests/geometry/test_bounded_geometry.py`` has the details).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from tests.test_bounded_geometry import _hex_scene, crosswalls
+from tests.geometry.test_bounded_geometry import _hex_scene, crosswalls
 
 pytestmark = pytest.mark.e2e
 

@@ -1,4 +1,4 @@
-"""Bulk scene ingestion (issue 7): same scenes and same error paths as field-by-field loading.
+"""Bulk scene ingestion: same scenes and same error paths as field-by-field loading.
 
 Three ways in: JSON bytes through ``decode_json_body`` (the HTTP path), parsed Python dicts
 through ``msgspec.convert`` (``SceneSchema.load``: CLI, adapters), and the reference,

@@ -1,4 +1,4 @@
-"""HTTP, issue 15: canonical scenes with the imports-2 semantics, and the GM options.
+"""HTTP: canonical scenes with the imports-2 semantics, and the GM options.
 
 The scenes below are canonical ones that reproduce what ``shared/cases/imports-2/README.md``
 asks of the imported exports (the importers' own tests read the exports): a region that

@@ -1,4 +1,4 @@
-"""Issue 16: every SIGHTLINE_* setting is checked once at start (service/settings.py)."""
+"""Every SIGHTLINE_* setting is checked once at start (service/settings.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from service import settings
 from service.app import create_app
 from service.settings import SETTINGS, SettingError, load
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 BAD = [
     ("SIGHTLINE_API_KEYS", "0"),
@@ -158,7 +158,7 @@ def test_every_config_key_the_service_reads_is_a_checked_setting():
 
     from service.app import DEFAULTS
 
-    root = Path(__file__).resolve().parents[1] / "service"
+    root = Path(__file__).resolve().parents[2] / "service"
     read = set()
     for path in root.rglob("*.py"):
         read |= set(re.findall(r"config(?:\.get\(|\[)\s*[\"']([A-Z_]+)[\"']", path.read_text()))

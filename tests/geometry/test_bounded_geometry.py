@@ -136,7 +136,7 @@ def test_other_shapely_unions_take_only_bounded_input():
     """Every union, polygonize or noding in service/ is listed here with its bound."""
     import pathlib
 
-    root = pathlib.Path(__file__).resolve().parents[1] / "service"
+    root = pathlib.Path(__file__).resolve().parents[2] / "service"
     calls = sorted(
         f"{path.relative_to(root)}"
         for path in root.rglob("*.py")

@@ -1,4 +1,4 @@
-"""Issue 16, refuse early: small sizes of the worst-case kinds answer, or are refused with 422
+"""Bounded work, refused early: small sizes of the worst-case kinds answer, or are refused with 422
 saying what to reduce, before the expensive work (``bench/worst.py`` has the big ones).
 
 Speed is never asserted here: status codes, messages and that answers are unchanged.
@@ -121,7 +121,7 @@ def test_crossing_long_walls_answer(make_client):
 
 
 def test_a_search_over_its_vertex_pairs_is_a_422_saying_what_to_reduce(make_client, monkeypatch):
-    """Issue 16: an exact search with more vertex pairs than its limit is refused before any
+    """An exact search with more vertex pairs than its limit is refused before any
     of its lines is traced, naming what to reduce."""
     monkeypatch.setattr(search, "MAX_SEARCH_TESTS", 50)
     client = make_client()
@@ -132,7 +132,7 @@ def test_a_search_over_its_vertex_pairs_is_a_422_saying_what_to_reduce(make_clie
 
 
 def test_a_cover_matrix_over_the_budget_is_refused_before_its_pairs(make_client):
-    """Issue 16: the estimate counts every line against every creature and each pair's own
+    """The estimate counts every line against every creature and each pair's own
     work, from the first pair's lines: a 422 asking for fewer tokens, with what it needs."""
     client = make_client(WORK_BUDGET=10_000)  # the 552 pairs' own work is 16,560 units
     body = {"ruleset": "dnd5e", "scene": dungeon(60, 24), "kind": "cover"}
@@ -237,7 +237,7 @@ def _refuse_decoding(monkeypatch):
 @pytest.mark.parametrize("kind", ["walls", "tokens", "lights", "regions", "region points"])
 @pytest.mark.parametrize("path", ["/v1/scenes", "/v1/vision"])
 def test_a_scene_over_a_count_limit_is_refused_from_its_bytes(make_client, monkeypatch, kind, path):
-    """Issue 16: walls, tokens, lights, regions and region points over their settings are
+    """Walls, tokens, lights, regions and region points over their settings are
     counted from the request's bytes and refused (422 at ``scene.<field>``) before any of
     the scene is decoded, with the message the built scene would get."""
     from schemas.scene import SceneSchema
@@ -262,7 +262,7 @@ def test_a_scene_over_a_count_limit_is_refused_from_its_bytes(make_client, monke
 def test_an_invalid_scene_over_the_point_limit_is_refused_before_marshmallow(
     make_client, monkeypatch
 ):
-    """Issue 16: a scene msgspec refuses (a wall's ``c`` not a list) is parsed as JSON and
+    """A scene msgspec refuses (a wall's ``c`` not a list) is parsed as JSON and
     its counts read from the lists, before marshmallow's field-by-field load."""
     scene, config = _over("region points")
     scene["walls"] = [{"id": "w", "c": "not a list"}]
@@ -316,7 +316,7 @@ def test_bodies_the_count_cannot_read_are_left_to_the_schema(data):
 
 
 def test_lighting_far_over_the_budget_is_refused_before_any_ray(make_client, monkeypatch):
-    """Issue 16: lights x points estimated from the counts; no ray is made, traced or
+    """Lights x points estimated from the counts; no ray is made, traced or
     estimated one by one when the request is far over ``SIGHTLINE_WORK_BUDGET``."""
     from service import lighting
 
@@ -434,7 +434,7 @@ def _big_hex_tokens(n: int, size: int) -> dict:
 def test_a_vision_matrix_of_huge_hex_tokens_is_refused_before_any_distance(
     make_client, monkeypatch
 ):
-    """GEO-8 on hexes, issue 20: the distances between big footprints are counted in the
+    """GEO-8 on hexes: the distances between big footprints are counted in the
     budget (``HEX_CELL_UNITS`` per hex of each pair) before any is measured, so 200 tokens of
     3,675 hexes are a quick 422, not minutes of work."""
     from service.engine import grids
@@ -470,7 +470,7 @@ def test_only_big_hex_footprints_count_their_hexes(size):
 
 
 def test_a_new_scene_makes_room_before_it_is_built(monkeypatch):
-    """Issue 16: the cached scenes and the one being built never pass the cache's bytes."""
+    """The cached scenes and the one being built never pass the cache's bytes."""
     from schemas.scene import SceneSchema
     from service import cache
     from service.engine.scene import build_scene
@@ -502,7 +502,7 @@ def test_what_the_cache_counts_before_and_after_the_build_agree(name):
 
 
 def test_big_hex_footprints_are_kept_in_a_short_list():
-    """Issue 16: footprints kept outside the scene cache are bounded; each is the same
+    """Footprints kept outside the scene cache are bounded; each is the same
     footprint as computed afresh (GEO-8)."""
     from service.engine import grids
     from service.engine import hexes as hx

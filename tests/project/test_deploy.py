@@ -1,4 +1,4 @@
-"""compose.yaml and deploy/nginx.conf agree with each other and with the service (issue 18).
+"""compose.yaml and deploy/nginx.conf agree with each other and with the service (scaling out).
 
 No Docker engine is needed: compose.yaml is parsed with PyYAML and its services, ports and
 settings are checked against the nginx config and ``service.settings`` (each value valid);

@@ -1,4 +1,4 @@
-"""Bounded rooms and obstacles (issue 16): the same answers for less work.
+"""Bounded rooms and obstacles (bounded work, docs/decisions.md): the same answers for less work.
 
 Three steps of the exact line of effect (5E-LOE-2) got cheaper, and none may change an
 answer:
@@ -131,7 +131,7 @@ KINDS = [
 def test_worst_case_kinds_answer_as_the_reference_path(body, reference):
     """5E-LOE-2, 5E-COV-1..5: cover, line of effect and line of sight are unchanged.
 
-    Refusals (issue 16's 422) included: the same refusal, with the same message.
+    Refusals (the work budget's 422) included: the same refusal, with the same message.
     """
     new = _answers(body)
     reference()

@@ -653,7 +653,7 @@ def test_tiny_counts_from_its_square(ruleset, i, j, dx, dy):
     distance=st.sampled_from([5.0, 1.5, 2.0]),
 )
 def test_square_distances_of_many_pairs_are_each_pairs(spaces, rule, distance):
-    """GEO-8 on squares: ``square_distances_units`` (a vision matrix's distances, issue 20)
+    """GEO-8 on squares: ``square_distances_units`` (a vision matrix's distances)
     gives every pair exactly ``space_distance_units``' float, tiny spaces (counting from the
     square that holds their centre), large ones and elevations included."""
     g = Grid(type="square", size=100.0, distance=distance)

@@ -1,15 +1,15 @@
-"""Imports without surprises (issue 17 items 1, 5, 9, 10).
+"""Imports without surprises: canonical scenes, NeDB files, one scene choice, CORS origins.
 
-1. A canonical scene is recognised by ``POST /v1/import/auto`` and ``POST /v1/scenes`` with
-   ``format: "auto"``: returned unchanged (doors, windows, ids), with its stats; an explicit
-   format the body does not match is a 422 saying what the body looks like.
-9. A Foundry NeDB ``.db`` (one JSON document a line) is accepted by ``/v1/import/*`` as
-   ``application/x-ndjson`` or sniffed from an ``application/json`` body, and by
-   ``/v1/scenes`` as the export's text.
-10. One way to choose a scene or page, the same for every format and both endpoints: the
-    query ``?scene=`` (``?page=`` is the same).
-5. ``SIGHTLINE_CORS_ORIGINS`` adds to the localhost defaults (``SIGHTLINE_CORS_REPLACE``
-   replaces them); private-network preflights are allowed for allowed origins.
+- A canonical scene is recognised by ``POST /v1/import/auto`` and ``POST /v1/scenes`` with
+  ``format: "auto"``: returned unchanged (doors, windows, ids), with its stats; an explicit
+  format the body does not match is a 422 saying what the body looks like.
+- A Foundry NeDB ``.db`` (one JSON document a line) is accepted by ``/v1/import/*`` as
+  ``application/x-ndjson`` or sniffed from an ``application/json`` body, and by
+  ``/v1/scenes`` as the export's text.
+- One way to choose a scene or page, the same for every format and both endpoints: the
+  query ``?scene=`` (``?page=`` is the same).
+- ``SIGHTLINE_CORS_ORIGINS`` adds to the localhost defaults (``SIGHTLINE_CORS_REPLACE``
+  replaces them); private-network preflights are allowed for allowed origins.
 
 Contract: shared/API.md "Scenes and import"; shared/FORMATS.md (a) NeDB, Pitfall 10;
 shared/cases/imports-2/README.md (nedb-two-scenes.db).
@@ -70,7 +70,7 @@ def test_import_auto_returns_a_canonical_scene_unchanged(client):
 
 
 def test_round_trip_keeps_cover(client):
-    # the issue: after one import round trip cover went from none to total
+    # once a bug: after one import round trip cover went from none to total
     scene = sample_scene()
     again = client.post("/v1/import/auto", json=scene).get_json()["scene"]
     body = {"ruleset": "dnd5e", "attacker": "archer", "targets": ["goblin", "kobold"]}

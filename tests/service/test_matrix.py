@@ -1,4 +1,6 @@
-"""All-pairs matrices and many-pair measurement (issues 7, 13): every pair answers as alone."""
+"""All-pairs matrices and many-pair measurement (one measurement for every number of pairs,
+docs/decisions.md): every pair answers as alone.
+"""
 
 from __future__ import annotations
 
@@ -191,7 +193,7 @@ def test_cover_of_many_pairs_answers_exactly_as_each_pair(name, ruleset, options
     st.sampled_from([None, None, "concealment", "obscurement"]),
 )
 def test_planned_batch_is_each_pair_alone(placed, walls, ruleset_options, kind, gravity, region):
-    """Issue 20: a matrix plans its pairs as one batch of arrays; stacked tokens
+    """A matrix plans its pairs as one batch of arrays; stacked tokens
     (5E-COV-7), elevations (GEO-5a), low walls and set-aside tokens answer as each pair
     planned alone, in every ruleset; bare answers shared between pairs (``one_per_code``)
     are each pair's own, with prone and concealed creatures (SF-PRN-1/2, SF-CON-5), zero
@@ -283,7 +285,7 @@ VISION_SCENES = {
 @pytest.mark.parametrize("ruleset", ["dnd5e", "starfinder", "pf2e-variant"])
 @pytest.mark.parametrize("name", list(VISION_SCENES))
 def test_batched_vision_answers_exactly_as_each_pair(name, ruleset, options):
-    """Issue 13: all pairs perceived at once change no answer, not a field."""
+    """All pairs perceived at once change no answer, not a field."""
     geo = build_scene(VISION_SCENES[name]())
     system = rules.get(ruleset)
     toks = list(geo.scene.tokens)
@@ -321,7 +323,7 @@ def test_batched_vision_traces_once_per_sense(monkeypatch):
     keys = {sense_key(geo.walls, s) for s in ("sight", "move", "sound")}
     assert len(keys) == 1
     # All pairs' centre lines, once for the three senses; the dungeon's walls block alike
-    # both ways, so a pair and its reverse are one question (issue 20).
+    # both ways, so a pair and its reverse are one question.
     assert calls.count(n * (n - 1) // 2) == 1
     searches = calls.count(17)  # an exact search starts with the centre and 16 corner lines
     assert searches < n * (n - 1)  # most pairs answer from their centre lines
@@ -366,7 +368,7 @@ question_st = st.builds(
     st.sampled_from([(), ("move",), ("move", "sight")]),
 )
 def test_measuring_many_pairs_equals_each_pair_alone(questions, edge, full, exact_senses):
-    """Issue 13: one call for many pairs gives each pair what measuring it alone gives."""
+    """One call for many pairs gives each pair what measuring it alone gives."""
     built = build_scene(MEASURE_SCENE)
     spec = Measure("move", edge_blocks=edge, full_walls=full, exact=exact_senses)
     together = measure(built, spec, questions)

@@ -1,9 +1,9 @@
-"""The watchdog stopping compiled code answers 503, like anywhere else (issue 16/20).
+"""The watchdog stopping compiled code answers 503, like anywhere else.
 
 ``service.guard``'s ``RequestTimedOut`` raised while a numba function runs leaves it as a
 ``SystemError`` caused by the timeout (numba's dispatcher wraps it); the error handler must
 still answer the overload's 503 with ``Retry-After`` (README "Configuration and limits"),
-and any other ``SystemError`` a JSON 500, as any unexpected error (hostile trial, issue 20).
+and any other ``SystemError`` a JSON 500, as any unexpected error.
 """
 
 from __future__ import annotations

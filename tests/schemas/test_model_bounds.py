@@ -1,4 +1,4 @@
-"""The model declares every bound; the schemas and the OpenAPI document say the same (issue 13).
+"""The model declares every bound; the schemas and the OpenAPI document say the same.
 
 ``service.model`` is the one source of the canonical scene's bounds. These tests walk every
 field of every model Struct reachable from ``Scene`` next to the ``SceneSchema`` field of the

@@ -1,7 +1,7 @@
 """DESIGN.md "Dependency direction": the pure core never imports Flask; adapters are stdlib.
 
 One departure from DESIGN.md: ``service.model`` imports msgspec (and nothing else outside
-the standard library), whose Structs let a scene be decoded in C (issue 7). The adapters
+the standard library), whose Structs let a scene be decoded in C (docs/decisions.md). The adapters
 import ``service.model`` for the scene's bounds (declared there only), and nothing else of
 the service; the schemas import ``service.model`` and no rules, geometry, numpy or shapely.
 """

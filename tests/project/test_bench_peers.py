@@ -1,4 +1,4 @@
-"""The bench's Python peers on hand-made scenes (issue 20): the shapely peer, the numpy floor,
+"""The bench's Python peers on hand-made scenes: the shapely peer, the numpy floor,
 and the agreement report's reasons.
 
 The cases (``bench/peers/test/cases.json``, shared with the JS peer's ``node --test``) give
@@ -25,7 +25,7 @@ from service.engine.scene import build_scene
 from service.matrix import matrix
 
 CASES = json.loads(
-    (Path(__file__).resolve().parent.parent / "bench/peers/test/cases.json").read_text()
+    (Path(__file__).resolve().parents[2] / "bench/peers/test/cases.json").read_text()
 )
 DEFAULT_TOKENS = [{"id": "A", "x": 0, "y": 0}, {"id": "T", "x": 300, "y": 0}]
 

@@ -1,4 +1,4 @@
-"""The Python client's transport retries (issue 17 item 11), against fake servers on 127.0.0.1.
+"""The Python client's transport retries, against fake servers on 127.0.0.1.
 
 Every endpoint is a pure function of its request, so the client retries a connection that
 fails or drops before an answer, and 502/503/504 answers, with backoff (urllib3 ``Retry``);
@@ -88,7 +88,7 @@ def answer(status: str, body: bytes, seen: list[bytes]) -> Callable[[socket.sock
 
 
 def test_two_dropped_connections_then_an_answer_succeeds():
-    # issue 17 "What it must show": a fake server that drops the first two connections
+    # a fake server that drops the first two connections
     seen: list[bytes] = []
     plan = [drop, drop, answer("200 OK", OK_BODY, seen)]
     with fake_server(plan) as (url, _):
@@ -179,7 +179,7 @@ def test_refused_names_the_cause():
 
 
 def test_import_export_sends_file_text_as_it_is():
-    # issue 17 item 9: a NeDB file's text goes to the server untouched (the server sniffs it)
+    # a NeDB file's text goes to the server untouched (the server sniffs it)
     seen: list[bytes] = []
     text = '{"_id": "a", "name": "A"}\n{"_id": "b", "name": "B"}\n'
     reply = json.dumps({"scene": {}, "stats": {}, "warnings": []}).encode()

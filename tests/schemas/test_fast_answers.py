@@ -1,4 +1,4 @@
-"""The cover answer written in C (``schemas.answers``, issue 20) is marshmallow's, byte for byte.
+"""The cover answer written in C (``schemas.answers``) is marshmallow's, byte for byte.
 
 ``POST /v1/cover`` (shared/API.md "Cover") answers ``{"ruleset", "attacker", "results":
 [{"target", "cover", "ac_bonus", "save_bonus", "advantage_levels", "can_target",

@@ -1,4 +1,4 @@
-"""Bounded work (issue 16): every kind of costly body costs what its size allows, or is a 422.
+"""Bounded work: every kind of costly body costs what its size allows, or is a 422.
 
 Small sizes of the kinds that once took minutes or gigabytes (``bench/worst.py`` measures the
 big ones): copies of one wall, a forest of short walls between two tokens, detailed fog
@@ -43,7 +43,7 @@ def _cover(scene, ruleset="dnd5e"):
 @pytest.mark.parametrize("ruleset", ["dnd5e", "starfinder", "pf2e-variant"])
 @pytest.mark.parametrize("n", [2, 7, 300])
 def test_copies_of_one_wall_answer_as_one_wall_naming_every_copy(ruleset, n):
-    """Identical walls are indexed once (issue 16) and every copy is still a blocker."""
+    """Identical walls are indexed once (bounded work) and every copy is still a blocker."""
     one = load([wall("w0", 250, -100, 250, 60)], [A, T_EAST])
     many = load([wall(f"w{k}", 250, -100, 250, 60) for k in range(n)], [A, T_EAST])
     a, b = _cover(one, ruleset), _cover(many, ruleset)
@@ -220,7 +220,7 @@ def test_detailed_fog_is_answered_or_refused_with_a_422_never_a_500():
 
 
 def test_the_cache_counts_region_outlines_points_and_lights():
-    """Issue 16: a region-heavy scene weighs more in the cache than the same scene without."""
+    """A region-heavy scene weighs more in the cache than the same scene without."""
     plain = SceneSchema().load({**fog(0), "lights": []})
     heavy = SceneSchema().load(fog(3, points=2000))
     lit = SceneSchema().load(
@@ -240,7 +240,7 @@ def test_copies_cost_one_wall_in_the_worst_case_body():
 
 
 def test_lighting_with_many_lights_is_bounded_by_the_work_budget():
-    """Issue 16: lights x points rays are estimated and counted like any other lines."""
+    """Lights x points rays are estimated and counted like any other lines."""
     from bench.worst import lights
 
     body = {"scene": lights(60), "points": [[2000, 2000]], "tokens": ["t0", "t1"]}
@@ -252,7 +252,7 @@ def test_lighting_with_many_lights_is_bounded_by_the_work_budget():
 
 
 def test_a_far_light_adds_no_sample_point_to_a_token():
-    """Only lights that reach a space add their nearest point to its samples (issue 16)."""
+    """Only lights that reach a space add their nearest point to its samples."""
     from service.lighting import token_sample_points
 
     near = {"id": "near", "x": 150, "y": 50, "bright": 5, "dim": 5}

@@ -539,7 +539,7 @@ def test_extreme_valid_scenes_draw_finite_numbers(grid):
     assert not re.search(r"\b(inf|nan)\b", svg, re.IGNORECASE)
 
 
-# --------------------------------------------------------------------------- issue 15
+# --------------------------------------------------------------------------- walls, lights, regions
 
 
 def _labels(root: ET.Element) -> list[str]:
@@ -1030,7 +1030,7 @@ def test_no_caption_says_dark_light(level):
         assert LIGHT_WORDS[level] in caption
 
 
-# ----- issue 14: elevation, hex and gridless
+# ----- elevation, hex and gridless
 
 
 def _elevated_scene(bat_elevation: float) -> dict:

@@ -1,4 +1,4 @@
-"""Packaging with the lowest setuptools the build allows (issue 17 item 12).
+"""Packaging with the lowest setuptools the build allows.
 
 ``license = "MIT"`` (an SPDX expression, PEP 639) needs setuptools 77; the build requirement
 says so, and this test builds the sdist and the wheel with exactly the lowest version it
@@ -22,7 +22,7 @@ import pytest
 
 from service import __version__
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 

@@ -1,4 +1,4 @@
-"""Issue 15, per ruleset: region flags (GEO-9), senses (PV-DET-2/7/9), hidden and downed
+"""Per ruleset: region flags (GEO-9), senses (PV-DET-2/7/9), hidden and downed
 obstacles (``ignore_hidden``, ``ignore_prone_or_dead``), the GM options and rule lists.
 
 Layout as ``tests/rules/test_vision.py``: observer O at the top-left square, target T four

@@ -1,4 +1,4 @@
-"""The throughput bench (``bench.run --only throughput``, issue 20) without timing anything.
+"""The throughput bench (``bench.run --only throughput``) without timing anything.
 
 What it sends and how it reads wrk; without wrk it says so instead of failing. No speed is
 asserted here (the numbers are the bench's to print).

@@ -1,4 +1,4 @@
-"""Shared scene store (issue 18, DESIGN.md "Scaling out"): stored bytes, Redis, fall-backs.
+"""Shared scene store (DESIGN.md "Scaling out"): stored bytes, Redis, fall-backs.
 
 The bytes tests need nothing; the others run a real ``redis-server`` (``tests/redis_server.py``)
 and skip, saying so, when it is not installed.
@@ -35,7 +35,7 @@ from service.store import (
 from tests.conftest import load_real
 from tests.redis_server import free_port
 from tests.scenes import load, tok, wall
-from tests.test_ingestion import rich_scene
+from tests.schemas.test_ingestion import rich_scene
 
 # --- stored bytes --------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Issue 20, per-pair work: what is measured once for many pairs gives each pair its own answer.
+"""What is measured once for many pairs gives each pair its own answer.
 
 - ``sense_key``: senses whose walls trace alike (GEO-1 restriction, GEO-4 thresholds) share
   their exact lines (5E-LOE-2) in ``measure`` and ``perceive_all``;
