@@ -27,7 +27,8 @@ Each kind is a request body that once cost minutes or gigabytes while inside eve
 peak RSS, status) through the real app (Flask test client), and prints the table with the
 fitted exponent in walls. Each request's milliseconds in the app are split: all, and the part
 spent reading the body (JSON parse, scene decode, the count limits read from the bytes).
-Nothing is asserted here; the tests use small sizes of the same kinds (``tests/test_bounded.py``).
+Nothing is asserted here; the tests use small sizes of the same kinds
+(``tests/engine/test_work_budget.py``, ``tests/service/test_early_refusals.py``).
 """
 
 from __future__ import annotations

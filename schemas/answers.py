@@ -92,7 +92,7 @@ class CoverResponseJSON(msgspec.Struct):
 
 
 #: Each mirror and the marshmallow schema (by name in ``schemas.responses``) it mirrors;
-#: tests/test_fast_answers.py holds their fields equal.
+#: tests/schemas/test_fast_answers.py holds their fields equal.
 MIRRORS: dict[type[msgspec.Struct], str] = {
     BlockerJSON: "BlockerSchema",
     TracedLineJSON: "TracedLineSchema",

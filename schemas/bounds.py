@@ -8,7 +8,7 @@ their validators from there instead of repeating the numbers::
     size = Number(validate=number_range(model.Grid, "size"))
     x = Number(validate=number_range(model.Coord))
 
-``tests/test_bounds.py`` walks every bounded model field and checks that the schema's
+``tests/schemas/test_model_bounds.py`` walks every bounded model field and checks that the schema's
 validator and its OpenAPI entry say the same.
 """
 

@@ -16,7 +16,8 @@ below: a 5,000-wall scene decodes in less time than ``json.loads`` takes (``docs
 **The bounds are declared here only.** ``SceneSchema`` (the reference for error messages:
 whatever msgspec refuses is loaded field by field there) reads each field's range, length
 and choices from these annotations (``schemas.bounds``), and the adapters import the
-module constants below; ``tests/test_bounds.py`` checks that every bounded field agrees.
+module constants below; ``tests/schemas/test_model_bounds.py`` checks that every bounded
+field agrees.
 
 ``Wall``, ``Threshold`` and ``Span`` encode without their defaults (``omit_defaults``), which
 makes the canonical JSON that ``scene_id`` hashes five times smaller. msgspec omits a field
@@ -53,7 +54,7 @@ SIZES: tuple[Size, ...] = get_args(Size)  # smallest first
 LIGHT_LEVELS: tuple[LightLevel, ...] = get_args(LightLevel)  # darkest first
 
 #: Ids of the rule systems a request may name (``service.rules.REGISTRY``, which
-#: ``tests/test_layering.py`` checks against this list).
+#: ``tests/project/test_layering.py`` checks against this list).
 RULESET_IDS: tuple[str, ...] = ("dnd5e", "pf2e-variant", "starfinder")
 #: 5e damage types, as requests name them (``damage_types``; 5E-UW-9 looks for radiant).
 DAMAGE_TYPES: tuple[str, ...] = (

@@ -8,7 +8,7 @@ worker is forked, with one line naming the variable, the value and what is expec
     SIGHTLINE_MAX_WALLS='lots' is invalid: expected a whole number from 1 to 10000000 (walls
     per scene).
 
-The README's limits table lists the same rows (``tests/test_settings.py`` checks it).
+The README's limits table lists the same rows (``tests/service/test_settings.py`` checks it).
 Variables of the environment that are not in the table (``SIGHTLINE_URL`` and
 ``SIGHTLINE_API_KEY`` of the CLI, for example) are not read here.
 """
