@@ -3,7 +3,8 @@
 ``python -m bench.house`` prints the product modules (``service``, ``adapters``, ``schemas``)
 over ``MAX_MODULE_LINES``, the functions over ``LONG_FUNCTION_LINES`` (from ``def`` to the last
 line, docstring included) and the files that name ``SIGHTLINE_KERNEL``;
-``tests/project/test_house.py`` holds the same limits. Complexity is ruff's C901 (``make lint``, bound 20).
+``tests/project/test_house.py`` holds the same limits. Complexity is ruff's C901 (``make
+lint``, bound 20).
 """
 
 from __future__ import annotations
