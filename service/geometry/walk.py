@@ -166,35 +166,49 @@ def _corner_wall(
 
 @njit(cache=True, nogil=True)
 def _verdict(
-    seg: NDArray[np.float64],
-    w: int,
-    coords: NDArray[np.float64],
-    eligible: NDArray[np.bool_],
-    comp: NDArray[np.int64],
-    only: NDArray[np.int64],
-    only_inside: bool,
-    plain: NDArray[np.bool_],
+    x0: float,
+    y0: float,
+    x1: float,
+    y1: float,
+    c: NDArray[np.float64],
+    member: int,
     band: float,
     strict: bool,
 ) -> int:  # pragma: no cover - compiled
-    """What the walk does with the candidate wall ``w`` of segment ``seg``.
+    """What the walk does with a candidate wall ``c`` of the segment ``x0, y0, x1, y1``.
 
-    -1: drop it (not eligible, not among ``only``'s obstacles, or meets nothing); 1: keep
-    it, a plain wall crossing beyond the band (only when ``strict`` is asked); 0: keep it.
-    ``only`` is the segment's row of two obstacles (empty: every wall).
+    ``member`` is ``_member``'s. Returns -1: drop it (not a candidate, or it meets
+    nothing); 1: keep it, a plain wall crossing beyond the band (only when ``strict`` is
+    asked); 0: keep it.
+    """
+    if member < 0 or not _keep(x0, y0, x1, y1, c, band):
+        return -1
+    if strict and member == 1 and _strict(x0, y0, x1, y1, c, band):
+        return 1
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _member(
+    w: int,
+    eligible: NDArray[np.bool_],
+    plain: NDArray[np.bool_],
+    comp: NDArray[np.int64],
+    obstacles: tuple[int, int],
+    only: int,
+) -> int:  # pragma: no cover - compiled
+    """Whether wall ``w`` is a candidate: -1 no, 1 yes and plain, 0 yes.
+
+    Not eligible, or (``only`` 1) outside or (``only`` 2) among the segment's two
+    ``obstacles``: not a candidate.
     """
     if not eligible[w]:
         return -1
-    if only.shape[0] == 2:  # the obstacles' walls only, or all others
-        member = comp[w] == only[0] or comp[w] == only[1]
-        if member != only_inside:
+    if only != 0:  # the obstacles' walls only (1), or all others (2)
+        inside = comp[w] == obstacles[0] or comp[w] == obstacles[1]
+        if inside != (only == 1):
             return -1
-    x0, y0, x1, y1 = seg[0], seg[1], seg[2], seg[3]
-    if not _keep(x0, y0, x1, y1, coords[w], band):
-        return -1
-    if strict and plain[w] and _strict(x0, y0, x1, y1, coords[w], band):
-        return 1
-    return 0
+    return 1 if plain.shape[0] > 0 and plain[w] else 0
 
 
 @njit(cache=True, nogil=True)
@@ -230,15 +244,16 @@ def _search(
     shortcut = plain.shape[0] == boxes.shape[0]
     with_exact = exact.shape[0] == m
     no_exact = np.empty(0, dtype=np.float64)
-    no_only = np.empty(0, dtype=np.int64)
     count = 0
     kept = 0
+    which = (1 if only_inside else 2) if with_only else 0
     for s in range(m):
-        length = math.hypot(seg[s, 2] - seg[s, 0], seg[s, 3] - seg[s, 1])
+        x0, y0, x1, y1 = seg[s, 0], seg[s, 1], seg[s, 2], seg[s, 3]
+        length = math.hypot(x1 - x0, y1 - y0)
         if length != length:
             continue  # NaN: no box to look up
         ex = exact[s] if with_exact else no_exact
-        row = only[s] if with_only else no_only
+        pair = (only[s, 0], only[s, 1]) if with_only else (-1, -1)
         first = kept  # this segment's pairs start here
         # A wall that crosses or touches the segment with an end on an exact corner point
         # (GEO-6: its obstacle is judged on the exact corner line): looked for first, in
@@ -272,18 +287,8 @@ def _search(
                         count += 1
                         v = 0
                         if not keep_all:
-                            v = _verdict(
-                                seg[s],
-                                w,
-                                coords,
-                                eligible,
-                                comp,
-                                row,
-                                only_inside,
-                                plain,
-                                band,
-                                strict,
-                            )
+                            member = _member(w, eligible, plain, comp, pair, which)
+                            v = _verdict(x0, y0, x1, y1, coords[w], member, band, strict)
                         if v < 0:
                             continue
                         if strict and listing:
