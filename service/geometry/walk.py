@@ -229,9 +229,9 @@ def _search(
     only: NDArray[np.int64],
     only_inside: bool,
 ) -> tuple[
-    NDArray[np.int64], NDArray[np.int64], int, NDArray[np.int8]
+    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int8]
 ]:  # pragma: no cover - compiled
-    """``search``'s walk; ``walk``: ``piece_px, max_pieces, qtol, band``."""
+    """``search``'s walk; ``walk``: ``piece_px, max_pieces, qtol, band``; counts per segment."""
     gx0, gy0, cell, nx, ny = grid
     piece_px, max_pieces, qtol, band = walk
     m = seg.shape[0]
@@ -244,7 +244,7 @@ def _search(
     shortcut = plain.shape[0] == boxes.shape[0]
     with_exact = exact.shape[0] == m
     no_exact = np.empty(0, dtype=np.float64)
-    count = 0
+    count = np.zeros(m, dtype=np.int64)  # candidate pairs per segment
     kept = 0
     which = (1 if only_inside else 2) if with_only else 0
     for s in range(m):
@@ -284,7 +284,7 @@ def _search(
                         if boxes[w, 1] > hy or boxes[w, 3] < ly:
                             continue
                         stamp[w] = s
-                        count += 1
+                        count[s] += 1
                         v = 0
                         if not keep_all:
                             member = _member(w, eligible, plain, comp, pair, which)
@@ -362,8 +362,27 @@ def search(
         0: the exact tests decide; 1: blocked for good, no pairs returned; 2: settled, its
         pairs are its blockers (all 0 without ``plain``).
     """
+    si, wi, count, state = _walk(
+        index, seg, eligible, (piece_px, max_pieces), keep_all, plain, corners, listing, only
+    )
+    return si.astype(np.intp), wi.astype(np.intp), int(count.sum()), state
+
+
+def _walk(
+    index: WallIndex,
+    seg: FloatArray,
+    eligible: NDArray[np.bool_],
+    pieces_of: tuple[float, int],
+    keep_all: bool,
+    plain: NDArray[np.bool_] | None,
+    corners: FloatArray | None,
+    listing: bool,
+    only: tuple[NDArray[np.int64], NDArray[np.int64], bool] | None,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int8]]:
+    """``_search`` over ``index``'s wall grid (see ``search``), counts per segment."""
+    piece_px, max_pieces = pieces_of
     grid = index.wall_grid()
-    si, wi, count, state = _search(
+    return _search(  # type: ignore[no-any-return]
         np.ascontiguousarray(seg, dtype=np.float64),
         (grid.x0, grid.y0, grid.cell, grid.nx, grid.ny),
         grid.start,
@@ -382,7 +401,21 @@ def search(
         np.ascontiguousarray(only[1] if only else np.empty((0, 2)), dtype=np.int64),
         bool(only[2]) if only else False,
     )
-    return si.astype(np.intp), wi.astype(np.intp), int(count), state
+
+
+def first_crossings(
+    index: WallIndex, seg: FloatArray, firm: NDArray[np.bool_]
+) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+    """The segments (m, 4) px that a ``firm`` wall (n,) properly crosses beyond the band.
+
+    The walk of ``search`` with the firm walls as plain ones, in bulk: each segment stops
+    at the first such wall. Returns whether each segment is so crossed (m,) and the
+    candidate pairs looked at per segment (m,) (up to that wall). O(pairs looked at).
+    """
+    _, _, count, state = _walk(
+        index, seg, firm, (QUERY_PIECE_PX, MAX_QUERY_PIECES), False, firm, None, False, None
+    )
+    return state == 1, count
 
 
 @njit(cache=True, nogil=True)
