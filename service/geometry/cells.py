@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from service.engine.walls import FloatArray, WallIndex
-from service.geometry.compiled import append_pair, cell_of, njit
+from service.geometry.compiled import append_pair, cell_of, njit, piece_box, pieces
 
 #: Growth (px) of every wall's pieces, beyond the float noise of the pieces' end points: a
 #: point within this distance of a wall is listed with it (``QUERY_TOL_PX`` is 1e-6).
@@ -87,26 +87,12 @@ def _walk(
         dx, dy = bx - ax, by - ay
         grow = reach + 1e-12 * (abs(ax) + abs(ay) + abs(bx) + abs(by))
         length = math.hypot(dx, dy)
-        pieces = length / cell
-        if pieces != pieces:
-            k = 1  # NaN: one box (the clamp puts it somewhere)
-        elif pieces >= max_pieces:
-            k = max_pieces
-        else:
-            k = max(1, int(math.ceil(pieces)))
-        kf = float(k)
+        # NaN: one box (the clamp puts it somewhere)
+        k = 1 if length != length else pieces(length, cell, max_pieces)
         for q in range(k):
-            t0 = q / kf
-            sx, sy = ax + dx * t0, ay + dy * t0
-            if q == k - 1:
-                ex, ey = bx, by
-            else:
-                t1 = (q + 1) / kf
-                ex, ey = ax + dx * t1, ay + dy * t1
-            ix0 = cell_of(min(sx, ex) - grow, x0, cell, nx)
-            ix1 = cell_of(max(sx, ex) + grow, x0, cell, nx)
-            iy0 = cell_of(min(sy, ey) - grow, y0, cell, ny)
-            iy1 = cell_of(max(sy, ey) + grow, y0, cell, ny)
+            lx, ly, hx, hy = piece_box(coords[w], q, k, grow)
+            ix0, ix1 = cell_of(lx, x0, cell, nx), cell_of(hx, x0, cell, nx)
+            iy0, iy1 = cell_of(ly, y0, cell, ny), cell_of(hy, y0, cell, ny)
             for iy in range(iy0, iy1 + 1):
                 for ix in range(ix0, ix1 + 1):
                     c = iy * nx + ix

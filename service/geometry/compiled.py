@@ -8,6 +8,8 @@ only. Its numpy reference, the oracle the Hypothesis properties hold it equal to
 - ``cell_of``: the cell of a uniform grid a coordinate falls in;
 - ``sign``: a sign with a dead band;
 - ``fmin`` / ``fmax``: ``np.minimum`` / ``np.maximum`` of two floats (NaN-propagating);
+- ``pieces`` / ``piece_box``: a segment's pieces of about one length and each piece's box
+  (the grid walks of ``walk``, ``cells`` and ``creature_tests``);
 - ``append_pair`` / ``grown_int`` / ``grown_bool``: output buffers that double when full.
 """
 
@@ -96,3 +98,32 @@ def append_pair(
     first[kept] = u
     second[kept] = v
     return first, second
+
+
+@njit(cache=True, nogil=True)
+def pieces(length: float, piece_px: float, max_pieces: int) -> int:  # pragma: no cover
+    """How many pieces of about ``piece_px`` a segment of ``length`` px is looked up in."""
+    if length / piece_px >= max_pieces:
+        return max_pieces
+    return max(1, int(math.ceil(length / piece_px)))
+
+
+@njit(cache=True, nogil=True)
+def piece_box(
+    seg: NDArray[np.float64], q: int, k: int, qtol: float
+) -> tuple[float, float, float, float]:  # pragma: no cover - compiled
+    """The box (min x, min y, max x, max y, px) of piece ``q`` of ``k`` of ``seg``.
+
+    Grown by ``qtol``; the last piece ends exactly at the segment's end.
+    """
+    x0, y0, x1, y1 = seg[0], seg[1], seg[2], seg[3]
+    dx, dy = x1 - x0, y1 - y0
+    kf = float(k)
+    t0 = q / kf
+    sx, sy = x0 + dx * t0, y0 + dy * t0
+    if q == k - 1:
+        ex, ey = x1, y1
+    else:
+        t1 = (q + 1) / kf
+        ex, ey = x0 + dx * t1, y0 + dy * t1
+    return min(sx, ex) - qtol, min(sy, ey) - qtol, max(sx, ex) + qtol, max(sy, ey) + qtol

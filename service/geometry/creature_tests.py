@@ -20,8 +20,7 @@ from numpy.typing import NDArray
 
 from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX, TOUCH_TOL_PX
 from service.engine.walls import FloatArray, WallGrid, build_grid
-from service.geometry.compiled import append_pair, cell_of, fmax, fmin, njit
-from service.geometry.walk import piece_box, pieces
+from service.geometry.compiled import append_pair, cell_of, fmax, fmin, njit, piece_box, pieces
 
 
 @njit(cache=True, nogil=True)

@@ -27,7 +27,16 @@ from numpy.typing import NDArray
 from service.engine.density import WallDensity
 from service.engine.tolerances import QUERY_TOL_PX, TOUCH_TOL_PX
 from service.engine.walls import FloatArray, WallIndex
-from service.geometry.compiled import append_pair, cell_of, fmax, fmin, njit, sign
+from service.geometry.compiled import (
+    append_pair,
+    cell_of,
+    fmax,
+    fmin,
+    njit,
+    piece_box,
+    pieces,
+    sign,
+)
 
 #: Longest piece (px) in which a traced segment is looked up in the wall grid.
 QUERY_PIECE_PX = 256.0
@@ -39,35 +48,6 @@ MAX_QUERY_PIECES = 256
 
 #: Points sampled along a segment to estimate its cost (``estimate_tests``).
 ESTIMATE_SAMPLES = 8
-
-
-@njit(cache=True, nogil=True)
-def pieces(length: float, piece_px: float, max_pieces: int) -> int:  # pragma: no cover
-    """How many pieces of about ``piece_px`` a segment of ``length`` px is looked up in."""
-    if length / piece_px >= max_pieces:
-        return max_pieces
-    return max(1, int(math.ceil(length / piece_px)))
-
-
-@njit(cache=True, nogil=True)
-def piece_box(
-    seg: NDArray[np.float64], q: int, k: int, qtol: float
-) -> tuple[float, float, float, float]:  # pragma: no cover - compiled
-    """The box (min x, min y, max x, max y, px) of piece ``q`` of ``k`` of ``seg``.
-
-    Grown by ``qtol``; the last piece ends exactly at the segment's end.
-    """
-    x0, y0, x1, y1 = seg[0], seg[1], seg[2], seg[3]
-    dx, dy = x1 - x0, y1 - y0
-    kf = float(k)
-    t0 = q / kf
-    sx, sy = x0 + dx * t0, y0 + dy * t0
-    if q == k - 1:
-        ex, ey = x1, y1
-    else:
-        t1 = (q + 1) / kf
-        ex, ey = x0 + dx * t1, y0 + dy * t1
-    return min(sx, ex) - qtol, min(sy, ey) - qtol, max(sx, ex) + qtol, max(sy, ey) + qtol
 
 
 @njit(cache=True, nogil=True)
