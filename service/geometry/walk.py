@@ -51,35 +51,15 @@ ESTIMATE_SAMPLES = 8
 
 
 @njit(cache=True, nogil=True)
-def _keep(
+def _crossing(
     x0: float, y0: float, x1: float, y1: float, c: NDArray[np.float64], band: float
-) -> bool:  # pragma: no cover - compiled
-    """Whether the wall ``c`` crosses the segment or touches its line (loose: see module)."""
-    dx, dy = x1 - x0, y1 - y0
-    ax, ay, bx, by = c[0], c[1], c[2], c[3]
-    ex, ey = bx - ax, by - ay
-    len_d = math.hypot(dx, dy)
-    len_e = math.hypot(ex, ey)
-    if len_d <= 2 * band or len_e <= 2 * band:
-        return True  # degenerate: the exact tests decide (they set it aside)
-    s_a = sign((dx * (ay - y0) - dy * (ax - x0)) / len_d, band)
-    s_b = sign((dx * (by - y0) - dy * (bx - x0)) / len_d, band)
-    if s_a == 0 or s_b == 0:
-        return True  # an end on the segment's line: junction or collinear (GEO-6)
-    if s_a * s_b > 0:
-        return False
-    s_p = sign((ex * (y0 - ay) - ey * (x0 - ax)) / len_e, band)
-    s_q = sign((ex * (y1 - ay) - ey * (x1 - ax)) / len_e, band)
-    return s_p * s_q <= 0
+) -> int:  # pragma: no cover - compiled
+    """How the wall ``c`` meets the segment, loosely (see module): 0, 1 or 2.
 
-
-@njit(cache=True, nogil=True)
-def _strict(
-    x0: float, y0: float, x1: float, y1: float, c: NDArray[np.float64], band: float
-) -> bool:  # pragma: no cover - compiled
-    """Whether the wall ``c`` properly crosses the segment with every end beyond ``band``.
-
-    Then the exact tests find the same proper crossing (their tolerance is smaller).
+    0: it surely misses it (drop the pair); 1: it crosses it or touches its line (an end on
+    it: a junction or a collinear run, GEO-6), or either is degenerate (the exact tests
+    decide); 2: it properly crosses it with every end beyond ``band``, so the exact tests
+    (whose tolerance is smaller) find the same proper crossing.
     """
     dx, dy = x1 - x0, y1 - y0
     ax, ay, bx, by = c[0], c[1], c[2], c[3]
@@ -87,14 +67,18 @@ def _strict(
     len_d = math.hypot(dx, dy)
     len_e = math.hypot(ex, ey)
     if len_d <= 2 * band or len_e <= 2 * band:
-        return False
+        return 1  # degenerate: the exact tests decide (they set it aside)
     s_a = sign((dx * (ay - y0) - dy * (ax - x0)) / len_d, band)
     s_b = sign((dx * (by - y0) - dy * (bx - x0)) / len_d, band)
-    if s_a * s_b >= 0:
-        return False
+    if s_a * s_b > 0:
+        return 0
+    if s_a == 0 or s_b == 0:
+        return 1  # an end on the segment's line: junction or collinear (GEO-6)
     s_p = sign((ex * (y0 - ay) - ey * (x0 - ax)) / len_e, band)
     s_q = sign((ex * (y1 - ay) - ey * (x1 - ax)) / len_e, band)
-    return s_p * s_q < 0
+    if s_p * s_q > 0:
+        return 0
+    return 2 if s_p * s_q < 0 else 1
 
 
 @njit(cache=True, nogil=True)
@@ -122,7 +106,7 @@ def _corner_wall(
     """Whether a wall ends on an exact corner point and crosses or touches the segment.
 
     An eligible wall with an end within ``ctol`` of a point of ``ex`` (x, y pairs) that
-    ``_keep`` keeps, looked up in the cells around those points. ``grid``: ``x0, y0,
+    ``_crossing`` keeps, looked up in the cells around those points. ``grid``: ``x0, y0,
     cell, nx, ny`` of the wall grid.
     """
     gx0, gy0, cell, nx, ny = grid
@@ -139,7 +123,7 @@ def _corner_wall(
                 for j in range(start[c], start[c + 1]):
                     w = cwalls[j]
                     if eligible[w] and _near_end(coords[w], ex, ctol):
-                        if _keep(x0, y0, x1, y1, coords[w], band):
+                        if _crossing(x0, y0, x1, y1, coords[w], band) > 0:
                             return True
     return False
 
@@ -161,11 +145,12 @@ def _verdict(
     nothing); 1: keep it, a plain wall crossing beyond the band (only when ``strict`` is
     asked); 0: keep it.
     """
-    if member < 0 or not _keep(x0, y0, x1, y1, c, band):
+    if member < 0:
         return -1
-    if strict and member == 1 and _strict(x0, y0, x1, y1, c, band):
-        return 1
-    return 0
+    kind = _crossing(x0, y0, x1, y1, c, band)
+    if kind == 0:
+        return -1
+    return 1 if strict and member == 1 and kind == 2 else 0
 
 
 @njit(cache=True, nogil=True)
