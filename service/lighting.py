@@ -45,7 +45,13 @@ from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import FloatArray
-from service.geometry.trace import MAX_QUERY_PIECES, QUERY_PIECE_PX, estimate_tests, trace
+from service.geometry.trace import (
+    MAX_QUERY_PIECES,
+    QUERY_PIECE_PX,
+    TraceSpec,
+    estimate_tests,
+    trace,
+)
 from service.model import LIGHT_LEVELS, Light, LightLevel, Span, Token
 
 RANK = {level: k for k, level in enumerate(LIGHT_LEVELS)}  # dark 0, dim 1, bright 2
@@ -431,10 +437,9 @@ def _blocked_rays(
     return trace(  # type: ignore[no-any-return]
         geo.walls,
         seg_arr,
-        "light",
+        TraceSpec(sense="light", low_obstacles=False),
         origins=xy,
         elevations=bands,
-        low_obstacles=False,
         budget=budget,
     ).wall_blocked
 

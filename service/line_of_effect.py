@@ -18,7 +18,7 @@ from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.geometry.exact import line_of_effect_between
 from service.geometry.measure import Blocker, wall_blocker
-from service.geometry.trace import crossing_order, trace
+from service.geometry.trace import TraceSpec, crossing_order, trace
 from service.model import Token
 
 
@@ -136,10 +136,8 @@ def line_between(
         traced = trace(
             index,
             np.array([centre_line]),
-            sense,
+            TraceSpec(sense=sense, wall_mask=geo.tall_mask(index), low_obstacles=False),
             elevations=np.array([elevations], dtype=np.float64),
-            wall_mask=geo.tall_mask(index),
-            low_obstacles=False,
         )
         blocking = traced.wall_blockers[0]
     ordered = crossing_order(index, centre_line, blocking)

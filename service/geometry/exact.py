@@ -25,7 +25,7 @@ from service.geometry.obstacles import wall_components
 from service.geometry.rooms import firm_crossings_within
 from service.geometry.sealed import pairs_sealed_apart
 from service.geometry.search import FIRST_LINES, search_many
-from service.geometry.trace import TraceResult, estimate_tests, trace
+from service.geometry.trace import TraceResult, TraceSpec, estimate_tests, trace
 from service.model import Wall
 
 
@@ -216,18 +216,14 @@ class _Answers:
         self.out: list[LineOfEffect | None] = [None] * len(bf)
         self.centre_blockers: dict[int, list[int]] = {}
 
-    def _trace(self, segments: FloatArray, rows: Any, **options: Any) -> TraceResult:
-        """``trace`` of ``segments`` (m, 4) px, each in the band of its pair ``rows`` (m,)."""
-        return trace(
-            self.index,
-            segments,
-            self.sense,
-            elevations=None if self.bands is None else self.bands[rows],
-            wall_mask=self.wall_mask,
-            low_obstacles=False,
-            budget=self.budget,
-            **options,
-        )
+    def _trace(self, segments: FloatArray, rows: Any, listed: bool) -> TraceResult:
+        """``trace`` of ``segments`` (m, 4) px, each in the band of its pair ``rows`` (m,).
+
+        ``listed``: with the blockers of each segment.
+        """
+        spec = TraceSpec(self.sense, self.wall_mask, low_obstacles=False, with_blockers=listed)
+        elevations = None if self.bands is None else self.bands[rows]
+        return trace(self.index, segments, spec, elevations=elevations, budget=self.budget)
 
     def join_overlapping(self) -> NDArray[np.intp]:
         """Answer the pairs whose spaces overlap (clear, at a shared point); the others' rows."""
@@ -253,7 +249,7 @@ class _Answers:
         # A few pairs (a single answer): their blockers are listed in this one trace, not
         # in a second one at the end; many pairs (matrices): traced bare, named later.
         listed = self.blockers and len(rest) <= _LIST_AT_ONCE
-        centre = self._trace(centres, rest, with_blockers=listed)
+        centre = self._trace(centres, rest, listed)
         for k in np.flatnonzero(~centre.wall_blocked).tolist():
             witness = tuple(centres[k].tolist())
             self.out[int(rest[k])] = LineOfEffect(True, witness, [], 1)  # type: ignore[arg-type]
@@ -300,9 +296,9 @@ class _Answers:
             return []
         at = [q for q, _ in todo]
         corner = _corner_lines(self.bf[at], self.bt[at])
-        first = self._trace(
-            corner.reshape(-1, 4), np.repeat(at, 16), with_blockers=False
-        ).wall_blocked.reshape(-1, 16)
+        first = self._trace(corner.reshape(-1, 4), np.repeat(at, 16), False).wall_blocked.reshape(
+            -1, 16
+        )
         still: list[_Pending] = []
         for r, (q, k) in enumerate(todo):
             clear = np.flatnonzero(~first[r])
@@ -377,7 +373,7 @@ class _Answers:
         found = (
             [listed.wall_blockers[k] for k in named]
             if listed is not None
-            else self._trace(centres[named], rest[named]).wall_blockers
+            else self._trace(centres[named], rest[named], True).wall_blockers
         )
         for k, walls in zip(named, found, strict=True):
             self.centre_blockers[k].extend(walls)

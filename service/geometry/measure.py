@@ -29,7 +29,7 @@ from service.engine.walls import FloatArray, WallIndex
 from service.geometry.exact import LineOfEffect, lines_of_effect
 from service.geometry.measured import Blocker, Measured, MeasuredBatch, TracedLine, wall_blocker
 from service.geometry.questions import Question, QuestionBatch, joined_segments
-from service.geometry.trace import TraceResult, estimate_tests, trace
+from service.geometry.trace import Creatures, TraceResult, TraceSpec, estimate_tests, trace
 
 __all__ = [
     "Blocker",
@@ -416,21 +416,27 @@ class _Group:
         traced: TraceResult = trace(
             self.built.walls,
             self.all_segs[sel],
-            spec.sense,
+            TraceSpec(
+                sense=spec.sense,
+                wall_mask=self.mask,
+                low_obstacles=self.low_obstacles,
+                edge_blocks=spec.edge_blocks,
+                with_blockers=spec.blockers,
+            ),
             elevations=self.elev[sel],
-            creature_boxes=crowd.boxes,
-            creature_ids=crowd.ids,
-            creature_mask=crowd.mask,
-            creature_mask_rows=None if crowd.mask_rows is None else crowd.mask_rows[sel],
-            creature_spans=crowd.spans,
-            creature_grid=crowd.grid,
-            wall_mask=self.mask,
-            low_obstacles=self.low_obstacles,
             corners=None if self.corners is None else self.corners[sel],
-            edge_blocks=spec.edge_blocks,
-            with_blockers=spec.blockers,
             budget=self.budget,
-            creatures_where_clear=not spec.blockers,
+            creatures=None
+            if crowd.boxes is None
+            else Creatures(
+                boxes=crowd.boxes,
+                ids=crowd.ids,
+                mask=crowd.mask,
+                mask_rows=None if crowd.mask_rows is None else crowd.mask_rows[sel],
+                spans=crowd.spans,
+                grid=crowd.grid,
+                where_clear=not spec.blockers,
+            ),
         )
         wall_blocked[sel] = traced.wall_blocked
         creature_blocked[sel] = traced.creature_blocked
@@ -458,13 +464,15 @@ class _Group:
         full = trace(
             self.built.walls,
             self.all_segs[again],
-            spec.sense,
+            TraceSpec(
+                sense=spec.sense,
+                wall_mask=_and(self.mask, self.built.tall_walls),
+                low_obstacles=False,
+                edge_blocks=spec.edge_blocks,
+                with_blockers=False,
+            ),
             elevations=self.elev[again],
-            wall_mask=_and(self.mask, self.built.tall_walls),
-            low_obstacles=False,
             corners=None if self.corners is None else self.corners[again],
-            edge_blocks=spec.edge_blocks,
-            with_blockers=False,
             budget=self.budget,
         )
         full_blocked[again] = full.wall_blocked

@@ -27,7 +27,7 @@ from service.engine.budget import SEARCH_UNITS, WorkBudget
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.firm import firm_walls, surely_blocked
-from service.geometry.trace import candidate_pairs, trace
+from service.geometry.trace import TraceSpec, candidate_pairs, trace
 
 #: Line–wall candidate tests one exact search may spend (about a second); past it the
 #: request is refused with what to reduce. A search with more vertex pairs than this is
@@ -496,11 +496,13 @@ class _Searches:
             clear[rest] = ~trace(
                 self.index,
                 cand[rest],
-                self.sense,
+                TraceSpec(
+                    sense=self.sense,
+                    wall_mask=self.wall_mask,
+                    low_obstacles=False,
+                    with_blockers=False,
+                ),
                 elevations=None if self.elevations is None else self.elevations[owner[rest]],
-                wall_mask=self.wall_mask,
-                low_obstacles=False,
-                with_blockers=False,
                 budget=budget,
             ).wall_blocked
         return clear

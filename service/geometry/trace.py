@@ -9,6 +9,7 @@ rule (GEO-6).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +38,10 @@ from service.geometry.wall_tests import Extras, Verdicts
 from service.model import Wall
 
 __all__ = [
+    "MOVE",
     "MAX_QUERY_PIECES",
+    "Creatures",
+    "TraceSpec",
     "QUERY_PIECE_PX",
     "TraceResult",
     "candidate_pairs",
@@ -96,26 +100,86 @@ class TraceResult:
         return self.wall_blocked | self.creature_blocked
 
 
+@dataclass(frozen=True)
+class TraceSpec:
+    """What a trace asks of the walls: everything but the segments and their own arrays.
+
+    Attributes
+    ----------
+    sense : {"move", "sight", "light", "sound"}
+        Which wall restriction applies (GEO-1): ``move`` for line of effect and cover.
+    wall_mask : ndarray of shape (n,), bool, optional
+        Walls to consider (default all); a ruleset uses it to set aside walls that do not
+        apply to this attack (e.g. a low obstacle too far from the target, SF-COV-5).
+    low_obstacles : bool or ndarray of shape (n,), bool
+        Whether a wall covering only part of a segment's band blocks it (as a low obstacle,
+        GEO-5a): ``True`` (cover lines), ``False`` (line of effect or sight, light), or per
+        wall (SF-COV-5 per pair).
+    edge_blocks : bool
+        Starfinder's exception to GEO-6 (SF-COV-1): a segment running along a wall
+        (collinear, overlapping it over a positive length) is blocked by it.
+    with_blockers : bool
+        Also list what blocks each segment (``False`` for bulk work such as matrices: the
+        blocker lists stay empty and only the boolean arrays are filled).
+    """
+
+    sense: str = "move"
+    wall_mask: NDArray[np.bool_] | None = None
+    low_obstacles: bool | NDArray[np.bool_] = True
+    edge_blocks: bool = False
+    with_blockers: bool = True
+
+
+@dataclass(frozen=True)
+class Creatures:
+    """The creature spaces a trace tests (GEO-7, GEO-5a).
+
+    Attributes
+    ----------
+    boxes : ndarray of shape (k, 4)
+        Creature spaces ``x0, y0, x1, y1`` in px; a segment is blocked by one when it
+        passes through the open interior of the space.
+    ids : sequence of str, length k
+    mask : ndarray of shape (m, k), bool, optional
+        Which creatures count for which segment (e.g. not the attacker and target).
+    mask_rows : ndarray of shape (m,), int, optional
+        With it, ``mask`` has shape (g, k) and segment i reads its row ``mask_rows[i]`` (one
+        row per pair, not per line).
+    spans : ndarray of shape (k, 2), optional
+        Each creature's vertical extent ``[bottom, top)`` in grid units (GEO-5a); with the
+        segments' bands, a creature blocks only where it overlaps the band inside its space
+        (GEO-7). ``None``: creatures are infinitely tall.
+    grid : WallGrid, optional
+        ``build_grid(boxes)``, kept by the caller (``BuiltScene.creatures``).
+    where_clear : bool
+        Test the creatures only on the segments that walls leave clear
+        (``creature_blocked`` reads ``False`` on the others): for rulings that read a
+        creature only where no wall blocks (cover in bulk: 5E-COV-6, SF-COV-6, PV-COV-3).
+    """
+
+    boxes: FloatArray
+    ids: Sequence[str]
+    mask: NDArray[np.bool_] | None = None
+    mask_rows: NDArray[np.intp] | None = None
+    spans: FloatArray | None = None
+    grid: WallGrid | None = None
+    where_clear: bool = False
+
+
+#: Every wall restricting movement, heights counted, blockers listed.
+MOVE = TraceSpec()
+
+
 def trace(
     index: WallIndex,
     segments: FloatArray | Sequence[Sequence[float]],
-    sense: str = "move",
+    spec: TraceSpec = MOVE,
     *,
     origins: FloatArray | None = None,
     elevations: FloatArray | None = None,
-    creature_boxes: FloatArray | None = None,
-    creature_ids: Sequence[str] = (),
-    creature_mask: NDArray[np.bool_] | None = None,
-    creature_mask_rows: NDArray[np.intp] | None = None,
-    creature_spans: FloatArray | None = None,
-    creature_grid: WallGrid | None = None,
-    wall_mask: NDArray[np.bool_] | None = None,
-    low_obstacles: bool | NDArray[np.bool_] = True,
     corners: FloatArray | None = None,
-    edge_blocks: bool = False,
-    with_blockers: bool = True,
+    creatures: Creatures | None = None,
     budget: WorkBudget | None = None,
-    creatures_where_clear: bool = False,
     _inward: FloatArray | None = None,
     _only: tuple[NDArray[np.int64], bool] | None = None,
 ) -> TraceResult:
@@ -127,8 +191,8 @@ def trace(
         Walls of the scene.
     segments : array_like of shape (m, 4)
         ``x0, y0, x1, y1`` in px; the segment runs from its first point.
-    sense : {"move", "sight", "light", "sound"}
-        Which wall restriction applies (GEO-1): ``move`` for line of effect and cover.
+    spec : TraceSpec
+        The sense, the walls that count and what is listed.
     origins : ndarray of shape (m, 2), optional
         Source point of each segment (the observer, light or attacker) for one-way walls
         (GEO-3) and proximity/distance thresholds (GEO-4); default the segment's first point.
@@ -137,55 +201,19 @@ def trace(
         elevations of its two ends (a band of no thickness), ``(m, 4)`` ``bottom0, bottom1,
         top0, top1``. At a crossing, a wall whose half-open height range ``[bottom, top)``
         covers the whole band blocks; one that covers part of it is a low obstacle for that
-        segment (``low_obstacles``); one that misses it does nothing (GEO-5, GEO-5a).
+        segment (``spec.low_obstacles``); one that misses it does nothing (GEO-5, GEO-5a).
         ``None``: every wall is infinitely tall.
-    creature_boxes : ndarray of shape (k, 4), optional
-        Creature spaces ``x0, y0, x1, y1`` in px (GEO-7); a segment is blocked by one when it
-        passes through the open interior of the space.
-    creature_ids : sequence of str, length k
-    creature_mask : ndarray of shape (m, k), bool, optional
-        Which creatures count for which segment (e.g. not the attacker and target).
-    creature_mask_rows : ndarray of shape (m,), int, optional
-        With it, ``creature_mask`` has shape (g, k) and segment i reads its row
-        ``creature_mask_rows[i]`` (one row per pair, not per line).
-    creature_spans : ndarray of shape (k, 2), optional
-        Each creature's vertical extent ``[bottom, top)`` in grid units (GEO-5a); with
-        ``elevations``, a creature blocks only where it overlaps the band inside its space
-        (GEO-7). ``None``: creatures are infinitely tall.
-    creature_grid : WallGrid, optional
-        ``build_grid(creature_boxes)``, kept by the caller (``BuiltScene.creatures``).
-    wall_mask : ndarray of shape (n,), bool, optional
-        Walls to consider (default all); a ruleset uses it to set aside walls that do not
-        apply to this attack (e.g. a low obstacle too far from the target, SF-COV-5).
-    low_obstacles : bool or ndarray of shape (n,), bool
-        Whether a wall covering only part of a segment's band blocks it (as a low obstacle,
-        GEO-5a): ``True`` (cover lines), ``False`` (line of effect or sight, light), or per
-        wall (SF-COV-5 per pair).
     corners : ndarray of shape (m, 4), optional
         The exact corner points ``x0, y0, x1, y1`` px that each segment's ends were inset
         from (GEO-6). A wall with an end, or a creature's space with a corner, on one of
         them blocks the segment only if it blocks the exact corner line: the inset only
-        ever removes false blocks. A segment blocked where such a wall crosses or touches
-        it is judged on the exact corner line, on which the walls meeting at a corner block
-        it when they separate the token's space from the line's direction
-        (``end_junctions``).
-    edge_blocks : bool
-        Starfinder's exception to GEO-6 (SF-COV-1): a segment running along a wall
-        (collinear, overlapping it over a positive length) is blocked by it.
-    with_blockers : bool
-        Also list what blocks each segment (``False`` for bulk work such as matrices: the
-        blocker lists stay empty and only the boolean arrays are filled).
+        ever removes false blocks; the walls meeting at a corner block the exact corner
+        line when they separate the token's space from its direction (``end_junctions``).
+    creatures : Creatures, optional
+        The creature spaces that block (GEO-7); none by default.
     budget : WorkBudget, optional
-        Spends one unit per (segment, candidate wall) pair before the exact tests.
-    creatures_where_clear : bool
-        Test the creatures only on the segments that walls leave clear
-        (``creature_blocked`` reads ``False`` on the others): for rulings that read a
-        creature only where no wall blocks (cover in bulk: 5E-COV-6, SF-COV-6, PV-COV-3).
-
-    Raises
-    ------
-    OverBudget
-        When ``budget`` runs out (docs/decisions.md "Bounded work").
+        Spends one unit per (segment, candidate wall) pair before the exact tests; when
+        it runs out, ``OverBudget`` (docs/decisions.md "Bounded work").
 
     Returns
     -------
@@ -200,13 +228,14 @@ def trace(
     corner_comp = None
     if exact is not None and index.size:
         corner_comp = np.full((m, 2), -1, dtype=np.int64)
+    with_blockers = spec.with_blockers
     out = Verdicts(np.zeros(m, dtype=bool), [[] for _ in range(m)] if with_blockers else None)
     low_blockers: list[list[int]] = [[] for _ in range(m)] if with_blockers else []
     if origins is None:
         origins = seg[:, 0:2]
-    walls = _WallPass(index, sense, wall_mask, low_obstacles, edge_blocks, budget)
+    walls = _WallPass(index, spec, budget)
     extras = Extras(
-        low_obstacles,
+        spec.low_obstacles,
         exact,
         low_blockers if with_blockers else None,
         corner_comp,
@@ -223,17 +252,10 @@ def trace(
                 low_blockers[i] = []
     creature_blocked = np.zeros(m, dtype=bool)
     creature_blockers: list[list[str]] = [[] for _ in range(m)] if with_blockers else []
-    live = np.flatnonzero(~out.blocked) if creatures_where_clear else np.arange(m)
-    if creature_boxes is not None and len(creature_boxes) and len(live):
-        crowd = _Creatures(
-            np.asarray(creature_boxes, dtype=np.float64),
-            creature_ids,
-            creature_mask,
-            creature_mask_rows,
-            None if creature_spans is None or bands is None else creature_spans,
-            creature_grid,
-        )
-        crowd.trace(seg, bands, exact, live, creature_blocked, creature_blockers)
+    if creatures is not None and len(creatures.boxes):
+        live = np.flatnonzero(~out.blocked) if creatures.where_clear else np.arange(m)
+        if len(live):
+            _creatures_on(creatures, seg, bands, exact, live, creature_blocked, creature_blockers)
     return TraceResult(
         seg,
         out.blocked,
@@ -250,10 +272,7 @@ class _WallPass:
     """The walls of one ``trace`` call: what every batch of its segments is traced with."""
 
     index: WallIndex
-    sense: str
-    wall_mask: NDArray[np.bool_] | None
-    low_obstacles: bool | NDArray[np.bool_]
-    edge_blocks: bool
+    spec: TraceSpec
     budget: WorkBudget | None
 
     def batches(
@@ -278,7 +297,7 @@ class _WallPass:
                 None if bands is None else bands[lo:hi],
                 part,
                 Extras(
-                    self.low_obstacles,
+                    self.spec.low_obstacles,
                     _rows(extras.corners, lo, hi),
                     low_part,
                     _rows(extras.corner_comp, lo, hi),
@@ -354,13 +373,9 @@ class _WallPass:
         return trace(
             self.index,
             seg,
-            self.sense,
+            dataclasses.replace(self.spec, with_blockers=False),
             origins=origins,
             elevations=None if bands is None else bands[rows],
-            wall_mask=self.wall_mask,
-            low_obstacles=self.low_obstacles,
-            edge_blocks=self.edge_blocks,
-            with_blockers=False,
             budget=self.budget,
             **private,
         ).wall_blocked
@@ -371,60 +386,53 @@ def _rows(a: Any, lo: int, hi: int) -> Any:
     return None if a is None else a[lo:hi]
 
 
-@dataclass(frozen=True)
-class _Creatures:
-    """The creature spaces of one ``trace`` call (GEO-7), see ``trace``'s parameters."""
+def _creatures_on(
+    creatures: Creatures,
+    seg: FloatArray,
+    bands: FloatArray | None,
+    exact: FloatArray | None,
+    live: NDArray[np.intp],
+    blocked: NDArray[np.bool_],
+    blockers: list[list[str]],
+) -> None:
+    """Fill ``blocked`` (m,) and, when listed, ``blockers`` for the segments ``live`` (GEO-7).
 
-    boxes: FloatArray
-    ids: Sequence[str]
-    mask: NDArray[np.bool_] | None
-    mask_rows: NDArray[np.intp] | None
-    spans: FloatArray | None
-    grid: WallGrid | None
-
-    def trace(
-        self,
-        seg: FloatArray,
-        bands: FloatArray | None,
-        exact: FloatArray | None,
-        live: NDArray[np.intp],
-        blocked: NDArray[np.bool_],
-        blockers: list[list[str]],
-    ) -> None:
-        """Fill ``blocked`` (m,) and, when listed, ``blockers`` for the segments ``live``.
-
-        At most ``CHUNK_CELLS`` (segment, space) pairs at once (bounded memory).
-        """
-        spans = None if self.spans is None else np.asarray(self.spans, np.float64).reshape(-1, 2)
-        grid = self.grid if self.grid is not None else build_grid(self.boxes)
-        # The segments tested (``live``) and, per segment, its row of ``mask``.
-        mask_rows = None
-        if self.mask is not None:
-            rows_of = self.mask_rows if self.mask_rows is not None else np.arange(len(seg))
-            mask_rows = rows_of[live]
-        c_seg = seg[live]
-        c_bands = None if bands is None else bands[live]
-        c_exact = None if exact is None else exact[live]
-        step = max(1, CHUNK_CELLS // len(self.boxes))
-        for lo in range(0, len(live), step):
-            at_rows = None if mask_rows is None else mask_rows[lo : lo + step]
-            rows, cols = creature_hits(
-                c_seg[lo : lo + step],
-                self.boxes,
-                _rows(c_bands, lo, lo + step),
-                spans,
-                _rows(c_exact, lo, lo + step),
-                grid,
-                None if self.mask is None or at_rows is None else (self.mask, at_rows),
-            )
-            if self.mask is not None and at_rows is not None:
-                keep = self.mask[at_rows[rows], cols]
-                rows, cols = rows[keep], cols[keep]
-            hit = live[lo + rows]
-            blocked[hit] = True
-            if blockers:
-                for i, j in zip(hit.tolist(), cols.tolist(), strict=True):
-                    blockers[i].append(self.ids[j])
+    At most ``CHUNK_CELLS`` (segment, space) pairs at once (bounded memory).
+    """
+    boxes = np.asarray(creatures.boxes, dtype=np.float64)
+    spans = None
+    if creatures.spans is not None and bands is not None:
+        spans = np.asarray(creatures.spans, np.float64).reshape(-1, 2)
+    grid = creatures.grid if creatures.grid is not None else build_grid(boxes)
+    mask = creatures.mask
+    # The segments tested (``live``) and, per segment, its row of ``mask``.
+    mask_rows = None
+    if mask is not None:
+        rows_of = creatures.mask_rows if creatures.mask_rows is not None else np.arange(len(seg))
+        mask_rows = rows_of[live]
+    c_seg = seg[live]
+    c_bands = None if bands is None else bands[live]
+    c_exact = None if exact is None else exact[live]
+    step = max(1, CHUNK_CELLS // len(boxes))
+    for lo in range(0, len(live), step):
+        at_rows = None if mask_rows is None else mask_rows[lo : lo + step]
+        rows, cols = creature_hits(
+            c_seg[lo : lo + step],
+            boxes,
+            _rows(c_bands, lo, lo + step),
+            spans,
+            _rows(c_exact, lo, lo + step),
+            grid,
+            None if mask is None or at_rows is None else (mask, at_rows),
+        )
+        if mask is not None and at_rows is not None:
+            keep = mask[at_rows[rows], cols]
+            rows, cols = rows[keep], cols[keep]
+        hit = live[lo + rows]
+        blocked[hit] = True
+        if blockers:
+            for i, j in zip(hit.tolist(), cols.tolist(), strict=True):
+                blockers[i].append(creatures.ids[j])
 
 
 def _trace_walls(
@@ -444,9 +452,9 @@ def _trace_walls(
     cross or touch to the exact tests (``wall_tests.decide``).
     """
     index = walls.index
-    eligible, plain_walls = _sense_walls(index, walls.sense, elevations is not None)
-    if walls.wall_mask is not None:
-        eligible = eligible & walls.wall_mask
+    eligible, plain_walls = _sense_walls(index, walls.spec.sense, elevations is not None)
+    if walls.spec.wall_mask is not None:
+        eligible = eligible & walls.spec.wall_mask
     only = None
     if extras.only is not None:
         only = (wall_components(index), extras.only[0], extras.only[1])
@@ -455,7 +463,7 @@ def _trace_walls(
     # judged on its obstacle's walls too: in bulk tracing the walk settles it; listing
     # blockers, it settles a line that meets nothing but such crossings (GEO-1: those
     # walls are what blocks it).
-    plain = plain_walls if walls.wall_mask is None else plain_walls & walls.wall_mask
+    plain = plain_walls if walls.spec.wall_mask is None else plain_walls & walls.spec.wall_mask
     si, wi, count, state = walk.search(
         index,
         seg,
@@ -482,9 +490,17 @@ def _trace_walls(
         si, wi = si[~settled], wi[~settled]
     if not len(si):
         return
-    code = index.restriction[walls.sense][wi]
+    code = index.restriction[walls.spec.sense][wi]
     wall_tests.decide(
-        index, seg, walls.sense, origins, elevations, out, walls.edge_blocks, (si, wi, code), extras
+        index,
+        seg,
+        walls.spec.sense,
+        origins,
+        elevations,
+        out,
+        walls.spec.edge_blocks,
+        (si, wi, code),
+        extras,
     )
 
 
@@ -557,15 +573,18 @@ def warm_up() -> None:
     index = index_walls(
         [Wall("a", (0.0, 0.0, 100.0, 0.0)), Wall("b", (50.0, -50.0, 50.0, 50.0))], 20.0
     )
-    trace(  # the wall walk and the creature look-up (with bands and a mask)
+    # The wall walk and the creature look-up (with bands and a mask).
+    trace(
         index,
         np.array([[0.0, 10.0, 100.0, -10.0]]),
         elevations=np.array([[0.0, 0.0, 1.0, 1.0]]),
-        creature_boxes=np.array([[20.0, -5.0, 30.0, 5.0]]),
-        creature_ids=["c"],
-        creature_spans=np.array([[0.0, 1.0]]),
-        creature_mask=np.ones((1, 1), dtype=bool),
-        creature_mask_rows=np.zeros(1, dtype=np.intp),
+        creatures=Creatures(
+            boxes=np.array([[20.0, -5.0, 30.0, 5.0]]),
+            ids=["c"],
+            mask=np.ones((1, 1), dtype=bool),
+            mask_rows=np.zeros(1, dtype=np.intp),
+            spans=np.array([[0.0, 1.0]]),
+        ),
     )
     # A wall leaving the exact corner across the inset line: the corner re-check (GEO-6).
     corner = index_walls([Wall("c", (0.0, 0.0, 100.0, 10.0))], 20.0)
@@ -573,9 +592,9 @@ def warm_up() -> None:
         trace(
             corner,
             np.array([[0.5, 0.5, 299.5, 0.5]]),
+            TraceSpec(with_blockers=listing),
             corners=np.array([[0.0, 0.0, 300.0, 0.0]]),
             elevations=np.array([[0.0, 0.0, 1.0, 1.0]]),
-            with_blockers=listing,
         )
     # Walls meeting on a line, a limited one among them (GEO-6, GEO-4), with thresholds.
     meeting = index_walls(
@@ -586,5 +605,5 @@ def warm_up() -> None:
         20.0,
     )
     for listing in (True, False):
-        trace(meeting, np.array([[0.0, 100.0, 300.0, 100.0]]), with_blockers=listing)
+        trace(meeting, np.array([[0.0, 100.0, 300.0, 100.0]]), TraceSpec(with_blockers=listing))
     estimate_tests(wall_density(meeting.coords), np.array([[0.0, 100.0, 300.0, 100.0]]))

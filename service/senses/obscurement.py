@@ -22,7 +22,7 @@ import shapely
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.geometry.bands import region_meets, span_meets
-from service.geometry.trace import trace
+from service.geometry.trace import TraceSpec, trace
 from service.model import Region, Token
 
 
@@ -141,5 +141,5 @@ def fog_partly_on_line(
     )
     pseudo = np.zeros(index.size, dtype=bool)
     pseudo[index.room_walls or 0 :] = True
-    traced = trace(index, centres, "sight", elevations=bands, wall_mask=pseudo)
+    traced = trace(index, centres, TraceSpec(sense="sight", wall_mask=pseudo), elevations=bands)
     return [bool(low) for low in traced.low_blockers]

@@ -10,7 +10,7 @@ import pytest
 from service.engine.scene import build_scene, vertical_span
 from service.engine.walls import index_walls
 from service.geometry.bands import as_bands, meets, overlaps_between, span_meets
-from service.geometry.trace import trace
+from service.geometry.trace import TraceSpec, trace
 from service.model import Span, Wall
 from tests.scenes import load, tok
 
@@ -113,8 +113,8 @@ def test_trace_classifies_each_crossing(height, band, low_obstacles, blocked, lo
     got = trace(
         index,
         [[0.0, 0.0, 100.0, 0.0]],
+        TraceSpec(low_obstacles=low_obstacles),
         elevations=np.array([band], float),
-        low_obstacles=low_obstacles,
     )
     assert bool(got.wall_blocked[0]) is blocked
     assert (got.low_blockers[0] == [0]) is low

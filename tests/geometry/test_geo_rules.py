@@ -17,7 +17,7 @@ import pytest
 from service.engine.spaces import inset_corners
 from service.engine.walls import WallIndex, build_wall_index, index_walls
 from service.geometry.exact import LineOfEffect, line_of_effect_between
-from service.geometry.trace import segments_cross_boxes, trace
+from service.geometry.trace import Creatures, TraceSpec, segments_cross_boxes, trace
 from service.model import Wall
 from tests.scenes import load, wall
 
@@ -61,7 +61,7 @@ def index_of(*walls: dict) -> WallIndex:
 def trace_one(walls: Sequence[dict], segment: Sequence[float], sense: str = "move", **kw):
     """Trace a single segment; returns ``(blocked, blocker ids)``."""
     index = index_of(*walls)
-    res = trace(index, np.array([segment], dtype=np.float64), sense, **kw)
+    res = trace(index, np.array([segment], dtype=np.float64), TraceSpec(sense=sense), **kw)
     return bool(res.wall_blocked[0]), [index.ids[i] for i in res.wall_blockers[0]]
 
 
@@ -156,7 +156,7 @@ def test_geo2_doors(door, state, blocked, sense):
 def test_geo2_open_door_blocks_nothing_for_any_sense():
     index = index_of(wall("d", 100, 0, 100, 200, door="door", door_state="open"))
     for sense in SENSES:
-        assert not trace(index, [ACROSS], sense).wall_blocked[0], sense
+        assert not trace(index, [ACROSS], TraceSpec(sense=sense)).wall_blocked[0], sense
 
 
 # ---------------------------------------------------------------------------------------
@@ -714,9 +714,11 @@ def test_geo7_trace_reports_creatures_with_mask():
     res = trace(
         index_of(),
         np.array([[-50, 50, 350, 50], [-50, 50, 350, 50], [-50, 0, 350, 0]], dtype=np.float64),
-        creature_boxes=np.array([[0, 0, 100, 100], [200, 0, 300, 100]], dtype=np.float64),
-        creature_ids=["goblin", "ogre"],
-        creature_mask=np.array([[True, True], [False, True], [True, True]]),
+        creatures=Creatures(
+            boxes=np.array([[0, 0, 100, 100], [200, 0, 300, 100]], dtype=np.float64),
+            ids=["goblin", "ogre"],
+            mask=np.array([[True, True], [False, True], [True, True]]),
+        ),
     )
     assert res.creature_blocked.tolist() == [True, True, False]
     assert res.creature_blockers == [["goblin", "ogre"], ["ogre"], []]
@@ -728,8 +730,7 @@ def test_geo7_walls_and_creatures_are_reported_separately():
     res = trace(
         index_of(PLAIN),
         np.array([ACROSS], dtype=np.float64),
-        creature_boxes=np.array([[120, 50, 170, 150]], dtype=np.float64),
-        creature_ids=["rat"],
+        creatures=Creatures(boxes=np.array([[120, 50, 170, 150]], dtype=np.float64), ids=["rat"]),
     )
     assert (res.wall_blocked.tolist(), res.wall_blockers) == ([True], [[0]])
     assert (res.creature_blocked.tolist(), res.creature_blockers) == ([True], [["rat"]])

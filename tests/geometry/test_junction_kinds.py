@@ -13,7 +13,7 @@ import pytest
 
 from schemas.scene import SceneSchema
 from service.engine.walls import build_wall_index
-from service.geometry.trace import trace
+from service.geometry.trace import TraceSpec, trace
 from tests.kernel_paths import kernel_mode
 
 UP = [100, 0, 100, 100]  # from above (y < 100) to the junction
@@ -101,7 +101,7 @@ def test_junction_kinds(kind, walls, blocked, named, mode, reverse):
     seg = np.array([[300.0, 100.0, 0.0, 100.0] if reverse else [0.0, 100.0, 300.0, 100.0]])
     with kernel_mode(mode):
         listed = trace(index, seg)
-        bulk = trace(index, seg, with_blockers=False)
+        bulk = trace(index, seg, TraceSpec(with_blockers=False))
     assert bool(listed.wall_blocked[0]) is blocked, kind
     assert bool(bulk.wall_blocked[0]) is blocked, kind
     assert {index.ids[w] for w in listed.wall_blockers[0]} == named, kind
@@ -134,7 +134,7 @@ def test_corner_line_junction_kinds(kind, d_end, blocked, mode, listing):
     seg = np.array([[99.5, 99.5, 300.5, 99.5]])
     exact = np.array([[100.0, 100.0, 300.0, 100.0]])
     with kernel_mode(mode):
-        got = trace(index, seg, corners=exact, with_blockers=listing)
+        got = trace(index, seg, TraceSpec(with_blockers=listing), corners=exact)
     assert bool(got.wall_blocked[0]) is blocked, kind
 
 
@@ -184,5 +184,5 @@ def test_corner_sentence_with_other_walls(kind, walls, blocked, mode, listing, r
     if reverse:
         seg, exact = seg[:, [2, 3, 0, 1]], exact[:, [2, 3, 0, 1]]
     with kernel_mode(mode):
-        got = trace(index, seg, corners=exact, with_blockers=listing)
+        got = trace(index, seg, TraceSpec(with_blockers=listing), corners=exact)
     assert bool(got.wall_blocked[0]) is blocked, kind

@@ -23,8 +23,8 @@ from service.engine.budget import WorkBudget
 from service.engine.walls import build_wall_index
 from service.errors import OverBudget
 from service.geometry.creature_tests import creature_hits
-from service.geometry.trace import TraceResult, candidate_pairs, trace
-from tests.kernel_paths import kernel_mode
+from service.geometry.trace import TraceResult, candidate_pairs
+from tests.kernel_paths import kernel_mode, traced
 
 RESTRICTIONS = ["normal", "normal", "normal", "limited", "limited", "none", "proximity", "distance"]
 
@@ -77,7 +77,7 @@ def both(index: Any, seg: np.ndarray, **kw: Any) -> tuple[TraceResult, int, Trac
     for mode in ("numpy", "kernel"):
         with kernel_mode(mode):
             budget = WorkBudget(10**12, "test")
-            out += [trace(index, seg, budget=budget, **kw), budget.used]
+            out += [traced(index, seg, budget=budget, **kw), budget.used]
     return out[0], out[1], out[2], out[3]
 
 
@@ -153,7 +153,7 @@ def test_budget_refused_alike(scene, segs, limit, with_blockers):
         with kernel_mode(mode):
             budget = WorkBudget(limit, "test")
             try:
-                trace(index, seg, budget=budget, with_blockers=with_blockers)
+                traced(index, seg, budget=budget, with_blockers=with_blockers)
                 outcome.append(("ok", budget.used))
             except OverBudget:
                 outcome.append(("refused", budget.used))
@@ -283,8 +283,8 @@ def test_fewer_walls_never_block_more(scene, segs, bands, inset, edge_blocks, da
     tall = np.array(
         data.draw(st.lists(st.booleans(), min_size=index.size, max_size=index.size)), dtype=bool
     )
-    first = trace(index, seg, low_obstacles=True, **kw)
-    full = trace(index, seg, low_obstacles=False, wall_mask=tall, **kw)
+    first = traced(index, seg, low_obstacles=True, **kw)
+    full = traced(index, seg, low_obstacles=False, wall_mask=tall, **kw)
     clear = ~first.wall_blocked
     assert not (full.wall_blocked & clear).any()
     if full.corner_cleared is not None:
@@ -325,7 +325,7 @@ def test_bulk_kernel_equals_numpy(scene, segs, sense, bands, low, inset, edge_bl
     out = []
     for mode in ("numpy", "kernel"):
         with kernel_mode(mode):
-            got = trace(index, seg, sense, **kw)
+            got = traced(index, seg, sense=sense, **kw)
             cleared = got.corner_cleared
             out.append((got.wall_blocked.tolist(), None if cleared is None else cleared.tolist()))
     assert out[0] == out[1]
@@ -351,7 +351,7 @@ def test_bulk_shortcut_leaves_corner_walls_to_geo6(wall, inset_line, cleared):
     seg, exact = np.array([inset_line], float), np.array([[0.0, 0.0, 300.0, 0.0]])
     for mode in ("numpy", "kernel"):
         with kernel_mode(mode):
-            got = trace(index, seg, corners=exact, with_blockers=False)
+            got = traced(index, seg, corners=exact, with_blockers=False)
             assert got.wall_blocked.tolist() == [False]
             assert (got.corner_cleared is not None and bool(got.corner_cleared[0])) == cleared
 
@@ -409,8 +409,8 @@ def test_creatures_where_clear_are_the_creatures_of_clear_lines(scene, segs, box
         )
     for mode in ("numpy", "kernel"):
         with kernel_mode(mode):
-            every = trace(index, seg, with_blockers=False, **kw)
-            some = trace(index, seg, with_blockers=False, creatures_where_clear=True, **kw)
+            every = traced(index, seg, with_blockers=False, **kw)
+            some = traced(index, seg, with_blockers=False, creatures_where_clear=True, **kw)
         assert some.wall_blocked.tolist() == every.wall_blocked.tolist()
         expected = every.creature_blocked & ~every.wall_blocked
         assert some.creature_blocked.tolist() == expected.tolist()

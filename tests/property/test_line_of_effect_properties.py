@@ -19,7 +19,7 @@ from service.geometry import exact as exact_module
 from service.geometry.exact import line_of_effect_between, lines_of_effect
 from service.geometry.sealed import SealedApart, pairs_sealed_apart
 from service.geometry.search import distinct_rows, edge_cuts
-from service.geometry.trace import trace
+from service.geometry.trace import TraceSpec, trace
 from tests.property.test_geometry_properties import GRID, index_of, segment, two_spaces, walls_st
 from tests.reference.exact_search import distinct_points, lone_incident_rays, search_each
 
@@ -37,7 +37,7 @@ def sampled_clear(index, a, b) -> bool:
     pa, pb = sample_points(a), sample_points(b)
     i, j = np.meshgrid(np.arange(len(pa)), np.arange(len(pb)), indexing="ij")
     segs = np.hstack([pa[i.ravel()], pb[j.ravel()]])
-    return bool((~trace(index, segs, "move").wall_blocked).any())
+    return bool((~trace(index, segs, TraceSpec(sense="move")).wall_blocked).any())
 
 
 @given(spaces=two_spaces(), walls=walls_st)
@@ -50,7 +50,7 @@ def test_exact_never_misses_a_sampled_clear_line(spaces, walls):
         assert exact
     if exact:  # and what it claims is a real clear segment between the spaces
         w = line_of_effect_between(index, a, b).witness
-        assert not trace(index, [w], "move").wall_blocked[0]
+        assert not trace(index, [w], TraceSpec(sense="move")).wall_blocked[0]
 
 
 @given(spaces=two_spaces(), walls=walls_st)

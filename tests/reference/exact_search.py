@@ -35,7 +35,7 @@ from service.geometry.search import (
     tests_per_line,
     vertex_pairs,
 )
-from service.geometry.trace import trace
+from service.geometry.trace import TraceSpec, trace
 
 
 def search_each(
@@ -189,11 +189,8 @@ def lone_search(
         result = trace(
             index,
             cand,
-            sense,
+            TraceSpec(sense=sense, wall_mask=wall_mask, low_obstacles=False, with_blockers=False),
             elevations=elev,
-            wall_mask=wall_mask,
-            low_obstacles=False,
-            with_blockers=False,
             budget=budget,
         )
         clear = np.flatnonzero(~result.wall_blocked)

@@ -21,7 +21,7 @@ from service.engine.budget import CORE_LIMITS, core_limit, set_core_limits
 from service.engine.walls import index_walls
 from service.geometry import exact, search
 from service.geometry.firm import firm_walls, surely_blocked
-from service.geometry.trace import trace
+from service.geometry.trace import TraceSpec, trace
 from service.model import Wall
 from service.settings import SettingError, load
 
@@ -65,7 +65,7 @@ def test_a_line_set_aside_as_crossing_a_firm_wall_is_blocked_by_trace(walls, lin
     seg = np.array(lines, dtype=np.float64)
     firm = firm_walls(index, "move", None)
     surely, _ = surely_blocked(index, seg, firm, None)
-    traced = trace(index, seg, "move", low_obstacles=False)
+    traced = trace(index, seg, TraceSpec(sense="move", low_obstacles=False))
     assert not np.any(surely & ~traced.wall_blocked)
 
 
