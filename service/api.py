@@ -141,7 +141,7 @@ def request_budget() -> WorkBudget:
 
 
 def store_state() -> StoreState:
-    """The scene store's state now (a ``PING`` to Redis when one is configured)."""
+    """The scene store's state now (a ``PING`` to Redis, or a read of the SQLite file)."""
     store = _cache().store
     return NO_STORE if store is None else store.ping()
 
@@ -150,7 +150,8 @@ def resolve_scene(args: dict[str, Any]) -> BuiltScene:
     """The scene geometry of a request carrying ``scene`` (loaded) or ``scene_id``.
 
     A ``scene_id`` this process misses is loaded from the scene store when one is
-    configured (``SIGHTLINE_REDIS_URL``); unknown there too, or the store unreachable, it
+    configured (``SIGHTLINE_REDIS_URL``, or the ``SIGHTLINE_SCENE_FILE`` gunicorn's workers
+    share); unknown there too, or the store unreachable, it
     answers 404 and the client resends the scene. An inline scene never waits on the store
     beyond its timeout, and answers whether the store took it or not.
     """
@@ -336,7 +337,7 @@ MATRIX, RENDER, FLANKING = (
 @health.route("/healthz")
 @health.response(200, rs.HealthSchema)
 def healthz() -> dict[str, Any]:
-    """Liveness and version, and whether the scene store (Redis) answers.
+    """Liveness and version, and whether the scene store (Redis or SQLite file) answers.
 
     Always 200 while the process serves: a store down does not make the service dead
     (inline scenes keep working). Readiness is ``/readyz``.
@@ -348,14 +349,14 @@ def healthz() -> dict[str, Any]:
 @health.response(200, rs.ReadySchema)
 @health.alt_response(503, description="A scene store is configured and does not answer")
 def readyz() -> Any:
-    """Ready to serve: 200 without a store or when Redis answers ``PING``, else 503 JSON."""
+    """Ready to serve: 200 without a store or when the store answers, else 503 JSON."""
     state = store_state()
     if state.ready:
         return {"status": "ready", "store": state.as_dict()}
     body = {
         "code": 503,
         "status": "Service Unavailable",
-        "message": "The scene store (SIGHTLINE_REDIS_URL) does not answer.",
+        "message": f"The scene store ({state.backend}, {state.variable}) does not answer.",
         "errors": {"store": state.as_dict()},
     }
     response = jsonify(body)
@@ -432,7 +433,7 @@ def upload_scene(query: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
         warnings, extra = imported["warnings"], imported["stats"]
         scene = valid_import(imported, "export")
     check_limits(scene, "scene" if args.get("scene") is not None else "export")
-    sid, _ = _cache().put(scene, publish=True)  # stored again: Redis may have evicted it
+    sid, _ = _cache().put(scene, publish=True)  # stored again: the store may have dropped it
     return {"scene_id": sid, "stats": {**extra, **scene_stats(scene)}, "warnings": warnings}
 
 

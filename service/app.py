@@ -22,7 +22,8 @@ from service.cache import SceneCache
 from service.engine.budget import set_core_limits
 from service.guard import Guard
 from service.http_errors import Api
-from service.store import SceneStore
+from service.local_store import FILE_MB_PER_CACHE_MB, SqliteSceneStore
+from service.store import SceneStore, SharedSceneStore
 
 #: Origins a Foundry VTT client typically runs on (any port of localhost / 127.0.0.1).
 DEFAULT_CORS_ORIGINS = list(settings.DEFAULT_CORS_ORIGINS)
@@ -154,22 +155,31 @@ def _register_views(app: Flask) -> None:
         return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)
 
 
+def _scene_store(config: Any) -> SharedSceneStore | None:
+    """The store the workers share: Redis with ``REDIS_URL``, else the ``SCENE_FILE``, else none.
+
+    Both connect lazily, in each worker (redis-py's pool; one SQLite connection per process):
+    the app is built in gunicorn's master, before the fork. Without gunicorn
+    (``gunicorn.conf.py`` names the file) an app has one process and no store.
+    """
+    ttl = int(config["SCENE_TTL"])
+    if config["REDIS_URL"]:
+        return SceneStore(str(config["REDIS_URL"]), ttl, float(config["REDIS_TIMEOUT"]))
+    if config["SCENE_FILE"]:
+        budget = int(config["SCENE_CACHE_MAX_MB"]) * FILE_MB_PER_CACHE_MB * 1024 * 1024
+        return SqliteSceneStore(str(config["SCENE_FILE"]), ttl, max_bytes=budget)
+    return None
+
+
 def _scene_cache(app: Flask) -> SceneCache:
-    """The worker's scene cache, over the Redis store when ``REDIS_URL`` is set.
+    """The worker's scene cache, over the shared store (:func:`_scene_store`) when there is one.
 
     With ``PRELOAD_SAMPLE``, the bundled sample scene is put in it as ``"sample"``.
     """
-    store = None
-    if app.config["REDIS_URL"]:  # connects lazily, in each worker (redis-py's pool)
-        store = SceneStore(
-            str(app.config["REDIS_URL"]),
-            int(app.config["SCENE_TTL"]),
-            float(app.config["REDIS_TIMEOUT"]),
-        )
     cache = SceneCache(
         app.config["SCENE_CACHE_SIZE"],
         int(app.config["SCENE_CACHE_MAX_MB"]) * 1024 * 1024,
-        store=store,
+        store=_scene_store(app.config),
     )
     if app.config["PRELOAD_SAMPLE"]:
         cache.put(SceneSchema().load(sample_scene()), alias="sample")

@@ -3,8 +3,9 @@
 A scene's id is ``"sha256:" + hex`` of its canonical JSON (the validated scene, fields in
 declaration order, defaults written out except a wall's), so the same scene always gets the
 same id in every worker and replica. Each process keeps its own LRU of built scenes; with a
-shared ``SceneStore`` (``service.store``, Redis) a local miss loads the scene from the store
-and builds it, and without one a miss costs the client one resend.
+shared store (``service.store``: Redis, or ``service.local_store``: the SQLite file of one
+gunicorn's workers) a local miss loads the scene from the store and builds it, and without
+one a miss costs the client one resend.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import msgspec
 from service.engine.scene import BuiltScene, build_scene
 from service.errors import SceneNotFound, shown
 from service.model import Scene
-from service.store import SceneStore
+from service.store import BACKEND_SETTINGS, SharedSceneStore
 
 #: Canonical JSON: Struct fields in declaration order (the model holds no dicts, so no key
 #: order to fix), walls without their defaults (``service.model``); msgspec encodes in C.
@@ -106,16 +107,16 @@ class SceneCache:
         A scene not cached yet makes room for itself (``scene_bytes``) before it is built,
         so the cached scenes and the one being built stay within it (the newest scene is
         kept even when it alone passes it).
-    store : SceneStore, optional
-        Scenes shared with other processes (Redis): built scenes are stored there, and a
-        local miss by id is loaded from there. Aliased scenes stay local.
+    store : SharedSceneStore, optional
+        Scenes shared with other processes (Redis, or an SQLite file): built scenes are
+        stored there, and a local miss by id is loaded from there. Aliased scenes stay local.
     """
 
     def __init__(
         self,
         max_scenes: int = 64,
         max_bytes: int = 64 * 1024 * 1024,
-        store: SceneStore | None = None,
+        store: SharedSceneStore | None = None,
     ) -> None:
         self.store = store
         self.max_scenes = max(1, int(max_scenes))
@@ -184,7 +185,8 @@ class SceneCache:
         ------
         SceneNotFound
             When neither this process nor the store holds it, or the store cannot be
-            reached in time (the client resends the scene).
+            reached in time (the client resends the scene); the message says why it can
+            happen (:meth:`_not_found`).
         """
         with self._lock:
             key = self._aliases.get(sid, sid)
@@ -199,8 +201,23 @@ class SceneCache:
                 if found == key:
                     return geo
                 self.store.delete(key)  # bytes under another scene's id: not this scene
-        raise SceneNotFound(
-            f"Scene {shown(sid, 90)} is not cached here: send the scene itself (inline "
+        raise self._not_found(sid)
+
+    def _not_found(self, sid: str) -> SceneNotFound:
+        """The 404 for ``sid``, saying why an id once answered can be unknown here."""
+        if self.store is None:
+            why = (
+                "each worker process caches its own scenes and no scene store is shared "
+                "(SIGHTLINE_REDIS_URL, or gunicorn's SQLite file), so another worker may hold it"
+            )
+        else:
+            why = (
+                f"nor does the scene store ({BACKEND_SETTINGS[self.store.backend]}): it "
+                "expired (SIGHTLINE_SCENE_TTL seconds unused), was dropped to keep the store "
+                "within its bounds, or the store did not answer"
+            )
+        return SceneNotFound(
+            f"Scene {shown(sid, 90)} is not cached here: {why}. Send the scene itself (inline "
             "'scene', or POST /v1/scenes) and use the scene_id it answers.",
             ("scene_id",),
         )

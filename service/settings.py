@@ -50,8 +50,8 @@ class Setting:
         The name without the ``SIGHTLINE_`` prefix, e.g. ``"MAX_WALLS"``.
     kind : str
         ``"int"``, ``"seconds"`` (a float), ``"bool"``, ``"keys"`` (API keys),
-        ``"origins"`` (CORS origins), ``"bind"`` (a gunicorn address) or ``"redis"`` (a Redis
-        URL, or unset).
+        ``"origins"`` (CORS origins), ``"bind"`` (a gunicorn address), ``"redis"`` (a Redis
+        URL, or unset) or ``"path"`` (a file in an existing directory, or unset).
     default : Any
         The value when the variable is unset; ``None`` where it is derived (see ``doc``).
     low, high : float or None
@@ -100,6 +100,7 @@ class Setting:
             "('[\"https://x.example\"]')",
             "bind": "HOST:PORT with a port from 1 to 65535, or unix:PATH",
             "redis": "a Redis URL (redis://HOST:PORT/DB, rediss://... or unix://PATH)",
+            "path": "a file path in an existing directory",
         }[self.kind]
 
 
@@ -149,9 +150,14 @@ SETTINGS: tuple[Setting, ...] = (
             shown_default="64 MB"),
     Setting("REDIS_URL", "redis", None, status="—",
             doc="scene store shared by workers and replicas (`redis://host:6379/0`)",
-            shown_default="none (per worker)"),
+            shown_default="none (`SIGHTLINE_SCENE_FILE`)"),
+    Setting("SCENE_FILE", "path", None,
+            status="least recently used dropped past `SIGHTLINE_SCENE_CACHE_MAX_MB` of stored "
+            "scenes", doc="SQLite file the workers of one machine share scenes in, without "
+            "`SIGHTLINE_REDIS_URL`",
+            shown_default="one per gunicorn in its runtime directory, removed when it stops"),
     Setting("SCENE_TTL", "int", 86_400, 1, 10**9, "seconds",
-            "Redis drops it; a request by id answers 404 and the client resends",
+            "the store drops it; a request by id answers 404 and the client resends",
             "seconds a stored scene lives after it was last stored or read"),
     Setting("REDIS_TIMEOUT", "seconds", 0.5, 0.001, 60, "seconds",
             "that request uses the local cache only",
@@ -285,6 +291,17 @@ def _redis(setting: Setting, value: Any, raw: Any) -> str | None:
     return value.strip()
 
 
+def _path(setting: Setting, value: Any, raw: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str | os.PathLike):
+        raise _refuse(setting, raw)
+    text = os.fspath(value).strip()
+    if not text or os.path.isdir(text) or not os.path.isdir(os.path.dirname(text) or "."):
+        raise _refuse(setting, raw)
+    return text
+
+
 def _bind(setting: Setting, value: Any, raw: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _refuse(setting, raw)
@@ -312,7 +329,14 @@ def check(setting: Setting, value: Any) -> Any:
             except ValueError:
                 raise _refuse(setting, raw) from None
         return _number(setting, value, raw)
-    handlers = {"keys": _keys, "origins": _origins, "bool": _bool, "bind": _bind, "redis": _redis}
+    handlers = {
+        "keys": _keys,
+        "origins": _origins,
+        "bool": _bool,
+        "bind": _bind,
+        "redis": _redis,
+        "path": _path,
+    }
     handler = handlers[setting.kind]
     return handler(setting, value, raw)
 

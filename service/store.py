@@ -1,5 +1,9 @@
 """Scene store shared by every worker and replica: Redis (``shared/DESIGN.md``, "Scaling out").
 
+Also what every scene store shares: the stored format (``encode_scene``, ``decode_scene``),
+the state the probes report (``StoreState``) and the interface the cache uses
+(``SharedSceneStore``; the other store is ``service.local_store``, an SQLite file).
+
 With ``SIGHTLINE_REDIS_URL`` set, a validated canonical scene is stored in Redis under its
 ``scene_id`` (``service.cache.scene_id``) for ``SIGHTLINE_SCENE_TTL`` seconds, so a worker
 that has not seen a scene loads it from Redis and builds it instead of answering 404.
@@ -22,6 +26,7 @@ import threading
 import time
 import zlib
 from dataclasses import dataclass
+from typing import Protocol
 
 import msgspec
 import redis
@@ -86,6 +91,10 @@ def decode_scene(data: bytes) -> Scene:
     return _DECODE.decode(body)
 
 
+#: The setting that configures each backend, named where the store fails (``/readyz``).
+BACKEND_SETTINGS = {"redis": "SIGHTLINE_REDIS_URL", "sqlite": "SIGHTLINE_SCENE_FILE"}
+
+
 @dataclass(frozen=True)
 class StoreState:
     """What ``/healthz`` and ``/readyz`` say of the store.
@@ -93,26 +102,63 @@ class StoreState:
     Attributes
     ----------
     configured : bool
-        Whether ``SIGHTLINE_REDIS_URL`` is set.
+        Whether a store is configured (``SIGHTLINE_REDIS_URL`` or ``SIGHTLINE_SCENE_FILE``).
     reachable : bool or None
-        Whether Redis answered a ``PING`` within the timeout; ``None`` when not configured.
+        Whether the store answered (Redis a ``PING`` within the timeout, the SQLite file a
+        read); ``None`` when not configured.
+    backend : str
+        ``"redis"`` or ``"sqlite"`` (a key of :data:`BACKEND_SETTINGS`); ``"none"`` without.
     """
 
     configured: bool
     reachable: bool | None
+    backend: str = "redis"
 
     @property
     def ready(self) -> bool:
         """Ready to serve: no store configured, or the store answers."""
         return not self.configured or bool(self.reachable)
 
+    @property
+    def variable(self) -> str:
+        """The setting that configures this store (``""`` without one)."""
+        return BACKEND_SETTINGS.get(self.backend, "") if self.configured else ""
+
     def as_dict(self) -> dict[str, object]:
-        """``{"backend": "redis" | "none", "reachable": bool | None}``, without the URL."""
-        return {"backend": "redis" if self.configured else "none", "reachable": self.reachable}
+        """``{"backend": "redis" | "sqlite" | "none", "reachable": bool | None}``, no URL."""
+        return {"backend": self.backend if self.configured else "none", "reachable": self.reachable}
 
 
 #: The state of a service without a store.
-NO_STORE = StoreState(configured=False, reachable=None)
+NO_STORE = StoreState(configured=False, reachable=None, backend="none")
+
+
+class SharedSceneStore(Protocol):
+    """Scenes by ``scene_id`` shared with other processes: what ``SceneCache`` needs.
+
+    ``SceneStore`` (Redis) and ``service.local_store.SqliteSceneStore`` (one machine). No
+    method raises: a failure reads as a miss (``get`` returns ``None``), a write not done
+    (``put`` returns ``False``), or an unreachable state (``ping``).
+    """
+
+    #: A key of :data:`BACKEND_SETTINGS`.
+    backend: str
+
+    def put(self, sid: str, scene: Scene) -> bool:
+        """Store ``scene`` under ``sid``; whether the store took it."""
+        ...
+
+    def get(self, sid: str) -> Scene | None:
+        """The scene under ``sid`` (its time to live restarts), or ``None``."""
+        ...
+
+    def delete(self, sid: str) -> None:
+        """Forget the scene under ``sid``."""
+        ...
+
+    def ping(self) -> StoreState:
+        """Ask the store now."""
+        ...
 
 
 class SceneStore:
@@ -128,6 +174,8 @@ class SceneStore:
     timeout : float
         Seconds to connect and seconds per reply; past it the call counts as a failure.
     """
+
+    backend = "redis"
 
     def __init__(self, url: str, ttl: int = 86400, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.ttl = max(1, int(ttl))

@@ -101,6 +101,35 @@ def test_make_run_port_reaches_gunicorn_and_ctrl_c_is_quiet():
     assert proc.returncode in (0, -signal.SIGINT)
 
 
+def test_make_run_with_two_workers_answers_an_id_uploaded_once(tmp_path, monkeypatch):
+    """No Redis: the workers share scenes through their SQLite file in the runtime directory,
+    so 100 queries by an id uploaded once never meet a 404; Ctrl-C removes the file."""
+    monkeypatch.delenv("SIGHTLINE_REDIS_URL", raising=False)
+    monkeypatch.delenv("SIGHTLINE_SCENE_FILE", raising=False)
+    port = _free_port()
+    env = {"SIGHTLINE_WORKERS": "2", "XDG_RUNTIME_DIR": str(tmp_path)}
+    proc = _make_run(f"PORT={port}", env=env)
+    url = f"http://127.0.0.1:{port}"
+    scene = {  # README's example
+        "grid": {"size": 100},
+        "walls": [{"id": "w1", "c": [250, -100, 250, 60]}],
+        "tokens": [{"id": "A", "x": 0, "y": 0}, {"id": "T", "x": 400, "y": 0}],
+    }
+    try:
+        _wait_healthy(proc, url)
+        assert len(list(tmp_path.glob("sightline-*.scenes"))) == 1
+        sid = requests.post(url + "/v1/scenes", json={"scene": scene}, timeout=30).json()
+        body = {"ruleset": "dnd5e", "scene_id": sid["scene_id"], "attacker": "A", "targets": ["T"]}
+        statuses = [
+            requests.post(url + "/v1/cover", json=body, timeout=30).status_code for _ in range(100)
+        ]
+    finally:
+        out = _interrupt(proc)
+    assert statuses.count(404) == 0 and set(statuses) == {200}, statuses
+    assert "Booting worker" in out and out.count("Booting worker") >= 2, out[-1000:]
+    assert list(tmp_path.glob("sightline-*.scenes*")) == [], out[-1000:]
+
+
 @pytest.mark.slow
 def test_sightline_bind_is_honoured_by_make_run():
     port = _free_port()

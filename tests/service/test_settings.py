@@ -39,6 +39,9 @@ BAD = [
     ("SIGHTLINE_BIND", "nowhere"),
     ("SIGHTLINE_BIND", "127.0.0.1:99999"),
     ("SIGHTLINE_MAX_REQUEST_LINE", "100000"),
+    ("SIGHTLINE_SCENE_FILE", ""),
+    ("SIGHTLINE_SCENE_FILE", "/no/such/directory/scenes"),
+    ("SIGHTLINE_SCENE_FILE", "/"),
 ]
 
 
@@ -150,6 +153,12 @@ def test_store_defaults_agree_with_the_store():
 def test_a_bad_redis_url_is_refused(value):
     with pytest.raises(SettingError, match="SIGHTLINE_REDIS_URL"):
         load({"SIGHTLINE_REDIS_URL": value})
+
+
+def test_a_scene_file_in_an_existing_directory(tmp_path):
+    where = tmp_path / "scenes"
+    assert load({"SIGHTLINE_SCENE_FILE": f" {where} "})["SCENE_FILE"] == str(where)
+    assert load({})["SCENE_FILE"] is None
 
 
 def test_every_config_key_the_service_reads_is_a_checked_setting():
