@@ -85,9 +85,14 @@ class ImportResponseSchema(Schema):
 
 
 class StoreStateSchema(Schema):
-    backend = fields.String(metadata={"description": "'redis', or 'none' (per-process cache)"})
+    backend = fields.String(
+        metadata={
+            "description": "'redis', 'sqlite' (one machine's workers share an SQLite file) "
+            "or 'none' (per-process cache)"
+        }
+    )
     reachable = fields.Boolean(
-        allow_none=True, metadata={"description": "Redis answered PING; null without a store"}
+        allow_none=True, metadata={"description": "the store answered; null without a store"}
     )
 
 
