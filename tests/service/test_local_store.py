@@ -23,7 +23,7 @@ from service.errors import SceneNotFound
 from service.local_store import SqliteSceneStore, remove_files
 from service.store import encode_scene
 from tests.scenes import load, tok, wall
-from tests.test_ingestion import rich_scene
+from tests.schemas.test_ingestion import rich_scene
 
 
 def scene(n: int = 1):
