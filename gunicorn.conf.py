@@ -51,7 +51,7 @@ def _own_scene_store() -> bool:
     cannot be written (a read-only filesystem): each worker keeps its own scenes then.
     """
     if _settings["REDIS_URL"] or _settings["SCENE_FILE"] not in (None, _own_scene_file):
-        return False
+        return False  # Redis, another file, or ``off`` (each worker keeps its own scenes)
     try:
         os.makedirs(_runtime_dir, mode=0o700, exist_ok=True)
     except OSError:

@@ -165,7 +165,7 @@ def _scene_store(config: Any) -> SharedSceneStore | None:
     ttl = int(config["SCENE_TTL"])
     if config["REDIS_URL"]:
         return SceneStore(str(config["REDIS_URL"]), ttl, float(config["REDIS_TIMEOUT"]))
-    if config["SCENE_FILE"]:
+    if config["SCENE_FILE"] and config["SCENE_FILE"] != settings.PATH_OFF:
         budget = int(config["SCENE_CACHE_MAX_MB"]) * FILE_MB_PER_CACHE_MB * 1024 * 1024
         return SqliteSceneStore(str(config["SCENE_FILE"]), ttl, max_bytes=budget)
     return None

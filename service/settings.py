@@ -100,7 +100,7 @@ class Setting:
             "('[\"https://x.example\"]')",
             "bind": "HOST:PORT with a port from 1 to 65535, or unix:PATH",
             "redis": "a Redis URL (redis://HOST:PORT/DB, rediss://... or unix://PATH)",
-            "path": "a file path in an existing directory",
+            "path": "a file path in an existing directory, or off",
         }[self.kind]
 
 
@@ -154,7 +154,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SCENE_FILE", "path", None,
             status="least recently used dropped past `SIGHTLINE_SCENE_CACHE_MAX_MB` of stored "
             "scenes", doc="SQLite file the workers of one machine share scenes in, without "
-            "`SIGHTLINE_REDIS_URL`",
+            "`SIGHTLINE_REDIS_URL` (`off`: each worker keeps its own)",
             shown_default="one per gunicorn in its runtime directory, removed when it stops"),
     Setting("SCENE_TTL", "int", 86_400, 1, 10**9, "seconds",
             "the store drops it; a request by id answers 404 and the client resends",
@@ -291,12 +291,18 @@ def _redis(setting: Setting, value: Any, raw: Any) -> str | None:
     return value.strip()
 
 
+#: The value of a path setting that turns the file off (``SCENE_FILE``: no shared store).
+PATH_OFF = "off"
+
+
 def _path(setting: Setting, value: Any, raw: Any) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str | os.PathLike):
         raise _refuse(setting, raw)
     text = os.fspath(value).strip()
+    if text.lower() == PATH_OFF:
+        return PATH_OFF
     if not text or os.path.isdir(text) or not os.path.isdir(os.path.dirname(text) or "."):
         raise _refuse(setting, raw)
     return text

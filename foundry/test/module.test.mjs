@@ -27,6 +27,8 @@ before(async () => {
   service = await startService({
     SIGHTLINE_API_KEYS: KEY,
     SIGHTLINE_SCENE_CACHE_SIZE: "1",
+    // One worker that really loses an evicted scene (no shared store): the resend path.
+    SIGHTLINE_SCENE_FILE: "off",
     SIGHTLINE_MAX_CONTENT_LENGTH: String(1024 * 1024),
   });
 });

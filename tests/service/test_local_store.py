@@ -338,3 +338,15 @@ def test_the_budget_follows_the_cache_setting(path):
     app = create_app({"TESTING": True, "SCENE_FILE": str(path), "SCENE_CACHE_MAX_MB": 3})
     store = app.extensions["sightline_cache"].store
     assert store.max_bytes == 3 * local_store.FILE_MB_PER_CACHE_MB * 1024 * 1024
+
+
+@pytest.mark.parametrize("value", ["off", "OFF", " off "])
+def test_off_keeps_each_workers_scenes_to_itself(value, tmp_path, monkeypatch):
+    """``SIGHTLINE_SCENE_FILE=off``: no shared store, and gunicorn makes no file either."""
+    from service.settings import load
+
+    assert load({"SIGHTLINE_SCENE_FILE": value})["SCENE_FILE"] == "off"
+    monkeypatch.chdir(tmp_path)
+    app = create_app({"TESTING": True, "SCENE_FILE": "off"})
+    assert app.extensions["sightline_cache"].store is None
+    assert list(tmp_path.iterdir()) == []
