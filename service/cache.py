@@ -205,7 +205,12 @@ class SceneCache:
 
     def _not_found(self, sid: str) -> SceneNotFound:
         """The 404 for ``sid``, saying why an id once answered can be unknown here."""
-        if self.store is None:
+        if not sid.startswith("sha256:"):
+            why = (
+                "a scene id is the 'sha256:...' that POST /v1/scenes or an inline scene "
+                "answers (or an alias this service was started with, such as 'sample')"
+            )
+        elif self.store is None:
             why = (
                 "each worker process caches its own scenes and no scene store is shared "
                 "(SIGHTLINE_REDIS_URL, or gunicorn's SQLite file), so another worker may hold it"

@@ -10,14 +10,24 @@ from service.cli import commands
 from tests.cli.helpers import ok, one_line_error, run
 
 
+def _free_port() -> int:
+    """A port nothing listens on now (the serve check refuses a busy one)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def test_serve_execs_gunicorn_with_the_config(monkeypatch):
     calls = []
     monkeypatch.setattr(commands.os, "execv", lambda exe, args: calls.append((exe, args)))
-    ok("serve", "--bind", "127.0.0.1:8123", "--workers", "3")
+    bind = f"127.0.0.1:{_free_port()}"
+    ok("serve", "--bind", bind, "--workers", "3")
     ((exe, args),) = calls
     assert Path(exe).name == "gunicorn" and args[0] == exe
     assert args[1] == "-c" and args[2].endswith("gunicorn.conf.py")
-    assert args[3:] == ["--bind", "127.0.0.1:8123", "--workers", "3", "service.app:create_app()"]
+    assert args[3:] == ["--bind", bind, "--workers", "3", "service.app:create_app()"]
 
 
 def test_serve_defaults_leave_bind_and_workers_to_the_config(monkeypatch):
@@ -29,7 +39,7 @@ def test_serve_defaults_leave_bind_and_workers_to_the_config(monkeypatch):
     monkeypatch.delenv("GUNICORN_CMD_ARGS", raising=False)
     ok("serve")
     assert calls[0][3:] == ["service.app:create_app()"]
-    assert checked == ["127.0.0.1:8000"]  # issue 17 item 2: the config's bind, checked first
+    assert checked == ["127.0.0.1:8000"]  # the config's bind, checked first
 
 
 def test_serve_on_a_busy_port_is_one_line_exit_1(monkeypatch):

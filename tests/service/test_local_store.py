@@ -306,6 +306,19 @@ def test_without_a_store_the_404_says_why(path):
     assert "SIGHTLINE_SCENE_TTL" in shared.get_json()["message"]
 
 
+@pytest.mark.parametrize("sid", ["nope", "sample2", "sha256", "SHA256:abc"])
+@pytest.mark.parametrize("shared", [False, True])
+def test_an_id_not_shaped_like_one_is_told_what_an_id_is(sid, shared, path):
+    """Not a 'sha256:' id: the 404 says what a scene id is, not that it expired."""
+    got = app_client(str(path) if shared else None).post(
+        "/v1/cover", json={**COVER, "scene_id": sid}
+    )
+    assert got.status_code == 404
+    message = got.get_json()["message"]
+    assert "'sha256:...' that POST /v1/scenes" in message and "expired" not in message
+    assert "another worker" not in message
+
+
 def test_an_unreadable_file_service_alive_not_ready_and_answering(tmp_path):
     where = tmp_path / "scenes"
     where.write_bytes(b"not a database " * 100)
