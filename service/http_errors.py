@@ -16,14 +16,18 @@ included) is longer than ``MAX_MESSAGE_CHARS``, whatever client value it quotes.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NoReturn
 
 import flask_smorest as smorest
 from flask import Request, current_app, request
 from flask_smorest import abort
+from marshmallow import Schema, ValidationError
 from webargs.flaskparser import FlaskParser, is_json_request
+from webargs.flaskparser import abort as webargs_abort
 from werkzeug.exceptions import HTTPException, InternalServerError, default_exceptions
 
+from adapters.sniff import FORMAT_NAMES, is_canonical, is_import_answer, sniff
 from schemas.scene import decode_json_body
 from schemas.size import size_of_json
 from service.errors import RulesError
@@ -218,6 +222,59 @@ class JSONBodyParser(FlaskParser):
                 else "Invalid JSON body: a number is too long."
             )
             abort(400, message=message, errors={"json": [message]})
+
+    def handle_error(
+        self,
+        error: ValidationError,
+        req: Request,
+        schema: Schema,
+        *,
+        error_status_code: int | None,
+        error_headers: Mapping[str, str] | None,
+    ) -> NoReturn:
+        """Webargs' 422, saying so when a VTT export came where a canonical scene belongs.
+
+        A Foundry, Roll20 or Universal VTT file sent as ``scene`` (or as the whole body)
+        fails the scene schema field by field; the message names the format and what to send
+        instead (``export_hint``), and ``errors`` keeps the field errors.
+        """
+        hint = export_hint(self._body_or_none(req))
+        webargs_abort(
+            error_status_code or self.DEFAULT_VALIDATION_STATUS,
+            exc=error,
+            messages=error.messages,
+            schema=schema,
+            headers=error_headers,
+            **({"message": hint} if hint else {}),
+        )
+
+    def _body_or_none(self, req: Request) -> Any:
+        """The request's JSON body as parsed for the arguments, or ``None``."""
+        try:
+            return self._raw_load_json(req) if is_json_request(req) else None
+        except Exception:  # noqa: BLE001 - only a hint: a body that does not parse gets none
+            return None
+
+
+def export_hint(body: Any) -> str | None:
+    """What to send instead when ``body`` or its ``scene`` is a VTT export, else ``None``.
+
+    ``adapters.sniff`` recognises the export (a canonical scene is never taken for one:
+    ``is_canonical``). Cost: O(keys looked at).
+    """
+    if not isinstance(body, dict):
+        return None
+    for label, doc in (("`scene`", body.get("scene")), ("The body", body)):
+        if doc is None or is_canonical(doc) or is_import_answer(doc):
+            continue
+        found = sniff(doc)
+        if found is not None:
+            return (
+                f"{label} looks like {FORMAT_NAMES[found]}, not a canonical Sightline scene: "
+                f'send {{"format": "{found}", "export": <the file\'s JSON>}} in its place '
+                f'("auto" guesses the format), or POST the file to /v1/import/{found}.'
+            )
+    return None
 
 
 class Blueprint(smorest.Blueprint):

@@ -220,3 +220,44 @@ def test_client_values_in_messages_are_cut_and_still_read_as_quoted(value, want)
     from service.errors import shown
 
     assert shown(value) == want and len(shown(value)) <= 60
+
+
+#: Hand-made exports of each format, as a user would send them where a scene belongs.
+FOUNDRY_EXPORT = {
+    "_id": "abc",
+    "name": "Crypt",
+    "grid": {"size": 100, "type": 1, "distance": 5},
+    "walls": [{"_id": "w1", "c": [0, 0, 100, 0], "move": 20, "sight": 20}],
+}
+ROLL20_EXPORT = {"R20Exporter_format": "1.0", "pages": [{"name": "Map", "paths": []}]}
+UVTT_EXPORT = {"format": 0.3, "resolution": {"pixels_per_grid": 70}, "line_of_sight": []}
+
+
+@pytest.mark.parametrize(
+    "export, fmt",
+    [(FOUNDRY_EXPORT, "foundry"), (ROLL20_EXPORT, "roll20"), (UVTT_EXPORT, "uvtt")],
+    ids=["foundry", "roll20", "uvtt"],
+)
+@pytest.mark.parametrize("where", ["scenes body", "scenes scene", "cover scene"])
+def test_an_export_where_a_scene_belongs_says_what_to_send(client, export, fmt, where):
+    """A VTT export sent as the canonical scene: a 422 naming the format and what to send
+    instead, with the field errors kept."""
+    path, body, label = {
+        "scenes body": ("/v1/scenes", export, "The body"),
+        "scenes scene": ("/v1/scenes", {"scene": export}, "`scene`"),
+        "cover scene": ("/v1/cover", {**cover(), "scene": export}, "`scene`"),
+    }[where]
+    got = client.post(path, json=body)
+    assert got.status_code == 422
+    answer = got.get_json()
+    assert answer["message"].startswith(f"{label} looks like ")
+    assert f'"format": "{fmt}"' in answer["message"]
+    assert f"/v1/import/{fmt}" in answer["message"]
+    assert answer["errors"]["json"]  # the field errors are kept
+
+
+def test_a_canonical_scene_with_a_typo_gets_no_export_hint(client):
+    body = {**cover(), "scene": {**SCENE, "wals": []}}
+    got = client.post("/v1/cover", json=body).get_json()
+    assert got["message"] == "Request body is invalid."
+    assert got["errors"]["json"]["scene"]["wals"] == ["Unknown field."]
