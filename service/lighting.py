@@ -45,13 +45,8 @@ from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import FloatArray
-from service.geometry.trace import (
-    MAX_QUERY_PIECES,
-    QUERY_PIECE_PX,
-    TraceSpec,
-    estimate_tests,
-    trace,
-)
+from service.geometry.trace import TraceSpec, trace
+from service.geometry.walk import MAX_QUERY_PIECES, QUERY_PIECE_PX, estimate_tests
 from service.model import LIGHT_LEVELS, Light, LightLevel, Span, Token
 
 RANK = {level: k for k, level in enumerate(LIGHT_LEVELS)}  # dark 0, dim 1, bright 2
@@ -597,7 +592,7 @@ def estimate_lighting_tests(
     within its reach (elevation 0, GEO-5a in 3-D; a cone's share of them), counted on a
     grid; the sample points of the tokens within its reach (their lattice, and one nearest
     point per light that reaches them, ``token_sample_points``); each of those rays costs
-    ``1 + RAY_UNITS + walls x pieces`` units (``trace.estimate_tests``, and the ray's own
+    ``1 + RAY_UNITS + walls x pieces`` units (``walk.estimate_tests``, and the ray's own
     work, ``budget.RAY_UNITS``), with the walls a piece meets
     averaged over the light's reach (``WallDensity``) and a ray two thirds of its reach
     long (the mean distance to a point spread over a disc).

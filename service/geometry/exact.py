@@ -25,7 +25,8 @@ from service.geometry.obstacles import wall_components
 from service.geometry.rooms import firm_crossings_within
 from service.geometry.sealed import pairs_sealed_apart
 from service.geometry.search import FIRST_LINES, search_many
-from service.geometry.trace import TraceResult, TraceSpec, estimate_tests, trace
+from service.geometry.trace import TraceResult, TraceSpec, trace
+from service.geometry.walk import estimate_tests
 from service.model import Wall
 
 

@@ -29,7 +29,8 @@ from service.engine.walls import FloatArray, WallIndex
 from service.geometry.exact import LineOfEffect, lines_of_effect
 from service.geometry.measured import Blocker, Measured, MeasuredBatch, TracedLine, wall_blocker
 from service.geometry.questions import Question, QuestionBatch, joined_segments
-from service.geometry.trace import Creatures, TraceResult, TraceSpec, estimate_tests, trace
+from service.geometry.trace import Creatures, TraceResult, TraceSpec, trace
+from service.geometry.walk import estimate_tests
 
 __all__ = [
     "Blocker",

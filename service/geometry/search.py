@@ -27,7 +27,8 @@ from service.engine.budget import SEARCH_UNITS, WorkBudget
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.firm import firm_walls, surely_blocked
-from service.geometry.trace import TraceSpec, candidate_pairs, trace
+from service.geometry.trace import TraceSpec, trace
+from service.geometry.walk import candidate_pairs
 
 #: Line–wall candidate tests one exact search may spend (about a second); past it the
 #: request is refused with what to reduce. A search with more vertex pairs than this is

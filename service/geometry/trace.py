@@ -22,36 +22,11 @@ from service.engine.density import wall_density
 from service.engine.walls import FloatArray, WallGrid, WallIndex, build_grid, index_walls
 from service.geometry import walk, wall_tests
 from service.geometry.bands import as_bands
-from service.geometry.creature_tests import (
-    creature_hits,
-    segments_cross_boxes,
-    segments_touch_regions,
-)
+from service.geometry.creature_tests import creature_hits
 from service.geometry.obstacles import wall_components
-from service.geometry.walk import (
-    MAX_QUERY_PIECES,
-    QUERY_PIECE_PX,
-    candidate_pairs,
-    estimate_tests,
-)
+from service.geometry.walk import MAX_QUERY_PIECES, QUERY_PIECE_PX, estimate_tests
 from service.geometry.wall_tests import Extras, Verdicts
 from service.model import Wall
-
-__all__ = [
-    "MOVE",
-    "MAX_QUERY_PIECES",
-    "Creatures",
-    "TraceSpec",
-    "QUERY_PIECE_PX",
-    "TraceResult",
-    "candidate_pairs",
-    "crossing_order",
-    "estimate_tests",
-    "segments_cross_boxes",
-    "segments_touch_regions",
-    "trace",
-    "warm_up",
-]
 
 #: Segments traced against the walls at once (memory bound for matrices).
 SEGMENT_BATCH = 2048

@@ -16,8 +16,9 @@ import pytest
 
 from service.engine.spaces import inset_corners
 from service.engine.walls import WallIndex, build_wall_index, index_walls
+from service.geometry.creature_tests import segments_cross_boxes
 from service.geometry.exact import LineOfEffect, line_of_effect_between
-from service.geometry.trace import Creatures, TraceSpec, segments_cross_boxes, trace
+from service.geometry.trace import Creatures, TraceSpec, trace
 from service.model import Wall
 from tests.scenes import load, wall
 

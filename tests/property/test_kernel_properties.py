@@ -23,7 +23,8 @@ from service.engine.budget import WorkBudget
 from service.engine.walls import build_wall_index
 from service.errors import OverBudget
 from service.geometry.creature_tests import creature_hits
-from service.geometry.trace import TraceResult, candidate_pairs
+from service.geometry.trace import TraceResult
+from service.geometry.walk import candidate_pairs
 from tests.kernel_paths import kernel_mode, traced
 
 RESTRICTIONS = ["normal", "normal", "normal", "limited", "limited", "none", "proximity", "distance"]
@@ -365,7 +366,7 @@ def test_work_estimate_equal_on_both_paths(walls, segs):
     """Issue 16/20: the budget's estimate of a trace (``estimate_tests``) is the same number
     compiled and in numpy (segments inside, across and outside the density grid)."""
     from service.engine.density import wall_density
-    from service.geometry.trace import estimate_tests
+    from service.geometry.walk import estimate_tests
 
     density = wall_density(np.array(walls, dtype=np.float64))
     seg = np.array(segs, dtype=np.float64)

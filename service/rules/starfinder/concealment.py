@@ -21,7 +21,7 @@ import shapely
 from service.engine.regions import region_geometry
 from service.engine.scene import BuiltScene
 from service.geometry.bands import region_meets
-from service.geometry.trace import segments_touch_regions
+from service.geometry.creature_tests import segments_touch_regions
 from service.model import Token
 from service.rules.base import Attack, OptionSpec
 
