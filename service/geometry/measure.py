@@ -294,25 +294,17 @@ def _taken(questions: Sequence[Question], rows: list[int]) -> Sequence[Question]
     return [questions[r] for r in rows]
 
 
-@dataclass(frozen=True)
-class _Crowd:
-    """The creature arguments of ``trace`` for some questions' lines (GEO-7)."""
-
-    ids: list[str]
-    boxes: FloatArray | None = None
-    spans: FloatArray | None = None
-    grid: Any = None
-    mask: NDArray[np.bool_] | None = None
-    mask_rows: NDArray[np.intp] | None = None
-
-
 def _crowd(
     built: BuiltScene, spec: Measure, questions: Sequence[Question], rows: NDArray[np.intp]
-) -> _Crowd:
-    """The scene's creatures, one row of the creature mask per question (its lines read it)."""
+) -> Creatures | None:
+    """The scene's creatures for every line, one row of the creature mask per question.
+
+    ``mask_rows`` (n,) gives each line its question's row; ``None`` when creatures do not
+    count. Without blocker lists, creatures are tested only where walls leave a line clear.
+    """
     tokens = built.scene.tokens
     if not (spec.creatures and tokens):
-        return _Crowd([])
+        return None
     ids, boxes, spans, grid = built.creatures()
     col = {tid: k for k, tid in enumerate(ids)}
     if isinstance(questions, QuestionBatch):
@@ -327,7 +319,7 @@ def _crowd(
             if cols:
                 cmask[r, cols] = False
     mask_rows = np.repeat(np.arange(len(questions)), np.diff(rows))
-    return _Crowd(ids, boxes, spans, grid, cmask, mask_rows)
+    return Creatures(boxes, ids, cmask, mask_rows, spans, grid, where_clear=not spec.blockers)
 
 
 def _mask_groups(
@@ -406,7 +398,7 @@ class _Group:
     def trace(
         self,
         sel: NDArray[np.intp],
-        crowd: _Crowd,
+        crowd: Creatures | None,
         second: bool,
         blocked: tuple[NDArray[np.bool_], ...],
         lists: tuple[list[Any], ...],
@@ -427,17 +419,7 @@ class _Group:
             elevations=self.elev[sel],
             corners=None if self.corners is None else self.corners[sel],
             budget=self.budget,
-            creatures=None
-            if crowd.boxes is None
-            else Creatures(
-                boxes=crowd.boxes,
-                ids=crowd.ids,
-                mask=crowd.mask,
-                mask_rows=None if crowd.mask_rows is None else crowd.mask_rows[sel],
-                spans=crowd.spans,
-                grid=crowd.grid,
-                where_clear=not spec.blockers,
-            ),
+            creatures=None if crowd is None else crowd.of_lines(sel),
         )
         wall_blocked[sel] = traced.wall_blocked
         creature_blocked[sel] = traced.creature_blocked

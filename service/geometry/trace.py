@@ -140,6 +140,12 @@ class Creatures:
     grid: WallGrid | None = None
     where_clear: bool = False
 
+    def of_lines(self, rows: NDArray[np.intp]) -> Creatures:
+        """The same creatures for the lines ``rows`` of those ``mask_rows`` indexes."""
+        if self.mask_rows is None:
+            return self
+        return dataclasses.replace(self, mask_rows=self.mask_rows[rows])
+
 
 #: Every wall restricting movement, heights counted, blockers listed.
 MOVE = TraceSpec()

@@ -354,8 +354,12 @@ class Verdicts:
 
     blocked: NDArray[np.bool_]
     blockers: list[list[int]] | None
-    limited_count: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    limited_count: NDArray[np.int64] = field(init=False)
     limited_hits: dict[int, list[int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """No limited crossing counted yet."""
+        self.limited_count = np.zeros(len(self.blocked), dtype=np.int64)
 
     def name(self, rows: NDArray[np.intp], walls: NDArray[np.intp]) -> None:
         """Add the (segment, wall) pairs ``rows, walls`` to the blockers, when listed."""
@@ -438,7 +442,6 @@ def decide(
         )
         out.blocked[ends_blocked] = True
         out.name(rows[:, 0], rows[:, 1])
-    out.limited_count = np.zeros(len(seg), dtype=np.int64)
     crossing = tests.proper & limited
     np.add.at(out.limited_count, si[crossing], 1)
     out.blocked[si[tests.proper & ~limited]] = True

@@ -431,12 +431,6 @@ class PlannedAsks(Sequence[A]):
         r = range(len(self))[r]
         return self._make(r, self.questions[r], self.shared.get(r, ()))
 
-    def sharing(self) -> NDArray[np.bool_]:
-        """Whether each pair shares a space with another creature (5E-COV-7), shape (p,)."""
-        out = np.zeros(len(self), dtype=bool)
-        out[[r for r, who in self.shared.items() if who]] = True
-        return out
-
 
 def plan_pairs(
     built: BuiltScene,
