@@ -271,8 +271,9 @@ def export_hint(body: Any) -> str | None:
         if found is not None:
             return (
                 f"{label} looks like {FORMAT_NAMES[found]}, not a canonical Sightline scene: "
-                f'send {{"format": "{found}", "export": <the file\'s JSON>}} in its place '
-                f'("auto" guesses the format), or POST the file to /v1/import/{found}.'
+                f'POST {{"format": "{found}", "export": <the file\'s JSON>}} to /v1/scenes '
+                '("auto" guesses the format) and ask by the scene_id it answers, or POST the '
+                f"file to /v1/import/{found} for the canonical scene."
             )
     return None
 
