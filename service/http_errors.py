@@ -238,7 +238,7 @@ class JSONBodyParser(FlaskParser):
         fails the scene schema field by field; the message names the format and what to send
         instead (``export_hint``), and ``errors`` keeps the field errors.
         """
-        hint = export_hint(self._body_or_none(req))
+        hint = export_hint(error.data)  # the body the schema was given
         webargs_abort(
             error_status_code or self.DEFAULT_VALIDATION_STATUS,
             exc=error,
@@ -247,13 +247,6 @@ class JSONBodyParser(FlaskParser):
             headers=error_headers,
             **({"message": hint} if hint else {}),
         )
-
-    def _body_or_none(self, req: Request) -> Any:
-        """The request's JSON body as parsed for the arguments, or ``None``."""
-        try:
-            return self._raw_load_json(req) if is_json_request(req) else None
-        except Exception:  # noqa: BLE001 - only a hint: a body that does not parse gets none
-            return None
 
 
 def export_hint(body: Any) -> str | None:

@@ -113,16 +113,6 @@ class Measured:
         """Blocked by anything, shape (m,)."""
         return self.wall_blocked | self.creature_blocked
 
-    def lines_not_showing_effect(self) -> NDArray[np.bool_]:
-        """Lines that do not show a line of effect between the spaces, shape (m,).
-
-        Blocked by full walls, or cleared only by GEO-6's corner sentence (their inset
-        course is blocked).
-        """
-        if self.corner_cleared is None:
-            return self.full_blocked
-        return self.full_blocked | self.corner_cleared
-
     def clear(self, sense: str) -> bool:
         """Line of effect (or sight) between the spaces for ``sense``.
 

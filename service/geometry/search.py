@@ -28,7 +28,7 @@ from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, S
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.firm import firm_walls, surely_blocked
 from service.geometry.trace import TraceSpec, trace
-from service.geometry.walk import candidate_pairs
+from service.geometry.walk import first_crossings
 
 #: Line–wall candidate tests one exact search may spend (about a second); past it the
 #: request is refused with what to reduce. A search with more vertex pairs than this is
@@ -316,12 +316,13 @@ def tests_per_line(index: WallIndex, lines: FloatArray, firm: NDArray[np.bool_])
     """Mean line-wall tests the search spends on each of ``lines`` (m, 4) px (m > 0).
 
     A line crossing a firm wall costs the pairs looked at until that wall
-    (``firm.surely_blocked``); any other, every candidate pair of ``trace``.
+    (``firm.surely_blocked``); any other, every candidate pair of ``trace``: both are the
+    pairs one walk looks at (``walk.first_crossings``).
     """
-    blocked, looked = surely_blocked(index, lines, firm, None)
-    rest = lines[~blocked]
-    full = len(candidate_pairs(index, rest)[0]) if len(rest) else 0
-    return float(looked[blocked].sum() + full) / len(lines)
+    if not index.size:
+        return 0.0
+    _, looked = first_crossings(index, np.asarray(lines, dtype=np.float64).reshape(-1, 4), firm)
+    return float(looked.sum()) / len(lines)
 
 
 def search_budget(vertices: int, max_tests: int, parent: WorkBudget | None) -> WorkBudget:

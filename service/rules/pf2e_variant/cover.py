@@ -139,6 +139,32 @@ def _line_ranks(
     return rank
 
 
+def _final_degree(step: int, loe_clear: bool, took_cover: bool) -> str:
+    """A pair's degree from its best line's ``STEPS`` index ``step``.
+
+    Total without line of effect (PV-COV-6); one step more for a target that took cover
+    (PV-COV-4).
+    """
+    if not loe_clear:
+        return "total"
+    if took_cover:
+        return STEPS[min(step + 1, len(STEPS) - 1)]
+    return STEPS[step]
+
+
+#: ``_final_degree`` as a table of ``DEGREES`` indices: [step, line of effect, took cover].
+FINAL_DEGREE = np.array(
+    [
+        [
+            [DEGREES.index(_final_degree(k, bool(loe), bool(took))) for took in (0, 1)]
+            for loe in (0, 1)
+        ]
+        for k in range(len(STEPS))
+    ],
+    dtype=np.int64,
+)
+
+
 def _best_lines(
     built: BuiltScene, batch: MeasuredBatch, pairs: Sequence[tuple[Token | None, Token]]
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -366,11 +392,11 @@ class Pf2eVariant:
             return np.array([DEGREES.index(c.cover) for c in found], dtype=np.int64)
         rank, best = _best_lines(built, measured, pairs)
         step = rank[measured.rows[:-1] + best].astype(np.int64)
-        loe = measured.clear("move")
         took = set(options.get("take_cover") or ())
         took_cover = np.array([t.id in took for _, t in pairs], dtype=bool)
-        step = np.where(took_cover, np.minimum(step + 1, len(STEPS) - 1), step)
-        return np.where(loe, step, DEGREES.index("total")).astype(np.int64)
+        return FINAL_DEGREE[
+            step, measured.clear("move").astype(np.intp), took_cover.astype(np.intp)
+        ]
 
     def cover(
         self,
@@ -429,13 +455,11 @@ class Pf2eVariant:
                 f"Low obstacle {names}: small terrain, standard cover (PV-COV-2); "
                 "none for a Large or larger target with ignore_small_terrain (PV-COV-8)."
             )
+        before, degree = degree, _final_degree(step, loe_clear, target.id in took)
         if not loe_clear:
-            degree = "total"
             rules.append("PV-COV-6")
             notes.append("No line of effect: the target cannot be targeted.")
         elif target.id in took:
-            before = degree
-            degree = STEPS[min(STEPS.index(degree) + 1, len(STEPS) - 1)]
             rules.append("PV-COV-4")
             notes.append(f"Took cover: {before} -> {degree}.")
         levels = 0 if degree == "total" else int(table[degree])

@@ -71,8 +71,6 @@ BONUS: dict[str, tuple[int, int] | tuple[None, None]] = {
 #: corner whose strongest line is weakest, SF-COV-1).
 LINE_RANK = {"none": 0, "soft": 1, "cover": 2, "improved": 3}
 LINE_NAME = {rank: name for name, rank in LINE_RANK.items()}
-#: Each ``LINE_RANK``'s degree as its index in ``DEGREES``.
-DEGREE_OF_LINE_RANK = np.array([DEGREES.index(LINE_NAME[k]) for k in range(len(LINE_NAME))])
 
 #: SF-PRN-1: the modifier for (who is prone, attack kind), the target's before the attacker's.
 PRONE: dict[tuple[str, str], Modifier] = {
@@ -220,15 +218,15 @@ def _weakest_corners(
 def _degree(
     line_rank: int,
     loe_clear: bool,
-    target: Token,
+    partial: bool,
     attack: Attack,
-    options: dict[str, Any],
     rules: list[str],
     notes: list[str],
 ) -> str:
     """The cover degree of one pair (SF-COV-1..4, 6..9); its rule ids and notes appended.
 
-    ``line_rank``: its weakest corner's ``LINE_RANK``. No line of effect is total cover
+    ``line_rank``: its weakest corner's ``LINE_RANK``; ``partial``: the target is one of the
+    GM's ``partial_cover``. No line of effect is total cover
     (SF-COV-9); the GM's ``partial_cover`` turns cover into partial (SF-COV-7); an area
     cancels any cover short of total (SF-COV-3).
     """
@@ -239,7 +237,7 @@ def _degree(
         notes.append("No line of effect through the walls: total cover, cannot be attacked.")
     elif degree in DEGREE_RULE:
         rules.append(DEGREE_RULE[degree])
-    if degree == "cover" and target.id in (options.get("partial_cover") or ()):
+    if degree == "cover" and partial:
         degree = "partial"
         rules.append("SF-COV-7")
     if attack.kind == "area" and degree != "total":
@@ -501,22 +499,26 @@ class Starfinder:
     ) -> NDArray[np.int64]:
         """Every pair's degree as its index in ``DEGREES`` (a matrix), as ``covers`` says.
 
-        ``_degree`` on arrays: the weakest corner's degree (SF-COV-1, 2, 4, 6, 8), total
-        without line of effect (SF-COV-9), partial for the GM's ``partial_cover`` targets
-        (SF-COV-7), none against an area short of total (SF-COV-3).
+        ``_degree`` tabulated once over its few inputs and read for every pair: the weakest
+        corner's degree (SF-COV-1, 2, 4, 6, 8), total without line of effect (SF-COV-9),
+        partial for the GM's ``partial_cover`` targets (SF-COV-7), none against an area short
+        of total (SF-COV-3).
         """
         shapes, _ = _pairs_by_shape(asks, np.diff(measured.rows).tolist())
         _, line_rank = _weakest_corners(
             _line_ranks(built, measured, attack), measured, shapes, len(asks)
         )
-        out = DEGREE_OF_LINE_RANK[line_rank]
-        out = np.where(measured.clear("move"), out, DEGREES.index("total"))
         partial = set(options.get("partial_cover") or ())
-        marked = np.array([t.id in partial for _, t in pairs], dtype=bool)
-        out = np.where(marked & (out == DEGREES.index("cover")), DEGREES.index("partial"), out)
-        if attack.kind == "area":
-            out = np.where(out == DEGREES.index("total"), out, DEGREES.index("none"))
-        return out.astype(np.int64)
+        marked = np.array([t.id in partial for _, t in pairs], dtype=np.intp)
+        table = np.array(  # ``_degree`` of every (corner rank, line of effect, partial)
+            [
+                [[DEGREES.index(_degree(k, bool(e), bool(p), attack, [], [])) for p in (0, 1)]
+                 for e in (0, 1)]
+                for k in range(len(LINE_NAME))
+            ],
+            dtype=np.int64,
+        )  # fmt: skip
+        return table[line_rank, measured.clear("move").astype(np.intp), marked]
 
     def cover(
         self,
@@ -565,7 +567,8 @@ class Starfinder:
         k = len(target_corners)  # lines per attacker corner: 4, or 6 on hexes
         rules = ["SF-COV-1"]
         notes = list(ask_notes)
-        degree = _degree(best_rank, loe_clear, target, attack, options, rules, notes)
+        partial = target.id in (options.get("partial_cover") or ())
+        degree = _degree(best_rank, loe_clear, partial, attack, rules, notes)
         found = "none"
         if degree != "total":
             found = concealment(
