@@ -24,7 +24,7 @@ from service.geometry import walk, wall_tests
 from service.geometry.bands import as_bands
 from service.geometry.creature_tests import creature_hits
 from service.geometry.obstacles import wall_components
-from service.geometry.walk import MAX_QUERY_PIECES, QUERY_PIECE_PX, estimate_tests
+from service.geometry.walk import estimate_tests
 from service.geometry.wall_tests import Extras, Verdicts
 from service.model import Wall
 
@@ -449,8 +449,6 @@ def _trace_walls(
         index,
         seg,
         eligible,
-        QUERY_PIECE_PX,
-        MAX_QUERY_PIECES,
         plain=plain,
         corners=extras.corners if extras.corner_comp is not None else None,
         listing=out.blockers is not None,

@@ -275,8 +275,6 @@ def search(
     index: WallIndex,
     seg: FloatArray,
     eligible: NDArray[np.bool_],
-    piece_px: float,
-    max_pieces: int,
     keep_all: bool = False,
     plain: NDArray[np.bool_] | None = None,
     corners: FloatArray | None = None,
@@ -293,8 +291,6 @@ def search(
         Traced segments in px.
     eligible : ndarray of shape (n,), bool
         Walls that restrict the sense and are in the wall mask.
-    piece_px, max_pieces
-        ``QUERY_PIECE_PX`` and ``MAX_QUERY_PIECES``.
     keep_all : bool
         Return every candidate pair (``eligible`` and the crossing filter unused).
     plain : ndarray of shape (n,), bool, optional
@@ -327,9 +323,7 @@ def search(
         0: the exact tests decide; 1: blocked for good, no pairs returned; 2: settled, its
         pairs are its blockers (all 0 without ``plain``).
     """
-    si, wi, count, state = _walk(
-        index, seg, eligible, (piece_px, max_pieces), keep_all, plain, corners, listing, only
-    )
+    si, wi, count, state = _walk(index, seg, eligible, keep_all, plain, corners, listing, only)
     return si.astype(np.intp), wi.astype(np.intp), int(count.sum()), state
 
 
@@ -337,7 +331,6 @@ def _walk(
     index: WallIndex,
     seg: FloatArray,
     eligible: NDArray[np.bool_],
-    pieces_of: tuple[float, int],
     keep_all: bool,
     plain: NDArray[np.bool_] | None,
     corners: FloatArray | None,
@@ -345,7 +338,6 @@ def _walk(
     only: tuple[NDArray[np.int64], NDArray[np.int64], bool] | None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int8]]:
     """``_search`` over ``index``'s wall grid (see ``search``), counts per segment."""
-    piece_px, max_pieces = pieces_of
     grid = index.wall_grid()
     return _search(  # type: ignore[no-any-return]
         np.ascontiguousarray(seg, dtype=np.float64),
@@ -355,7 +347,7 @@ def _walk(
         grid.boxes,
         index.coords,
         np.ascontiguousarray(eligible, dtype=np.bool_),
-        (float(piece_px), int(max_pieces), QUERY_TOL_PX, TOUCH_TOL_PX),
+        (QUERY_PIECE_PX, MAX_QUERY_PIECES, QUERY_TOL_PX, TOUCH_TOL_PX),
         keep_all,
         np.ascontiguousarray(plain if plain is not None else np.empty(0), dtype=np.bool_),
         np.ascontiguousarray(
@@ -377,9 +369,7 @@ def first_crossings(
     at the first such wall. Returns whether each segment is so crossed (m,) and the
     candidate pairs looked at per segment (m,) (up to that wall). O(pairs looked at).
     """
-    _, _, count, state = _walk(
-        index, seg, firm, (QUERY_PIECE_PX, MAX_QUERY_PIECES), False, firm, None, False, None
-    )
+    _, _, count, state = _walk(index, seg, firm, False, firm, None, False, None)
     return state == 1, count
 
 
@@ -427,7 +417,7 @@ def candidate_pairs(index: WallIndex, seg: FloatArray) -> tuple[NDArray[np.intp]
     if not index.size or not len(seg):
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
     everything = np.ones(index.size, dtype=bool)
-    si, wi, _, _ = search(index, seg, everything, QUERY_PIECE_PX, MAX_QUERY_PIECES, True)
+    si, wi, _, _ = search(index, seg, everything, True)
     order = np.lexsort((wi, si))
     return si[order], wi[order]
 

@@ -85,8 +85,6 @@ def search(
     index: WallIndex,
     seg: FloatArray,
     eligible: NDArray[np.bool_],
-    piece_px: float,
-    max_pieces: int,
     keep_all: bool = False,
     plain: Any = None,
     corners: Any = None,
@@ -94,7 +92,6 @@ def search(
     only: Any = None,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp], int, NDArray[np.int8]]:
     """``walk.search`` without its filter and its settling: every eligible candidate."""
-    assert piece_px == QUERY_PIECE_PX and max_pieces == MAX_QUERY_PIECES
     si, wi = candidate_pairs(index, np.asarray(seg, dtype=np.float64).reshape(-1, 4))
     count = len(si)
     if not keep_all:
