@@ -177,6 +177,19 @@ class WallIndex:
         assert self.grid is not None
         return self.grid
 
+    def firm(self, sense: str) -> NDArray[np.bool_]:
+        """The walls that block ``sense`` whatever the source and the heights, a new (n,) mask.
+
+        Two-way (GEO-3), ``normal`` (no proximity or distance threshold, GEO-4) and full
+        height (GEO-5). O(n).
+        """
+        return (
+            (self.restriction[sense] == 2)
+            & (self.direction == 0)
+            & np.isinf(self.bottom)
+            & np.isinf(self.top)
+        )
+
     def names(self, indices: Sequence[int]) -> list[str]:
         """Ids of the walls at ``indices`` (sorted), each followed by its identical copies."""
         if not self.copies:

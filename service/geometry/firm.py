@@ -24,12 +24,7 @@ def firm_walls(
 
     Returns a mask of shape (n,) over ``index``'s walls, within ``wall_mask`` when given.
     """
-    firm = (
-        (index.restriction[sense] == 2)
-        & (index.direction == 0)
-        & np.isinf(index.bottom)
-        & np.isinf(index.top)
-    )
+    firm = index.firm(sense)
     return firm if wall_mask is None else firm & wall_mask
 
 

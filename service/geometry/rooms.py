@@ -182,12 +182,7 @@ def room_walls(
     They block ``sense`` whatever the source and the heights (closed doors included; region
     outlines past ``WallIndex.room_walls`` never close a room). O(n).
     """
-    firm = (
-        (index.restriction[sense] == 2)
-        & (index.direction == 0)
-        & np.isinf(index.bottom)
-        & np.isinf(index.top)
-    )
+    firm = index.firm(sense)
     if wall_mask is not None:
         firm &= wall_mask
     if index.room_walls is not None:  # region outlines close no room

@@ -152,12 +152,7 @@ def incident_rays(
     ``points``: each search's ray vertices, sorted by search, x, y (``point_pair``: their
     search). Each point's rays come in its search's wall order, first ends, then second.
     """
-    firm = (
-        (index.restriction[sense][wi] == 2)
-        & (index.direction[wi] == 0)
-        & np.isinf(index.bottom[wi])
-        & np.isinf(index.top[wi])
-    )
+    firm = index.firm(sense)[wi]
     q, coords = qi[firm], index.coords[wi[firm]]
     starts = np.vstack([coords[:, 0:2], coords[:, 2:4]])
     others = np.vstack([coords[:, 2:4], coords[:, 0:2]])
