@@ -20,8 +20,7 @@ from service.engine.budget import WorkBudget
 from service.engine.density import WallDensity
 from service.engine.walls import FloatArray, WallIndex, index_walls
 from service.geometry.bands import as_bands
-from service.geometry.firm import firm_walls, surely_blocked
-from service.geometry.obstacles import wall_components
+from service.geometry.firm import firm_walls
 from service.geometry.rooms import firm_crossings_within
 from service.geometry.sealed import pairs_sealed_apart
 from service.geometry.search import FIRST_LINES, search_many
@@ -427,16 +426,12 @@ def reversed_line(found: LineOfEffect) -> LineOfEffect:
 
 
 def warm_up() -> None:
-    """Compile (or load from numba's cache) the search's compiled steps now, on two walls.
+    """Compile (or load from numba's cache) the rooms' crossing count now, on two walls.
 
-    ``firm.surely_blocked``'s walk, the obstacles (``junctions.wall_components``) and the
-    rooms' crossing count (``rooms.firm_crossings_within``). ``gunicorn.conf.py`` calls it in
-    the master before forking, beside ``trace.warm_up``.
+    The search's other compiled steps (the walk, the obstacles) are ``trace.warm_up``'s.
+    ``gunicorn.conf.py`` calls it in the master before forking, beside ``trace.warm_up``.
     """
     index = index_walls(
         [Wall("a", (0.0, 0.0, 100.0, 0.0)), Wall("b", (50.0, -50.0, 50.0, 50.0))], 20.0
     )
-    firm = firm_walls(index, "move", None)
-    surely_blocked(index, np.array([[0.0, 10.0, 100.0, -10.0]]), firm, None)
-    wall_components(index)
-    firm_crossings_within(index, firm, 1)
+    firm_crossings_within(index, firm_walls(index, "move", None), 1)

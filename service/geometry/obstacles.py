@@ -86,7 +86,6 @@ def points_on_walls(
     distance decides, compiled in the same arithmetic; only the pairs within a rounding
     margin of the tolerance are asked of GEOS. Cost: O(pairs whose boxes meet).
     """
-    n = index.size
     points = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)
     grid = segment_grid(index)
     e, w, sure = _near_ends(
@@ -113,11 +112,11 @@ def points_on_walls(
             (a, b) in found for a, b in zip(e[unsure].tolist(), w[unsure].tolist(), strict=True)
         ]
         e, w = e[keep], w[keep]
-    return _sorted_pairs(e, w, n)
+    return _sorted_pairs(e, w)
 
 
 def _sorted_pairs(
-    e: NDArray[np.int64], w: NDArray[np.int64], n: int
+    e: NDArray[np.int64], w: NDArray[np.int64]
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Pairs ``(e, w)`` sorted by ``e`` then ``w``."""
     order = np.lexsort((w, e))

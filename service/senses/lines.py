@@ -75,8 +75,7 @@ def measure_lines(
                 rows,
                 budget=budget,
                 density=built.density,
-                blockers=listed,  # the answer names what blocks the sight line
-                listed=listed,
+                listed=listed,  # the answer names what blocks the sight line
             )
         return known[key]
 
@@ -108,7 +107,6 @@ def exact_lines(
     *,
     budget: WorkBudget | None,
     density: object,
-    blockers: bool = True,
     listed: bool = True,
 ) -> SenseLines:
     """``lines_of_effect`` of each pair, measuring each distinct question once.
@@ -123,8 +121,8 @@ def exact_lines(
     Returns
     -------
     (lines, clear)
-        Each pair's ``LineOfEffect`` (``None`` unless ``listed``), and whether each is
-        clear, shape (p,).
+        Each pair's ``LineOfEffect`` with what blocks it (``None`` unless ``listed``), and
+        whether each is clear, shape (p,).
 
     Cost: one ``lines_of_effect`` over the distinct questions (half a matrix's pairs).
     """
@@ -147,7 +145,7 @@ def exact_lines(
         wall_mask=mask,
         budget=budget,
         density=density,  # type: ignore[arg-type]
-        blockers=blockers,
+        blockers=listed,
     )
     clear = np.array([line.clear for line in found], dtype=bool)[inverse.reshape(-1)]
     if not listed:
