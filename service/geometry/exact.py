@@ -51,7 +51,7 @@ class LineOfEffect:
     candidates: int
 
 
-def _centre_lines(boxes_from: FloatArray, boxes_to: FloatArray) -> FloatArray:
+def centre_lines(boxes_from: FloatArray, boxes_to: FloatArray) -> FloatArray:
     """Centre-to-centre segments, shape (p, 4), of boxes of shape (p, 4) px."""
     return np.column_stack(
         [
@@ -241,7 +241,7 @@ class _Answers:
 
     def answer(self, rest: NDArray[np.intp], density: WallDensity | None) -> None:
         """Answer the pairs ``rest`` (disjoint spaces), cheapest lines first."""
-        centres = _centre_lines(self.bf[rest], self.bt[rest])
+        centres = centre_lines(self.bf[rest], self.bt[rest])
         if self.budget is not None and density is not None:
             self.budget.afford_bounded(  # every line meets each wall at most once
                 len(centres) * self.index.size, lambda: estimate_tests(density, centres)

@@ -22,6 +22,7 @@ import shapely
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.geometry.bands import region_meets, span_meets
+from service.geometry.exact import centre_lines
 from service.geometry.trace import TraceSpec, trace
 from service.model import Region, Token
 
@@ -131,14 +132,7 @@ def fog_partly_on_line(
     if built.sight_walls is None or not built.heights or not len(box_o):
         return [False] * len(box_o)
     index = built.sight_walls
-    centres = np.column_stack(
-        [
-            (box_o[:, 0] + box_o[:, 2]) / 2,
-            (box_o[:, 1] + box_o[:, 3]) / 2,
-            (box_t[:, 0] + box_t[:, 2]) / 2,
-            (box_t[:, 1] + box_t[:, 3]) / 2,
-        ]
-    )
+    centres = centre_lines(box_o, box_t)
     pseudo = np.zeros(index.size, dtype=bool)
     pseudo[index.room_walls or 0 :] = True
     traced = trace(index, centres, TraceSpec(sense="sight", wall_mask=pseudo), elevations=bands)
