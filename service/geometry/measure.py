@@ -2,12 +2,11 @@
 
 A ruleset names what to measure (``Measure``: the sense, whether creatures count, whether
 low obstacles are also set aside, which exact lines it needs) and, per pair, the sample
-points to join (``geometry.questions``: a ``Question``, or many pairs as a
-``QuestionBatch``). ``measure`` answers every question of a request (one pair, a
-multi-target query, a 200-token matrix) with the same code: all lines of all pairs in one
-vectorised trace per wall mask, exact line of effect only where the ruleset needs it, cheap
-lines first. The ruleset then maps each pair's ``Measured`` (``geometry.measured``) to a
-degree (``service.rules``).
+points to join (``geometry.questions.Pairs``). ``measure`` answers every pair of a request
+(one pair, a multi-target query, a 200-token matrix) with the same code: all lines of all
+pairs in one vectorised trace per wall choice, exact line of effect only where the ruleset
+needs it, cheap lines first. The ruleset then maps each pair's ``Measured``
+(``geometry.measured``) to a degree (``service.rules``).
 
 Cost: O(L log W + L K) for L traced lines, W walls near them and K creatures, plus the
 exact search (``service.geometry.exact``) for the pairs whose every traced line is blocked
@@ -16,7 +15,6 @@ and whose spaces are not sealed apart.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -28,7 +26,7 @@ from service.engine.scene import BuiltScene
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.exact import LineOfEffect, lines_of_effect
 from service.geometry.measured import Blocker, Measured, MeasuredBatch, TracedLine, wall_blocker
-from service.geometry.questions import Question, QuestionBatch, joined_segments
+from service.geometry.questions import ALL_WALLS, Pairs, WallChoice
 from service.geometry.trace import Creatures, TraceResult, TraceSpec, trace
 from service.geometry.walk import estimate_tests
 
@@ -37,9 +35,9 @@ __all__ = [
     "Measure",
     "Measured",
     "MeasuredBatch",
-    "Question",
-    "QuestionBatch",
+    "Pairs",
     "TracedLine",
+    "WallChoice",
     "measure",
     "sense_key",
     "wall_blocker",
@@ -94,14 +92,6 @@ class Measure:
     lines_with_effect: bool = False
 
 
-def _mask_key(q: Question) -> tuple[bytes | None, bytes | bool]:
-    low = q.low_obstacles
-    return (
-        None if q.wall_mask is None else q.wall_mask.tobytes(),
-        low if isinstance(low, bool) else np.asarray(low, dtype=bool).tobytes(),
-    )
-
-
 def _and(a: NDArray[np.bool_] | None, b: NDArray[np.bool_] | None) -> NDArray[np.bool_] | None:
     if a is None:
         return b
@@ -134,7 +124,7 @@ class _ExactLines:
     """
 
     built: BuiltScene
-    questions: Sequence[Question]
+    questions: Pairs
     pair_bands: FloatArray
     budget: WorkBudget | None
     known: dict[bytes, dict[int, LineOfEffect]] = field(default_factory=dict)
@@ -144,14 +134,7 @@ class _ExactLines:
         done = self.known.setdefault(sense_key(self.built.walls, sense), {})
         todo = [r for r in need if r not in done]
         if todo:
-            qs = self.questions
-            if isinstance(qs, QuestionBatch):
-                inner = (qs.inner_source[todo], qs.inner_target[todo])
-            else:
-                inner = (
-                    np.array([qs[r].inner_source for r in todo], dtype=np.float64),
-                    np.array([qs[r].inner_target for r in todo], dtype=np.float64),
-                )
+            inner = (self.questions.inner_source[todo], self.questions.inner_target[todo])
             found = lines_of_effect(
                 self.built.walls,
                 *inner,
@@ -188,7 +171,7 @@ def _afford(
 def measure(
     built: BuiltScene,
     spec: Measure,
-    questions: Sequence[Question],
+    questions: Pairs,
     budget: WorkBudget | None = None,
 ) -> MeasuredBatch:
     """Measure every question in one vectorised trace per wall mask (see module docstring).
@@ -197,7 +180,7 @@ def measure(
     ----------
     built : BuiltScene
     spec : Measure
-    questions : sequence of Question
+    questions : Pairs
     budget : WorkBudget, optional
         The request's budget of line-wall tests: refused before tracing when the estimate
         (``BuiltScene.density``) passes it, and every test spent counts in it.
@@ -205,7 +188,7 @@ def measure(
     Returns
     -------
     MeasuredBatch
-        One ``Measured`` per question, in order, and the arrays over all their lines.
+        One ``Measured`` per pair, in order, and the arrays over all their lines.
 
     Raises
     ------
@@ -214,13 +197,8 @@ def measure(
 
     Cost: the exact lines of senses that trace alike (``sense_key``) are measured once.
     """
-    all_segs, rows = joined_segments(questions)
-    batch = questions if isinstance(questions, QuestionBatch) else None
-    pair_bands = (
-        batch.bands()
-        if batch is not None
-        else np.array([q.band() for q in questions], dtype=np.float64).reshape(-1, 4)
-    )
+    all_segs, rows = questions.joined()
+    pair_bands = questions.bands()
     second = bool(spec.full_walls and (built.tall_walls is not None or built.heights))
     exact = _ExactLines(built, questions, pair_bands, budget)
     active = list(range(len(questions)))
@@ -238,7 +216,7 @@ def measure(
     lines = _trace_lines(
         built,
         spec,
-        questions if every else _taken(questions, active),
+        questions if every else questions.take(active),
         all_segs[at],
         np.diff(rows)[active] if active else np.empty(0, dtype=np.intp),
         pair_bands[active],
@@ -287,15 +265,8 @@ def _spread(lines: _Lines, at: NDArray[np.intp], n: int) -> _Lines:
     return (arrays[0], arrays[1], arrays[2], arrays[3]), (lists[0], lists[1], lists[2])
 
 
-def _taken(questions: Sequence[Question], rows: list[int]) -> Sequence[Question]:
-    """The questions ``rows`` (a batch stays a batch)."""
-    if isinstance(questions, QuestionBatch):
-        return questions.take(rows)
-    return [questions[r] for r in rows]
-
-
 def _crowd(
-    built: BuiltScene, spec: Measure, questions: Sequence[Question], rows: NDArray[np.intp]
+    built: BuiltScene, spec: Measure, questions: Pairs, rows: NDArray[np.intp]
 ) -> Creatures | None:
     """The scene's creatures for every line, one row of the creature mask per question.
 
@@ -307,38 +278,15 @@ def _crowd(
         return None
     ids, boxes, spans, grid = built.creatures()
     col = {tid: k for k, tid in enumerate(ids)}
-    if isinstance(questions, QuestionBatch):
-        cmask = questions.creature_mask(col, len(ids))
-    else:
-        cmask = np.ones((len(questions), len(ids)), dtype=bool)
-        columns: dict[frozenset[str], list[int]] = {}  # pairs in one space share one set
-        for r, q in enumerate(questions):
-            cols = columns.get(q.excluded)
-            if cols is None:
-                cols = columns[q.excluded] = [col[t] for t in q.excluded if t in col]
-            if cols:
-                cmask[r, cols] = False
+    cmask = questions.creature_mask(col, len(ids))
     mask_rows = np.repeat(np.arange(len(questions)), np.diff(rows))
     return Creatures(boxes, ids, cmask, mask_rows, spans, grid, where_clear=not spec.blockers)
-
-
-def _mask_groups(
-    questions: Sequence[Question],
-) -> dict[tuple[bytes | None, bytes | bool], tuple[list[int], Any, Any]]:
-    """The questions by wall mask and low obstacles: ``key -> (rows, mask, low)``."""
-    if isinstance(questions, QuestionBatch):  # one wall mask and low obstacles for all
-        low = questions.low_obstacles
-        return {(None, low): (list(range(len(questions))), None, low)}
-    groups: dict[tuple[bytes | None, bytes | bool], tuple[list[int], Any, Any]] = {}
-    for r, q in enumerate(questions):
-        groups.setdefault(_mask_key(q), ([], q.wall_mask, q.low_obstacles))[0].append(r)
-    return groups
 
 
 def _trace_lines(
     built: BuiltScene,
     spec: Measure,
-    questions: Sequence[Question],
+    questions: Pairs,
     all_segs: FloatArray,
     counts: NDArray[np.intp],
     pair_bands: FloatArray,
@@ -360,31 +308,28 @@ def _trace_lines(
     np.cumsum(counts, out=rows[1:])
     n = int(rows[-1])
     elev = np.repeat(pair_bands.reshape(-1, 4), np.diff(rows), axis=0)
-    if isinstance(questions, QuestionBatch):
-        with_corners = questions.exact_sources is not None
-    else:
-        with_corners = any(q.exact_points is not None for q in questions)
-    corners = joined_segments(questions, exact=True)[0] if with_corners and n else None
+    with_corners = questions.exact_sources is not None
+    corners = questions.joined(exact=True)[0] if with_corners and n else None
     crowd = _crowd(built, spec, questions, rows)
     blocked = tuple(np.zeros(n, dtype=bool) for _ in range(4))
     none: list[Any] = []  # no blockers listed (``Measure.blockers`` off): one shared empty list
     lists = tuple([[] for _ in range(n)] if spec.blockers else [none] * n for _ in range(3))
-    groups = _mask_groups(questions)
-    for members, mask, low_obstacles in groups.values():
+    groups = questions.wall_groups()
+    for choice, members in groups:
         if len(groups) == 1:
             sel = np.arange(n)
         else:
-            sel = np.concatenate([np.arange(rows[r], rows[r + 1]) for r in members])
+            sel = np.concatenate([np.arange(rows[r], rows[r + 1]) for r in members.tolist()])
         if not len(sel):
             continue
-        lines = _Group(built, spec, all_segs, elev, corners, budget, mask, low_obstacles)
+        lines = _Group(built, spec, all_segs, elev, corners, budget, choice)
         lines.trace(sel, crowd, second, blocked, lists)
     return blocked, lists  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
 class _Group:
-    """The lines of the questions that share one wall mask and low obstacles."""
+    """The lines of the pairs that share one wall choice."""
 
     built: BuiltScene
     spec: Measure
@@ -392,8 +337,7 @@ class _Group:
     elev: FloatArray
     corners: FloatArray | None
     budget: WorkBudget | None
-    mask: NDArray[np.bool_] | None
-    low_obstacles: bool | NDArray[np.bool_]
+    choice: WallChoice = ALL_WALLS
 
     def trace(
         self,
@@ -411,8 +355,8 @@ class _Group:
             self.all_segs[sel],
             TraceSpec(
                 sense=spec.sense,
-                wall_mask=self.mask,
-                low_obstacles=self.low_obstacles,
+                wall_mask=self.choice.wall_mask,
+                low_obstacles=self.choice.low_obstacles,
                 edge_blocks=spec.edge_blocks,
                 with_blockers=spec.blockers,
             ),
@@ -449,7 +393,7 @@ class _Group:
             self.all_segs[again],
             TraceSpec(
                 sense=spec.sense,
-                wall_mask=_and(self.mask, self.built.tall_walls),
+                wall_mask=_and(self.choice.wall_mask, self.built.tall_walls),
                 low_obstacles=False,
                 edge_blocks=spec.edge_blocks,
                 with_blockers=False,

@@ -1,8 +1,9 @@
 """Ask a ruleset about many pairs at once: one pair and a 200-token matrix run this code.
 
-``cover_all`` plans every pair with the ruleset (``cover_asks``), measures all of them in one
-call (``service.geometry.measure``), then lets the ruleset map each pair's measurement to its
-answer (``covers``). ``vision_all`` does the same with ``service.senses.perceive_all``.
+``cover_all`` plans every pair with the ruleset as one batch (``cover_plan``), measures all
+of them in one call (``service.geometry.measure``), then lets the ruleset map each pair's
+measurement to its answer (``covers``). ``vision_all`` does the same with
+``service.senses.perceive_all``.
 
 The obstacle options (``ignore_hidden``, ``ignore_prone_or_dead``: ``service.rules.options``)
 are applied here, once for every ruleset: the tokens they set aside join each pair's
@@ -23,6 +24,7 @@ from service.geometry.measure import MeasuredBatch, measure
 from service.model import Token
 from service.rules.base import Attack, CoverResult, RuleSystem, VisionResult
 from service.rules.options import without_set_aside
+from service.rules.planning import Plan
 from service.senses import locate_all, perceive_all
 
 
@@ -58,8 +60,8 @@ def cover_all(
     RulesError
         A pair the ruleset cannot answer (e.g. an area without origin or attacker).
     """
-    asks, measured = _measured(system, built, pairs, attack, options, True, budget)
-    return system.covers(built, asks, measured, pairs, attack, options)
+    plan, measured = _measured(system, built, pairs, attack, options, True, budget)
+    return system.covers(built, plan, measured, pairs, attack, options)
 
 
 def degrees_all(
@@ -76,8 +78,8 @@ def degrees_all(
     Measured without blocker lists and read as arrays (``RuleSystem.cover_ranks``): no
     answer object is made. Parameters, errors and cost as ``cover_all``.
     """
-    asks, measured = _measured(system, built, pairs, attack, options, False, budget)
-    ranks = system.cover_ranks(built, asks, measured, pairs, attack, options)
+    plan, measured = _measured(system, built, pairs, attack, options, False, budget)
+    ranks = system.cover_ranks(built, plan, measured, pairs, attack, options)
     return [system.cover_degrees[k] for k in ranks.tolist()]
 
 
@@ -89,21 +91,17 @@ def _measured(
     options: dict[str, Any],
     detail: bool,
     budget: WorkBudget | None,
-) -> tuple[Sequence[Any], MeasuredBatch]:
-    """Every pair planned by the ruleset (``cover_asks``) and measured at once."""
+) -> tuple[Plan, MeasuredBatch]:
+    """Every pair planned by the ruleset (``cover_plan``) and measured at once."""
     spec = system.cover_measure(built, attack, options, detail)
     if budget is not None and pairs:  # refuse before planning every pair
-        first = system.cover_asks(built, pairs[:1], attack, options)
-        lines = len(first[0].question.segments())
+        first = system.cover_plan(built, pairs[:1], attack, options)
+        lines = int(first.pairs.counts()[0])
         creatures = len(built.scene.tokens) if spec.creatures else 0
         budget.afford(trace_units(lines * len(pairs), creatures, len(pairs)))
-    asks = system.cover_asks(built, pairs, attack, options)
-    # A ruleset may plan many pairs as one ``QuestionBatch`` (``asks.questions``).
-    planned = getattr(asks, "questions", None)
-    if planned is None:
-        planned = [ask.question for ask in asks]
-    questions = without_set_aside(built, planned, options)
-    return asks, measure(built, spec, questions, budget)
+    plan = system.cover_plan(built, pairs, attack, options)
+    questions = without_set_aside(built, plan.pairs, options)
+    return plan, measure(built, spec, questions, budget)
 
 
 def vision_all(

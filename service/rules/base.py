@@ -7,29 +7,21 @@ what); a rule system maps those measurements to a degree, bonuses and the rule i
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-from service.engine.scene import BuiltScene, distinct_tokens
-from service.engine.spaces import boxes_overlap
+from service.engine.scene import BuiltScene
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
-from service.engine.walls import FloatArray
-from service.errors import RulesError
-from service.geometry.measure import (
-    Blocker,
-    Measure,
-    Measured,
-    MeasuredBatch,
-    Question,
-    QuestionBatch,
-    TracedLine,
-)
+from service.geometry.measure import Blocker, Measure, MeasuredBatch, TracedLine
 from service.model import Token
 from service.senses import SenseOrder, SenseReport
+
+if TYPE_CHECKING:  # planning imports this module's Attack
+    from service.rules.planning import Plan
 
 AttackKind = Literal["melee", "ranged", "area", "spell"]
 
@@ -131,23 +123,14 @@ class OptionSpec:
     choices: tuple[str, ...] | None = None
 
 
-class CoverAsk(Protocol):
-    """What a ruleset plans for one cover question: the pair to measure, and its own notes."""
-
-    @property
-    def question(self) -> Question:
-        """The pair's sample points, excluded creatures and wall mask."""
-        ...
-
-
 class RuleSystem(Protocol):
     """A rule system: an id, its cover degrees, options and capabilities, and its rules.
 
     Cover is asked in three steps so that one pair and a 200-token matrix run the same code
-    (``service.rules.ask``): ``cover_measure`` names what to measure, ``cover_asks`` plans
-    every pair, ``service.geometry.measure`` measures all pairs at once, and ``covers`` maps
-    each pair's measurement to its answer (``cover`` for one pair). A matrix asks only the
-    degrees, as arrays (``cover_ranks``): no answer object is made for it. Vision gets a
+    (``service.rules.ask``): ``cover_measure`` names what to measure, ``cover_plan`` plans
+    every pair as one batch, ``service.geometry.measure`` measures all pairs at once, and
+    ``covers`` maps each pair's measurement to its answer. A matrix asks only the degrees,
+    as arrays (``cover_ranks``): no answer object is made for it. Vision gets a
     ``SenseReport`` from ``service.senses.perceive_all`` the same way.
     """
 
@@ -172,16 +155,14 @@ class RuleSystem(Protocol):
         """
         ...
 
-    def cover_asks(
+    def cover_plan(
         self,
         built: BuiltScene,
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> Sequence[CoverAsk]:
-        """Plan every ``(attacker, target)`` pair, one plan per pair in order.
-
-        Each plan holds the pair's sample points, creatures that do not count, wall mask.
+    ) -> Plan:
+        """Plan every ``(attacker, target)`` pair as one batch (``rules.planning.plan_pairs``).
 
         Raises
         ------
@@ -190,35 +171,22 @@ class RuleSystem(Protocol):
         """
         ...
 
-    def cover(
-        self,
-        built: BuiltScene,
-        ask: Any,
-        measured: Measured,
-        attacker: Token | None,
-        target: Token,
-        attack: Attack,
-        options: dict[str, Any],
-    ) -> CoverResult:
-        """Cover of ``target`` from one pair's measurement, with its lines and notes."""
-        ...
-
     def covers(
         self,
         built: BuiltScene,
-        asks: Sequence[Any],
-        measured: Sequence[Measured],
+        plan: Plan,
+        measured: MeasuredBatch,
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
     ) -> list[CoverResult]:
-        """``cover`` of every pair, in order (a ruleset may rule on all of them at once)."""
+        """Cover of every pair, in order, with its lines and notes."""
         ...
 
     def cover_ranks(
         self,
         built: BuiltScene,
-        asks: Sequence[Any],
+        plan: Plan,
         measured: MeasuredBatch,
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
@@ -263,49 +231,6 @@ def corner_inset(options: dict[str, Any]) -> float:
     return DEFAULT_CORNER_INSET_PX if value is None else float(value)
 
 
-def attack_source(
-    built: BuiltScene, attacker: Token | None, target: Token, attack: Attack
-) -> tuple[tuple[float, float, float, float], tuple[float, float], bool]:
-    """Where an attack comes from, for the three rulesets' cover.
-
-    Returns
-    -------
-    box : (x0, y0, x1, y1) px
-        An area's point of origin as a box of no size when it has one, else the attacker's
-        space.
-    span : (bottom, top)
-        Grid units: the attacker's vertical extent (GEO-5a); an area's point of origin is a
-        band of no thickness at ``attack.elevation`` when given, else at the attacker's
-        elevation (the effect leaves from it), else at 0 (GEO-5a's default).
-    from_origin : bool
-        Whether ``box`` is the area's point of origin.
-
-    Raises
-    ------
-    RulesError
-        An area attack without ``attack.origin`` and without an attacker (path ``attack``).
-    """
-    if attack.kind == "area" and attack.origin is not None:
-        z = attack.elevation
-        if z is None:
-            z = attacker.elevation if attacker is not None else 0.0
-        return (*attack.origin, *attack.origin), (z, z), True
-    if attacker is not None:
-        return built.token_boxes[attacker.id], built.span(attacker), False
-    raise RulesError("An area attack needs attack.origin or an attacker.", ("attack",))
-
-
-def pair_band(
-    source_span: tuple[float, float], target: Token, built: BuiltScene
-) -> tuple[tuple[float, float], tuple[float, float]]:
-    """``(bottoms, tops)`` of the band from a source's span to ``target``'s (GEO-5a).
-
-    For ``Question.elevations`` and ``Question.tops``, in grid units.
-    """
-    t_bottom, t_top = built.span(target)
-    return (source_span[0], t_bottom), (source_span[1], t_top)
-
-
 def has_low_obstacles(built: BuiltScene) -> bool:
     """Whether a traced line of ``built`` can meet a low obstacle (``Measured.low_walls``).
 
@@ -315,192 +240,6 @@ def has_low_obstacles(built: BuiltScene) -> bool:
     return built.tall_walls is not None or built.heights
 
 
-def _holds(span: tuple[float, float] | None, z: float) -> bool:
-    """Whether the half-open extent ``[bottom, top)`` holds elevation ``z`` (GEO-5)."""
-    return span is None or span[0] <= z < span[1]
-
-
-def shared_space(
-    built: BuiltScene,
-    attacker: Token | None,
-    target: Token,
-    source_box: tuple[float, ...],
-    from_origin: bool,
-    source_span: tuple[float, float] | None = None,
-) -> tuple[Sequence[str], frozenset[str]]:
-    """Creatures sharing the target's or the source's space, and all that do not block.
-
-    Every creature but the attacker and the target can block a cover line (GEO-7); one in
-    the same space as the target or the attacker (the same squares), or whose space holds
-    an area's point of origin (``from_origin``, ``source_box`` a point), gives no cover
-    (5E-COV-7). A creature whose space only partly overlaps theirs (a Large creature
-    beside the target) is still an obstacle (GEO-7), and so is one on the same squares whose
-    vertical extent does not overlap theirs (GEO-5a, ``BuiltScene.sharing``), or that does
-    not hold the point of origin's elevation (``source_span``, from ``attack_source``; the
-    origin is at 0 when it is not given).
-
-    Returns
-    -------
-    shared : tuple of str
-        Those sharing a space, in scene order (for the answer's notes).
-    excluded : frozenset of str
-        ``shared`` plus the attacker and the target: the creatures that block none of the
-        pair's lines (``Question.excluded``).
-
-    Cost: O(overlapping tokens) from ``BuiltScene.sharing``; O(tokens) for a point of origin.
-    """
-    if not from_origin and attacker is not None:
-        if not built.sharing[target.id] and not built.sharing[attacker.id]:
-            return (), frozenset((target.id, attacker.id))  # the common case: nobody shares
-        return built.shared_with(attacker.id, target.id)
-    found = set(built.sharing[target.id])
-    if from_origin:
-        z = source_span[0] if source_span is not None else 0.0
-        found.update(
-            tid
-            for tid, box in built.token_boxes.items()
-            if boxes_overlap(box, source_box) and _holds(built.token_spans.get(tid), z)
-        )
-    elif attacker is not None:
-        found.update(built.sharing[attacker.id])
-    found.discard(target.id)
-    if attacker is not None:
-        found.discard(attacker.id)
-    shared = tuple(sorted(found, key=built.token_order.__getitem__))
-    pair = {target.id} if attacker is None else {target.id, attacker.id}
-    return shared, frozenset(found | pair)
-
-
-class PairTokens:
-    """The distinct tokens of many ``(attacker, target)`` pairs, and each pair's two.
-
-    ``tokens`` in first-seen order; ``ends`` (p, 2) their rows in ``tokens``. Made by
-    ``pair_tokens``.
-    """
-
-    def __init__(self, tokens: list[Token], ends: NDArray[np.intp]) -> None:
-        self.tokens, self.ends = tokens, ends
-
-
-def pair_tokens(
-    built: BuiltScene, pairs: Sequence[tuple[Token | None, Token]]
-) -> PairTokens | None:
-    """``PairTokens`` of ``pairs`` when a ruleset may plan them as one batch, else ``None``.
-
-    ``None`` for fewer than two pairs, a pair without attacker (an area's point of origin)
-    or a token outside the scene. Cost: O(pairs) dictionary look-ups.
-    """
-    if len(pairs) < 2 or any(attacker is None for attacker, _ in pairs):
-        return None
-    tokens, ends = distinct_tokens(cast(Sequence[tuple[Token, Token]], pairs))
-    if any(tok.id not in built.token_order for tok in tokens):
-        return None
-    return PairTokens(tokens, ends)
-
-
-A = TypeVar("A")
-
-
-class PlannedAsks(Sequence[A]):
-    """A ruleset's asks of many token pairs planned as one ``QuestionBatch`` (a matrix).
-
-    ``questions`` the batch; ``shared`` the pairs sharing a space (5E-COV-7), by row, with
-    who shares it; ``make(row, question, shared)`` one pair's ask, made only when indexed.
-    """
-
-    def __init__(
-        self,
-        questions: QuestionBatch,
-        shared: dict[int, Sequence[str]],
-        make: Callable[[int, Question, Sequence[str]], A],
-    ) -> None:
-        self.questions, self.shared, self._make = questions, shared, make
-
-    def __len__(self) -> int:
-        return len(self.questions)
-
-    @overload
-    def __getitem__(self, r: int) -> A: ...
-
-    @overload
-    def __getitem__(self, r: slice) -> list[A]: ...
-
-    def __getitem__(self, r: int | slice) -> A | list[A]:
-        if isinstance(r, slice):
-            return [self[i] for i in range(len(self))[r]]
-        r = range(len(self))[r]
-        return self._make(r, self.questions[r], self.shared.get(r, ()))
-
-
-def plan_pairs(
-    built: BuiltScene,
-    pairs: Sequence[tuple[Token | None, Token]],
-    found: PairTokens,
-    points: tuple[FloatArray, FloatArray],
-    pairing: Literal["paired", "every"],
-    inner: tuple[FloatArray, FloatArray],
-    exact: tuple[FloatArray, FloatArray] | None = None,
-    n_sources: NDArray[np.intp] | None = None,
-) -> tuple[QuestionBatch, dict[int, Sequence[str]]]:
-    """The ``QuestionBatch`` of token pairs from per-token arrays, and who shares a space.
-
-    Parameters
-    ----------
-    built : BuiltScene
-    pairs : sequence of (Token, Token)
-    found : PairTokens
-        ``pair_tokens(built, pairs)``.
-    points : (ndarray (k, s, 2), ndarray (k, t, 2))
-        Per token of ``found.tokens``, its sample points in px as a source and as a target.
-    pairing : {"paired", "every"}
-    inner : (ndarray (k, 4), ndarray (k, 4))
-        Per token, its inner space in px as a source and as a target (the exact line's).
-    exact : (ndarray (k, s, 2), ndarray (k, t, 2)), optional
-        Per token, the exact corners its points were inset from (GEO-6).
-    n_sources : ndarray (k,) of int, optional
-        Per token, how many of its ``s`` source points it has (``QuestionBatch.n_sources``:
-        tokens of different sizes, their points padded to the most).
-
-    Returns
-    -------
-    questions : QuestionBatch
-        The question each pair would plan alone: the band from the attacker's vertical
-        extent to the target's (GEO-5a), every creature but the two blocking (GEO-7), less
-        those sharing either space (5E-COV-7, ``shared_space``).
-    shared : dict of int to sequence of str
-        Rows of the pairs with someone in either space, and who.
-
-    Cost: O(tokens) Python and O(pairs) array work, plus O(pairs sharing a space).
-    """
-    a, t = found.ends[:, 0], found.ends[:, 1]
-    spans = np.array([built.span(tok) for tok in found.tokens], dtype=np.float64).reshape(-1, 2)
-    order = np.array([built.token_order[tok.id] for tok in found.tokens], dtype=np.intp)
-    sharing = np.array([bool(built.sharing[tok.id]) for tok in found.tokens], dtype=bool)
-    shared: dict[int, Sequence[str]] = {}
-    excluded: dict[int, frozenset[str]] = {}
-    for r in np.flatnonzero(sharing[a] | sharing[t]).tolist():
-        attacker, target = pairs[r]
-        assert attacker is not None
-        box = built.token_boxes[attacker.id]
-        shared[r], excluded[r] = shared_space(built, attacker, target, box, False)
-    questions = QuestionBatch(
-        points[0][a],
-        points[1][t],
-        pairing,
-        np.column_stack([spans[a, 0], spans[t, 0]]),
-        np.column_stack([spans[a, 1], spans[t, 1]]),
-        inner[0][a],
-        inner[1][t],
-        np.column_stack([order[a], order[t]]),
-        [tok.id for tok in built.scene.tokens],
-        excluded,
-        None if exact is None else exact[0][a],
-        None if exact is None else exact[1][t],
-        n_sources=None if n_sources is None else n_sources[a],
-    )
-    return questions, shared
-
-
 @functools.lru_cache(maxsize=512)
 def rule_ids(rules: tuple[str, ...]) -> tuple[str, ...]:
     """``rules`` without repeats, in order (an answer's ``rules``).
@@ -508,41 +247,3 @@ def rule_ids(rules: tuple[str, ...]) -> tuple[str, ...]:
     Kept: the few combinations of a ruleset recur over every pair of a matrix.
     """
     return tuple(dict.fromkeys(rules))
-
-
-def cover_through_covers(
-    system: Any,
-    built: BuiltScene,
-    ask: Any,
-    measured: Measured,
-    attacker: Token | None,
-    target: Token,
-    attack: Attack,
-    options: dict[str, Any],
-) -> CoverResult:
-    """``RuleSystem.cover`` of a ruleset that rules on all pairs at once.
-
-    Its ``covers`` of the one pair; a method body: ``return cover_through_covers(self, ...)``.
-    """
-    pair = [(attacker, target)]
-    found = system.covers(built, [ask], [measured], pair, attack, options)
-    return found[0]  # type: ignore[no-any-return]
-
-
-def cover_each(
-    system: Any,
-    built: BuiltScene,
-    asks: Sequence[Any],
-    measured: Sequence[Measured],
-    pairs: Sequence[tuple[Token | None, Token]],
-    attack: Attack,
-    options: dict[str, Any],
-) -> list[CoverResult]:
-    """``RuleSystem.covers`` for a ruleset that rules on each pair alone, in order.
-
-    Its ``cover`` of every pair; assign it in the class body: ``covers = cover_each``.
-    """
-    return [
-        system.cover(built, ask, m, a, t, attack, options)
-        for ask, m, (a, t) in zip(asks, measured, pairs, strict=True)
-    ]

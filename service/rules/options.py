@@ -18,12 +18,11 @@ shared/API.md "Cover" (``ignore_hidden`` on every query), shared/RULES.md GEO-7,
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from service.engine.scene import BuiltScene
-from service.geometry.measure import Question, QuestionBatch
+from service.geometry.questions import Pairs
 from service.model import Token
 from service.rules.base import OptionSpec
 
@@ -72,15 +71,8 @@ def set_aside(built: BuiltScene, options: dict[str, Any]) -> frozenset[str]:
 
 
 def without_set_aside(
-    built: BuiltScene, questions: Sequence[Question], options: dict[str, Any]
-) -> Sequence[Question]:
-    """``questions`` with the tokens ``set_aside`` added to each one's ``excluded``.
-
-    A ``QuestionBatch`` stays one.
-    """
+    built: BuiltScene, pairs: Pairs, options: dict[str, Any]
+) -> Pairs:
+    """``pairs`` with the tokens ``set_aside`` excluded from every pair's obstacles."""
     ignored = set_aside(built, options)
-    if not ignored:
-        return questions
-    if isinstance(questions, QuestionBatch):
-        return questions.with_set_aside(ignored)
-    return [dataclasses.replace(q, excluded=q.excluded | ignored) for q in questions]
+    return pairs.with_set_aside(ignored) if ignored else pairs

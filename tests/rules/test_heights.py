@@ -16,7 +16,8 @@ from service.app import create_app
 from service.engine.scene import build_scene
 from service.line_of_effect import Endpoint, line_between
 from service.rules.ask import cover_one
-from service.rules.base import Attack, attack_source, shared_space
+from service.rules.base import Attack
+from service.rules.planning import attack_source, shared_space
 from tests.scenes import load, scene_dict, tok, wall
 
 SYSTEMS = ("dnd5e", "starfinder", "pf2e-variant")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from schemas.scene import SceneSchema
 from service.engine.scene import build_scene
-from service.rules.base import shared_space
+from service.rules.planning import shared_space
 
 spot = st.sampled_from([(100.0, 100.0), (200.0, 100.0), (100.0, 200.0)])
 elevation = st.sampled_from([0.0, 0.0, 0.0, 5.0, 30.0])

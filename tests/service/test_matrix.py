@@ -16,10 +16,11 @@ from service.app import sample_scene
 from service.engine.scene import build_scene
 from service.errors import RulesError, UnknownToken
 from service.geometry import exact
-from service.geometry.measure import Measure, Question, measure, sense_key
+from service.geometry.measure import Measure, measure, sense_key
 from service.matrix import matrix
 from service.rules.ask import cover_all, cover_one, degrees_all, vision_all, vision_one
 from service.rules.base import Attack
+from tests.pairs import stacked
 from tests.scenes import load, tok, wall
 
 
@@ -342,19 +343,17 @@ MEASURE_SCENE = load(
 )
 point = st.tuples(st.integers(0, 700), st.integers(0, 700))
 question_st = st.builds(
-    lambda src, dst, paired, excluded, elev, mask: Question(
-        np.array(src if not paired else src[: min(len(src), len(dst))], dtype=np.float64),
-        np.array(dst if not paired else dst[: min(len(src), len(dst))], dtype=np.float64),
-        "paired" if paired else "every",
-        elev,
-        (float(src[0][0]), float(src[0][1]), float(src[0][0]) + 1, float(src[0][1]) + 1),
-        (float(dst[0][0]), float(dst[0][1]), float(dst[0][0]) + 1, float(dst[0][1]) + 1),
-        frozenset(excluded),
-        None if mask is None else np.array(mask, dtype=bool),
-    ),
+    lambda src, dst, excluded, elev, mask: {
+        "sources": src,
+        "targets": dst,
+        "elevations": elev,
+        "inner_source": (src[0][0], src[0][1], src[0][0] + 1, src[0][1] + 1),
+        "inner_target": (dst[0][0], dst[0][1], dst[0][0] + 1, dst[0][1] + 1),
+        "excluded": frozenset(excluded),
+        "wall_mask": None if mask is None else np.array(mask, dtype=bool),
+    },
     st.lists(point, min_size=1, max_size=4),
     st.lists(point, min_size=1, max_size=4),
-    st.booleans(),
     st.lists(st.sampled_from(sorted(CREATURES)), unique=True, max_size=4),
     st.tuples(st.integers(0, 20).map(float), st.integers(0, 20).map(float)),
     st.one_of(st.none(), st.lists(st.booleans(), min_size=5, max_size=5)),
@@ -365,15 +364,23 @@ question_st = st.builds(
     st.lists(question_st, min_size=1, max_size=6),
     st.booleans(),
     st.booleans(),
+    st.booleans(),
     st.sampled_from([(), ("move",), ("move", "sight")]),
 )
-def test_measuring_many_pairs_equals_each_pair_alone(questions, edge, full, exact_senses):
-    """One call for many pairs gives each pair what measuring it alone gives."""
+def test_measuring_many_pairs_equals_each_pair_alone(questions, paired, edge, full, exact_senses):
+    """One call for many pairs (points of different counts, wall masks, excluded
+    creatures) gives each pair what measuring it alone, as a batch of one, gives."""
     built = build_scene(MEASURE_SCENE)
+    for q in questions:
+        q["pairing"] = "paired" if paired else "every"
+        if paired:
+            k = min(len(q["sources"]), len(q["targets"]))
+            q["sources"], q["targets"] = q["sources"][:k], q["targets"][:k]
+    ids = [t.id for t in built.scene.tokens]
     spec = Measure("move", edge_blocks=edge, full_walls=full, exact=exact_senses)
-    together = measure(built, spec, questions)
+    together = measure(built, spec, stacked(questions, ids))
     for q, got in zip(questions, together, strict=True):
-        (want,) = measure(built, spec, [q])
+        (want,) = measure(built, spec, stacked([q], ids))
         assert got.segments.tolist() == want.segments.tolist()
         assert got.wall_blocked.tolist() == want.wall_blocked.tolist()
         assert got.full_blocked.tolist() == want.full_blocked.tolist()
@@ -382,7 +389,7 @@ def test_measuring_many_pairs_equals_each_pair_alone(questions, edge, full, exac
         assert got.creature_blockers == want.creature_blockers
         assert got.exact == want.exact
         for c in got.creature_blockers:
-            assert not set(c) & q.excluded
+            assert not set(c) & q["excluded"]
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@
   their exact lines (5E-LOE-2) in ``measure`` and ``perceive_all``;
 - Starfinder's matrix traces corner lines only with line of effect (SF-COV-9: total without
   it) and measures line of sight only there (SF-CON-4);
-- ``cover_asks`` plans every pair of a request with each token's sample points found once.
+- ``cover_plan`` plans every pair of a request with each token's sample points found once.
 """
 
 from __future__ import annotations
@@ -126,9 +126,9 @@ def test_starfinder_lines_and_sight_only_with_line_of_effect(detail):
     system = rules.get("starfinder")
     toks = list(built.scene.tokens)
     pairs = [(a, t) for a in toks for t in toks if a is not t]
-    asks = system.cover_asks(built, pairs, Attack(), {})
+    plan = system.cover_plan(built, pairs, Attack(), {})
     spec = system.cover_measure(built, Attack(), {}, detail)
-    got = measure(built, spec, [a.question for a in asks])
+    got = measure(built, spec, plan.pairs)
     effect = [m.exact["move"].clear for m in got]
     assert not all(effect) and any(effect)
     for m, clear in zip(got, effect, strict=True):
@@ -150,11 +150,11 @@ def test_planning_many_pairs_equals_planning_each(ruleset, options):
     options = {k: v for k, v in options.items() if k in system.options}
     toks = list(built.scene.tokens)
     pairs = [(a, t) for a in toks for t in toks if a is not t]
-    together = system.cover_asks(built, pairs, Attack(), options)
-    for pair, ask in zip(pairs, together, strict=True):
-        (alone,) = system.cover_asks(built, [pair], Attack(), options)
-        q, r = ask.question, alone.question
-        assert q.sources.tolist() == r.sources.tolist()
-        assert q.targets.tolist() == r.targets.tolist()
-        assert q.excluded == r.excluded
-        assert q.segments().tolist() == r.segments().tolist()
+    together = system.cover_plan(built, pairs, Attack(), options).pairs
+    lines, rows = together.joined()
+    for r, pair in enumerate(pairs):
+        alone = system.cover_plan(built, [pair], Attack(), options).pairs
+        for got, want in zip(together.points(r), alone.points(0), strict=True):
+            assert got.tolist() == want.tolist()
+        assert together.excluded(r) == alone.excluded(0)
+        assert lines[rows[r] : rows[r + 1]].tolist() == alone.joined()[0].tolist()

@@ -3,13 +3,14 @@
 Rules 5E-COV-1..8 of ``shared/RULES.md`` (Chinese seed ``dnd5e-zh_001``). The measurement
 (``service.geometry.measure``) says which of the traced corner lines cross a wall restricting
 movement/effect (GEO-1), a full wall (low obstacles set aside), or the space of another
-creature (GEO-7); the tables below map those counts to a degree.
+creature (GEO-7); the tables below map those counts to a degree (``GROUP_DEGREE``), and
+``service.rules.selection`` keeps the attacker's best group of lines.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -18,28 +19,23 @@ from numpy.typing import NDArray
 from service.engine.scene import BuiltScene
 from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
-from service.engine.walls import FloatArray
 from service.geometry import sampling
-from service.geometry.measure import Measure, Measured, MeasuredBatch, Question, QuestionBatch
+from service.geometry.measure import Measure, MeasuredBatch
+from service.geometry.questions import Box
 from service.model import Token
+from service.rules import selection
 from service.rules.base import (
     Attack,
     CoverResult,
     OptionSpec,
-    PlannedAsks,
     VisionResult,
-    attack_source,
     corner_inset,
-    cover_through_covers,
     has_low_obstacles,
-    pair_band,
-    pair_tokens,
-    plan_pairs,
     rule_ids,
-    shared_space,
 )
 from service.rules.dnd5e.modifiers import scene_modifiers
 from service.rules.dnd5e.vision import EXTRA_OPTIONS, SENSES, vision
+from service.rules.planning import End, Plan, plan_pairs
 from service.senses import SenseOrder, SenseReport
 
 # ---------------------------------------------------------------------------- tables
@@ -124,87 +120,103 @@ OPTIONS = {
     **EXTRA_OPTIONS,  # GM options (service.rules.options) and this ruleset's vision ones
 }
 
-# ---------------------------------------------------------------------------- rules
-
-
 #: Each degree's rank in ``DEGREES``.
 RANK = {degree: k for k, degree in enumerate(DEGREES)}
 
+#: Lines per group: the four corners of a square or gridless space, the six of a hex.
+GROUP_LINES = (4, 6)
 
-def _decide(
-    method: Method,
-    lines: int,
-    full: NDArray[np.int64],
-    anything: NDArray[np.int64],
-    loe_clear: NDArray[np.bool_],
-) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.int64]]:
-    """The degree of p pairs from their blocked counts, read from ``method``'s table.
+#: The answer's notes.
+NOTES = {
+    "capped": "Creatures and low walls give at most half cover (5E-COV-3, 5E-COV-6).",
+    "total_by_corners": (
+        "All four corner lines are blocked (total cover by 5E-COV-5), although some "
+        "other straight line between the spaces is clear (5E-LOE-2)."
+    ),
+    "shared": "Sharing a space, no cover from: ",
+}
 
-    Parameters
-    ----------
-    method : Method
-    lines : int
-        Lines per group (4, or 6 on hexes).
-    full, anything : ndarray of shape (p, g)
-        Per pair and group of lines, the lines blocked by full walls, and by anything.
-    loe_clear : ndarray of shape (p,)
-        Line of effect between the pair's spaces (5E-LOE-2).
 
-    Returns
-    -------
-    rank : ndarray of shape (p,)
-        The degree's rank in ``DEGREES``: the group giving the least cover (the attacker's
-        best corner, 5E-COV-8; the first of equals), highest single source (5E-COV-4),
-        creatures and low walls capped at ``CREATURE_CAP`` (5E-COV-6).
-    by_creature : ndarray of shape (p,)
-        Creatures (or low walls) reach or decide that degree (5E-COV-6's note).
-    group : ndarray of shape (p,)
-        The deciding group.
+def _group_degree(
+    method: Method, lines: int, full: int, anything: int, loe_clear: bool
+) -> tuple[int, bool]:
+    """The degree rank of one group of ``lines`` corner lines, and whether creatures decide.
+
+    ``full`` lines blocked by full walls, ``anything`` by walls or creatures. No clear path
+    between the spaces at all (5E-LOE-2, exact) is total cover (5E-COV-3), even where GEO-6's
+    corner sentence cleared some corner lines (with ``dmg-corner`` only when every line is
+    blocked: ``Method.sealed_total``); creatures and low walls give at most
+    ``CREATURE_CAP`` (5E-COV-6); the highest single source counts (5E-COV-4).
     """
-    table = method.hex_table if lines == 6 else method.table
-    ranks = np.array([RANK[table[n]] for n in range(lines + 1)], dtype=np.int64)
-    wall = ranks[full]
-    # No clear path at all (5E-LOE-2, exact): total cover (5E-COV-3), even when GEO-6's
-    # corner sentence cleared some corner lines.
-    sealed = ~loe_clear[:, None] & (method.sealed_total | (full < lines))
-    wall = np.where(sealed, RANK["total"], wall)
-    any_rank = ranks[anything]
-    capped = np.minimum(any_rank, RANK[CREATURE_CAP])
-    degree = np.maximum(wall, capped)
-    by_creature = np.where(capped > wall, True, any_rank > wall)
-    group = np.argmin(degree, axis=1)
-    pick = np.arange(len(degree))
-    return degree[pick, group], by_creature[pick, group], group
+    wall = RANK[method.degree(full, lines)]
+    if not loe_clear and (method.sealed_total or full < lines):
+        wall = RANK["total"]
+    any_rank = RANK[method.degree(anything, lines)]
+    return max(wall, min(any_rank, RANK[CREATURE_CAP])), any_rank > wall
 
 
-def _shapes(asks: Sequence[Any], counts: list[int]) -> dict[tuple[str, int, int], list[int]]:
-    """The pairs by method's rule, lines per group (4, 6 on hexes) and lines: ``key -> rows``."""
-    if isinstance(asks, _Asks):  # one method, every pair with as many lines
-        k = asks.questions.targets.shape[1]
-        lines = counts[0] if counts else 0
-        return {(asks.method.rule, k, lines): list(range(len(asks)))}
-    shapes: dict[tuple[str, int, int], list[int]] = {}
-    for r, ask in enumerate(asks):
-        key = (ask.method.rule, len(ask.question.targets), counts[r])
-        shapes.setdefault(key, []).append(r)
-    return shapes
+#: ``_group_degree`` of every method as a table: [lines, full, anything, line of effect] ->
+#: (rank, creatures decide); rows of other line counts are never read.
+GROUP_DEGREE = {
+    rule: np.array(
+        [
+            [
+                [
+                    [
+                        _group_degree(method, n, f, a, bool(e))
+                        if n in GROUP_LINES and f <= n and a <= n
+                        else (0, False)
+                        for e in (0, 1)
+                    ]
+                    for a in range(max(GROUP_LINES) + 1)
+                ]
+                for f in range(max(GROUP_LINES) + 1)
+            ]
+            for n in range(max(GROUP_LINES) + 1)
+        ],
+        dtype=np.int64,
+    )
+    for rule, method in BY_RULE.items()
+}
+
+# ---------------------------------------------------------------------------- rules
 
 
-@dataclass(frozen=True)
-class _Ask:
-    question: Question
-    method: Method
-    shared: Sequence[str]
+def _method(options: dict[str, Any], attack: Attack) -> Method:
+    """The cover method: the option's, paired corners from an area's point of origin."""
+    if attack.kind == "area" and attack.origin is not None:
+        return METHODS["paired-corners"]
+    return METHODS[options.get("cover_method") or "paired-corners"]
 
 
-class _Asks(PlannedAsks[_Ask]):
-    """The asks of many pairs planned at once (``plan_pairs``), all with one method."""
+@dataclass
+class _Corners:
+    """The corner ends of the pairs (``planning.Ends``): each space's corners (5E-COV-5).
 
-    def __init__(
-        self, questions: QuestionBatch, method: Method, shared: dict[int, Sequence[str]]
-    ) -> None:
-        super().__init__(questions, shared, lambda _, q, who: _Ask(q, method, who))
-        self.method = method
+    Inset by ``inset`` px toward the square's centre (GEO-6), with the exact corners beside;
+    the exact line is searched between the spaces inset as much. An area's point of origin
+    is repeated once per target corner (paired lines).
+    """
+
+    built: BuiltScene
+    inset: float
+    found: dict[str, End] = field(default_factory=dict)
+
+    def token_end(self, token: Token, role: str) -> End:
+        end = self.found.get(token.id)
+        if end is None:
+            box = self.built.token_boxes[token.id]
+            end = self.found[token.id] = End(
+                sampling.space_corners(self.built, token, box, self.inset),
+                inset_box(box, self.inset),
+                sampling.space_corners(self.built, token, box, 0.0),
+            )
+        return end
+
+    def pair_source(self, attacker: Token | None, target: Token, origin: Box | None) -> End:
+        assert origin is not None  # every token has corners
+        corners = len(self.token_end(target, "target").points)
+        return End(sampling.origin(origin[:2], corners), origin)
 
 
 class Dnd5e:
@@ -239,226 +251,91 @@ class Dnd5e:
             "move", full_walls=True, exact=("move",), exact_when="corner-cleared", blockers=False
         )
 
-    def cover_asks(
+    def cover_plan(
         self,
         built: BuiltScene,
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> Sequence[_Ask]:
-        """The corner lines of 5E-COV-5 (or 5E-COV-8) of every pair.
-
-        From an area's origin for areas; each token's corners are found once. Many token
-        pairs are planned as one batch of arrays (``_planned``).
+    ) -> Plan:
+        """The corner lines of 5E-COV-5 (or 5E-COV-8) of every pair (``plan_pairs``).
 
         Raises
         ------
         RulesError
             An area effect without ``origin`` and without an attacker.
         """
-        inset = corner_inset(options)
-        method = METHODS[options.get("cover_method") or "paired-corners"]
-        found: dict[tuple[str, float], FloatArray] = {}
-        inner: dict[str, tuple[float, float, float, float]] = {}
-
-        def corners(token: Token, d: float) -> FloatArray:
-            key = (token.id, d)
-            if key not in found:
-                found[key] = sampling.space_corners(built, token, built.token_boxes[token.id], d)
-            return found[key]
-
-        def inset_space(token: Token) -> tuple[float, float, float, float]:
-            box = inner.get(token.id)
-            if box is None:
-                box = inner[token.id] = inset_box(built.token_boxes[token.id], inset)
-            return box
-
-        planned = self._planned(built, pairs, attack, inset, method, corners, inset_space)
-        if planned is not None:
-            return planned
-        return [
-            self._ask(built, attacker, target, attack, inset, method, corners, inset_space)
-            for attacker, target in pairs
-        ]
-
-    def _planned(
-        self,
-        built: BuiltScene,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        inset: float,
-        method: Method,
-        corners: Callable[[Token, float], FloatArray],
-        inset_space: Callable[[Token], tuple[float, float, float, float]],
-    ) -> _Asks | None:
-        """``cover_asks`` of many token pairs as arrays (a matrix, a multi-target cover).
-
-        The same questions as ``_ask`` pair by pair, planned once per token: each token's
-        corners, extent and inset space are gathered once and every pair indexes them.
-        ``None`` (plan pair by pair) for a single pair, an area's point of origin, a token
-        outside the scene, or corners of different counts (hex spaces).
-
-        Cost: O(tokens) Python and O(pairs) array work, plus O(pairs sharing a space).
-        """
-        if attack.kind == "area" and attack.origin is not None:
-            return None
-        found = pair_tokens(built, pairs)
-        if found is None:
-            return None
-        inset_points = [corners(tok, inset) for tok in found.tokens]
-        exact_points = [corners(tok, 0.0) for tok in found.tokens]
-        if len({p.shape for p in inset_points + exact_points}) != 1:
-            return None
-        at = np.stack(inset_points)
-        exact = np.stack(exact_points)
-        inner = np.array([inset_space(tok) for tok in found.tokens], dtype=np.float64)
-        questions, shared = plan_pairs(
-            built,
-            pairs,
-            found,
-            (at, at),
-            method.pairing,  # type: ignore[arg-type]
-            (inner, inner),
-            (exact, exact),
-        )
-        return _Asks(questions, method, shared)
-
-    def _ask(
-        self,
-        built: BuiltScene,
-        attacker: Token | None,
-        target: Token,
-        attack: Attack,
-        inset: float,
-        method: Method,
-        corners: Callable[[Token, float], FloatArray],
-        inset_space: Callable[[Token], tuple[float, float, float, float]],
-    ) -> _Ask:
-        """One pair of ``cover_asks``.
-
-        ``corners(token, inset)``: its space's corners; ``inset_space(token)``: its space
-        inset by ``inset``.
-        """
-        source_box, source_span, from_origin = attack_source(built, attacker, target, attack)
-        target_corners = corners(target, inset)
-        if from_origin:  # one line from the point of origin per target corner
-            sources = exact_sources = sampling.origin(source_box[:2], len(target_corners))
-            method = METHODS["paired-corners"]
-        else:
-            assert attacker is not None
-            sources = corners(attacker, inset)
-            exact_sources = corners(attacker, 0.0)
-        # GEO-7 / 5E-COV-1: other creatures are solid obstacles; 5E-COV-7: a creature in
-        # the attacker's or the target's space gives no cover.
-        shared, excluded = shared_space(
-            built, attacker, target, source_box, from_origin, source_span
-        )
-        bottoms, tops = pair_band(source_span, target, built)
-        question = Question(
-            sources,
-            target_corners,
-            method.pairing,  # type: ignore[arg-type]
-            bottoms,
-            inset_space(attacker) if attacker is not None else source_box,
-            inset_space(target),
-            excluded,
-            tops=tops,
-            exact_points=(exact_sources, corners(target, 0.0)),
-        )
-        return _Ask(question, method, shared)
+        ends = _Corners(built, corner_inset(options))
+        return plan_pairs(built, pairs, attack, _method(options, attack).pairing, ends)  # type: ignore[arg-type]
 
     def _decided(
-        self, asks: Sequence[_Ask], batch: MeasuredBatch
-    ) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.int64], NDArray[np.bool_]]:
-        """Every pair's degree rank, creatures' part, deciding group and line of effect.
+        self, plan: Plan, batch: MeasuredBatch, method: Method
+    ) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.int64], selection.Groups]:
+        """Every pair's degree rank, creatures' part and deciding group, and the groups.
 
-        The degrees of all pairs with the same method and number of lines are read from the
-        tables at once (``_decide``).
+        One group per source corner (``dmg-corner``) or all the lines (paired corners); each
+        group's degree read from ``GROUP_DEGREE``; the group giving the least cover kept
+        (5E-COV-8: the attacker's best corner, the first of equals).
         """
-        counts = np.diff(batch.rows).tolist()
-        loe = batch.clear("move")
-        rank = np.zeros(len(asks), dtype=np.int64)
-        by_creature = np.zeros(len(asks), dtype=bool)
-        group = np.zeros(len(asks), dtype=np.int64)
-        anything_blocked = batch.wall_blocked | batch.creature_blocked
-        for (method, k, lines), members in _shapes(asks, counts).items():
-            n = len(members)
-            at = np.asarray(members, dtype=np.intp)
-            idx = batch.rows[at][:, None] + np.arange(lines)
-            rank[at], by_creature[at], group[at] = _decide(
-                BY_RULE[method],
-                k,
-                batch.full_blocked[idx].reshape(n, lines // k, k).sum(axis=2),
-                anything_blocked[idx].reshape(n, lines // k, k).sum(axis=2),
-                loe[at],
-            )
-        return rank, by_creature, group, loe
+        per = plan.pairs.lines_per_source() if method.pairing == "every" else plan.pairs.counts()
+        groups = selection.groups(batch.rows, per)
+        full = groups.reduce(batch.full_blocked.astype(np.int64), np.add)
+        anything = groups.reduce(
+            (batch.wall_blocked | batch.creature_blocked).astype(np.int64), np.add
+        )
+        each = np.diff(groups.rows)
+        loe = np.repeat(batch.clear("move").astype(np.intp), each)
+        found = GROUP_DEGREE[method.rule][np.repeat(groups.size, each), full, anything, loe]
+        group, rank = groups.weakest(found[:, 0])
+        by_creature = selection.by_pair(groups, found[:, 1], group).astype(bool)
+        return rank, by_creature, group, groups
 
     def cover_ranks(
         self,
         built: BuiltScene,
-        asks: Sequence[_Ask],
+        plan: Plan,
         measured: MeasuredBatch,
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
     ) -> NDArray[np.int64]:
         """Every pair's degree (5E-COV-1..8) as its index in ``DEGREES`` (a matrix)."""
-        return self._decided(asks, measured)[0]
+        return self._decided(plan, measured, _method(options, attack))[0]
 
     def covers(
         self,
         built: BuiltScene,
-        asks: Sequence[_Ask],
-        measured: Sequence[Measured],
+        plan: Plan,
+        measured: MeasuredBatch,
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
     ) -> list[CoverResult]:
-        """Cover of every pair (5E-COV-1..8) from its measured corner lines, as ``cover``."""
-        batch = MeasuredBatch.of(measured)
-        rank, by_creature, group, loe = self._decided(asks, batch)
-        if isinstance(asks, _Asks):
-            k = asks.questions.targets.shape[1]
-            each = [(asks.method, k, asks.shared.get(r, ())) for r in range(len(asks))]
-        else:
-            each = [(ask.method, len(ask.question.targets), ask.shared) for ask in asks]
-        decided = zip(
-            rank.tolist(), by_creature.tolist(), group.tolist(), loe.tolist(), strict=True
-        )
-        return [
-            self._result(built, method, k, shared, batch, r, a, t, attack, *d)
-            for r, ((method, k, shared), (a, t), d) in enumerate(
-                zip(each, pairs, decided, strict=True)
-            )
-        ]
-
-    def cover(
-        self,
-        built: BuiltScene,
-        ask: _Ask,
-        measured: Measured,
-        attacker: Token | None,
-        target: Token,
-        attack: Attack,
-        options: dict[str, Any],
-    ) -> CoverResult:
-        """Cover of ``target`` (5E-COV-1..8) from its measured corner lines.
+        """Cover of every pair (5E-COV-1..8) from its measured corner lines.
 
         Returns
         -------
-        CoverResult
+        list of CoverResult
             ``cover`` in ``none|half|three-quarters|total``; ``ac_bonus``/``save_bonus``
-            +2 / +5 (5E-COV-3); ``lines`` the four traced lines that decided it.
+            +2 / +5 (5E-COV-3); ``lines`` the traced lines of the deciding group.
         """
-        return cover_through_covers(self, built, ask, measured, attacker, target, attack, options)
+        method = _method(options, attack)
+        rank, by_creature, group, groups = self._decided(plan, measured, method)
+        loe = measured.clear("move").tolist()
+        return [
+            self._result(
+                built, method, plan, measured, r, *pair, attack, d, c, groups.lines_of(r, g), e
+            )
+            for r, (pair, d, c, g, e) in enumerate(
+                zip(pairs, rank.tolist(), by_creature.tolist(), group.tolist(), loe, strict=True)
+            )
+        ]
 
     def _result(
         self,
         built: BuiltScene,
         method: Method,
-        k: int,
-        shared: Sequence[str],
+        plan: Plan,
         batch: MeasuredBatch,
         r: int,
         attacker: Token | None,
@@ -466,15 +343,12 @@ class Dnd5e:
         attack: Attack,
         rank: int,
         by_creature: bool,
-        group: int,
+        lines: slice,
         loe_clear: bool,
     ) -> CoverResult:
-        """The answer for pair ``r`` of ``batch``, whose degree ``_decide`` found.
-
-        ``method`` and ``k`` (lines per group) of its ask, ``shared`` who shares a space
-        (5E-COV-7); ``rank`` in ``DEGREES``.
-        """
+        """The answer for pair ``r``, whose degree ``_decided`` found from the group ``lines``."""
         degree = DEGREES[rank]
+        shared = plan.shared.get(r, ())
         rules = ["5E-COV-1", "5E-COV-3", method.rule]
         notes = []
         if by_creature:
@@ -483,22 +357,17 @@ class Dnd5e:
             # the deciding lines' band (GEO-5a).
             if has_low_obstacles(built) and (
                 built.tall_walls is not None
-                or any(batch[r].low_walls(j, built.walls) for j in range(k * group, k * group + k))
+                or any(batch[r].low_walls(j, built.walls) for j in range(lines.start, lines.stop))
             ):
-                notes.append(
-                    "Creatures and low walls give at most half cover (5E-COV-3, 5E-COV-6)."
-                )
+                notes.append(NOTES["capped"])
         if shared:
             rules.append("5E-COV-7")
         if rank > 0:
             rules.append("5E-COV-4")
         if degree == "total" and loe_clear:
-            notes.append(
-                "All four corner lines are blocked (total cover by 5E-COV-5), although some "
-                "other straight line between the spaces is clear (5E-LOE-2)."
-            )
+            notes.append(NOTES["total_by_corners"])
         if shared:
-            notes.append("Sharing a space, no cover from: " + ", ".join(shared))
+            notes.append(NOTES["shared"] + ", ".join(shared))
         return CoverResult(
             target=target.id,
             cover=degree,
@@ -508,7 +377,7 @@ class Dnd5e:
             can_target=degree != "total",
             line_of_effect=loe_clear,
             rules=rule_ids(tuple(rules)),
-            lines=batch[r].lines(built.walls, slice(k * group, k * group + k)),
+            lines=batch[r].lines(built.walls, lines),
             notes=tuple(notes),
             modifiers=scene_modifiers(built, attacker, target, attack),
         )

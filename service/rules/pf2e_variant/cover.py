@@ -9,7 +9,7 @@ sizes larger than both attacker and target). Degrees give levels of Advantage on
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,26 +20,21 @@ from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import FloatArray
 from service.geometry import sampling
-from service.geometry.measure import Measure, Measured, MeasuredBatch, Question, QuestionBatch
+from service.geometry.measure import Measure, MeasuredBatch, WallChoice
+from service.geometry.questions import ALL_WALLS, Box
 from service.model import SIZES, Token
+from service.rules import selection
 from service.rules.base import (
     Attack,
     CoverResult,
     OptionSpec,
-    PlannedAsks,
     VisionResult,
-    attack_source,
     corner_inset,
-    cover_each,
-    cover_through_covers,
     has_low_obstacles,
-    pair_band,
-    pair_tokens,
-    plan_pairs,
     rule_ids,
-    shared_space,
 )
 from service.rules.pf2e_variant.vision import EXTRA_OPTIONS, SENSES, vision
+from service.rules.planning import End, Plan, WallChoices, plan_pairs
 from service.senses import SenseOrder, SenseReport
 
 # ---------------------------------------------------------------------------- tables
@@ -88,25 +83,20 @@ LINE_DEGREE = {
     "nothing": "none",
 }
 
+#: The answer's notes.
+NOTES = {
+    "small_terrain": (
+        "Low obstacle {names}: small terrain, standard cover (PV-COV-2); none for a Large or "
+        "larger target with ignore_small_terrain (PV-COV-8)."
+    ),
+    "no_effect": "No line of effect: the target cannot be targeted.",
+    "took_cover": "Took cover: {before} -> {degree}.",
+}
+
+#: Degrees that let the target Hide (PV-COV-5).
+HIDING = ("standard", "greater")
+
 # ---------------------------------------------------------------------------- rules
-
-
-@dataclass(frozen=True)
-class _Ask:
-    """What one pf2e-variant cover question traces (``cover_asks``)."""
-
-    question: Question
-    rules: list[str]
-
-
-class _Asks(PlannedAsks[_Ask]):
-    """The asks of many pairs planned at once (``plan_pairs``), all with the same rules."""
-
-    def __init__(
-        self, questions: QuestionBatch, rules: list[str], shared: dict[int, Sequence[str]]
-    ) -> None:
-        super().__init__(questions, shared, lambda _r, q, _s: _Ask(q, rules))
-        self.rules = rules
 
 
 def _line_ranks(
@@ -165,25 +155,64 @@ FINAL_DEGREE = np.array(
 )
 
 
-def _best_lines(
-    built: BuiltScene, batch: MeasuredBatch, pairs: Sequence[tuple[Token | None, Token]]
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Each line's degree (``_line_ranks``) and each pair's first line of least cover.
-
-    Returns the ranks over every line (n,) and the best line of each pair, counted from
-    its first line (p,) (PV-COV-8's best corner).
-    """
-    counts = np.diff(batch.rows)
-    rank = _line_ranks(built, batch, pairs)
-    width = int(counts.max()) + 1
-    local = np.arange(len(rank)) - np.repeat(batch.rows[:-1], counts)
-    best = np.minimum.reduceat(rank * width + local, batch.rows[:-1]) % width
-    return rank, best
-
-
 def _size(built: BuiltScene, token_id: str) -> int:
     """Size category index (``SIZES``) of a token of the scene."""
     return SIZES.index(built.scene.tokens[built.token_order[token_id]].size)
+
+
+@dataclass
+class _Lines:
+    """The ends of the pairs (``planning.Ends``): the spaces' centres (PV-COV-2).
+
+    ``best_corner`` (PV-COV-8): a source is the attacker's corners inset by ``inset`` px
+    (GEO-6, exact corners beside) instead. An area's source is its point of origin
+    (PV-COV-7). The exact line is searched between the spaces inset by GEO-6's 0.5 px (an
+    area's source: its point of origin, or the caster's whole space).
+    """
+
+    built: BuiltScene
+    best_corner: bool
+    inset: float
+    area: bool
+    found: dict[tuple[str, str], End] = field(default_factory=dict)
+
+    def token_end(self, token: Token, role: str) -> End:
+        key = (token.id, role)
+        if key not in self.found:
+            box = self.built.token_boxes[token.id]
+            if role == "source" and self.best_corner:
+                self.found[key] = End(
+                    sampling.space_corners(self.built, token, box, self.inset),
+                    self._inner(box, role),
+                    sampling.space_corners(self.built, token, box, 0.0),
+                )
+            else:
+                self.found[key] = End(sampling.centre(box), self._inner(box, role))
+        return self.found[key]
+
+    def pair_source(self, attacker: Token | None, target: Token, origin: Box | None) -> End:
+        assert origin is not None  # every token has its ends
+        return End(sampling.origin(origin[:2]), origin)
+
+    def _inner(self, box: Box, role: str) -> Box:
+        if role == "source" and self.area:
+            return box
+        return inset_box(box, DEFAULT_CORNER_INSET_PX)
+
+
+def _small_terrain(
+    built: BuiltScene, pairs: Sequence[tuple[Token | None, Token]], options: dict[str, Any]
+) -> Callable[[FloatArray], WallChoices] | None:
+    """PV-COV-8's ``ignore_small_terrain``: Large or larger targets trace no low obstacle.
+
+    Low obstacles set aside: ``cover: "low"`` walls and walls covering only part of the
+    line's band (GEO-5a). ``None`` without the option.
+    """
+    if not options.get("ignore_small_terrain"):
+        return None
+    tall = WallChoice(built.tall_walls, low_obstacles=False)
+    choice = [tall if SIZES.index(t.size) >= LARGE_ENOUGH else ALL_WALLS for _, t in pairs]
+    return lambda _sources: WallChoices.of(choice)
 
 
 class Pf2eVariant:
@@ -212,219 +241,109 @@ class Pf2eVariant:
         needed |= bool(sizes) and max(sizes) - min(sizes) >= 2
         return Measure("move", exact=("move",), blockers=detail or needed)
 
-    def cover_asks(
+    def cover_plan(
         self,
         built: BuiltScene,
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> Sequence[_Ask]:
-        """What ``cover`` traces for every pair (PV-COV-2, PV-COV-7, PV-COV-8).
-
-        Lines, creatures, walls; each token's sample points are found once. Many token
-        pairs are planned as one batch of arrays (``_planned``).
+    ) -> Plan:
+        """What ``covers`` traces for every pair (PV-COV-2, PV-COV-7, PV-COV-8).
 
         Raises
         ------
         RulesError
             An area attack without ``attack.origin`` and without an attacker.
         """
-        found: dict[tuple[str, float | None], FloatArray] = {}
-
-        def points(token: Token, inset: float | None) -> FloatArray:
-            """The space's centre (``inset`` None) or its corners inset by ``inset`` px."""
-            key = (token.id, inset)
-            if key not in found:
-                box = built.token_boxes[token.id]
-                found[key] = (
-                    sampling.centre(box)
-                    if inset is None
-                    else sampling.space_corners(built, token, box, inset)
-                )
-            return found[key]
-
-        planned = self._planned(built, pairs, attack, options, points)
-        if planned is not None:
-            return planned
-        return [self._ask(built, a, t, attack, options, points) for a, t in pairs]
-
-    def _planned(
-        self,
-        built: BuiltScene,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-        points: Callable[[Token, float | None], FloatArray],
-    ) -> _Asks | None:
-        """``cover_asks`` of many token pairs as arrays: the questions of ``_ask``.
-
-        ``None`` (plan pair by pair) for areas, ``ignore_small_terrain`` (a wall mask per
-        target size), the cases of ``pair_tokens`` and sample points of different counts.
-        """
-        if attack.kind == "area" or options.get("ignore_small_terrain"):
-            return None
-        found = pair_tokens(built, pairs)
-        if found is None:
-            return None
         best_corner = options.get("measure_from") == "best-corner"
-        centres = np.stack([points(tok, None) for tok in found.tokens])
-        sources = centres
-        exact = None
-        if best_corner:
-            inset = [points(tok, corner_inset(options)) for tok in found.tokens]
-            uninset = [points(tok, 0.0) for tok in found.tokens]
-            if len({p.shape for p in inset + uninset}) != 1:
-                return None
-            sources = np.stack(inset)
-            exact = (np.stack(uninset), centres)
-        inner = np.array(
-            [inset_box(built.token_boxes[tok.id], DEFAULT_CORNER_INSET_PX) for tok in found.tokens],
-            dtype=np.float64,
-        ).reshape(-1, 4)
-        questions, shared = plan_pairs(
-            built, pairs, found, (sources, centres), "every", (inner, inner), exact
-        )
-        return _Asks(questions, ["PV-COV-8"] if best_corner else [], shared)
+        ends = _Lines(built, best_corner, corner_inset(options), attack.kind == "area")
+        walls = _small_terrain(built, pairs, options)
+        return plan_pairs(built, pairs, attack, "every", ends, walls)
 
-    def _ask(
+    def _best(
         self,
         built: BuiltScene,
-        attacker: Token | None,
-        target: Token,
-        attack: Attack,
-        options: dict[str, Any],
-        points: Callable[[Token, float | None], FloatArray],
-    ) -> _Ask:
-        """One pair of ``cover_asks``."""
-        target_box = built.token_boxes[target.id]
-        rules = []
-        source_box, source_span, from_origin = attack_source(built, attacker, target, attack)
-        exact_sources = None
-        if from_origin:
-            sources = sampling.origin(source_box[:2])
-            rules.append("PV-COV-7")
-        elif options.get("measure_from") == "best-corner":
-            assert attacker is not None
-            sources = points(attacker, corner_inset(options))
-            exact_sources = points(attacker, 0.0)
-            rules.append("PV-COV-8")
-        else:
-            assert attacker is not None
-            sources = points(attacker, None)
-        shared, excluded = shared_space(
-            built, attacker, target, source_box, from_origin, source_span
-        )
-        wall_mask = None
-        low_obstacles = True
-        if options.get("ignore_small_terrain") and SIZES.index(target.size) >= LARGE_ENOUGH:
-            # Low obstacles set aside: `cover: "low"` walls (None: there are none) and walls
-            # covering only part of the line's band (GEO-5a).
-            wall_mask = built.tall_walls
-            low_obstacles = False
-            rules.append("PV-COV-8")
-        inner_source = (
-            inset_box(source_box, DEFAULT_CORNER_INSET_PX)
-            if attacker is not None and attack.kind != "area"
-            else source_box
-        )
-        bottoms, tops = pair_band(source_span, target, built)
-        target_centre = points(target, None)
-        question = Question(
-            sources,
-            target_centre,
-            "every",
-            bottoms,
-            inner_source,
-            inset_box(target_box, DEFAULT_CORNER_INSET_PX),
-            excluded,
-            wall_mask,
-            tops=tops,
-            exact_points=None if exact_sources is None else (exact_sources, target_centre),
-            low_obstacles=low_obstacles,
-        )
-        return _Ask(question, rules)
-
-    def covers(
-        self,
-        built: BuiltScene,
-        asks: Sequence[_Ask],
-        measured: Sequence[Measured],
+        measured: MeasuredBatch,
         pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-    ) -> list[CoverResult]:
-        """Cover of every pair (PV-COV-1..8), as ``cover``.
-
-        What each line meets is ranked on arrays over all the pairs' lines (PV-COV-2,
-        PV-COV-3); each pair keeps its first line of least cover (PV-COV-8's best corner).
-        """
-        batch = MeasuredBatch.of(measured)
-        counts = np.diff(batch.rows)
-        if not len(asks) or not counts.all():
-            return cover_each(self, built, asks, measured, pairs, attack, options)
-        rank, best = _best_lines(built, batch, pairs)
-        table = {**ADVANTAGE_LEVELS, **(options.get("advantage_levels") or {})}
-        took = set(options.get("take_cover") or ())
-        loe = batch.clear("move").tolist()
-        steps = rank[batch.rows[:-1] + best].tolist()
-        return [
-            self._result(built, ask, batch, r, a, t, int(best[r]), steps[r], loe[r], table, took)
-            for r, (ask, (a, t)) in enumerate(zip(asks, pairs, strict=True))
-        ]
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Each pair's first line of least cover (PV-COV-8's best corner) and its step."""
+        groups = selection.groups(measured.rows, np.ones(len(pairs), dtype=np.intp))
+        return groups.weakest(_line_ranks(built, measured, pairs))
 
     def cover_ranks(
         self,
         built: BuiltScene,
-        asks: Sequence[_Ask],
+        plan: Plan,
         measured: MeasuredBatch,
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
     ) -> NDArray[np.int64]:
-        """Every pair's degree as its index in ``DEGREES`` (a matrix), as ``covers`` says.
+        """Every pair's degree as its index in ``DEGREES`` (a matrix), from ``FINAL_DEGREE``.
 
         Its best line's degree (PV-COV-2, PV-COV-3, PV-COV-8); total without line of effect
         (PV-COV-6); one step more for a target that took cover (PV-COV-4).
         """
-        counts = np.diff(measured.rows)
-        if not len(asks) or not counts.all():
-            found = self.covers(built, asks, measured, pairs, attack, options)
-            return np.array([DEGREES.index(c.cover) for c in found], dtype=np.int64)
-        rank, best = _best_lines(built, measured, pairs)
-        step = rank[measured.rows[:-1] + best].astype(np.int64)
+        _, step = self._best(built, measured, pairs)
         took = set(options.get("take_cover") or ())
-        took_cover = np.array([t.id in took for _, t in pairs], dtype=bool)
-        return FINAL_DEGREE[
-            step, measured.clear("move").astype(np.intp), took_cover.astype(np.intp)
-        ]
+        took_cover = np.array([t.id in took for _, t in pairs], dtype=np.intp)
+        return FINAL_DEGREE[step, measured.clear("move").astype(np.intp), took_cover]
 
-    def cover(
+    def covers(
         self,
         built: BuiltScene,
-        ask: _Ask,
-        measured: Measured,
-        attacker: Token | None,
-        target: Token,
+        plan: Plan,
+        measured: MeasuredBatch,
+        pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> CoverResult:
-        """Cover of ``target`` (PV-COV-1..8) from its measured lines.
+    ) -> list[CoverResult]:
+        """Cover of every pair (PV-COV-1..8) from its measured lines.
 
         Returns
         -------
-        CoverResult
+        list of CoverResult
             ``cover`` in ``none|lesser|standard|greater|total``, ``advantage_levels``
             from the table, ``can_hide`` (PV-COV-5), ``ac_bonus``/``save_bonus`` 0.
         """
-        return cover_through_covers(self, built, ask, measured, attacker, target, attack, options)
+        best, step = self._best(built, measured, pairs)
+        table = {**ADVANTAGE_LEVELS, **(options.get("advantage_levels") or {})}
+        took = set(options.get("take_cover") or ())
+        loe = measured.clear("move").tolist()
+        rules = self._rules(plan, options)
+        return [
+            self._result(built, rules(r, t), measured, r, t, b, s, e, table, took)
+            for r, ((_, t), b, s, e) in enumerate(
+                zip(pairs, best.tolist(), step.tolist(), loe, strict=True)
+            )
+        ]
+
+    def _rules(self, plan: Plan, options: dict[str, Any]) -> Callable[[int, Token], list[str]]:
+        """The rule ids of how pair r was measured, by ``(r, target)``.
+
+        From an area's origin (PV-COV-7), from the best corner or without small terrain
+        (PV-COV-8).
+        """
+        first = ["PV-COV-2"]
+        if plan.from_origin:
+            first.append("PV-COV-7")
+        elif options.get("measure_from") == "best-corner":
+            first.append("PV-COV-8")
+        small = bool(options.get("ignore_small_terrain"))
+
+        def rules(r: int, target: Token) -> list[str]:
+            if small and SIZES.index(target.size) >= LARGE_ENOUGH:
+                return [*first, "PV-COV-8"]
+            return list(first)
+
+        return rules
 
     def _result(
         self,
         built: BuiltScene,
-        ask: _Ask,
+        rules: list[str],
         batch: MeasuredBatch,
         r: int,
-        attacker: Token | None,
         target: Token,
         best: int,
         step: int,
@@ -432,11 +351,10 @@ class Pf2eVariant:
         table: dict[str, Any],
         took: set[str],
     ) -> CoverResult:
-        """The answer of pair ``r`` of ``batch`` whose line ``best`` gives the least cover.
+        """The answer of pair ``r`` whose line ``best`` gives the least cover.
 
         ``step``: that line's degree, as an index into ``STEPS`` (``_line_ranks``).
         """
-        rules = ["PV-COV-2", *ask.rules]
         degree = STEPS[step]
         k = int(batch.rows[r]) + best
         wall, creature = bool(batch.wall_blocked[k]), bool(batch.creature_blocked[k])
@@ -450,21 +368,17 @@ class Pf2eVariant:
             # Only low obstacles (`cover: "low"`, or walls covering part of the band, GEO-5a)
             # block the line: small terrain, standard cover (PV-COV-2), PV-COV-8's ruling.
             rules.append("PV-COV-8")
-            names = ", ".join(built.walls.names(low))
-            notes.append(
-                f"Low obstacle {names}: small terrain, standard cover (PV-COV-2); "
-                "none for a Large or larger target with ignore_small_terrain (PV-COV-8)."
-            )
+            notes.append(NOTES["small_terrain"].format(names=", ".join(built.walls.names(low))))
         before, degree = degree, _final_degree(step, loe_clear, target.id in took)
         if not loe_clear:
             rules.append("PV-COV-6")
-            notes.append("No line of effect: the target cannot be targeted.")
+            notes.append(NOTES["no_effect"])
         elif target.id in took:
             rules.append("PV-COV-4")
-            notes.append(f"Took cover: {before} -> {degree}.")
+            notes.append(NOTES["took_cover"].format(before=before, degree=degree))
         levels = 0 if degree == "total" else int(table[degree])
         rules.append("PV-COV-1")
-        if degree in ("standard", "greater"):
+        if degree in HIDING:
             rules.append("PV-COV-5")
         return CoverResult(
             target=target.id,
@@ -477,7 +391,7 @@ class Pf2eVariant:
             rules=rule_ids(tuple(rules)),
             lines=batch[r].lines(built.walls, slice(best, best + 1)),
             notes=tuple(notes),
-            can_hide=degree in ("standard", "greater", "total"),
+            can_hide=degree in (*HIDING, "total"),
         )
 
     def vision(

@@ -18,7 +18,7 @@ Decisions beyond RULES.md (also in ``OPTIONS`` and docs/decisions.md "starfinder
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -29,24 +29,20 @@ from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import FloatArray
 from service.geometry import sampling
-from service.geometry.measure import Measure, Measured, MeasuredBatch, Question, QuestionBatch
+from service.geometry.measure import Measure, MeasuredBatch, WallChoice
+from service.geometry.questions import Box
 from service.model import Token
+from service.rules import selection
 from service.rules.base import (
     Attack,
     CoverResult,
     Modifier,
     OptionSpec,
-    PlannedAsks,
     VisionResult,
-    attack_source,
-    cover_through_covers,
     has_low_obstacles,
-    pair_band,
-    pair_tokens,
-    plan_pairs,
     rule_ids,
-    shared_space,
 )
+from service.rules.planning import End, Plan, WallChoices, plan_pairs
 from service.rules.starfinder.concealment import concealment, miss_chance_of
 from service.rules.starfinder.flanking import DIAGONALS, flanking
 from service.rules.starfinder.obstacles import low_obstacle_mask, low_walls, partial_obstacles
@@ -100,46 +96,72 @@ OPTIONS = {
     **EXTRA_OPTIONS,  # GM options (service.rules.options) and this ruleset's vision ones
 }
 
+#: The answer's notes.
+NOTES = {
+    "no_effect": "No line of effect through the walls: total cover, cannot be attacked.",
+    "spread": "Measured {degree} from the origin; spread effects cancel it.",
+    "no_opportunity": "Cover: the attacker cannot make attacks of opportunity against it.",
+    "cut_corners": (
+        "SF-COV-1: the attacker's space has {total} square corners; the {kept} nearest the "
+        "target were tried."
+    ),
+}
+
+#: Degrees that are cover for SF-COV-2 (bonuses) and SF-COV-4 (no attacks of opportunity).
+COVERING = ("cover", "partial", "improved", "soft")
+
 # ---------------------------------------------------------------------------- rules
 
 
-class _Asks(PlannedAsks["_Ask"]):
-    """The asks of many pairs planned at once (``plan_pairs``).
+def _degree(
+    line_rank: int,
+    loe_clear: bool,
+    partial: bool,
+    area: bool,
+    rules: list[str],
+    notes: list[str],
+) -> str:
+    """The cover degree of one pair (SF-COV-1..4, 6..9); its rule ids and notes appended.
 
-    ``plan(r)``: what ``_result`` reads of pair r's ask, without making its ``Question``.
+    ``line_rank``: its weakest corner's ``LINE_RANK``; ``partial``: the target is one of the
+    GM's ``partial_cover``; ``area``: an area attack. No line of effect is total cover
+    (SF-COV-9); the GM's ``partial_cover`` turns cover into partial (SF-COV-7); an area
+    cancels any cover short of total (SF-COV-3).
     """
-
-    def __init__(
-        self,
-        questions: QuestionBatch,
-        shared: dict[int, Sequence[str]],
-        make: Callable[[int, Question, Sequence[str]], _Ask],
-        plan: Callable[[int], tuple[FloatArray, Any, FloatArray, list[str]]],
-    ) -> None:
-        super().__init__(questions, shared, make)
-        self.plan = plan
-
-
-def _padded(points: list[FloatArray]) -> FloatArray:
-    """Per-token points (s_i, 2) stacked as (k, max s_i, 2), padded with NaN.
-
-    The padding is never traced (``QuestionBatch.n_sources``).
-    """
-    most = max(len(p) for p in points)
-    out = np.full((len(points), most, 2), np.nan)
-    for i, p in enumerate(points):
-        out[i, : len(p)] = p
-    return out
+    degree = LINE_NAME[line_rank]
+    if not loe_clear:
+        degree = "total"
+        rules.append("SF-COV-9")
+        notes.append(NOTES["no_effect"])
+    elif degree in DEGREE_RULE:
+        rules.append(DEGREE_RULE[degree])
+    if degree == "cover" and partial:
+        degree = "partial"
+        rules.append("SF-COV-7")
+    if area and degree != "total":
+        if degree != "none":
+            notes.append(NOTES["spread"].format(degree=degree))
+        degree = "none"
+        rules.append("SF-COV-3")
+    if degree in COVERING:
+        rules += ["SF-COV-2", "SF-COV-4"]
+        notes.append(NOTES["no_opportunity"])
+    return degree
 
 
-@dataclass(frozen=True)
-class _Ask:
-    """What one Starfinder cover question traces (``Starfinder.cover_asks``)."""
-
-    question: Question
-    source_box: tuple[float, float, float, float]
-    target_corners: np.ndarray
-    notes: list[str]
+#: ``_degree`` as a table of ``DEGREES`` indices: [weakest corner's ``LINE_RANK``, line of
+#: effect, partial cover, area] (a matrix's cells).
+DEGREE_TABLE = np.array(
+    [
+        [
+            [[DEGREES.index(_degree(k, bool(e), bool(p), bool(a), [], [])) for a in (0, 1)]
+             for p in (0, 1)]
+            for e in (0, 1)
+        ]
+        for k in range(len(LINE_NAME))
+    ],
+    dtype=np.int64,
+)  # fmt: skip
 
 
 def _line_ranks(built: BuiltScene, batch: MeasuredBatch, attack: Attack) -> NDArray[np.int64]:
@@ -160,96 +182,94 @@ def _line_ranks(built: BuiltScene, batch: MeasuredBatch, attack: Attack) -> NDAr
     return rank
 
 
-#: What ``_result`` reads of one pair's ask: its sources, source box, target corners and notes.
-_Plan = tuple[FloatArray, Any, FloatArray, list[str]]
+@dataclass
+class _Corners:
+    """The corner ends of the pairs (``planning.Ends``), SF-COV-1.
 
-
-def _pairs_by_shape(
-    asks: Sequence[_Ask], counts: list[int]
-) -> tuple[dict[tuple[int, int], list[int]], Callable[[int], _Plan]]:
-    """The pairs grouped by (attacker corners, lines), and each pair's ``_Plan``.
-
-    ``counts``: the lines measured for each pair. A planned batch (``_Asks``) makes each
-    pair's ask only for its answer: its attackers of different sizes (``n_sources``) are one
-    group per number of corners.
+    A source is every corner of every square of the attacker's space (past
+    ``sampling.MAX_SOURCE_CORNERS``, those nearest the target: one end per pair, with a
+    note); a target the corners of its space; both inset by ``inset`` px, with the exact
+    corners beside when it is positive (GEO-6). The exact line is searched between the
+    spaces inset by at least GEO-6's 0.5 px; an area's source is its point of origin, or the
+    caster's whole space.
     """
-    shapes: dict[tuple[int, int], list[int]] = {}
-    if isinstance(asks, _Asks):
-        batch_of = asks.questions
-        used = batch_of.n_sources
-        if used is None:  # one shape
-            shapes[(batch_of.sources.shape[1], counts[0] if counts else 0)] = list(range(len(asks)))
-        else:  # attackers of different sizes: one shape per number of corners
-            per = batch_of.targets.shape[1]
-            for n in np.unique(used).tolist():
-                shapes[(n, n * per)] = np.flatnonzero(used == n).tolist()
-        return shapes, asks.plan
-    plans = [(a.question.sources, a.source_box, a.target_corners, a.notes) for a in asks]
-    for r, (sources, *_) in enumerate(plans):
-        shapes.setdefault((len(sources), counts[r]), []).append(r)
-    return shapes, plans.__getitem__
+
+    built: BuiltScene
+    inset: float
+    area: bool
+    found: dict[tuple[str, str], End | None] = field(default_factory=dict)
+
+    def token_end(self, token: Token, role: str) -> End | None:
+        key = (token.id, role)
+        if key not in self.found:
+            box = self.built.token_boxes[token.id]
+            if role == "target":
+                exact = sampling.space_corners(self.built, token, box, 0.0)
+                self.found[key] = End(
+                    sampling.space_corners(self.built, token, box, self.inset),
+                    self._inner(box, role),
+                    exact if self.inset > 0 else None,
+                )
+            else:
+                points, total = sampling.every_corner(self.built, token, box, self.inset)
+                cut = total > sampling.MAX_SOURCE_CORNERS  # one end per pair
+                self.found[key] = None if cut else self._source(token, box, points, total)
+        return self.found[key]
+
+    def pair_source(self, attacker: Token | None, target: Token, origin: Box | None) -> End:
+        if origin is not None:
+            return End(sampling.origin(origin[:2]), origin)
+        assert attacker is not None
+        box = self.built.token_boxes[attacker.id]
+        toward = box_centre(self.built.token_boxes[target.id])
+        points, total = sampling.every_corner(self.built, attacker, box, self.inset, toward)
+        return self._source(attacker, box, points, total)
+
+    def _inner(self, box: Box, role: str) -> Box:
+        if role == "source" and self.area:
+            return box
+        return inset_box(box, max(self.inset, DEFAULT_CORNER_INSET_PX))
+
+    def _source(self, token: Token, box: Box, points: FloatArray, total: int) -> End:
+        exact = None
+        if self.inset > 0:  # GEO-6: what the inset corners came from
+            every, _ = sampling.every_corner(self.built, token, box, 0.0)
+            exact = sampling.exact_points(points, every)
+        notes: tuple[str, ...] = ()
+        if total > len(points):
+            notes = (NOTES["cut_corners"].format(total=total, kept=len(points)),)
+        return End(points, self._inner(box, "source"), exact, notes)
 
 
-def _weakest_corners(
-    rank: NDArray[np.int64],
-    batch: MeasuredBatch,
-    shapes: dict[tuple[int, int], list[int]],
-    n_pairs: int,
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Each pair's weakest attacker corner and its ``LINE_RANK`` (SF-COV-1), shapes (n,).
+def _low_obstacles(
+    built: BuiltScene, pairs: Sequence[tuple[Token | None, Token]]
+) -> Callable[[FloatArray], WallChoices] | None:
+    """Each pair's walls as SF-COV-5 says (``planning.plan_pairs``'s ``walls``).
 
-    A corner is as strong as the strongest of its lines (``rank``, from ``_line_ranks``);
-    the attacker picks the weakest corner, the first of equals. One reduction per group of
-    ``shapes`` (``_pairs_by_shape``); a pair without corners or lines keeps corner 0, none.
+    A ``cover: "low"`` wall is left out of a pair's lines when it is over 30 ft from the
+    target or nearer the attacker (``low_obstacle_mask``, a note each); a wall of limited
+    height likewise where it covers only part of a line's band (``partial_obstacles``).
+    ``None`` when the scene has neither (every pair traces every wall).
     """
-    best = np.zeros(n_pairs, dtype=np.int64)
-    degree = np.zeros(n_pairs, dtype=np.int64)
-    for (n_sources, lines), members in shapes.items():
-        if not n_sources or not lines:
-            continue
-        at = np.asarray(members, dtype=np.intp)
-        idx = batch.rows[at][:, None] + np.arange(lines)
-        per_corner = rank[idx].reshape(len(at), n_sources, lines // n_sources).max(axis=2)
-        pick = np.argmin(per_corner, axis=1)  # the weakest corner, the first of equals
-        best[at], degree[at] = pick, per_corner[np.arange(len(at)), pick]
-    return best, degree
+    if not (low_walls(built) or built.heights):
+        return None
 
+    def choose(sources: FloatArray) -> WallChoices:
+        targets = np.array([built.token_boxes[t.id] for _, t in pairs], dtype=np.float64)
+        partial = partial_obstacles(built, sources, targets.reshape(-1, 4))
+        per_pair, notes = [], {}
+        for r, ((_, target), low) in enumerate(zip(pairs, partial, strict=True)):
+            mask: NDArray[np.bool_] | None = None
+            said: list[str] = []
+            if low_walls(built):
+                source = (sources[r, 0], sources[r, 1], sources[r, 2], sources[r, 3])
+                mask, said = low_obstacle_mask(built, source, built.token_boxes[target.id])
+            per_pair.append(WallChoice(mask, low))
+            if said:
+                notes[r] = tuple(said)
+        return WallChoices.of(per_pair, notes)
 
-def _degree(
-    line_rank: int,
-    loe_clear: bool,
-    partial: bool,
-    attack: Attack,
-    rules: list[str],
-    notes: list[str],
-) -> str:
-    """The cover degree of one pair (SF-COV-1..4, 6..9); its rule ids and notes appended.
-
-    ``line_rank``: its weakest corner's ``LINE_RANK``; ``partial``: the target is one of the
-    GM's ``partial_cover``. No line of effect is total cover
-    (SF-COV-9); the GM's ``partial_cover`` turns cover into partial (SF-COV-7); an area
-    cancels any cover short of total (SF-COV-3).
-    """
-    degree = LINE_NAME[line_rank]
-    if not loe_clear:
-        degree = "total"
-        rules.append("SF-COV-9")
-        notes.append("No line of effect through the walls: total cover, cannot be attacked.")
-    elif degree in DEGREE_RULE:
-        rules.append(DEGREE_RULE[degree])
-    if degree == "cover" and partial:
-        degree = "partial"
-        rules.append("SF-COV-7")
-    if attack.kind == "area" and degree != "total":
-        if degree != "none":
-            notes.append(f"Measured {degree} from the origin; spread effects cancel it.")
-        degree = "none"
-        rules.append("SF-COV-3")
-    if degree in ("cover", "partial", "improved", "soft"):
-        rules.append("SF-COV-2")
-        rules.append("SF-COV-4")
-        notes.append("Cover: the attacker cannot make attacks of opportunity against it.")
-    return degree
+    return choose
 
 
 class Starfinder:
@@ -286,17 +306,14 @@ class Starfinder:
             or has_low_obstacles(built),
         )
 
-    def cover_asks(
+    def cover_plan(
         self,
         built: BuiltScene,
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> Sequence[_Ask]:
-        """What ``cover`` traces for every pair (SF-COV-1, SF-COV-5).
-
-        Corners, creatures, walls, spaces; each token's corners are found once. Many token
-        pairs are planned as one batch of arrays (``_planned``).
+    ) -> Plan:
+        """What ``covers`` traces for every pair (SF-COV-1, SF-COV-5), as ``plan_pairs``.
 
         Raises
         ------
@@ -304,280 +321,103 @@ class Starfinder:
             An area attack without ``attack.origin`` and without an attacker.
         """
         inset = float(options.get("corner_inset") or 0.0)
-        found: dict[tuple[str, str, float], tuple[FloatArray, int]] = {}
+        ends = _Corners(built, inset, attack.kind == "area")
+        return plan_pairs(built, pairs, attack, "every", ends, _low_obstacles(built, pairs))
 
-        def corners(kind: str, token: Token, d: float) -> tuple[FloatArray, int]:
-            """``space_corners`` (``kind`` "space") or uncut ``every_corner`` ("every")."""
-            key = (kind, token.id, d)
-            if key not in found:
-                box = built.token_boxes[token.id]
-                if kind == "space":
-                    found[key] = (sampling.space_corners(built, token, box, d), 0)
-                else:
-                    found[key] = sampling.every_corner(built, token, box, d)
-            return found[key]
+    def _weakest(
+        self, built: BuiltScene, plan: Plan, batch: MeasuredBatch, attack: Attack
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], selection.Groups]:
+        """Each pair's weakest attacker corner and its ``LINE_RANK`` (SF-COV-1), and the groups.
 
-        planned = self._planned(built, pairs, attack, inset, corners)
-        if planned is not None:
-            return planned
-        partial = partial_obstacles(built, pairs, attack)
-        return [
-            self._ask(built, attacker, target, attack, inset, corners, low)
-            for (attacker, target), low in zip(pairs, partial, strict=True)
-        ]
-
-    def _planned(
-        self,
-        built: BuiltScene,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        inset: float,
-        corners: Callable[[str, Token, float], tuple[FloatArray, int]],
-    ) -> _Asks | None:
-        """``cover_asks`` of many token pairs as arrays: the questions of ``_ask``.
-
-        ``None`` (plan pair by pair) for areas, scenes with low obstacles (SF-COV-5: a wall
-        mask per pair) or walls of limited height (GEO-5a), attackers of more than
-        ``sampling.MAX_SOURCE_CORNERS`` corners, targets of different corner counts (hexes),
-        and the cases of ``pair_tokens``. Attackers of different sizes have different
-        numbers of corners: their points are padded to the most (``QuestionBatch.n_sources``).
+        A corner is as strong as the strongest of its lines; the attacker picks the weakest
+        corner, the first of equals.
         """
-        if attack.kind == "area" or low_walls(built) or built.heights:
-            return None
-        found = pair_tokens(built, pairs)
-        if found is None:
-            return None
-        every = [corners("every", tok, inset) for tok in found.tokens]
-        space = [corners("space", tok, inset)[0] for tok in found.tokens]
-        if any(total > sampling.MAX_SOURCE_CORNERS for _, total in every):
-            return None  # each pair cuts the attacker's corners to those nearest its target
-        if len({p.shape for p in space}) != 1:
-            return None
-        count = np.array([len(p) for p, _ in every], dtype=np.intp)
-        ragged = len(set(count.tolist())) > 1
-        sources = _padded([p for p, _ in every])
-        targets = np.stack(space)
-        exact = None
-        if inset > 0:  # GEO-6: what the inset corners came from
-            exact = (
-                _padded(
-                    [
-                        sampling.exact_points(p, corners("every", tok, 0.0)[0])
-                        for (p, _), tok in zip(every, found.tokens, strict=True)
-                    ]
-                ),
-                np.stack([corners("space", tok, 0.0)[0] for tok in found.tokens]),
-            )
-        inner = max(inset, DEFAULT_CORNER_INSET_PX)
-        boxes = [built.token_boxes[tok.id] for tok in found.tokens]
-        inner_boxes = np.array([inset_box(b, inner) for b in boxes], dtype=np.float64)
-        questions, shared = plan_pairs(
-            built,
-            pairs,
-            found,
-            (sources, targets),
-            "every",
-            (inner_boxes, inner_boxes),
-            exact,
-            count if ragged else None,
-        )
-        a, t = found.ends[:, 0].tolist(), found.ends[:, 1].tolist()
-        return _Asks(
-            questions,
-            shared,
-            lambda r, question, _: _Ask(question, boxes[a[r]], space[t[r]], []),
-            lambda r: (every[a[r]][0], boxes[a[r]], space[t[r]], []),
-        )
-
-    def _ask(
-        self,
-        built: BuiltScene,
-        attacker: Token | None,
-        target: Token,
-        attack: Attack,
-        inset: float,
-        corners: Callable[[str, Token, float], tuple[FloatArray, int]],
-        low_obstacles: NDArray[np.bool_] | bool,
-    ) -> _Ask:
-        """One pair of ``cover_asks``; ``low_obstacles`` its ``partial_obstacles``."""
-        target_box = built.token_boxes[target.id]
-        target_corners = corners("space", target, inset)[0]
-        notes: list[str] = []
-        source_box, source_span, from_origin = attack_source(built, attacker, target, attack)
-        if from_origin:
-            sources = sampling.origin(source_box[:2])
-        else:
-            assert attacker is not None
-            sources, total = corners("every", attacker, inset)
-            if total > sampling.MAX_SOURCE_CORNERS:  # cut to the corners nearest this target
-                toward = box_centre(target_box)
-                sources, total = sampling.every_corner(built, attacker, source_box, inset, toward)
-            if total > len(sources):
-                notes.append(
-                    f"SF-COV-1: the attacker's space has {total} square corners; the "
-                    f"{len(sources)} nearest the target were tried."
-                )
-        shared, excluded = shared_space(
-            built, attacker, target, source_box, from_origin, source_span
-        )
-        wall_mask, low_notes = low_obstacle_mask(built, source_box, target_box)
-        notes += low_notes
-        inner = max(inset, DEFAULT_CORNER_INSET_PX)
-        inner_source = (
-            inset_box(source_box, inner)
-            if attacker is not None and attack.kind != "area"
-            else source_box
-        )
-        bottoms, tops = pair_band(source_span, target, built)
-        exact = None
-        if inset > 0:  # GEO-6: what the inset corners came from
-            exact_sources = sources
-            if not from_origin:
-                assert attacker is not None
-                every, _ = corners("every", attacker, 0.0)
-                exact_sources = sampling.exact_points(sources, every)
-            exact = (exact_sources, corners("space", target, 0.0)[0])
-        question = Question(
-            sources,
-            target_corners,
-            "every",
-            bottoms,
-            inner_source,
-            inset_box(target_box, inner),
-            excluded,
-            wall_mask,
-            tops=tops,
-            exact_points=exact,
-            low_obstacles=low_obstacles,
-        )
-        return _Ask(question, source_box, target_corners, notes)
-
-    def covers(
-        self,
-        built: BuiltScene,
-        asks: Sequence[_Ask],
-        measured: Sequence[Measured],
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-    ) -> list[CoverResult]:
-        """Cover and concealment of every pair, as ``cover``.
-
-        What each line meets is ranked on arrays over all the pairs' lines; the weakest
-        attacker corner of the pairs with the same numbers of lines by one reduction.
-        """
-        batch = MeasuredBatch.of(measured)
-        shapes, plan_of = _pairs_by_shape(asks, np.diff(batch.rows).tolist())
-        best, degree = _weakest_corners(_line_ranks(built, batch, attack), batch, shapes, len(asks))
-        best_of, degree_of = best.tolist(), degree.tolist()
-        loe_of, los_of = batch.clear("move").tolist(), batch.clear("sight").tolist()
-        return [
-            self._result(
-                built,
-                plan_of(r),
-                batch,
-                r,
-                *pairs[r],
-                attack,
-                options,
-                best_of[r],
-                degree_of[r],
-                loe_of[r],
-                los_of[r],
-            )
-            for r in range(len(asks))
-        ]
+        groups = selection.groups(batch.rows, plan.pairs.lines_per_source())
+        strongest = groups.reduce(_line_ranks(built, batch, attack), np.maximum)
+        best, rank = groups.weakest(strongest.astype(np.int64))
+        return best, rank, groups
 
     def cover_ranks(
         self,
         built: BuiltScene,
-        asks: Sequence[_Ask],
+        plan: Plan,
         measured: MeasuredBatch,
         pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
     ) -> NDArray[np.int64]:
-        """Every pair's degree as its index in ``DEGREES`` (a matrix), as ``covers`` says.
-
-        ``_degree`` tabulated once over its few inputs and read for every pair: the weakest
-        corner's degree (SF-COV-1, 2, 4, 6, 8), total without line of effect (SF-COV-9),
-        partial for the GM's ``partial_cover`` targets (SF-COV-7), none against an area short
-        of total (SF-COV-3).
-        """
-        shapes, _ = _pairs_by_shape(asks, np.diff(measured.rows).tolist())
-        _, line_rank = _weakest_corners(
-            _line_ranks(built, measured, attack), measured, shapes, len(asks)
-        )
+        """Every pair's degree as its index in ``DEGREES`` (a matrix), from ``DEGREE_TABLE``."""
+        _, line_rank, _ = self._weakest(built, plan, measured, attack)
         partial = set(options.get("partial_cover") or ())
         marked = np.array([t.id in partial for _, t in pairs], dtype=np.intp)
-        table = np.array(  # ``_degree`` of every (corner rank, line of effect, partial)
-            [
-                [[DEGREES.index(_degree(k, bool(e), bool(p), attack, [], [])) for p in (0, 1)]
-                 for e in (0, 1)]
-                for k in range(len(LINE_NAME))
-            ],
-            dtype=np.int64,
-        )  # fmt: skip
-        return table[line_rank, measured.clear("move").astype(np.intp), marked]
+        loe = measured.clear("move").astype(np.intp)
+        return DEGREE_TABLE[line_rank, loe, marked, int(attack.kind == "area")]
 
-    def cover(
+    def covers(
         self,
         built: BuiltScene,
-        ask: _Ask,
-        measured: Measured,
-        attacker: Token | None,
-        target: Token,
+        plan: Plan,
+        measured: MeasuredBatch,
+        pairs: Sequence[tuple[Token | None, Token]],
         attack: Attack,
         options: dict[str, Any],
-    ) -> CoverResult:
-        """Cover and concealment of ``target`` (SF-COV-1..9, SF-CON-1..5, SF-PRN-1/2).
+    ) -> list[CoverResult]:
+        """Cover and concealment of every pair (SF-COV-1..9, SF-CON-1..5, SF-PRN-1/2).
 
         ``melee`` ignores soft cover (SF-COV-6); ``area`` cancels cover (SF-COV-3).
 
         Returns
         -------
-        CoverResult
+        list of CoverResult
             ``cover`` in ``none|partial|cover|soft|improved|total``; ``ac_bonus``/
             ``save_bonus`` (Reflex); ``concealment`` and ``miss_chance``; ``lines`` from the
             attacker's chosen corner; ``modifiers`` for prone creatures.
         """
-        return cover_through_covers(self, built, ask, measured, attacker, target, attack, options)
+        best, rank, groups = self._weakest(built, plan, measured, attack)
+        found = zip(
+            best.tolist(),
+            rank.tolist(),
+            measured.clear("move").tolist(),
+            measured.clear("sight").tolist(),
+            strict=True,
+        )
+        return [
+            self._result(
+                built, plan, measured, r, *pairs[r], attack, options, groups.lines_of(r, b), *f
+            )
+            for r, (b, *f) in enumerate(found)
+        ]
 
     def _result(
         self,
         built: BuiltScene,
-        plan: tuple[FloatArray, tuple[float, float, float, float], FloatArray, list[str]],
+        plan: Plan,
         batch: MeasuredBatch,
         r: int,
         attacker: Token | None,
         target: Token,
         attack: Attack,
         options: dict[str, Any],
-        best: int,
+        lines: slice,
         best_rank: int,
         loe_clear: bool,
         los_clear: bool,
     ) -> CoverResult:
-        """The answer of pair ``r`` of ``batch``, whose weakest corner ``best`` it chose.
-
-        ``plan``: its ask's sources, source box, target corners and notes (``_Ask``);
-        ``best_rank``: that corner's degree as a ``LINE_RANK`` (none without corners).
-        """
-        sources, source_box, target_corners, ask_notes = plan
-        k = len(target_corners)  # lines per attacker corner: 4, or 6 on hexes
+        """The answer of pair ``r``, whose weakest corner's ``lines`` give ``best_rank``."""
         rules = ["SF-COV-1"]
-        notes = list(ask_notes)
+        notes = list(plan.notes.get(r, ()))
         partial = target.id in (options.get("partial_cover") or ())
-        degree = _degree(best_rank, loe_clear, partial, attack, rules, notes)
+        degree = _degree(best_rank, loe_clear, partial, attack.kind == "area", rules, notes)
         found = "none"
         if degree != "total":
+            source_box = tuple(plan.source_boxes[r].tolist())
             found = concealment(
                 built,
                 attacker,
                 target,
                 attack,
-                source_box,
-                lambda: (sources, target_corners),
+                source_box,  # type: ignore[arg-type]
+                lambda: plan.pairs.points(r),
                 options,
                 rules,
             )
@@ -591,7 +431,7 @@ class Starfinder:
         # wall covering only part of a chosen line's band (GEO-5a).
         if any(n.startswith("SF-COV-5") for n in notes) or (
             has_low_obstacles(built)
-            and any(batch[r].low_walls(j, built.walls) for j in range(k * best, k * best + k))
+            and any(batch[r].low_walls(j, built.walls) for j in range(lines.start, lines.stop))
         ):
             rules.append("SF-COV-5")
         modifiers = self._prone(built, attacker, target, attack)
@@ -606,7 +446,7 @@ class Starfinder:
             can_target=degree != "total",
             line_of_effect=loe_clear,
             rules=rule_ids(tuple(rules)),
-            lines=batch[r].lines(built.walls, slice(k * best, k * best + k)),
+            lines=batch[r].lines(built.walls, lines),
             notes=tuple(notes),
             concealment=found,
             miss_chance=chance,

@@ -13,17 +13,13 @@ scene px.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import shapely
 from numpy.typing import NDArray
 
 from service.engine.grids import feet_to_units
 from service.engine.scene import BuiltScene
-from service.engine.walls import WallIndex
-from service.model import Token
-from service.rules.base import Attack, attack_source
+from service.engine.walls import FloatArray, WallIndex
 
 #: SF-COV-5: a low obstacle gives cover only within 30 ft (6 squares) of the target, in
 #: feet: converted to the scene's units (GEO-8, 9 m on a metric scene).
@@ -99,34 +95,24 @@ def low_obstacle_mask(
 
 
 def partial_obstacles(
-    built: BuiltScene,
-    pairs: Sequence[tuple[Token | None, Token]],
-    attack: Attack,
+    built: BuiltScene, source: FloatArray, target: FloatArray
 ) -> list[NDArray[np.bool_] | bool]:
     """Walls that may block as low obstacles where they cover part of a band (GEO-5a).
 
     SF-COV-5 for walls with a height range near each pair: one farther than 6 squares
     from the target, or nearer the attacker than the target, gives no cover where it
     covers only part of a line's band (where it covers all of it, it blocks as a wall).
-    Per pair: ``True`` (every such wall may), or a mask of the walls that may.
-
-    Raises
-    ------
-    RulesError
-        An area attack without ``attack.origin`` and without an attacker
-        (``attack_source``).
+    ``source`` and ``target`` (q, 4) px: each pair's source (an area's point of origin as a
+    box of no size, ``planning.attack_source``) and target spaces. Per pair: ``True`` (every
+    such wall may), or a mask of the walls that may.
 
     Cost: one tree query of the pairs' bounding boxes and one vectorised distance per
     (pair, wall of limited height in its box).
     """
-    out: list[NDArray[np.bool_] | bool] = [True] * len(pairs)
+    out: list[NDArray[np.bool_] | bool] = [True] * len(source)
     walls = built.walls
-    if not built.heights or not walls.size or not pairs:
+    if not built.heights or not walls.size or not len(source):
         return out
-    source = np.array(
-        [attack_source(built, a, t, attack)[0] for a, t in pairs], dtype=np.float64
-    ).reshape(-1, 4)
-    target = np.array([built.token_boxes[t.id] for _, t in pairs], dtype=np.float64)
     hulls = shapely.box(
         np.minimum(source[:, 0], target[:, 0]),
         np.minimum(source[:, 1], target[:, 1]),
@@ -151,7 +137,7 @@ def partial_obstacles(
     grid = built.scene.grid
     reach = feet_to_units(LOW_OBSTACLE_FT, grid)
     bad: list[tuple[NDArray[np.intp], NDArray[np.intp]]] = []
-    for start in range(0, len(pairs), _PAIRS_AT_ONCE):  # bounded memory per step
+    for start in range(0, len(source), _PAIRS_AT_ONCE):  # bounded memory per step
         pair, near = tree.query(hulls[start : start + _PAIRS_AT_ONCE])
         pair += start
         near = limited[near]
