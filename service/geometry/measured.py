@@ -130,6 +130,10 @@ class Measured:
         partial = set(self.low_blockers[k]) if self.low_blockers else set()
         return [w for w in self.wall_blockers[k] if w in partial or walls.walls[w].cover == "low"]
 
+    def any_low_walls(self, rows: slice, walls: WallIndex) -> bool:
+        """Whether a low obstacle (``low_walls``) blocks one of the lines ``rows``."""
+        return any(self.low_walls(k, walls) for k in range(len(self.segments))[rows])
+
     def lines(self, walls: WallIndex, rows: slice = slice(None)) -> tuple[TracedLine, ...]:
         """The ``rows`` of this pair as answer lines naming what blocks them."""
         out = []

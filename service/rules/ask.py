@@ -24,7 +24,7 @@ from service.geometry.measure import MeasuredBatch, measure
 from service.model import Token
 from service.rules.base import Attack, CoverResult, RuleSystem, VisionResult
 from service.rules.options import without_set_aside
-from service.rules.planning import Plan
+from service.rules.planning import Asked, Plan
 from service.senses import locate_all, perceive_all
 
 
@@ -61,7 +61,7 @@ def cover_all(
         A pair the ruleset cannot answer (e.g. an area without origin or attacker).
     """
     plan, measured = _measured(system, built, pairs, attack, options, True, budget)
-    return system.covers(built, plan, measured, pairs, attack, options)
+    return system.covers(Asked(built, plan, measured, pairs, attack, options))
 
 
 def degrees_all(
@@ -79,7 +79,7 @@ def degrees_all(
     answer object is made. Parameters, errors and cost as ``cover_all``.
     """
     plan, measured = _measured(system, built, pairs, attack, options, False, budget)
-    ranks = system.cover_ranks(built, plan, measured, pairs, attack, options)
+    ranks = system.cover_ranks(Asked(built, plan, measured, pairs, attack, options))
     return [system.cover_degrees[k] for k in ranks.tolist()]
 
 

@@ -16,12 +16,12 @@ from numpy.typing import NDArray
 
 from service.engine.scene import BuiltScene
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
-from service.geometry.measure import Blocker, Measure, MeasuredBatch, TracedLine
+from service.geometry.measure import Blocker, Measure, TracedLine
 from service.model import Token
 from service.senses import SenseOrder, SenseReport
 
 if TYPE_CHECKING:  # planning imports this module's Attack
-    from service.rules.planning import Plan
+    from service.rules.planning import Asked, Plan
 
 AttackKind = Literal["melee", "ranged", "area", "spell"]
 
@@ -171,27 +171,11 @@ class RuleSystem(Protocol):
         """
         ...
 
-    def covers(
-        self,
-        built: BuiltScene,
-        plan: Plan,
-        measured: MeasuredBatch,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-    ) -> list[CoverResult]:
-        """Cover of every pair, in order, with its lines and notes."""
+    def covers(self, asked: Asked) -> list[CoverResult]:
+        """Cover of every pair of ``asked``, in order, with its lines and notes."""
         ...
 
-    def cover_ranks(
-        self,
-        built: BuiltScene,
-        plan: Plan,
-        measured: MeasuredBatch,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-    ) -> NDArray[np.int64]:
+    def cover_ranks(self, asked: Asked) -> NDArray[np.int64]:
         """The degree of every pair as its index in ``cover_degrees``, shape (p,).
 
         The degree ``covers`` would answer, read from the measurement's arrays without an

@@ -70,9 +70,7 @@ def set_aside(built: BuiltScene, options: dict[str, Any]) -> frozenset[str]:
     return frozenset(tok.id for tok in built.scene.tokens if any(t(tok) for t in tests))
 
 
-def without_set_aside(
-    built: BuiltScene, pairs: Pairs, options: dict[str, Any]
-) -> Pairs:
+def without_set_aside(built: BuiltScene, pairs: Pairs, options: dict[str, Any]) -> Pairs:
     """``pairs`` with the tokens ``set_aside`` excluded from every pair's obstacles."""
     ignored = set_aside(built, options)
     return pairs.with_set_aside(ignored) if ignored else pairs

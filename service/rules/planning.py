@@ -1,7 +1,7 @@
 """Plan the pairs of a cover request as one ``Pairs`` batch: one pair is a batch of one.
 
-A ruleset says which sample points each end of a pair has (``Ends``: a token's space as a
-source or as a target, an area's point of origin) and which walls its lines consider (a
+A ruleset says which sample points each end of a pair has (``Sampling``: a token's space as
+a source or as a target, an area's point of origin) and which walls its lines consider (a
 ``WallChoice`` per pair, SF-COV-5 and PV-COV-8); ``plan_pairs`` gathers each token's points
 once and makes every pair an index into them, the band from the attacker's vertical extent
 to the target's (GEO-5a), the creatures that do not block (GEO-7, 5E-COV-7) and the table of
@@ -16,15 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from service.engine.scene import BuiltScene
-from service.engine.spaces import boxes_overlap
+from service.engine.spaces import box_centre, boxes_overlap, inset_box
 from service.engine.walls import FloatArray
 from service.errors import RulesError
+from service.geometry import sampling
+from service.geometry.measured import MeasuredBatch
 from service.geometry.questions import ALL_WALLS, Box, Pairing, Pairs, WallChoice
 from service.model import Token
 from service.rules.base import Attack
@@ -49,23 +51,108 @@ class End:
     notes: tuple[str, ...] = ()
 
 
-class Ends(Protocol):
-    """A ruleset's ends of a request's pairs (``plan_pairs`` asks each once per token)."""
+#: What a space gives as sample points (``Sampling``).
+PointKind = Literal["space corners", "every corner", "centre"]
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Which sample points a ruleset's lines join: a table per ruleset (GEO-6).
+
+    Attributes
+    ----------
+    source, target : {"space corners", "every corner", "centre"}
+        A space's corners (``sampling.space_corners``: four, six on hexes, 5E-COV-5), every
+        corner of every square of it (``sampling.every_corner``, SF-COV-1) or its centre
+        (PV-COV-2).
+    inset : float
+        px by which corners move toward their square's centre (GEO-6).
+    exact : {"always", "when inset"}
+        When the exact corners go beside inset corners (a centre has none).
+    inner_inset : float
+        px by which the spaces the exact line is searched between are inset, at least
+        (5E-LOE-2).
+    inner_follows_inset : bool
+        Those spaces are inset by ``inset`` when it is more than ``inner_inset``.
+    origin_per_target_point : bool
+        An area's point of origin is repeated once per target point (paired lines); else one
+        point.
+    area_caster_whole : bool
+        An area's caster (an area without origin) searches the exact line from its whole
+        space, not inset.
+    cut_note : str
+        Said of a pair whose source has more than ``sampling.MAX_SOURCE_CORNERS`` corners,
+        cut to the ones nearest the target (``{total}``, ``{kept}``).
+    """
+
+    source: PointKind
+    target: PointKind
+    inset: float = 0.0
+    exact: Literal["always", "when inset"] = "always"
+    inner_inset: float = 0.0
+    inner_follows_inset: bool = True
+    origin_per_target_point: bool = False
+    area_caster_whole: bool = False
+    cut_note: str = "{kept} of the {total} corners nearest the target were tried."
+
+
+@dataclass
+class _Ends:
+    """The ends of a request's pairs as ``Sampling`` says, each token's found once."""
+
+    built: BuiltScene
+    how: Sampling
+    area: bool
+    found: dict[tuple[str, str], End | None] = field(default_factory=dict)
 
     def token_end(self, token: Token, role: Role) -> End | None:
-        """The end ``token``'s space gives as a source or a target.
-
-        ``None`` (sources only): one end per pair, from ``pair_source``.
-        """
-        ...
+        """The end ``token``'s space gives; ``None``: one per pair (corners cut per target)."""
+        key = (token.id, role)
+        if key not in self.found:
+            self.found[key] = self._end(token, role, None)
+        return self.found[key]
 
     def pair_source(self, attacker: Token | None, target: Token, origin: Box | None) -> End:
-        """The source end of one pair alone.
+        """An area's point of origin, or an attacker's corners nearest ``target``."""
+        if origin is None:
+            assert attacker is not None
+            toward = box_centre(self.built.token_boxes[target.id])
+            end = self._end(attacker, "source", toward)
+            assert end is not None
+            return end
+        count = 1
+        if self.how.origin_per_target_point:
+            target_end = self.token_end(target, "target")
+            assert target_end is not None
+            count = len(target_end.points)
+        return End(sampling.origin(origin[:2], count), origin)
 
-        An area's point of origin (``origin``, a box of no size; ``attacker`` ``None`` or
-        the caster), or (``origin`` ``None``) an attacker whose ``token_end`` is ``None``.
-        """
-        ...
+    def _end(self, token: Token, role: Role, toward: tuple[float, float] | None) -> End | None:
+        how, built = self.how, self.built
+        box = built.token_boxes[token.id]
+        kind = how.source if role == "source" else how.target
+        inner = self._inner(box, role)
+        if kind == "centre":
+            return End(sampling.centre(box), inner)
+        with_exact = how.exact == "always" or how.inset > 0
+        if kind == "space corners":
+            exact = sampling.space_corners(built, token, box, 0.0) if with_exact else None
+            return End(sampling.space_corners(built, token, box, how.inset), inner, exact)
+        points, total = sampling.every_corner(built, token, box, how.inset, toward)
+        if toward is None and total > sampling.MAX_SOURCE_CORNERS:
+            return None  # cut to the corners nearest each target
+        exact = None
+        if with_exact:  # GEO-6: what the inset corners came from
+            exact = sampling.exact_points(points, sampling.every_corner(built, token, box, 0.0)[0])
+        notes = (how.cut_note.format(total=total, kept=len(points)),) if total > len(points) else ()
+        return End(points, inner, exact, notes)
+
+    def _inner(self, box: Box, role: Role) -> Box:
+        how = self.how
+        if role == "source" and self.area and how.area_caster_whole:
+            return box
+        d = max(how.inset, how.inner_inset) if how.inner_follows_inset else how.inner_inset
+        return inset_box(box, d)
 
 
 @dataclass(frozen=True)
@@ -123,6 +210,22 @@ class Plan:
 
     def __len__(self) -> int:
         return len(self.pairs)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A cover request planned and measured: what ``covers`` and ``cover_ranks`` rule on.
+
+    Made by ``service.rules.ask``; ``pairs`` ``(attacker or None, target)`` in order;
+    ``options`` the ruleset's, checked.
+    """
+
+    built: BuiltScene
+    plan: Plan
+    measured: MeasuredBatch
+    pairs: Sequence[TokenPair]
+    attack: Attack
+    options: dict[str, Any]
 
 
 def attack_source(
@@ -268,7 +371,7 @@ def _sources(
     attack: Attack,
     tokens: list[Token],
     ends_of: NDArray[np.intp],
-    ends: Ends,
+    ends: _Ends,
 ) -> tuple[_Table, NDArray[np.intp], FloatArray, FloatArray]:
     """Each pair's source end (a row of the table), source box (q, 4) and span (q, 2)."""
     table = _Table()
@@ -331,7 +434,7 @@ def plan_pairs(
     pairs: Sequence[TokenPair],
     attack: Attack,
     pairing: Pairing,
-    ends: Ends,
+    how: Sampling,
     walls: Callable[[FloatArray], WallChoices] | None = None,
 ) -> Plan:
     """The ``Plan`` of every ``(attacker, target)`` pair (attacker ``None``: an area's origin).
@@ -341,10 +444,10 @@ def plan_pairs(
     built : BuiltScene
     pairs : sequence of (Token or None, Token)
     attack : Attack
-        An area with ``origin``: every pair's source is that point (``Ends.pair_source``).
+        An area with ``origin``: every pair's source is that point.
     pairing : {"paired", "every"}
         ``Pairs.pairing``.
-    ends : Ends
+    how : Sampling
         The ruleset's sample points.
     walls : callable, optional
         Each pair's wall choice from the pairs' source boxes (q, 4) px (default: every wall,
@@ -363,6 +466,7 @@ def plan_pairs(
         An area attack without ``attack.origin`` and without an attacker.
     """
     tokens, ends_of = _token_rows(built, pairs)
+    ends = _Ends(built, how, attack.kind == "area")
     sources, source_row, boxes, spans = _sources(built, pairs, attack, tokens, ends_of, ends)
     from_origin = attack.kind == "area" and attack.origin is not None
     targets = _Table()

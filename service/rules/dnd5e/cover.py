@@ -9,34 +9,33 @@ creature (GEO-7); the tables below map those counts to a degree (``GROUP_DEGREE`
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from service.engine.scene import BuiltScene
-from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
-from service.geometry import sampling
-from service.geometry.measure import Measure, MeasuredBatch
-from service.geometry.questions import Box
+from service.geometry.measure import Measure
+from service.geometry.questions import Pairing
 from service.model import Token
 from service.rules import selection
 from service.rules.base import (
     Attack,
     CoverResult,
     OptionSpec,
-    VisionResult,
     corner_inset,
     has_low_obstacles,
     rule_ids,
 )
 from service.rules.dnd5e.modifiers import scene_modifiers
 from service.rules.dnd5e.vision import EXTRA_OPTIONS, SENSES, vision
-from service.rules.planning import End, Plan, plan_pairs
-from service.senses import SenseOrder, SenseReport
+from service.rules.planning import Asked, Plan, Sampling, plan_pairs
+from service.rules.rulings import Ruling, rulings
+from service.senses import SenseOrder
 
 # ---------------------------------------------------------------------------- tables
 
@@ -78,28 +77,23 @@ class Method:
 
     ``pairing`` ``paired``: line k from source corner k to target corner k (4 lines, one
     group); ``every``: every source corner to every target corner (4 groups of 4, one per
-    source corner; the attacker picks the best). ``sealed_total``: 4 blocked lines in a
-    group are total only without any line of effect. ``hex_table``: the table for the six
-    corners of hex spaces.
+    source corner; the attacker picks the best). ``tables``: blocked lines -> degree, by
+    lines per group (4 corners, 6 on hexes). ``sealed_total``: every line of a group blocked
+    is total only without any line of effect.
     """
 
     rule: str
-    pairing: str
-    table: dict[int, str]
+    pairing: Pairing
+    tables: dict[int, dict[int, str]]
     sealed_total: bool
-    hex_table: dict[int, str]
-
-    def degree(self, blocked: int, lines: int) -> str:
-        """The degree of ``blocked`` lines out of a group of ``lines`` (4 or 6 on hexes)."""
-        return (self.hex_table if lines == 6 else self.table)[blocked]
 
 
 METHODS = {
     "paired-corners": Method(
-        "5E-COV-5", "paired", PAIRED_CORNERS, sealed_total=False, hex_table=PAIRED_CORNERS_HEX
+        "5E-COV-5", "paired", {4: PAIRED_CORNERS, 6: PAIRED_CORNERS_HEX}, sealed_total=False
     ),
     "dmg-corner": Method(
-        "5E-COV-8", "every", DMG_CORNER, sealed_total=True, hex_table=DMG_CORNER_HEX
+        "5E-COV-8", "every", {4: DMG_CORNER, 6: DMG_CORNER_HEX}, sealed_total=True
     ),
 }
 
@@ -120,21 +114,35 @@ OPTIONS = {
     **EXTRA_OPTIONS,  # GM options (service.rules.options) and this ruleset's vision ones
 }
 
+#: 5E-COV-5: the corners of both spaces, inset by ``corner_inset`` (GEO-6) with the exact
+#: corners beside; the exact line between the spaces inset as much; an area's point of
+#: origin once per target corner.
+SAMPLING = Sampling("space corners", "space corners", origin_per_target_point=True)
+
 #: Each degree's rank in ``DEGREES``.
 RANK = {degree: k for k, degree in enumerate(DEGREES)}
 
 #: Lines per group: the four corners of a square or gridless space, the six of a hex.
 GROUP_LINES = (4, 6)
 
-#: The answer's notes.
-NOTES = {
-    "capped": "Creatures and low walls give at most half cover (5E-COV-3, 5E-COV-6).",
-    "total_by_corners": (
-        "All four corner lines are blocked (total cover by 5E-COV-5), although some "
-        "other straight line between the spaces is clear (5E-LOE-2)."
+#: What an answer cites and says for the facts of its pair, in order (``rulings``).
+RULINGS = (
+    Ruling("creatures decide", "5E-COV-6"),
+    Ruling(
+        "a low wall decides",
+        note="Creatures and low walls give at most half cover (5E-COV-3, 5E-COV-6).",
     ),
-    "shared": "Sharing a space, no cover from: ",
-}
+    Ruling("shared", "5E-COV-7"),
+    Ruling("covered", "5E-COV-4"),
+    Ruling(
+        "total with a line of effect",
+        note=(
+            "All four corner lines are blocked (total cover by 5E-COV-5), although some "
+            "other straight line between the spaces is clear (5E-LOE-2)."
+        ),
+    ),
+    Ruling("shared", note="Sharing a space, no cover from: {shared}"),
+)
 
 
 def _group_degree(
@@ -148,10 +156,11 @@ def _group_degree(
     blocked: ``Method.sealed_total``); creatures and low walls give at most
     ``CREATURE_CAP`` (5E-COV-6); the highest single source counts (5E-COV-4).
     """
-    wall = RANK[method.degree(full, lines)]
+    table = method.tables[lines]
+    wall = RANK[table[full]]
     if not loe_clear and (method.sealed_total or full < lines):
         wall = RANK["total"]
-    any_rank = RANK[method.degree(anything, lines)]
+    any_rank = RANK[table[anything]]
     return max(wall, min(any_rank, RANK[CREATURE_CAP])), any_rank > wall
 
 
@@ -187,36 +196,6 @@ def _method(options: dict[str, Any], attack: Attack) -> Method:
     if attack.kind == "area" and attack.origin is not None:
         return METHODS["paired-corners"]
     return METHODS[options.get("cover_method") or "paired-corners"]
-
-
-@dataclass
-class _Corners:
-    """The corner ends of the pairs (``planning.Ends``): each space's corners (5E-COV-5).
-
-    Inset by ``inset`` px toward the square's centre (GEO-6), with the exact corners beside;
-    the exact line is searched between the spaces inset as much. An area's point of origin
-    is repeated once per target corner (paired lines).
-    """
-
-    built: BuiltScene
-    inset: float
-    found: dict[str, End] = field(default_factory=dict)
-
-    def token_end(self, token: Token, role: str) -> End:
-        end = self.found.get(token.id)
-        if end is None:
-            box = self.built.token_boxes[token.id]
-            end = self.found[token.id] = End(
-                sampling.space_corners(self.built, token, box, self.inset),
-                inset_box(box, self.inset),
-                sampling.space_corners(self.built, token, box, 0.0),
-            )
-        return end
-
-    def pair_source(self, attacker: Token | None, target: Token, origin: Box | None) -> End:
-        assert origin is not None  # every token has corners
-        corners = len(self.token_end(target, "target").points)
-        return End(sampling.origin(origin[:2], corners), origin)
 
 
 class Dnd5e:
@@ -265,11 +244,11 @@ class Dnd5e:
         RulesError
             An area effect without ``origin`` and without an attacker.
         """
-        ends = _Corners(built, corner_inset(options))
-        return plan_pairs(built, pairs, attack, _method(options, attack).pairing, ends)  # type: ignore[arg-type]
+        how = dataclasses.replace(SAMPLING, inset=corner_inset(options))
+        return plan_pairs(built, pairs, attack, _method(options, attack).pairing, how)
 
     def _decided(
-        self, plan: Plan, batch: MeasuredBatch, method: Method
+        self, asked: Asked, method: Method
     ) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.int64], selection.Groups]:
         """Every pair's degree rank, creatures' part and deciding group, and the groups.
 
@@ -277,12 +256,12 @@ class Dnd5e:
         group's degree read from ``GROUP_DEGREE``; the group giving the least cover kept
         (5E-COV-8: the attacker's best corner, the first of equals).
         """
-        per = plan.pairs.lines_per_source() if method.pairing == "every" else plan.pairs.counts()
+        pairs, batch = asked.plan.pairs, asked.measured
+        per = pairs.lines_per_source() if method.pairing == "every" else pairs.counts()
         groups = selection.groups(batch.rows, per)
         full = groups.reduce(batch.full_blocked.astype(np.int64), np.add)
-        anything = groups.reduce(
-            (batch.wall_blocked | batch.creature_blocked).astype(np.int64), np.add
-        )
+        blocked = batch.wall_blocked | batch.creature_blocked
+        anything = groups.reduce(blocked.astype(np.int64), np.add)
         each = np.diff(groups.rows)
         loe = np.repeat(batch.clear("move").astype(np.intp), each)
         found = GROUP_DEGREE[method.rule][np.repeat(groups.size, each), full, anything, loe]
@@ -290,27 +269,11 @@ class Dnd5e:
         by_creature = selection.by_pair(groups, found[:, 1], group).astype(bool)
         return rank, by_creature, group, groups
 
-    def cover_ranks(
-        self,
-        built: BuiltScene,
-        plan: Plan,
-        measured: MeasuredBatch,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-    ) -> NDArray[np.int64]:
+    def cover_ranks(self, asked: Asked) -> NDArray[np.int64]:
         """Every pair's degree (5E-COV-1..8) as its index in ``DEGREES`` (a matrix)."""
-        return self._decided(plan, measured, _method(options, attack))[0]
+        return self._decided(asked, _method(asked.options, asked.attack))[0]
 
-    def covers(
-        self,
-        built: BuiltScene,
-        plan: Plan,
-        measured: MeasuredBatch,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-    ) -> list[CoverResult]:
+    def covers(self, asked: Asked) -> list[CoverResult]:
         """Cover of every pair (5E-COV-1..8) from its measured corner lines.
 
         Returns
@@ -319,55 +282,33 @@ class Dnd5e:
             ``cover`` in ``none|half|three-quarters|total``; ``ac_bonus``/``save_bonus``
             +2 / +5 (5E-COV-3); ``lines`` the traced lines of the deciding group.
         """
-        method = _method(options, attack)
-        rank, by_creature, group, groups = self._decided(plan, measured, method)
-        loe = measured.clear("move").tolist()
+        method = _method(asked.options, asked.attack)
+        rank, by_creature, group, groups = self._decided(asked, method)
+        found = zip(rank.tolist(), by_creature.tolist(), group.tolist(), strict=True)
+        loe = asked.measured.clear("move").tolist()
         return [
-            self._result(
-                built, method, plan, measured, r, *pair, attack, d, c, groups.lines_of(r, g), e
-            )
-            for r, (pair, d, c, g, e) in enumerate(
-                zip(pairs, rank.tolist(), by_creature.tolist(), group.tolist(), loe, strict=True)
-            )
+            self._result(asked, method, r, d, c, groups.lines_of(r, g), loe[r])
+            for r, (d, c, g) in enumerate(found)
         ]
 
     def _result(
-        self,
-        built: BuiltScene,
-        method: Method,
-        plan: Plan,
-        batch: MeasuredBatch,
-        r: int,
-        attacker: Token | None,
-        target: Token,
-        attack: Attack,
-        rank: int,
-        by_creature: bool,
-        lines: slice,
+        self, asked: Asked, method: Method, r: int, rank: int, by_creature: bool, lines: slice,
         loe_clear: bool,
-    ) -> CoverResult:
+    ) -> CoverResult:  # fmt: skip
         """The answer for pair ``r``, whose degree ``_decided`` found from the group ``lines``."""
-        degree = DEGREES[rank]
-        shared = plan.shared.get(r, ())
-        rules = ["5E-COV-1", "5E-COV-3", method.rule]
-        notes = []
-        if by_creature:
-            rules.append("5E-COV-6")
-            # Low walls: `cover: "low"` in the scene, or a wall covering only part of one of
-            # the deciding lines' band (GEO-5a).
-            if has_low_obstacles(built) and (
-                built.tall_walls is not None
-                or any(batch[r].low_walls(j, built.walls) for j in range(lines.start, lines.stop))
-            ):
-                notes.append(NOTES["capped"])
-        if shared:
-            rules.append("5E-COV-7")
-        if rank > 0:
-            rules.append("5E-COV-4")
-        if degree == "total" and loe_clear:
-            notes.append(NOTES["total_by_corners"])
-        if shared:
-            notes.append(NOTES["shared"] + ", ".join(shared))
+        built, (attacker, target), degree = asked.built, asked.pairs[r], DEGREES[rank]
+        shared = asked.plan.shared.get(r, ())
+        facts = {
+            "creatures decide": by_creature,
+            # `cover: "low"` in the scene, or a wall covering part of a deciding line (GEO-5a)
+            "a low wall decides": by_creature and has_low_obstacles(built) and (
+                built.tall_walls is not None or asked.measured[r].any_low_walls(lines, built.walls)
+            ),
+            "shared": bool(shared),
+            "covered": rank > 0,
+            "total with a line of effect": degree == "total" and loe_clear,
+        }  # fmt: skip
+        rules, notes = rulings(RULINGS, facts, {"shared": ", ".join(shared)})
         return CoverResult(
             target=target.id,
             cover=degree,
@@ -376,22 +317,14 @@ class Dnd5e:
             advantage_levels=0,
             can_target=degree != "total",
             line_of_effect=loe_clear,
-            rules=rule_ids(tuple(rules)),
-            lines=batch[r].lines(built.walls, lines),
+            rules=rule_ids(("5E-COV-1", "5E-COV-3", method.rule, *rules)),
+            lines=asked.measured[r].lines(built.walls, lines),
             notes=tuple(notes),
-            modifiers=scene_modifiers(built, attacker, target, attack),
+            modifiers=scene_modifiers(built, attacker, target, asked.attack),
         )
 
-    def vision(
-        self,
-        built: BuiltScene,
-        observer: Token,
-        target: Token,
-        report: SenseReport,
-        options: dict[str, Any],
-    ) -> VisionResult:
-        """See ``service.rules.dnd5e.vision.vision``."""
-        return vision(built, observer, target, report, options)
+    #: See ``service.rules.dnd5e.vision.vision``.
+    vision = staticmethod(vision)
 
     def vision_inset(self, options: dict[str, Any]) -> float:
         """Inset in px by which both spaces shrink before vision traces lines (GEO-6)."""

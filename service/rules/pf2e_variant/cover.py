@@ -8,34 +8,32 @@ sizes larger than both attacker and target). Degrees give levels of Advantage on
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from service.engine.scene import BuiltScene
-from service.engine.spaces import inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import FloatArray
-from service.geometry import sampling
 from service.geometry.measure import Measure, MeasuredBatch, WallChoice
-from service.geometry.questions import ALL_WALLS, Box
+from service.geometry.questions import ALL_WALLS
 from service.model import SIZES, Token
 from service.rules import selection
 from service.rules.base import (
     Attack,
     CoverResult,
     OptionSpec,
-    VisionResult,
     corner_inset,
     has_low_obstacles,
     rule_ids,
 )
 from service.rules.pf2e_variant.vision import EXTRA_OPTIONS, SENSES, vision
-from service.rules.planning import End, Plan, WallChoices, plan_pairs
-from service.senses import SenseOrder, SenseReport
+from service.rules.planning import Asked, Plan, Sampling, WallChoices, plan_pairs
+from service.rules.rulings import Ruling, rulings
+from service.senses import SenseOrder
 
 # ---------------------------------------------------------------------------- tables
 
@@ -83,14 +81,42 @@ LINE_DEGREE = {
     "nothing": "none",
 }
 
-#: The answer's notes.
-NOTES = {
-    "small_terrain": (
-        "Low obstacle {names}: small terrain, standard cover (PV-COV-2); none for a Large or "
-        "larger target with ignore_small_terrain (PV-COV-8)."
+#: What an answer cites and says for the facts of its pair, in order (``rulings``).
+RULINGS = (
+    Ruling("from an area's origin", "PV-COV-7"),
+    Ruling("from the best corner", "PV-COV-8"),
+    Ruling("small terrain ignored", "PV-COV-8"),
+    Ruling("much larger creature", "PV-COV-3"),
+    Ruling(
+        "only small terrain",
+        "PV-COV-8",
+        "Low obstacle {low}: small terrain, standard cover (PV-COV-2); none for a Large or "
+        "larger target with ignore_small_terrain (PV-COV-8).",
     ),
-    "no_effect": "No line of effect: the target cannot be targeted.",
-    "took_cover": "Took cover: {before} -> {degree}.",
+    Ruling("no line of effect", "PV-COV-6", "No line of effect: the target cannot be targeted."),
+    Ruling("took cover", "PV-COV-4", "Took cover: {before} -> {degree}."),
+    Ruling(None, "PV-COV-1"),
+    Ruling("can hide", "PV-COV-5"),
+)
+
+#: PV-COV-2: centre to centre; PV-COV-8's best corner: each attacker corner (inset by
+#: ``corner_inset``, GEO-6) to the target's centre. The exact line between the spaces inset
+#: by GEO-6's 0.5 px; an area's caster's from its whole space.
+SAMPLING = {
+    "center": Sampling(
+        "centre",
+        "centre",
+        inner_inset=DEFAULT_CORNER_INSET_PX,
+        inner_follows_inset=False,
+        area_caster_whole=True,
+    ),
+    "best-corner": Sampling(
+        "space corners",
+        "centre",
+        inner_inset=DEFAULT_CORNER_INSET_PX,
+        inner_follows_inset=False,
+        area_caster_whole=True,
+    ),
 }
 
 #: Degrees that let the target Hide (PV-COV-5).
@@ -160,46 +186,6 @@ def _size(built: BuiltScene, token_id: str) -> int:
     return SIZES.index(built.scene.tokens[built.token_order[token_id]].size)
 
 
-@dataclass
-class _Lines:
-    """The ends of the pairs (``planning.Ends``): the spaces' centres (PV-COV-2).
-
-    ``best_corner`` (PV-COV-8): a source is the attacker's corners inset by ``inset`` px
-    (GEO-6, exact corners beside) instead. An area's source is its point of origin
-    (PV-COV-7). The exact line is searched between the spaces inset by GEO-6's 0.5 px (an
-    area's source: its point of origin, or the caster's whole space).
-    """
-
-    built: BuiltScene
-    best_corner: bool
-    inset: float
-    area: bool
-    found: dict[tuple[str, str], End] = field(default_factory=dict)
-
-    def token_end(self, token: Token, role: str) -> End:
-        key = (token.id, role)
-        if key not in self.found:
-            box = self.built.token_boxes[token.id]
-            if role == "source" and self.best_corner:
-                self.found[key] = End(
-                    sampling.space_corners(self.built, token, box, self.inset),
-                    self._inner(box, role),
-                    sampling.space_corners(self.built, token, box, 0.0),
-                )
-            else:
-                self.found[key] = End(sampling.centre(box), self._inner(box, role))
-        return self.found[key]
-
-    def pair_source(self, attacker: Token | None, target: Token, origin: Box | None) -> End:
-        assert origin is not None  # every token has its ends
-        return End(sampling.origin(origin[:2]), origin)
-
-    def _inner(self, box: Box, role: str) -> Box:
-        if role == "source" and self.area:
-            return box
-        return inset_box(box, DEFAULT_CORNER_INSET_PX)
-
-
 def _small_terrain(
     built: BuiltScene, pairs: Sequence[tuple[Token | None, Token]], options: dict[str, Any]
 ) -> Callable[[FloatArray], WallChoices] | None:
@@ -255,49 +241,27 @@ class Pf2eVariant:
         RulesError
             An area attack without ``attack.origin`` and without an attacker.
         """
-        best_corner = options.get("measure_from") == "best-corner"
-        ends = _Lines(built, best_corner, corner_inset(options), attack.kind == "area")
-        walls = _small_terrain(built, pairs, options)
-        return plan_pairs(built, pairs, attack, "every", ends, walls)
+        how = SAMPLING[options.get("measure_from") or "center"]
+        how = dataclasses.replace(how, inset=corner_inset(options))
+        return plan_pairs(built, pairs, attack, "every", how, _small_terrain(built, pairs, options))
 
-    def _best(
-        self,
-        built: BuiltScene,
-        measured: MeasuredBatch,
-        pairs: Sequence[tuple[Token | None, Token]],
-    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    def _best(self, asked: Asked) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Each pair's first line of least cover (PV-COV-8's best corner) and its step."""
-        groups = selection.groups(measured.rows, np.ones(len(pairs), dtype=np.intp))
-        return groups.weakest(_line_ranks(built, measured, pairs))
+        groups = selection.groups(asked.measured.rows, np.ones(len(asked.pairs), dtype=np.intp))
+        return groups.weakest(_line_ranks(asked.built, asked.measured, asked.pairs))
 
-    def cover_ranks(
-        self,
-        built: BuiltScene,
-        plan: Plan,
-        measured: MeasuredBatch,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-    ) -> NDArray[np.int64]:
+    def cover_ranks(self, asked: Asked) -> NDArray[np.int64]:
         """Every pair's degree as its index in ``DEGREES`` (a matrix), from ``FINAL_DEGREE``.
 
         Its best line's degree (PV-COV-2, PV-COV-3, PV-COV-8); total without line of effect
         (PV-COV-6); one step more for a target that took cover (PV-COV-4).
         """
-        _, step = self._best(built, measured, pairs)
-        took = set(options.get("take_cover") or ())
-        took_cover = np.array([t.id in took for _, t in pairs], dtype=np.intp)
-        return FINAL_DEGREE[step, measured.clear("move").astype(np.intp), took_cover]
+        _, step = self._best(asked)
+        took = set(asked.options.get("take_cover") or ())
+        took_cover = np.array([t.id in took for _, t in asked.pairs], dtype=np.intp)
+        return FINAL_DEGREE[step, asked.measured.clear("move").astype(np.intp), took_cover]
 
-    def covers(
-        self,
-        built: BuiltScene,
-        plan: Plan,
-        measured: MeasuredBatch,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-    ) -> list[CoverResult]:
+    def covers(self, asked: Asked) -> list[CoverResult]:
         """Cover of every pair (PV-COV-1..8) from its measured lines.
 
         Returns
@@ -306,104 +270,64 @@ class Pf2eVariant:
             ``cover`` in ``none|lesser|standard|greater|total``, ``advantage_levels``
             from the table, ``can_hide`` (PV-COV-5), ``ac_bonus``/``save_bonus`` 0.
         """
-        best, step = self._best(built, measured, pairs)
-        table = {**ADVANTAGE_LEVELS, **(options.get("advantage_levels") or {})}
-        took = set(options.get("take_cover") or ())
-        loe = measured.clear("move").tolist()
-        rules = self._rules(plan, options)
+        best, step = self._best(asked)
+        loe = asked.measured.clear("move").tolist()
         return [
-            self._result(built, rules(r, t), measured, r, t, b, s, e, table, took)
-            for r, ((_, t), b, s, e) in enumerate(
-                zip(pairs, best.tolist(), step.tolist(), loe, strict=True)
-            )
+            self._result(asked, r, b, s, e)
+            for r, (b, s, e) in enumerate(zip(best.tolist(), step.tolist(), loe, strict=True))
         ]
 
-    def _rules(self, plan: Plan, options: dict[str, Any]) -> Callable[[int, Token], list[str]]:
-        """The rule ids of how pair r was measured, by ``(r, target)``.
+    def _result(self, asked: Asked, r: int, best: int, step: int, loe_clear: bool) -> CoverResult:
+        """The answer of pair ``r``, whose line ``best`` gives the least cover.
 
-        From an area's origin (PV-COV-7), from the best corner or without small terrain
-        (PV-COV-8).
+        ``step``: that line's degree as an index into ``STEPS`` (``_line_ranks``).
         """
-        first = ["PV-COV-2"]
-        if plan.from_origin:
-            first.append("PV-COV-7")
-        elif options.get("measure_from") == "best-corner":
-            first.append("PV-COV-8")
-        small = bool(options.get("ignore_small_terrain"))
-
-        def rules(r: int, target: Token) -> list[str]:
-            if small and SIZES.index(target.size) >= LARGE_ENOUGH:
-                return [*first, "PV-COV-8"]
-            return list(first)
-
-        return rules
-
-    def _result(
-        self,
-        built: BuiltScene,
-        rules: list[str],
-        batch: MeasuredBatch,
-        r: int,
-        target: Token,
-        best: int,
-        step: int,
-        loe_clear: bool,
-        table: dict[str, Any],
-        took: set[str],
-    ) -> CoverResult:
-        """The answer of pair ``r`` whose line ``best`` gives the least cover.
-
-        ``step``: that line's degree, as an index into ``STEPS`` (``_line_ranks``).
-        """
-        degree = STEPS[step]
+        built, batch, options, target = (
+            asked.built,
+            asked.measured,
+            asked.options,
+            asked.pairs[r][1],
+        )
         k = int(batch.rows[r]) + best
         wall, creature = bool(batch.wall_blocked[k]), bool(batch.creature_blocked[k])
-        if creature and not wall and degree == "standard":
-            rules.append("PV-COV-3")
-        notes = []
-        low: list[int] = []
-        if wall and has_low_obstacles(built):
-            low = batch[r].low_walls(best, built.walls)
-        if low and len(low) == len(batch.wall_blockers[k]):
+        low: list[int] = (
+            batch[r].low_walls(best, built.walls) if wall and has_low_obstacles(built) else []
+        )
+        took = target.id in (options.get("take_cover") or ())
+        degree = _final_degree(step, loe_clear, took)
+        facts = {
+            "from an area's origin": asked.plan.from_origin,
+            "from the best corner": not asked.plan.from_origin
+            and options.get("measure_from") == "best-corner",
+            "small terrain ignored": bool(options.get("ignore_small_terrain"))
+            and SIZES.index(target.size) >= LARGE_ENOUGH,
+            "much larger creature": creature and not wall and STEPS[step] == "standard",
             # Only low obstacles (`cover: "low"`, or walls covering part of the band, GEO-5a)
             # block the line: small terrain, standard cover (PV-COV-2), PV-COV-8's ruling.
-            rules.append("PV-COV-8")
-            notes.append(NOTES["small_terrain"].format(names=", ".join(built.walls.names(low))))
-        before, degree = degree, _final_degree(step, loe_clear, target.id in took)
-        if not loe_clear:
-            rules.append("PV-COV-6")
-            notes.append(NOTES["no_effect"])
-        elif target.id in took:
-            rules.append("PV-COV-4")
-            notes.append(NOTES["took_cover"].format(before=before, degree=degree))
-        levels = 0 if degree == "total" else int(table[degree])
-        rules.append("PV-COV-1")
-        if degree in HIDING:
-            rules.append("PV-COV-5")
+            "only small terrain": bool(low) and len(low) == len(batch.wall_blockers[k]),
+            "no line of effect": not loe_clear,
+            "took cover": loe_clear and took,
+            "can hide": degree in HIDING,
+        }  # fmt: skip
+        values = {"low": ", ".join(built.walls.names(low)), "before": STEPS[step], "degree": degree}
+        rules, notes = rulings(RULINGS, facts, values)
+        levels = {**ADVANTAGE_LEVELS, **(options.get("advantage_levels") or {})}
         return CoverResult(
             target=target.id,
             cover=degree,
             ac_bonus=0 if degree != "total" else None,
             save_bonus=0 if degree != "total" else None,
-            advantage_levels=levels,
+            advantage_levels=0 if degree == "total" else int(levels[degree]),
             can_target=degree != "total",
             line_of_effect=loe_clear,
-            rules=rule_ids(tuple(rules)),
+            rules=rule_ids(("PV-COV-2", *rules)),
             lines=batch[r].lines(built.walls, slice(best, best + 1)),
             notes=tuple(notes),
             can_hide=degree in (*HIDING, "total"),
         )
 
-    def vision(
-        self,
-        built: BuiltScene,
-        observer: Token,
-        target: Token,
-        report: SenseReport,
-        options: dict[str, Any],
-    ) -> VisionResult:
-        """See ``service.rules.pf2e_variant.vision.vision``."""
-        return vision(built, observer, target, report, options)
+    #: See ``service.rules.pf2e_variant.vision.vision``.
+    vision = staticmethod(vision)
 
     def vision_inset(self, options: dict[str, Any]) -> float:
         """Inset in px by which both spaces shrink before vision traces lines (GEO-6)."""

@@ -17,20 +17,17 @@ Decisions beyond RULES.md (also in ``OPTIONS`` and docs/decisions.md "starfinder
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from service.engine.scene import BuiltScene
-from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.engine.walls import FloatArray
-from service.geometry import sampling
 from service.geometry.measure import Measure, MeasuredBatch, WallChoice
-from service.geometry.questions import Box
 from service.model import Token
 from service.rules import selection
 from service.rules.base import (
@@ -38,16 +35,16 @@ from service.rules.base import (
     CoverResult,
     Modifier,
     OptionSpec,
-    VisionResult,
     has_low_obstacles,
     rule_ids,
 )
-from service.rules.planning import End, Plan, WallChoices, plan_pairs
+from service.rules.planning import Asked, Plan, Sampling, WallChoices, plan_pairs
+from service.rules.rulings import Ruling, rulings
 from service.rules.starfinder.concealment import concealment, miss_chance_of
 from service.rules.starfinder.flanking import DIAGONALS, flanking
 from service.rules.starfinder.obstacles import low_obstacle_mask, low_walls, partial_obstacles
 from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, vision
-from service.senses import SenseOrder, SenseReport
+from service.senses import SenseOrder
 
 # ---------------------------------------------------------------------------- tables
 
@@ -96,16 +93,40 @@ OPTIONS = {
     **EXTRA_OPTIONS,  # GM options (service.rules.options) and this ruleset's vision ones
 }
 
-#: The answer's notes.
-NOTES = {
-    "no_effect": "No line of effect through the walls: total cover, cannot be attacked.",
-    "spread": "Measured {degree} from the origin; spread effects cancel it.",
-    "no_opportunity": "Cover: the attacker cannot make attacks of opportunity against it.",
-    "cut_corners": (
+#: What an answer cites and says for the facts of its degree, in order (``rulings``).
+DEGREE_RULINGS = (
+    Ruling(
+        "no line of effect",
+        "SF-COV-9",
+        "No line of effect through the walls: total cover, cannot be attacked.",
+    ),
+    Ruling("soft", "SF-COV-6"),
+    Ruling("improved", "SF-COV-8"),
+    Ruling("partial", "SF-COV-7"),
+    Ruling(
+        "spread over cover", note="Measured {measured} from the origin; spread effects cancel it."
+    ),
+    Ruling("spread", "SF-COV-3"),
+    Ruling("covering", "SF-COV-2"),
+    Ruling(
+        "covering", "SF-COV-4", "Cover: the attacker cannot make attacks of opportunity against it."
+    ),
+)
+
+#: SF-COV-1: every corner of the attacker's squares to each corner of the target's space,
+#: inset by ``corner_inset`` (exact corners, 0, by default); the exact line between the
+#: spaces inset by at least GEO-6's 0.5 px, an area's caster's from its whole space.
+SAMPLING = Sampling(
+    "every corner",
+    "space corners",
+    exact="when inset",
+    inner_inset=DEFAULT_CORNER_INSET_PX,
+    area_caster_whole=True,
+    cut_note=(
         "SF-COV-1: the attacker's space has {total} square corners; the {kept} nearest the "
         "target were tried."
     ),
-}
+)
 
 #: Degrees that are cover for SF-COV-2 (bonuses) and SF-COV-4 (no attacks of opportunity).
 COVERING = ("cover", "partial", "improved", "soft")
@@ -114,39 +135,30 @@ COVERING = ("cover", "partial", "improved", "soft")
 
 
 def _degree(
-    line_rank: int,
-    loe_clear: bool,
-    partial: bool,
-    area: bool,
-    rules: list[str],
-    notes: list[str],
-) -> str:
-    """The cover degree of one pair (SF-COV-1..4, 6..9); its rule ids and notes appended.
+    line_rank: int, loe_clear: bool, partial: bool, area: bool
+) -> tuple[str, dict[str, bool], str]:
+    """The cover degree of one pair (SF-COV-1..4, 6..9), its facts and measured degree.
 
-    ``line_rank``: its weakest corner's ``LINE_RANK``; ``partial``: the target is one of the
-    GM's ``partial_cover``; ``area``: an area attack. No line of effect is total cover
-    (SF-COV-9); the GM's ``partial_cover`` turns cover into partial (SF-COV-7); an area
-    cancels any cover short of total (SF-COV-3).
+    The facts are those of ``DEGREE_RULINGS``; the measured degree is the one before an
+    area cancels it. ``line_rank``: its weakest corner's ``LINE_RANK``; ``partial``: the
+    target is one of the GM's ``partial_cover``; ``area``: an area attack. No line of
+    effect is total cover (SF-COV-9); the GM's ``partial_cover`` turns cover into partial
+    (SF-COV-7); an area cancels any cover short of total (SF-COV-3).
     """
-    degree = LINE_NAME[line_rank]
-    if not loe_clear:
-        degree = "total"
-        rules.append("SF-COV-9")
-        notes.append(NOTES["no_effect"])
-    elif degree in DEGREE_RULE:
-        rules.append(DEGREE_RULE[degree])
-    if degree == "cover" and partial:
-        degree = "partial"
-        rules.append("SF-COV-7")
-    if area and degree != "total":
-        if degree != "none":
-            notes.append(NOTES["spread"].format(degree=degree))
-        degree = "none"
-        rules.append("SF-COV-3")
-    if degree in COVERING:
-        rules += ["SF-COV-2", "SF-COV-4"]
-        notes.append(NOTES["no_opportunity"])
-    return degree
+    line = LINE_NAME[line_rank] if loe_clear else "total"
+    measured = "partial" if line == "cover" and partial else line
+    spread = area and measured != "total"
+    degree = "none" if spread else measured
+    facts = {
+        "no line of effect": not loe_clear,
+        "soft": line == "soft",
+        "improved": line == "improved",
+        "partial": measured == "partial",
+        "spread over cover": spread and measured != "none",
+        "spread": spread,
+        "covering": degree in COVERING,
+    }
+    return degree, facts, measured
 
 
 #: ``_degree`` as a table of ``DEGREES`` indices: [weakest corner's ``LINE_RANK``, line of
@@ -154,7 +166,7 @@ def _degree(
 DEGREE_TABLE = np.array(
     [
         [
-            [[DEGREES.index(_degree(k, bool(e), bool(p), bool(a), [], [])) for a in (0, 1)]
+            [[DEGREES.index(_degree(k, bool(e), bool(p), bool(a))[0]) for a in (0, 1)]
              for p in (0, 1)]
             for e in (0, 1)
         ]
@@ -180,65 +192,6 @@ def _line_ranks(built: BuiltScene, batch: MeasuredBatch, attack: Attack) -> NDAr
             if any(w in improved for w in batch.wall_blockers[j]):
                 rank[j] = LINE_RANK["improved"]
     return rank
-
-
-@dataclass
-class _Corners:
-    """The corner ends of the pairs (``planning.Ends``), SF-COV-1.
-
-    A source is every corner of every square of the attacker's space (past
-    ``sampling.MAX_SOURCE_CORNERS``, those nearest the target: one end per pair, with a
-    note); a target the corners of its space; both inset by ``inset`` px, with the exact
-    corners beside when it is positive (GEO-6). The exact line is searched between the
-    spaces inset by at least GEO-6's 0.5 px; an area's source is its point of origin, or the
-    caster's whole space.
-    """
-
-    built: BuiltScene
-    inset: float
-    area: bool
-    found: dict[tuple[str, str], End | None] = field(default_factory=dict)
-
-    def token_end(self, token: Token, role: str) -> End | None:
-        key = (token.id, role)
-        if key not in self.found:
-            box = self.built.token_boxes[token.id]
-            if role == "target":
-                exact = sampling.space_corners(self.built, token, box, 0.0)
-                self.found[key] = End(
-                    sampling.space_corners(self.built, token, box, self.inset),
-                    self._inner(box, role),
-                    exact if self.inset > 0 else None,
-                )
-            else:
-                points, total = sampling.every_corner(self.built, token, box, self.inset)
-                cut = total > sampling.MAX_SOURCE_CORNERS  # one end per pair
-                self.found[key] = None if cut else self._source(token, box, points, total)
-        return self.found[key]
-
-    def pair_source(self, attacker: Token | None, target: Token, origin: Box | None) -> End:
-        if origin is not None:
-            return End(sampling.origin(origin[:2]), origin)
-        assert attacker is not None
-        box = self.built.token_boxes[attacker.id]
-        toward = box_centre(self.built.token_boxes[target.id])
-        points, total = sampling.every_corner(self.built, attacker, box, self.inset, toward)
-        return self._source(attacker, box, points, total)
-
-    def _inner(self, box: Box, role: str) -> Box:
-        if role == "source" and self.area:
-            return box
-        return inset_box(box, max(self.inset, DEFAULT_CORNER_INSET_PX))
-
-    def _source(self, token: Token, box: Box, points: FloatArray, total: int) -> End:
-        exact = None
-        if self.inset > 0:  # GEO-6: what the inset corners came from
-            every, _ = sampling.every_corner(self.built, token, box, 0.0)
-            exact = sampling.exact_points(points, every)
-        notes: tuple[str, ...] = ()
-        if total > len(points):
-            notes = (NOTES["cut_corners"].format(total=total, kept=len(points)),)
-        return End(points, self._inner(box, "source"), exact, notes)
 
 
 def _low_obstacles(
@@ -320,48 +273,31 @@ class Starfinder:
         RulesError
             An area attack without ``attack.origin`` and without an attacker.
         """
-        inset = float(options.get("corner_inset") or 0.0)
-        ends = _Corners(built, inset, attack.kind == "area")
-        return plan_pairs(built, pairs, attack, "every", ends, _low_obstacles(built, pairs))
+        how = dataclasses.replace(SAMPLING, inset=float(options.get("corner_inset") or 0.0))
+        return plan_pairs(built, pairs, attack, "every", how, _low_obstacles(built, pairs))
 
     def _weakest(
-        self, built: BuiltScene, plan: Plan, batch: MeasuredBatch, attack: Attack
+        self, asked: Asked
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], selection.Groups]:
         """Each pair's weakest attacker corner and its ``LINE_RANK`` (SF-COV-1), and the groups.
 
         A corner is as strong as the strongest of its lines; the attacker picks the weakest
         corner, the first of equals.
         """
-        groups = selection.groups(batch.rows, plan.pairs.lines_per_source())
-        strongest = groups.reduce(_line_ranks(built, batch, attack), np.maximum)
-        best, rank = groups.weakest(strongest.astype(np.int64))
+        groups = selection.groups(asked.measured.rows, asked.plan.pairs.lines_per_source())
+        ranks = _line_ranks(asked.built, asked.measured, asked.attack)
+        best, rank = groups.weakest(groups.reduce(ranks, np.maximum).astype(np.int64))
         return best, rank, groups
 
-    def cover_ranks(
-        self,
-        built: BuiltScene,
-        plan: Plan,
-        measured: MeasuredBatch,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-    ) -> NDArray[np.int64]:
+    def cover_ranks(self, asked: Asked) -> NDArray[np.int64]:
         """Every pair's degree as its index in ``DEGREES`` (a matrix), from ``DEGREE_TABLE``."""
-        _, line_rank, _ = self._weakest(built, plan, measured, attack)
-        partial = set(options.get("partial_cover") or ())
-        marked = np.array([t.id in partial for _, t in pairs], dtype=np.intp)
-        loe = measured.clear("move").astype(np.intp)
-        return DEGREE_TABLE[line_rank, loe, marked, int(attack.kind == "area")]
+        _, line_rank, _ = self._weakest(asked)
+        partial = set(asked.options.get("partial_cover") or ())
+        marked = np.array([t.id in partial for _, t in asked.pairs], dtype=np.intp)
+        loe = asked.measured.clear("move").astype(np.intp)
+        return DEGREE_TABLE[line_rank, loe, marked, int(asked.attack.kind == "area")]
 
-    def covers(
-        self,
-        built: BuiltScene,
-        plan: Plan,
-        measured: MeasuredBatch,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-    ) -> list[CoverResult]:
+    def covers(self, asked: Asked) -> list[CoverResult]:
         """Cover and concealment of every pair (SF-COV-1..9, SF-CON-1..5, SF-PRN-1/2).
 
         ``melee`` ignores soft cover (SF-COV-6); ``area`` cancels cover (SF-COV-3).
@@ -373,54 +309,32 @@ class Starfinder:
             ``save_bonus`` (Reflex); ``concealment`` and ``miss_chance``; ``lines`` from the
             attacker's chosen corner; ``modifiers`` for prone creatures.
         """
-        best, rank, groups = self._weakest(built, plan, measured, attack)
-        found = zip(
-            best.tolist(),
-            rank.tolist(),
-            measured.clear("move").tolist(),
-            measured.clear("sight").tolist(),
-            strict=True,
-        )
+        best, rank, groups = self._weakest(asked)
+        clear = (asked.measured.clear("move").tolist(), asked.measured.clear("sight").tolist())
         return [
-            self._result(
-                built, plan, measured, r, *pairs[r], attack, options, groups.lines_of(r, b), *f
+            self._result(asked, r, groups.lines_of(r, b), k, *seen)
+            for r, (b, k, *seen) in enumerate(
+                zip(best.tolist(), rank.tolist(), *clear, strict=True)
             )
-            for r, (b, *f) in enumerate(found)
         ]
 
     def _result(
-        self,
-        built: BuiltScene,
-        plan: Plan,
-        batch: MeasuredBatch,
-        r: int,
-        attacker: Token | None,
-        target: Token,
-        attack: Attack,
-        options: dict[str, Any],
-        lines: slice,
-        best_rank: int,
-        loe_clear: bool,
-        los_clear: bool,
+        self, asked: Asked, r: int, lines: slice, best_rank: int, loe_clear: bool, los_clear: bool
     ) -> CoverResult:
         """The answer of pair ``r``, whose weakest corner's ``lines`` give ``best_rank``."""
-        rules = ["SF-COV-1"]
-        notes = list(plan.notes.get(r, ()))
+        built, (attacker, target), options = asked.built, asked.pairs[r], asked.options
         partial = target.id in (options.get("partial_cover") or ())
-        degree = _degree(best_rank, loe_clear, partial, attack.kind == "area", rules, notes)
+        area = asked.attack.kind == "area"
+        degree, facts, measured = _degree(best_rank, loe_clear, partial, area)
+        said, notes = rulings(DEGREE_RULINGS, facts, {"measured": measured})
+        rules, notes = ["SF-COV-1", *said], [*asked.plan.notes.get(r, ()), *notes]
         found = "none"
         if degree != "total":
-            source_box = tuple(plan.source_boxes[r].tolist())
+            box = tuple(asked.plan.source_boxes[r].tolist())
+            points = asked.plan.pairs.points
             found = concealment(
-                built,
-                attacker,
-                target,
-                attack,
-                source_box,  # type: ignore[arg-type]
-                lambda: plan.pairs.points(r),
-                options,
-                rules,
-            )
+                built, attacker, target, asked.attack, box, lambda: points(r), options, rules
+            )  # type: ignore[arg-type]
             if loe_clear and not los_clear:
                 found = "total"
                 rules.append("SF-CON-4")
@@ -430,12 +344,10 @@ class Starfinder:
         # SF-COV-5: a low obstacle was weighed for this pair: a `cover: "low"` wall, or a
         # wall covering only part of a chosen line's band (GEO-5a).
         if any(n.startswith("SF-COV-5") for n in notes) or (
-            has_low_obstacles(built)
-            and any(batch[r].low_walls(j, built.walls) for j in range(lines.start, lines.stop))
+            has_low_obstacles(built) and asked.measured[r].any_low_walls(lines, built.walls)
         ):
             rules.append("SF-COV-5")
-        modifiers = self._prone(built, attacker, target, attack)
-        rules.extend(m.rule for m in modifiers)
+        modifiers = self._prone(built, attacker, target, asked.attack)
         ac, reflex = BONUS[degree]
         return CoverResult(
             target=target.id,
@@ -445,8 +357,8 @@ class Starfinder:
             advantage_levels=0,
             can_target=degree != "total",
             line_of_effect=loe_clear,
-            rules=rule_ids(tuple(rules)),
-            lines=batch[r].lines(built.walls, lines),
+            rules=rule_ids((*rules, *(m.rule for m in modifiers))),
+            lines=asked.measured[r].lines(built.walls, lines),
             notes=tuple(notes),
             concealment=found,
             miss_chance=chance,
@@ -465,16 +377,8 @@ class Starfinder:
             return (WEIGHTLESS,) if any(prone.values()) else ()
         return tuple(m for (who, kind), m in PRONE.items() if prone[who] and kind == attack.kind)
 
-    def vision(
-        self,
-        built: BuiltScene,
-        observer: Token,
-        target: Token,
-        report: SenseReport,
-        options: dict[str, Any],
-    ) -> VisionResult:
-        """See ``service.rules.starfinder.vision.vision``."""
-        return vision(built, observer, target, report, options)
+    #: See ``service.rules.starfinder.vision.vision``.
+    vision = staticmethod(vision)
 
     def vision_inset(self, options: dict[str, Any]) -> float:
         """Inset in px by which both spaces shrink before vision traces lines (GEO-6)."""
