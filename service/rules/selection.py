@@ -18,6 +18,7 @@ Cost: O(n) array work.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -52,7 +53,7 @@ class Groups:
             return np.zeros(0, dtype=values.dtype)
         return how.reduceat(values, self.starts)
 
-    def weakest(self, values: IntArray, empty: int = 0) -> tuple[IntArray, IntArray]:
+    def weakest(self, values: NDArray[Any], empty: int = 0) -> tuple[IntArray, IntArray]:
         """Each pair's group of least ``values`` (ints ≥ 0, (G,)), the first of equals.
 
         Returns the group's place among the pair's groups (q,) and its value (q,); a pair

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from bench import tables
 from bench.house import (
     LONG_FUNCTION_LINES,
     MAX_LONG_FUNCTIONS,
@@ -44,3 +45,12 @@ def test_product_comments_cite_the_docs_not_issue_numbers():
 def test_one_compiled_path():
     assert naming("SIGHTLINE_KERNEL") == []
     assert naming("kernel_enabled") == []
+
+
+def test_cover_modules_are_mostly_tables():
+    """A ruleset's cover module is its tables plus a few hooks (docs/architecture.md "Room
+    sizes"): at least 40 % of its lines of tables and code are tables (``bench.tables``)."""
+    found = tables.cover_modules()
+    assert set(found) == set(tables.RULESETS)
+    for ruleset, counts in found.items():
+        assert tables.share(counts) >= 0.40, (ruleset, counts)

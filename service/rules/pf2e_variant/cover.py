@@ -8,8 +8,8 @@ sizes larger than both attacker and target). Degrees give levels of Advantage on
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -122,6 +122,13 @@ SAMPLING = {
 #: Degrees that let the target Hide (PV-COV-5).
 HIDING = ("standard", "greater")
 
+#: What is measured: one line (or one per attacker corner) against walls and creatures
+#: (PV-COV-2), and the exact line of effect (PV-COV-6).
+MEASURE = Measure("move", exact=("move",))
+
+#: ``LINE_DEGREE`` as indices into ``STEPS``.
+STEP = {what: STEPS.index(degree) for what, degree in LINE_DEGREE.items()}
+
 # ---------------------------------------------------------------------------- rules
 
 
@@ -134,25 +141,17 @@ def _line_ranks(
     (one two or more sizes larger than both the attacker and the target, PV-COV-3), else
     nothing. Only the blocked lines' blockers are read.
     """
-    rank = np.full(len(batch.wall_blocked), STEPS.index(LINE_DEGREE["nothing"]), dtype=np.int64)
-    wall = batch.wall_blocked
-    rank[wall] = STEPS.index(LINE_DEGREE["wall"])
-    if built.extreme_walls:
-        for k in np.flatnonzero(wall).tolist():
-            if any(w in built.extreme_walls for w in batch.wall_blockers[k]):
-                rank[k] = STEPS.index(LINE_DEGREE["extreme wall"])
-    creature = batch.creature_blocked & ~wall
-    rank[creature] = STEPS.index(LINE_DEGREE["creature"])
-    if creature.any():
-        owner = np.repeat(np.arange(len(pairs)), np.diff(batch.rows))
-        for k in np.flatnonzero(creature).tolist():
-            attacker, target = pairs[int(owner[k])]
-            largest = max(
-                [SIZES.index(target.size)] + ([SIZES.index(attacker.size)] if attacker else [])
-            )
-            if any(_size(built, c) - largest >= 2 for c in batch.creature_blockers[k]):
-                rank[k] = STEPS.index(LINE_DEGREE["much larger creature"])
-    return rank
+    wall, creature = batch.wall_blocked, batch.creature_blocked & ~batch.wall_blocked
+    rank = np.select([wall, creature], [STEP["wall"], STEP["creature"]], STEP["nothing"])
+    for k in np.flatnonzero(wall).tolist() if built.extreme_walls else ():
+        if not built.extreme_walls.isdisjoint(batch.wall_blockers[k]):
+            rank[k] = STEP["extreme wall"]
+    owner = np.repeat(np.arange(len(pairs)), np.diff(batch.rows))
+    for k in np.flatnonzero(creature).tolist():
+        largest = max(SIZES.index(t.size) for t in pairs[int(owner[k])] if t is not None)
+        if any(_size(built, c) - largest >= 2 for c in batch.creature_blockers[k]):
+            rank[k] = STEP["much larger creature"]
+    return rank.astype(np.int64)
 
 
 def _final_degree(step: int, loe_clear: bool, took_cover: bool) -> str:
@@ -225,7 +224,7 @@ class Pf2eVariant:
         sizes = {SIZES.index(t.size) for t in built.scene.tokens}
         needed = bool(built.extreme_walls) or has_low_obstacles(built)
         needed |= bool(sizes) and max(sizes) - min(sizes) >= 2
-        return Measure("move", exact=("move",), blockers=detail or needed)
+        return replace(MEASURE, blockers=detail or needed)
 
     def cover_plan(
         self,
@@ -242,7 +241,7 @@ class Pf2eVariant:
             An area attack without ``attack.origin`` and without an attacker.
         """
         how = SAMPLING[options.get("measure_from") or "center"]
-        how = dataclasses.replace(how, inset=corner_inset(options))
+        how = replace(how, inset=corner_inset(options))
         return plan_pairs(built, pairs, attack, "every", how, _small_terrain(built, pairs, options))
 
     def _best(self, asked: Asked) -> tuple[NDArray[np.int64], NDArray[np.int64]]:

@@ -130,3 +130,34 @@ def concealment(
     if hit:
         rules.append("GEO-9")
     return "concealment" if hit else "none"
+
+
+def cover_concealment(
+    built: BuiltScene,
+    attacker: Token | None,
+    target: Token,
+    attack: Attack,
+    source_box: tuple[float, float, float, float],
+    corner_points: Callable[[], tuple[np.ndarray, np.ndarray]],
+    options: dict[str, Any],
+    rules: list[str],
+    found: tuple[bool, bool, bool],
+) -> tuple[str, int]:
+    """A cover answer's concealment and miss chance (SF-CON-1..5, SF-CON-7).
+
+    ``found``: whether the cover is total, and the pair's line of effect and of sight. Under
+    total cover there is no concealment to tell; line of effect without line of sight is
+    total concealment (SF-CON-4); else ``concealment``. ``rules`` gets the rule ids applied.
+    """
+    total, loe_clear, los_clear = found
+    degree = "none"
+    if not total:
+        degree = concealment(
+            built, attacker, target, attack, source_box, corner_points, options, rules
+        )
+        if loe_clear and not los_clear:
+            degree = "total"
+            rules.append("SF-CON-4")
+    if degree != "none":
+        rules.append("SF-CON-3")
+    return degree, miss_chance_of(degree, options, rules)  # SF-CON-7: the GM's override

@@ -17,8 +17,8 @@ Decisions beyond RULES.md (also in ``OPTIONS`` and docs/decisions.md "starfinder
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -26,8 +26,7 @@ from numpy.typing import NDArray
 
 from service.engine.scene import BuiltScene
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
-from service.engine.walls import FloatArray
-from service.geometry.measure import Measure, MeasuredBatch, WallChoice
+from service.geometry.measure import Measure, MeasuredBatch
 from service.model import Token
 from service.rules import selection
 from service.rules.base import (
@@ -38,11 +37,11 @@ from service.rules.base import (
     has_low_obstacles,
     rule_ids,
 )
-from service.rules.planning import Asked, Plan, Sampling, WallChoices, plan_pairs
+from service.rules.planning import Asked, Plan, Sampling, plan_pairs
 from service.rules.rulings import Ruling, rulings
-from service.rules.starfinder.concealment import concealment, miss_chance_of
+from service.rules.starfinder.concealment import cover_concealment
 from service.rules.starfinder.flanking import DIAGONALS, flanking
-from service.rules.starfinder.obstacles import low_obstacle_mask, low_walls, partial_obstacles
+from service.rules.starfinder.obstacles import wall_choices
 from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, vision
 from service.senses import SenseOrder
 
@@ -131,6 +130,13 @@ SAMPLING = Sampling(
 #: Degrees that are cover for SF-COV-2 (bonuses) and SF-COV-4 (no attacks of opportunity).
 COVERING = ("cover", "partial", "improved", "soft")
 
+#: What is measured: the corner lines, blocked along walls too (SF-COV-1), and the exact line
+#: of effect and of sight between the spaces; line of sight only for the pairs with line of
+#: effect (SF-CON-4 is read only with it: without, the cover is total, SF-COV-9).
+MEASURE = Measure(
+    "move", edge_blocks=True, exact=("move", "sight"), exact_when="always", after_effect=True
+)
+
 # ---------------------------------------------------------------------------- rules
 
 
@@ -182,47 +188,13 @@ def _line_ranks(built: BuiltScene, batch: MeasuredBatch, attack: Attack) -> NDAr
     A wall (improved if one of its blockers is, SF-COV-8), else a creature (soft cover, not
     against melee), else nothing.
     """
-    wall = batch.wall_blocked
-    rank = np.where(wall, LINE_RANK["cover"], LINE_RANK["none"]).astype(np.int64)
-    if attack.kind != "melee":
-        rank[batch.creature_blocked & ~wall] = LINE_RANK["soft"]
+    wall, soft = batch.wall_blocked, batch.creature_blocked & (attack.kind != "melee")
+    rank = np.select([wall, soft], [LINE_RANK["cover"], LINE_RANK["soft"]], LINE_RANK["none"])
     improved = built.improved_walls | built.extreme_walls
-    if improved:
-        for j in np.flatnonzero(wall).tolist():
-            if any(w in improved for w in batch.wall_blockers[j]):
-                rank[j] = LINE_RANK["improved"]
-    return rank
-
-
-def _low_obstacles(
-    built: BuiltScene, pairs: Sequence[tuple[Token | None, Token]]
-) -> Callable[[FloatArray], WallChoices] | None:
-    """Each pair's walls as SF-COV-5 says (``planning.plan_pairs``'s ``walls``).
-
-    A ``cover: "low"`` wall is left out of a pair's lines when it is over 30 ft from the
-    target or nearer the attacker (``low_obstacle_mask``, a note each); a wall of limited
-    height likewise where it covers only part of a line's band (``partial_obstacles``).
-    ``None`` when the scene has neither (every pair traces every wall).
-    """
-    if not (low_walls(built) or built.heights):
-        return None
-
-    def choose(sources: FloatArray) -> WallChoices:
-        targets = np.array([built.token_boxes[t.id] for _, t in pairs], dtype=np.float64)
-        partial = partial_obstacles(built, sources, targets.reshape(-1, 4))
-        per_pair, notes = [], {}
-        for r, ((_, target), low) in enumerate(zip(pairs, partial, strict=True)):
-            mask: NDArray[np.bool_] | None = None
-            said: list[str] = []
-            if low_walls(built):
-                source = (sources[r, 0], sources[r, 1], sources[r, 2], sources[r, 3])
-                mask, said = low_obstacle_mask(built, source, built.token_boxes[target.id])
-            per_pair.append(WallChoice(mask, low))
-            if said:
-                notes[r] = tuple(said)
-        return WallChoices.of(per_pair, notes)
-
-    return choose
+    for j in np.flatnonzero(wall).tolist() if improved else ():
+        if not improved.isdisjoint(batch.wall_blockers[j]):
+            rank[j] = LINE_RANK["improved"]
+    return rank.astype(np.int64)
 
 
 class Starfinder:
@@ -240,24 +212,14 @@ class Starfinder:
     def cover_measure(
         self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool
     ) -> Measure:
-        """Corner lines (blocked along walls too, SF-COV-1), exact line of effect and sight.
+        """``MEASURE``, for answers in detail or for a matrix's bare degrees.
 
-        Line of sight is read only with line of effect (SF-CON-4; without it the cover is
-        total, SF-COV-9), so it is measured only there; a bare degree (a matrix) traces the
-        corner lines only for the pairs with line of effect (the others are total).
+        A bare degree traces the corner lines only for the pairs with line of effect (the
+        others are total, SF-COV-9), and reads blockers only for improved walls (SF-COV-8)
+        and low ones.
         """
-        return Measure(
-            "move",
-            edge_blocks=True,
-            exact=("move", "sight"),
-            exact_when="always",
-            after_effect=True,
-            lines_with_effect=not detail,
-            # A bare degree reads blockers only for improved walls (SF-COV-8) and low ones.
-            blockers=detail
-            or bool(built.improved_walls | built.extreme_walls)
-            or has_low_obstacles(built),
-        )
+        wanted = bool(built.improved_walls | built.extreme_walls) or has_low_obstacles(built)
+        return replace(MEASURE, lines_with_effect=not detail, blockers=detail or wanted)
 
     def cover_plan(
         self,
@@ -273,8 +235,8 @@ class Starfinder:
         RulesError
             An area attack without ``attack.origin`` and without an attacker.
         """
-        how = dataclasses.replace(SAMPLING, inset=float(options.get("corner_inset") or 0.0))
-        return plan_pairs(built, pairs, attack, "every", how, _low_obstacles(built, pairs))
+        how = replace(SAMPLING, inset=float(options.get("corner_inset") or 0.0))
+        return plan_pairs(built, pairs, attack, "every", how, wall_choices(built, pairs))
 
     def _weakest(
         self, asked: Asked
@@ -286,8 +248,7 @@ class Starfinder:
         """
         groups = selection.groups(asked.measured.rows, asked.plan.pairs.lines_per_source())
         ranks = _line_ranks(asked.built, asked.measured, asked.attack)
-        best, rank = groups.weakest(groups.reduce(ranks, np.maximum).astype(np.int64))
-        return best, rank, groups
+        return (*groups.weakest(groups.reduce(ranks, np.maximum)), groups)
 
     def cover_ranks(self, asked: Asked) -> NDArray[np.int64]:
         """Every pair's degree as its index in ``DEGREES`` (a matrix), from ``DEGREE_TABLE``."""
@@ -328,19 +289,11 @@ class Starfinder:
         degree, facts, measured = _degree(best_rank, loe_clear, partial, area)
         said, notes = rulings(DEGREE_RULINGS, facts, {"measured": measured})
         rules, notes = ["SF-COV-1", *said], [*asked.plan.notes.get(r, ()), *notes]
-        found = "none"
-        if degree != "total":
-            box = tuple(asked.plan.source_boxes[r].tolist())
-            points = asked.plan.pairs.points
-            found = concealment(
-                built, attacker, target, asked.attack, box, lambda: points(r), options, rules
-            )  # type: ignore[arg-type]
-            if loe_clear and not los_clear:
-                found = "total"
-                rules.append("SF-CON-4")
-        if found != "none":
-            rules.append("SF-CON-3")
-        chance = miss_chance_of(found, options, rules)  # SF-CON-7: the GM's override
+        box = tuple(asked.plan.source_boxes[r].tolist())
+        found, chance = cover_concealment(
+            built, attacker, target, asked.attack, box, lambda: asked.plan.pairs.points(r),
+            options, rules, (degree == "total", loe_clear, los_clear),
+        )  # type: ignore[arg-type]  # fmt: skip
         # SF-COV-5: a low obstacle was weighed for this pair: a `cover: "low"` wall, or a
         # wall covering only part of a chosen line's band (GEO-5a).
         if any(n.startswith("SF-COV-5") for n in notes) or (
@@ -348,12 +301,11 @@ class Starfinder:
         ):
             rules.append("SF-COV-5")
         modifiers = self._prone(built, attacker, target, asked.attack)
-        ac, reflex = BONUS[degree]
         return CoverResult(
             target=target.id,
             cover=degree,
-            ac_bonus=ac,
-            save_bonus=reflex,
+            ac_bonus=BONUS[degree][0],
+            save_bonus=BONUS[degree][1],
             advantage_levels=0,
             can_target=degree != "total",
             line_of_effect=loe_clear,
@@ -384,11 +336,8 @@ class Starfinder:
         """Inset in px by which both spaces shrink before vision traces lines (GEO-6)."""
         return float(options.get("corner_inset") or DEFAULT_CORNER_INSET_PX)
 
-    def flanking(
-        self, built: BuiltScene, attacker: Token, ally: Token, target: Token
-    ) -> tuple[bool, list[str], str]:
-        """See ``service.rules.starfinder.flanking.flanking`` (SF-FLK-1)."""
-        return flanking(built, attacker, ally, target)
+    #: See ``service.rules.starfinder.flanking.flanking`` (SF-FLK-1).
+    flanking = staticmethod(flanking)
 
 
 RULESET = Starfinder()

@@ -13,6 +13,8 @@ scene px.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 import shapely
 from numpy.typing import NDArray
@@ -20,6 +22,9 @@ from numpy.typing import NDArray
 from service.engine.grids import feet_to_units
 from service.engine.scene import BuiltScene
 from service.engine.walls import FloatArray, WallIndex
+from service.geometry.questions import WallChoice
+from service.model import Token
+from service.rules.planning import WallChoices
 
 #: SF-COV-5: a low obstacle gives cover only within 30 ft (6 squares) of the target, in
 #: feet: converted to the scene's units (GEO-8, 9 m on a metric scene).
@@ -161,3 +166,34 @@ def partial_obstacles(
             masks[key][these] = False
         out[r] = masks[key]
     return out
+
+
+def wall_choices(
+    built: BuiltScene, pairs: Sequence[tuple[Token | None, Token]]
+) -> Callable[[FloatArray], WallChoices] | None:
+    """Each pair's walls as SF-COV-5 says (``planning.plan_pairs``'s ``walls``).
+
+    A ``cover: "low"`` wall is left out of a pair's lines when it is over 30 ft from the
+    target or nearer the attacker (``low_obstacle_mask``, a note each); a wall of limited
+    height likewise where it covers only part of a line's band (``partial_obstacles``).
+    ``None`` when the scene has neither (every pair traces every wall).
+    """
+    if not (low_walls(built) or built.heights):
+        return None
+
+    def choose(sources: FloatArray) -> WallChoices:
+        targets = np.array([built.token_boxes[t.id] for _, t in pairs], dtype=np.float64)
+        partial = partial_obstacles(built, sources, targets.reshape(-1, 4))
+        per_pair, notes = [], {}
+        for r, ((_, target), low) in enumerate(zip(pairs, partial, strict=True)):
+            mask: NDArray[np.bool_] | None = None
+            said: list[str] = []
+            if low_walls(built):
+                source = (sources[r, 0], sources[r, 1], sources[r, 2], sources[r, 3])
+                mask, said = low_obstacle_mask(built, source, built.token_boxes[target.id])
+            per_pair.append(WallChoice(mask, low))
+            if said:
+                notes[r] = tuple(said)
+        return WallChoices.of(per_pair, notes)
+
+    return choose
