@@ -231,6 +231,7 @@ class SceneCache:
         KeyError
             The change removes an id the parent does not hold (checked by the caller).
         """
+        parent = self.resolved(parent)
         base = self._entry(parent)
         sid, entry, applied = self._applied(base, change, parent)
         if self.store is not None:
@@ -277,6 +278,11 @@ class SceneCache:
             key = (entry.digest.collection("walls"), entry.geo.scene.grid.px_per_unit)
             if self._by_walls.get(key) == oldest:
                 del self._by_walls[key]
+
+    def resolved(self, sid: str) -> str:
+        """The scene id of id or alias ``sid`` (``sid`` itself when it is no alias)."""
+        with self._lock:
+            return self._aliases.get(sid, sid)
 
     def get(self, sid: str) -> BuiltScene:
         """The geometry cached under id or alias ``sid``.
