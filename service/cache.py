@@ -254,7 +254,8 @@ class SceneCache:
         if found is not None:
             return digest.id, found, applied
         geo = rebuild(base.geo, applied)
-        for old, new in ((base.geo.walls, geo.walls), (base.geo.sight, geo.sight)):
+        pairs = {id(new): (old, new) for old, new in ((base.geo.walls, geo.walls), (base.geo.sight, geo.sight))}
+        for old, new in pairs.values():
             if new is not old and new.tree is old.tree:  # flipped in place
                 rows = [k for k, _ in applied.replaced["walls"].values()]
                 rooms_after_change(old, new, rows)

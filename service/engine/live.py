@@ -25,6 +25,7 @@ ones dropped, new ones appended in the change's order); :func:`rebuild` makes it
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 from collections.abc import Mapping
@@ -32,6 +33,7 @@ from typing import Any
 
 import msgspec
 import numpy as np
+from msgspec.structs import force_setattr
 
 from service.engine.density import wall_density
 from service.engine.regions import region_geometry
@@ -139,7 +141,12 @@ def apply_change(scene: Scene, change: Change) -> Applied:
             reshaped.add(name)
     if change.environment is not None:
         fields["environment"] = change.environment
-    return Applied(msgspec.structs.replace(scene, **fields), touched, replaced, reshaped)
+    # Ids stay unique by construction (edits by id, new ids appended once): the copy skips
+    # ``Scene.__post_init__``'s check of every id (O(items)).
+    new = copy.copy(scene)
+    for name, value in fields.items():
+        force_setattr(new, name, value)
+    return Applied(new, touched, replaced, reshaped)
 
 
 def rebuild(parent: BuiltScene, applied: Applied) -> BuiltScene:

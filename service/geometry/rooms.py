@@ -364,19 +364,26 @@ def rooms_after_change(old: WallIndex, new: WallIndex, rows: Sequence[int]) -> N
     against O(n log n + k) to build them all.
     """
     picked = np.asarray(rows, dtype=np.intp)
+    done: list[tuple[object, NDArray[np.bool_], object]] = []  # senses sharing their rooms
     for key, rooms in list(old.memo.items()):
         if not (isinstance(key, tuple) and key[0] == "rooms") or rooms is None:
             continue
         mask = None if key[2] is None else np.frombuffer(key[2], dtype=bool)
-        before = room_walls(old, key[1], mask)
         after = room_walls(new, key[1], mask)
-        diff = picked[before[picked] != after[picked]]
-        if not len(diff):
-            new.memo[key] = rooms
+        same = [r for was, walls, r in done if was is rooms and np.array_equal(walls, after)]
+        if same:
+            if same[0] is not False:
+                new.memo[key] = same[0]
             continue
-        found = _rooms_around(new, rooms, after, diff, after[diff] & ~before[diff])
-        if found is not None:
-            new.memo[key] = found if len(found[1]) else None
+        before = room_walls(old, key[1], mask)
+        diff = picked[before[picked] != after[picked]]
+        found: object = rooms
+        if len(diff):
+            found = _rooms_around(new, rooms, after, diff, after[diff] & ~before[diff])
+            found = False if found is None else (found if len(found[1]) else None)  # type: ignore[index]
+        if found is not False:
+            new.memo[key] = found
+        done.append((rooms, after, found))
 
 
 def _rooms_around(

@@ -57,6 +57,7 @@ def resolve_change(
     edits: dict[str, dict[str, Any]] = {}
     warnings: list[str] = []
     reshaped = False
+    counts = {name: len(getattr(parent, name)) for name in ITEM_SCHEMAS}
     for name in ITEM_SCHEMAS:
         given = body.get(name) or {}
         if not given:
@@ -69,6 +70,8 @@ def resolve_change(
         warnings += [
             f"{name}: {shown(i)} is unchanged." for i, v in edits[name].items() if v is held.get(i)
         ]
+        counts[name] += sum(1 for i, v in edits[name].items() if v is not None and i not in held)
+        counts[name] -= sum(1 for v in edits[name].values() if v is None)
         if name == "walls":  # added, removed or moved walls: the index is built again
             reshaped = any(
                 v is None or i not in held or held[i].c != v.c for i, v in edits[name].items()
@@ -77,7 +80,7 @@ def resolve_change(
     if body.get("environment") is not None:
         raw = merged(msgspec.to_builtins(parent.environment), body["environment"])
         environment = _load(EnvironmentSchema, raw, ("environment",))
-    _check_limits(parent, edits, limits)
+    _check_limits(parent, edits, counts, limits)
     if reshaped:
         budget.afford(WALL_BUILD_UNITS * (len(parent.walls) + len(edits["walls"])))
     change = Change(environment=environment, **edits)  # type: ignore[arg-type]
@@ -86,10 +89,6 @@ def resolve_change(
 
 def _named(body: Mapping[str, Any]) -> int:
     return sum(len(body.get(k) or {}) for k in ITEM_SCHEMAS) + (body.get("environment") is not None)
-
-
-def _ids(items: tuple[Any, ...]) -> set[str]:
-    return {item.id for item in items}
 
 
 def _item(name: str, item_id: str, value: dict[str, Any] | None, old: Any) -> Any:
@@ -148,20 +147,16 @@ class PatchInvalid(RulesError):
 
 
 def _check_limits(
-    parent: Scene, edits: Mapping[str, Mapping[str, Any]], limits: Mapping[str, Any]
+    parent: Scene,
+    edits: Mapping[str, Mapping[str, Any]],
+    counts: Mapping[str, int],
+    limits: Mapping[str, Any],
 ) -> None:
     """422 at ``<collection>`` when the scene after ``edits`` passes a scene limit.
 
-    Counted from the parent's items and the edits, before anything is applied. O(items of
-    the edited collections + region points of the regions).
+    ``counts``: each collection's items after the edits, counted from the parent's and the
+    edits before anything is applied. O(regions + region points).
     """
-    counts: dict[str, int] = {}
-    for name in ITEM_SCHEMAS:
-        held = getattr(parent, name)
-        edit = edits.get(name, {})
-        ids = _ids(held) if edit else set()
-        added = sum(1 for i, v in edit.items() if v is not None and i not in ids)
-        counts[name] = len(held) + added - sum(1 for v in edit.values() if v is None)
     regions = {r.id: r for r in parent.regions}
     for region_id, region in edits.get("regions", {}).items():
         if region is None:
