@@ -40,7 +40,8 @@ def scene() -> dict[str, Any]:
     """The bench scene: the dungeon, with lights in its rooms."""
     out = dungeon(WALLS, TOKENS, seed=7)
     out["lights"] = [
-        {"id": f"l{k}", "x": 400 + 800 * k, "y": 400, "bright": 10, "dim": 20} for k in range(LIGHTS)
+        {"id": f"l{k}", "x": 400 + 800 * k, "y": 400, "bright": 10, "dim": 20}
+        for k in range(LIGHTS)
     ]
     return out
 
@@ -82,8 +83,9 @@ def measure_live(url: str, base: dict[str, Any], rounds: int) -> dict[str, Any]:
     """Per kind of change: PATCH + cover by the new id, and the body sizes."""
     s = requests.Session()
     whole = json.dumps({"scene": base})
-    sid = s.post(url + "/v1/scenes", data=whole, timeout=300,
-                 headers={"Content-Type": "application/json"}).json()["scene_id"]
+    sid = s.post(
+        url + "/v1/scenes", data=whole, timeout=300, headers={"Content-Type": "application/json"}
+    ).json()["scene_id"]
     for _ in range(6):  # both workers hold the scene (each built it once, from the file)
         s.post(url + "/v1/cover", json=query(scene_id=sid), timeout=300).raise_for_status()
     out: dict[str, Any] = {"scene_bytes": len(whole)}
@@ -92,11 +94,18 @@ def measure_live(url: str, base: dict[str, Any], rounds: int) -> dict[str, Any]:
         for change in changes(base, kind, rounds):
             body = json.dumps(change)
             sizes.append(len(body))
-            t_patch, resp = timed(lambda b=body: s.patch(
-                f"{url}/v1/scenes/{sid}", data=b, timeout=300,
-                headers={"Content-Type": "application/json"}))
+            t_patch, resp = timed(
+                lambda b=body, parent=sid: s.patch(
+                    f"{url}/v1/scenes/{parent}",
+                    data=b,
+                    timeout=300,
+                    headers={"Content-Type": "application/json"},
+                )
+            )
             sid = resp.json()["scene_id"]
-            t_cover, _ = timed(lambda: s.post(url + "/v1/cover", json=query(scene_id=sid), timeout=300))
+            t_cover, _ = timed(
+                lambda new=sid: s.post(url + "/v1/cover", json=query(scene_id=new), timeout=300)
+            )
             times.append(t_patch + t_cover)
             patch_ms.append(t_patch)
         out[kind] = {
@@ -116,8 +125,14 @@ def measure_inline(url: str, base: dict[str, Any], rounds: int) -> dict[str, flo
         times = []
         for change in changes(base, kind, rounds):
             body = json.dumps(query(scene=applied(base, change)))
-            t, _ = timed(lambda b=body: s.post(url + "/v1/cover", data=b, timeout=300,
-                                               headers={"Content-Type": "application/json"}))
+            t, _ = timed(
+                lambda b=body: s.post(
+                    url + "/v1/cover",
+                    data=b,
+                    timeout=300,
+                    headers={"Content-Type": "application/json"},
+                )
+            )
             times.append(t)
         out[kind] = round(1000 * statistics.median(times), 1)
     return out
@@ -140,14 +155,20 @@ def main() -> None:
     base = scene()
     result: dict[str, Any] = {"walls": WALLS, "tokens": TOKENS, "lights": LIGHTS}
     result["live"] = serve(servers.ROOT, lambda url: measure_live(url, base, args.rounds))
-    result["inline_here_ms"] = serve(servers.ROOT, lambda url: measure_inline(url, base, args.rounds))
+    result["inline_here_ms"] = serve(
+        servers.ROOT, lambda url: measure_inline(url, base, args.rounds)
+    )
     if args.today is not None:
-        result["inline_today_ms"] = serve(args.today, lambda url: measure_inline(url, base, args.rounds))
+        result["inline_today_ms"] = serve(
+            args.today, lambda url: measure_inline(url, base, args.rounds)
+        )
     for kind in ("token move", "door opening", "light off"):
         live = result["live"][kind]
         for where in ("inline_here_ms", "inline_today_ms"):
             if where in result:
-                live[f"ratio_to_{where[:-3]}"] = round(live["patch_then_cover_ms"] / result[where][kind], 4)
+                live[f"ratio_to_{where[:-3]}"] = round(
+                    live["patch_then_cover_ms"] / result[where][kind], 4
+                )
     text = json.dumps(result, indent=2)
     print(text)
     if args.json is not None:

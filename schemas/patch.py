@@ -17,7 +17,6 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validates_schema
 
 from schemas.scene import LightSchema, RegionSchema, TokenSchema, WallSchema
-from service import model
 
 #: Most items one change may name, over all its collections (the environment counts one):
 #: a table's burst of moves is a few; a change that rewrites more is a new scene
@@ -46,8 +45,11 @@ class _Edits(fields.Dict):
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
         out = super()._deserialize(value, attr, data, **kwargs)
-        wrong = {k: ["Must be an object (the item's changed fields) or null (remove it)."]
-                 for k, v in out.items() if v is not None and not isinstance(v, dict)}
+        wrong = {
+            k: ["Must be an object (the item's changed fields) or null (remove it)."]
+            for k, v in out.items()
+            if v is not None and not isinstance(v, dict)
+        }
         if wrong:
             raise ValidationError(wrong)
         return out
@@ -60,9 +62,15 @@ class ScenePatchSchema(Schema):
         unknown = RAISE
 
     walls = _Edits(metadata={"description": "Wall id to its changed fields, a new wall, or null."})
-    tokens = _Edits(metadata={"description": "Token id to its changed fields, a new token, or null."})
-    lights = _Edits(metadata={"description": "Light id to its changed fields, a new light, or null."})
-    regions = _Edits(metadata={"description": "Region id to its changed fields, a new region, or null."})
+    tokens = _Edits(
+        metadata={"description": "Token id to its changed fields, a new token, or null."}
+    )
+    lights = _Edits(
+        metadata={"description": "Light id to its changed fields, a new light, or null."}
+    )
+    regions = _Edits(
+        metadata={"description": "Region id to its changed fields, a new region, or null."}
+    )
     environment = fields.Dict(
         load_default=None,
         metadata={"description": "Changed fields of the environment (light, gravity, underwater)."},
@@ -70,7 +78,9 @@ class ScenePatchSchema(Schema):
 
     @validates_schema
     def bounded(self, data: dict[str, Any], **_: Any) -> None:
-        count = sum(len(data.get(k) or {}) for k in ITEM_SCHEMAS) + (data.get("environment") is not None)
+        count = sum(len(data.get(k) or {}) for k in ITEM_SCHEMAS) + (
+            data.get("environment") is not None
+        )
         if count > MAX_CHANGE_ITEMS:
             raise ValidationError(
                 f"A change may name at most {MAX_CHANGE_ITEMS} items; this one names {count}: "
@@ -93,7 +103,9 @@ class ScenePatchResponseSchema(Schema):
         required=True,
         metadata={"description": "Id of the changed scene: the id a whole upload of it gets."},
     )
-    parent = fields.String(required=True, metadata={"description": "The scene changed (kept as it was)."})
+    parent = fields.String(
+        required=True, metadata={"description": "The scene changed (kept as it was)."}
+    )
     stats = fields.Nested(ScenePatchStatsSchema, required=True)
     warnings = fields.List(fields.String(), required=True)
 
@@ -115,5 +127,10 @@ def merged(old: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["ITEM_SCHEMAS", "MAX_CHANGE_ITEMS", "ScenePatchResponseSchema", "ScenePatchSchema", "merged"]
-_ = model
+__all__ = [
+    "ITEM_SCHEMAS",
+    "MAX_CHANGE_ITEMS",
+    "ScenePatchResponseSchema",
+    "ScenePatchSchema",
+    "merged",
+]

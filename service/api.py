@@ -462,9 +462,7 @@ def patch_scene(args: dict[str, Any], scene_id: str) -> dict[str, Any]:
     cache = _cache()
     parent = cache.get(scene_id)
     try:
-        change, warnings = resolve_change(
-            parent.scene, args, current_app.config, request_budget()
-        )
+        change, warnings = resolve_change(parent.scene, args, current_app.config, request_budget())
     except PatchInvalid as err:
         node: Any = err.messages
         for key in reversed(err.path):

@@ -254,7 +254,10 @@ class SceneCache:
         if found is not None:
             return digest.id, found, applied
         geo = rebuild(base.geo, applied)
-        pairs = {id(new): (old, new) for old, new in ((base.geo.walls, geo.walls), (base.geo.sight, geo.sight))}
+        pairs = {
+            id(new): (old, new)
+            for old, new in ((base.geo.walls, geo.walls), (base.geo.sight, geo.sight))
+        }
         for old, new in pairs.values():
             if new is not old and new.tree is old.tree:  # flipped in place
                 rows = [k for k, _ in applied.replaced["walls"].values()]
@@ -313,12 +316,12 @@ class SceneCache:
             if isinstance(value, PatchRecord):
                 try:
                     base = self._entry(value.parent, depth + 1)
-                    found, entry, _ = self._applied(base, value.change, value.parent)
+                    found, made, _ = self._applied(base, value.change, value.parent)
                 except (SceneNotFound, KeyError):
                     found = ""
                 if found == key:
-                    self._keep(key, entry, shared=True)
-                    return entry
+                    self._keep(key, made, shared=True)
+                    return made
                 if not found:
                     raise self._not_found(sid, parent=value.parent) from None
                 self.store.delete(key)  # a record of another scene's change

@@ -60,7 +60,6 @@ RETRY_AFTER = 1.0
 DEFAULT_TIMEOUT = 0.5
 
 
-
 class PatchRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A patched scene as stored: its parent's id, the change, and the chain behind it.
 

@@ -134,9 +134,7 @@ def rehashed(
         redo = {p // CHUNK for p in positions} | set(range(len(before), count))
         if len(items) % CHUNK:
             redo.add(count - 1)  # the last chunk may have lost or gained items
-        chunks[name] = tuple(
-            _chunk(items, k) if k in redo else before[k] for k in range(count)
-        )
+        chunks[name] = tuple(_chunk(items, k) if k in redo else before[k] for k in range(count))
     head = _plain_json(scene) if plain else old.plain
     counts = {name: len(getattr(scene, name)) for name in COLLECTIONS}
     return SceneDigest(_assemble(head, counts, chunks), head, chunks)

@@ -282,4 +282,3 @@ def flipped_index(index: WallIndex, walls: Mapping[int, Wall]) -> WallIndex:
         top=top,
         memo=memo,
     )
-

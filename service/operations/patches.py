@@ -124,7 +124,8 @@ def _load(schema: type[Any], raw: dict[str, Any], path: tuple[str, ...]) -> Any:
     except ValidationError as err:
         messages = err.messages
         first = _first(messages)
-        raise PatchInvalid(f"The change is invalid at {'.'.join(path)}: {first}", path, messages)
+        message = f"The change is invalid at {'.'.join(path)}: {first}"
+        raise PatchInvalid(message, path, messages) from err
 
 
 def _first(messages: Any) -> str:

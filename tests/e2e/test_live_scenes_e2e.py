@@ -56,7 +56,9 @@ def two_workers():
 
 def test_every_worker_answers_a_patched_id_as_a_whole_upload(two_workers):
     url = two_workers
-    base = requests.post(url + "/v1/scenes", json={"scene": SCENE}, timeout=TIMEOUT).json()["scene_id"]
+    base = requests.post(url + "/v1/scenes", json={"scene": SCENE}, timeout=TIMEOUT).json()[
+        "scene_id"
+    ]
     sid = patched(url, base, CHANGE)
     expected = cover(url, scene=moved())
     assert expected.status_code == 200
@@ -93,7 +95,9 @@ def replicas(redis_server):
 
 def test_a_scene_patched_on_one_replica_is_answered_on_the_other(replicas):
     url_a, url_b = replicas
-    base = requests.post(url_a + "/v1/scenes", json={"scene": SCENE}, timeout=TIMEOUT).json()["scene_id"]
+    base = requests.post(url_a + "/v1/scenes", json={"scene": SCENE}, timeout=TIMEOUT).json()[
+        "scene_id"
+    ]
     sid = patched(url_a, base, CHANGE)
     on_b = cover(url_b, scene_id=sid)
     assert on_b.status_code == 200, on_b.text[:300]

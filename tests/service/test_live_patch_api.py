@@ -28,7 +28,12 @@ def base(client) -> str:
 
 
 def cover(client, sid: str) -> dict:
-    body = {"ruleset": "dnd5e", "scene_id": sid, "attacker": "archer", "targets": ["goblin", "ogre"]}
+    body = {
+        "ruleset": "dnd5e",
+        "scene_id": sid,
+        "attacker": "archer",
+        "targets": ["goblin", "ogre"],
+    }
     resp = client.post("/v1/cover", json=body)
     assert resp.status_code == 200, resp.get_json()
     return resp.get_json()
@@ -55,7 +60,9 @@ def test_the_example_answers_the_id_of_a_whole_upload(client, base):
     assert resp.status_code == 200, resp.get_json()
     got = resp.get_json()
     assert got["parent"] == base and got["warnings"] == []
-    assert got["stats"]["tokens"] == len(sample_scene()["tokens"]) - 1 and got["stats"]["changed"] == 4
+    assert (
+        got["stats"]["tokens"] == len(sample_scene()["tokens"]) - 1 and got["stats"]["changed"] == 4
+    )
     upload = client.post("/v1/scenes", json={"scene": whole(sample_scene(), EXAMPLE)}).get_json()
     assert upload["scene_id"] == got["scene_id"]
     assert cover(client, got["scene_id"]) == cover(client, upload["scene_id"])
@@ -71,12 +78,19 @@ def test_the_openapi_document_has_the_endpoint_and_its_example(client):
 
 
 def test_a_new_item_and_a_merge_of_nested_fields(client, base):
-    change = {"tokens": {"orc": {"x": 100, "y": 100, "senses": {"darkvision": 60}}},
-              "environment": {"light": "dim"}}
+    change = {
+        "tokens": {"orc": {"x": 100, "y": 100, "senses": {"darkvision": 60}}},
+        "environment": {"light": "dim"},
+    }
     got = client.patch(f"/v1/scenes/{base}", json=change).get_json()
     assert got["stats"]["tokens"] == len(sample_scene()["tokens"]) + 1
-    again = client.patch(f"/v1/scenes/{got['scene_id']}", json={"tokens": {"orc": {"senses": {"blindsight": 10}}}})
-    scene = whole(sample_scene(), {"tokens": {"orc": {"x": 100, "y": 100, "senses": {"darkvision": 60, "blindsight": 10}}}})
+    again = client.patch(
+        f"/v1/scenes/{got['scene_id']}", json={"tokens": {"orc": {"senses": {"blindsight": 10}}}}
+    )
+    scene = whole(
+        sample_scene(),
+        {"tokens": {"orc": {"x": 100, "y": 100, "senses": {"darkvision": 60, "blindsight": 10}}}},
+    )
     scene["environment"] = {"light": "dim"}
     upload = client.post("/v1/scenes", json={"scene": scene}).get_json()
     assert again.get_json()["scene_id"] == upload["scene_id"]

@@ -78,7 +78,9 @@ def changes(draw, scene: Scene) -> Change:
             tokens[t] = msgspec.structs.replace(old, x=float(x), y=float(y))
     if draw(st.booleans()):
         i = draw(st.integers(0, 9))
-        tokens[f"new{i}"] = token(i, draw(st.integers(0, 15)) * 100.0, draw(st.integers(0, 15)) * 100.0)
+        tokens[f"new{i}"] = token(
+            i, draw(st.integers(0, 15)) * 100.0, draw(st.integers(0, 15)) * 100.0
+        )
     walls: dict = {}
     held = {w.id: w for w in scene.walls}
     for d in draw(st.lists(st.sampled_from(DOORS), max_size=3, unique=True)):
@@ -143,7 +145,9 @@ def test_a_door_opening_flips_the_index_and_carries_the_rooms():
     sid, geo = cache.put(BASE_SCENE)
     firm_rooms(geo.walls, "move", None)
     door = next(w for w in BASE_SCENE.walls if w.door != "none" and w.door_state == "closed")
-    new_sid, new, _ = cache.patch(sid, Change(walls={door.id: msgspec.structs.replace(door, door_state="open")}))
+    new_sid, new, _ = cache.patch(
+        sid, Change(walls={door.id: msgspec.structs.replace(door, door_state="open")})
+    )
     assert new.walls.tree is geo.walls.tree and new.walls is not geo.walls
     carried = new.walls.memo[("rooms", "move", None)]
     whole = firm_rooms(build_scene(new.scene).walls, "move", None)
@@ -180,7 +184,10 @@ def test_chunks_rehash_what_changed_only():
     last = BASE_SCENE.walls[-1].id
     for change in (Change(walls={first: None}), Change(walls={last: None})):
         new_sid, _, applied = cache.patch(sid, change)
-        assert new_sid == scene_id(applied.scene) and len(applied.scene.walls) == len(BASE_SCENE.walls) - 1
+        assert (
+            new_sid == scene_id(applied.scene)
+            and len(applied.scene.walls) == len(BASE_SCENE.walls) - 1
+        )
     assert len(BASE_SCENE.walls) > 4 * CHUNK
 
 
@@ -193,7 +200,11 @@ def test_flip_of_a_wall_with_an_identical_segment_rebuilds():
     )
     cache = SceneCache()
     sid, geo = cache.put(scene)
-    _, new, applied = cache.patch(sid, Change(walls={"b": Wall("b", (100, 0, 0, 0), door="door", door_state="open")}))
+    _, new, applied = cache.patch(
+        sid, Change(walls={"b": Wall("b", (100, 0, 0, 0), door="door", door_state="open")})
+    )
     assert new.walls.tree is not geo.walls.tree
     assert answers(new) == answers(build_scene(applied.scene))
-    assert np.array_equal(new.walls.restriction["move"], build_scene(applied.scene).walls.restriction["move"])
+    assert np.array_equal(
+        new.walls.restriction["move"], build_scene(applied.scene).walls.restriction["move"]
+    )
