@@ -174,7 +174,7 @@ class SceneCache:
                 if alias is not None:
                     self._aliases[alias] = sid
                     self._pinned.add(sid)
-            sibling = self._items.get(self._by_walls.get(walls_key, ""))
+            sibling = self._items.get(self._by_walls.get(walls_key, "")) if scene.walls else None
         if entry is None:
             # Room first, for what the new scene will hold: the old scenes and the new one
             # are never in memory together past the bound.
