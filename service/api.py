@@ -23,6 +23,7 @@ from adapters import detect
 from adapters.errors import AdapterError
 from schemas import requests as rq
 from schemas import responses as rs
+from schemas.patch import ScenePatchResponseSchema, ScenePatchSchema
 from schemas.scene import SceneSchema
 from schemas.size import size_of_scene
 from service import __version__, rules
@@ -33,6 +34,7 @@ from service.http_errors import Blueprint
 from service.limits import size_problems
 from service.model import Scene
 from service.operations import OPERATIONS, BuiltScene, Operation, option_endpoints, option_kinds
+from service.operations.patches import PatchInvalid, patch_stats, resolve_change
 from service.store import NO_STORE, StoreState
 
 blp = Blueprint("v1", __name__, description="Sightline rules API, contract v1 (shared/API.md).")
@@ -58,6 +60,11 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             "walls": [{"id": "w1", "c": [250, -100, 250, 60]}],
             "tokens": [{"id": "A", "x": 0, "y": 0}, {"id": "T", "x": 400, "y": 0}],
         }
+    },
+    "patch": {
+        "tokens": {"goblin": {"x": 700, "y": 300}, "bat": None},
+        "walls": {"inner-door": {"door_state": "open"}},
+        "lights": {"torch": {"on": False}},
     },
     "cover": {
         "ruleset": "dnd5e",
@@ -435,6 +442,39 @@ def upload_scene(query: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
     check_limits(scene, "scene" if args.get("scene") is not None else "export")
     sid, _ = _cache().put(scene, publish=True)  # stored again: the store may have dropped it
     return {"scene_id": sid, "stats": {**extra, **scene_stats(scene)}, "warnings": warnings}
+
+
+@blp.route("/scenes/<scene_id>", methods=["PATCH"])
+@blp.arguments(ScenePatchSchema, example=EXAMPLES["patch"])
+@blp.response(200, ScenePatchResponseSchema)
+@blp.alt_response(404, description="Unknown scene id (send the whole scene), or unknown item id")
+@blp.alt_response(422, description="The change is invalid, or the scene after it")
+def patch_scene(args: dict[str, Any], scene_id: str) -> dict[str, Any]:
+    """Change a stored scene by id: a JSON merge patch per collection; returns the new id.
+
+    ``{"tokens": {"goblin": {"x": 700}}, "walls": {"door-3": {"door_state": "open"}},
+    "lights": {"torch-2": {"on": false}}}``: an id the scene holds merges the object into its
+    item (``null`` fields take their default again), a new id adds a whole item (after the
+    others), ``null`` removes it; ``environment`` merges likewise. The new ``scene_id`` is the
+    id a whole upload of the changed scene gets; the parent stays as it was. Unknown
+    ``scene_id``: 404, send the whole scene (``POST /v1/scenes``).
+    """
+    cache = _cache()
+    parent = cache.get(scene_id)
+    try:
+        change, warnings = resolve_change(parent.scene, args, current_app.config, request_budget())
+    except PatchInvalid as err:
+        node: Any = err.messages
+        for key in reversed(err.path):
+            node = {key: node}
+        abort(422, message=err.message, errors={"json": node})
+    sid, geo, _ = cache.patch(scene_id, change)
+    return {
+        "scene_id": sid,
+        "parent": cache.resolved(scene_id),
+        "stats": patch_stats(geo.scene, change),
+        "warnings": warnings,
+    }
 
 
 @blp.route("/import/<any(foundry, roll20, uvtt, auto):fmt>", methods=["POST"])

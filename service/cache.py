@@ -10,36 +10,28 @@ one a miss costs the client one resend.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 
-import msgspec
-
+from service.engine.digest import SceneDigest, rehashed, scene_digest, scene_id
+from service.engine.live import Applied, Change, apply_change, rebuild
 from service.engine.scene import BuiltScene, build_scene
 from service.errors import SceneNotFound, shown
+from service.geometry.junctions import junction_nodes
+from service.geometry.obstacles import wall_components
+from service.geometry.rooms import rooms_after_change, warm_rooms
 from service.model import Scene
-from service.store import BACKEND_SETTINGS, SharedSceneStore
+from service.store import BACKEND_SETTINGS, PatchRecord, SharedSceneStore
 
-#: Canonical JSON: Struct fields in declaration order (the model holds no dicts, so no key
-#: order to fix), walls without their defaults (``service.model``); msgspec encodes in C.
-_CANONICAL = msgspec.json.Encoder()
+__all__ = ["MAX_CHAIN", "SceneCache", "approx_bytes", "scene_bytes", "scene_id"]
 
-
-def scene_id(scene: Scene) -> str:
-    """Content hash of ``scene``: ``"sha256:<64 hex>"``.
-
-    Hashes the canonical JSON of the validated scene (``_CANONICAL``), so explicit defaults
-    and key order do not change the id. Depends only on the scene's values, never on how it
-    was decoded (``msgspec`` fast path or marshmallow).
-    """
-    value = ["sightline-scene", 3, scene]
-    try:
-        canonical = _CANONICAL.encode(value)
-    except UnicodeEncodeError:  # a lone surrogate ("\ud800"), which JSON text may escape
-        canonical = json.dumps(msgspec.to_builtins(value), separators=(",", ":")).encode()
-    return "sha256:" + hashlib.sha256(canonical).hexdigest()
+#: Most patched scenes stored one on another (records of parent id + change) before the
+#: whole scene is stored again: a reader that holds none of them rebuilds at most this many.
+MAX_CHAIN = 16
+#: Bytes a patched scene adds when it shares its parent's wall index, per wall (the new
+#: wall tuple and, after a flip, the copied restriction arrays).
+BYTES_PER_SHARED_WALL = 60
 
 
 #: Bytes a cached scene holds, per item. Measured as the growth of a process's
@@ -95,21 +87,56 @@ def approx_bytes(geo: BuiltScene) -> int:
     return scene_bytes(scene) + BYTES_PER_OUTLINE_EDGE * (outline - heavy)
 
 
+@dataclass(frozen=True)
+class _Entry:
+    """A cached scene: its geometry, its digest, and its place on a chain of patches.
+
+    ``chain``: the ids from its parent back to the last whole scene stored (``()`` for a
+    whole scene); ``len(chain)`` is how many records a reader rebuilds through.
+    """
+
+    geo: BuiltScene
+    digest: SceneDigest
+    chain: tuple[str, ...] = ()
+
+
+def warm(geo: BuiltScene) -> None:
+    """Build now what depends only on the walls: the wall grid, junction labels, rooms.
+
+    About 80 % of a 20,000-wall scene's first query (the rooms' polygonization above all),
+    paid at upload instead, once per wall set (``SceneCache`` shares the index between
+    scenes of the same walls). Cost: O(walls log walls + crossings).
+    """
+    for index in {id(i): i for i in (geo.walls, geo.sight)}.values():
+        if index.size:
+            index.wall_grid()
+            junction_nodes(index)
+            wall_components(index)
+            warm_rooms(index)
+
+
 class SceneCache:
     """Thread-safe LRU of ``BuiltScene`` by scene id, with named aliases.
+
+    Scenes of the same walls (the walls' digest and grid scale) share one wall index, with
+    what is built from it (``warm``): a scene re-sent with its walls unchanged pays decode,
+    hash and its token spaces only. A patched scene (:meth:`patch`) is built from its
+    parent's (``engine.live.rebuild``).
 
     Parameters
     ----------
     max_scenes : int
         Scenes kept; the least recently used is dropped first.
     max_bytes : int
-        Estimated memory kept (``approx_bytes``); past it the least recently used go too.
+        Estimated memory kept (``approx_bytes``; a scene sharing a cached scene's wall index
+        counts ``BYTES_PER_SHARED_WALL`` a wall); past it the least recently used go too.
         A scene not cached yet makes room for itself (``scene_bytes``) before it is built,
         so the cached scenes and the one being built stay within it (the newest scene is
         kept even when it alone passes it).
     store : SharedSceneStore, optional
         Scenes shared with other processes (Redis, or an SQLite file): built scenes are
-        stored there, and a local miss by id is loaded from there. Aliased scenes stay local.
+        stored there (a patched one as its parent's id and the change), and a local miss by
+        id is loaded from there. Aliased scenes stay local.
     """
 
     def __init__(
@@ -122,7 +149,8 @@ class SceneCache:
         self.max_scenes = max(1, int(max_scenes))
         self.max_bytes = max(1, int(max_bytes))
         self._bytes: dict[str, int] = {}
-        self._items: OrderedDict[str, BuiltScene] = OrderedDict()
+        self._items: OrderedDict[str, _Entry] = OrderedDict()
+        self._by_walls: dict[tuple[str, float], str] = {}
         self._aliases: dict[str, str] = {}
         self._pinned: set[str] = set()
         self._lock = threading.Lock()
@@ -136,29 +164,105 @@ class SceneCache:
         this process holds it already (an upload), ``False`` never (it came from the store),
         ``None`` when it was built here.
         """
-        sid = scene_id(scene)
+        digest = scene_digest(scene)
+        sid = digest.id
+        walls_key = (digest.collection("walls"), scene.grid.px_per_unit)
         with self._lock:
-            geo = self._items.get(sid)
-            if geo is not None:
+            entry = self._items.get(sid)
+            if entry is not None:
                 self._items.move_to_end(sid)
-        if geo is None:
+                if alias is not None:
+                    self._aliases[alias] = sid
+                    self._pinned.add(sid)
+            sibling = self._items.get(self._by_walls.get(walls_key, "")) if scene.walls else None
+        if entry is None:
             # Room first, for what the new scene will hold: the old scenes and the new one
             # are never in memory together past the bound.
             with self._lock:
-                self._evict(scene_bytes(scene), None)
-            geo = build_scene(scene)
+                self._evict(self._room(scene, sibling is not None), None)
+            if sibling is not None:
+                geo = build_scene(scene, walls=sibling.geo.walls)
+            else:
+                geo = build_scene(scene)
+                warm(geo)
+            entry = _Entry(geo, digest)
+            self._keep(sid, entry, shared=sibling is not None, alias=alias)
             publish = publish is not False
         if publish and alias is None and self.store is not None:
             self.store.put(sid, scene)
+        return sid, entry.geo
+
+    def _room(self, scene: Scene, shared: bool) -> int:
+        """Bytes ``scene`` will hold once built (its walls' share only when ``shared``)."""
+        full = scene_bytes(scene)
+        if not shared:
+            return full
+        return full - (BYTES_PER_WALL - BYTES_PER_SHARED_WALL) * len(scene.walls)
+
+    def _keep(self, sid: str, entry: _Entry, *, shared: bool, alias: str | None = None) -> None:
+        """Cache ``entry`` under ``sid`` (most recently used), then evict past the bounds."""
+        geo = entry.geo
+        size = approx_bytes(geo)
+        if shared:
+            size -= (BYTES_PER_WALL - BYTES_PER_SHARED_WALL) * len(geo.scene.walls)
         with self._lock:
-            self._items[sid] = geo
-            self._bytes[sid] = approx_bytes(geo)
+            self._items[sid] = entry
+            self._bytes[sid] = size
             self._items.move_to_end(sid)
+            self._by_walls[(entry.digest.collection("walls"), geo.scene.grid.px_per_unit)] = sid
             if alias is not None:
                 self._aliases[alias] = sid
                 self._pinned.add(sid)
             self._evict(0, sid)
-        return sid, geo
+
+    def patch(self, parent: str, change: Change) -> tuple[str, BuiltScene, Applied]:
+        """Apply ``change`` to the cached (or stored) scene ``parent``; the new id and geometry.
+
+        The new scene's id is the one a whole upload of it gets (``engine.digest``: only the
+        changed chunks are hashed again); its geometry is built from the parent's
+        (``engine.live.rebuild``, the closed rooms carried by ``rooms_after_change``). With a
+        store, the new scene is stored as ``parent`` + ``change`` (``PatchRecord``), or whole
+        once the chain behind it reaches ``MAX_CHAIN``. The parent stays as it was.
+
+        Raises
+        ------
+        SceneNotFound
+            ``parent`` is unknown here and in the store.
+        KeyError
+            The change removes an id the parent does not hold (checked by the caller).
+        """
+        parent = self.resolved(parent)
+        base = self._entry(parent)
+        sid, entry, applied = self._applied(base, change, parent)
+        if self.store is not None:
+            chain = (parent, *base.chain)
+            if len(chain) > MAX_CHAIN:
+                self.store.put(sid, applied.scene)
+                entry = _Entry(entry.geo, entry.digest)
+            else:
+                self.store.put_patch(sid, PatchRecord(parent, change, chain))
+        self._keep(sid, entry, shared=True)
+        return sid, entry.geo, applied
+
+    def _applied(self, base: _Entry, change: Change, parent: str) -> tuple[str, _Entry, Applied]:
+        """``change`` applied to ``base``: the new id, its entry (built or cached) and scene."""
+        applied = apply_change(base.geo.scene, change)
+        plain = change.environment is not None
+        digest = rehashed(base.digest, applied.scene, applied.touched, plain)
+        with self._lock:
+            found = self._items.get(digest.id)
+        if found is not None:
+            return digest.id, found, applied
+        geo = rebuild(base.geo, applied)
+        pairs = {
+            id(new): (old, new)
+            for old, new in ((base.geo.walls, geo.walls), (base.geo.sight, geo.sight))
+        }
+        for old, new in pairs.values():
+            if new is not old and new.tree is old.tree:  # flipped in place
+                rows = [k for k, _ in applied.replaced["walls"].values()]
+                rooms_after_change(old, new, rows)
+        return digest.id, _Entry(geo, digest, (parent, *base.chain)), applied
 
     def _evict(self, room: int, keep: str | None) -> None:
         """Drop least recently used scenes (never pinned ones nor ``keep``).
@@ -173,39 +277,69 @@ class SceneCache:
             oldest = next((k for k in self._items if k not in self._pinned and k != keep), None)
             if oldest is None:
                 break
-            del self._items[oldest]
+            entry = self._items.pop(oldest)
             del self._bytes[oldest]
+            key = (entry.digest.collection("walls"), entry.geo.scene.grid.px_per_unit)
+            if self._by_walls.get(key) == oldest:
+                del self._by_walls[key]
+
+    def resolved(self, sid: str) -> str:
+        """The scene id of id or alias ``sid`` (``sid`` itself when it is no alias)."""
+        with self._lock:
+            return self._aliases.get(sid, sid)
 
     def get(self, sid: str) -> BuiltScene:
         """The geometry cached under id or alias ``sid``.
 
-        A local miss loads the scene from the store, when there is one, and builds it.
+        A local miss loads the scene from the store, when there is one, and builds it (a
+        patched scene's record from its parent, loaded the same way).
 
         Raises
         ------
         SceneNotFound
-            When neither this process nor the store holds it, or the store cannot be
-            reached in time (the client resends the scene); the message says why it can
-            happen (:meth:`_not_found`).
+            When neither this process nor the store holds it (nor, for a patched scene,
+            its parent), or the store cannot be reached in time (the client resends the
+            scene); the message says why it can happen (:meth:`_not_found`).
         """
+        return self._entry(sid).geo
+
+    def _entry(self, sid: str, depth: int = 0) -> _Entry:
+        """The cache entry of id or alias ``sid``, loaded from the store on a miss."""
         with self._lock:
             key = self._aliases.get(sid, sid)
-            geo = self._items.get(key)
-            if geo is not None:
+            entry = self._items.get(key)
+            if entry is not None:
                 self._items.move_to_end(key)
-                return geo
-        if self.store is not None and key.startswith("sha256:"):
-            scene = self.store.get(key)
-            if scene is not None:
-                found, geo = self.put(scene, publish=False)
+                return entry
+        if self.store is not None and key.startswith("sha256:") and depth <= MAX_CHAIN:
+            value = self.store.get(key)
+            if isinstance(value, PatchRecord):
+                try:
+                    base = self._entry(value.parent, depth + 1)
+                    found, made, _ = self._applied(base, value.change, value.parent)
+                except (SceneNotFound, KeyError):
+                    found = ""
                 if found == key:
-                    return geo
+                    self._keep(key, made, shared=True)
+                    return made
+                if not found:
+                    raise self._not_found(sid, parent=value.parent) from None
+                self.store.delete(key)  # a record of another scene's change
+            elif value is not None:
+                found, geo = self.put(value, publish=False)
+                if found == key:
+                    return self._items.get(found) or _Entry(geo, scene_digest(value))
                 self.store.delete(key)  # bytes under another scene's id: not this scene
         raise self._not_found(sid)
 
-    def _not_found(self, sid: str) -> SceneNotFound:
+    def _not_found(self, sid: str, parent: str | None = None) -> SceneNotFound:
         """The 404 for ``sid``, saying why an id once answered can be unknown here."""
-        if not sid.startswith("sha256:"):
+        if parent is not None:
+            why = (
+                f"the store holds it as a change of {shown(parent, 90)}, which is gone "
+                "(expired, or dropped to keep the store within its bounds)"
+            )
+        elif not sid.startswith("sha256:"):
             why = (
                 "a scene id is the 'sha256:...' that POST /v1/scenes or an inline scene "
                 "answers (or an alias this service was started with, such as 'sample')"

@@ -8,7 +8,8 @@ that misses an id locally loads the scene from the file and builds it instead of
 404, as with Redis. ``sqlite3`` from the standard library: no server to run. A Flask app
 made without gunicorn (tests, the CLI) is one process with one cache and has no file.
 
-Stored value: ``service.store.encode_scene``'s bytes, the format Redis holds.
+Stored value: ``service.store.encode_scene``'s bytes, or a patched scene's record
+(``service.store.encode_patch``), the formats Redis holds.
 
 Bounds: a scene lives ``SIGHTLINE_SCENE_TTL`` seconds after it was last stored or read (an
 expired row is never served, and is deleted by the next write); past ``max_bytes`` of stored
@@ -41,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from service.model import Scene
-from service.store import StoreState, decode_scene, encode_scene
+from service.store import PatchRecord, StoreState, decode_value, encode_patch, encode_scene
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +200,22 @@ class SqliteSceneStore:
             data = encode_scene(scene)
         except UnicodeEncodeError:  # a lone surrogate: the scene stays in this process only
             return False
+        return self._store(sid, data, ())
+
+    def put_patch(self, sid: str, record: PatchRecord) -> bool:
+        """Store a patched scene's record under ``sid``; restart its chain's time to live.
+
+        As ``put``, plus O(log n) per id of ``record.chain`` (at most
+        ``service.cache.MAX_CHAIN``), in the same transaction (the chain's rows, just
+        used, are the last the eviction takes).
+        """
+        try:
+            data = encode_patch(record)
+        except UnicodeEncodeError:
+            return False
+        return self._store(sid, data, record.chain)
+
+    def _store(self, sid: str, data: bytes, chain: tuple[str, ...]) -> bool:
         if len(data) > self.max_bytes:
             return False
         now = time.time()
@@ -207,6 +224,9 @@ class SqliteSceneStore:
             with _write(conn):
                 conn.execute("DELETE FROM scene WHERE used < ?", (now - self.ttl,))
                 conn.execute(_UPSERT, (sid, data, len(data), now))
+                conn.executemany(
+                    "UPDATE scene SET used = ? WHERE id = ?", [(now, other) for other in chain]
+                )
                 self._evict(conn, keep=sid)
             return True
 
@@ -234,8 +254,8 @@ class SqliteSceneStore:
                 excess -= int(size)
             conn.executemany("DELETE FROM scene WHERE rowid = ?", doomed)
 
-    def get(self, sid: str) -> Scene | None:
-        """The scene stored under ``sid`` (its time to live restarts), or ``None``.
+    def get(self, sid: str) -> Scene | PatchRecord | None:
+        """The scene or patched scene's record under ``sid`` (its time to live restarts).
 
         ``None`` when the file does not hold it, holds it expired, cannot be read in time,
         or holds bytes that are not a scene (logged, and the row deleted). Cost: O(log n)
@@ -254,7 +274,7 @@ class SqliteSceneStore:
         if not isinstance(data, bytes):
             return None
         try:
-            return decode_scene(data)
+            return decode_value(data)
         except ValueError as err:
             log.warning("scene file %s: %s holds no valid scene (%s)", self.path, sid, err)
             self.delete(sid)

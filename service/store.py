@@ -10,7 +10,12 @@ that has not seen a scene loads it from Redis and builds it instead of answering
 Redis' own eviction (``maxmemory-policy``) bounds the memory; nothing here counts it.
 
 Stored value: one format byte, then the scene's msgspec MessagePack bytes, raw
-(``FORMAT_RAW``) or zlib-compressed (``FORMAT_ZLIB``) when that saves at least a quarter.
+(``FORMAT_RAW``) or zlib-compressed (``FORMAT_ZLIB``) when that saves at least a quarter;
+or, for a patched scene (``PATCH /v1/scenes/{id}``), ``FORMAT_PATCH`` and a
+:class:`PatchRecord`: its parent's id and the change, so storing a token move costs the
+move, not the scene. A reader rebuilds it from its parent (``service.cache``); the chain of
+records back to a whole scene is at most ``service.cache.MAX_CHAIN`` long (then the whole
+scene is stored), and storing a record restarts the time to live of every scene on it.
 
 The store never raises to its callers. Redis down, slow, or answering garbage reads as a
 miss (``get`` returns ``None``) and a write as not done (``put`` returns ``False``); each
@@ -33,6 +38,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from service.engine.live import Change
 from service.model import Scene
 
 log = logging.getLogger(__name__)
@@ -42,6 +48,8 @@ KEY_PREFIX = "sightline:scene:"
 #: First byte of a stored value: MessagePack as it is, or zlib-compressed MessagePack.
 FORMAT_RAW = b"\x01"
 FORMAT_ZLIB = b"\x02"
+#: First byte of a patched scene's record (:class:`PatchRecord` as MessagePack).
+FORMAT_PATCH = b"\x03"
 #: Compress values above this many bytes (smaller ones gain nothing worth a round of zlib).
 COMPRESS_OVER = 4096
 #: zlib level: 1 is fast and already shrinks a 5,000-wall scene about 5 times.
@@ -51,8 +59,53 @@ RETRY_AFTER = 1.0
 #: Default seconds for connecting to Redis and for each reply.
 DEFAULT_TIMEOUT = 0.5
 
+
+class PatchRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A patched scene as stored: its parent's id, the change, and the chain behind it.
+
+    Attributes
+    ----------
+    parent : str
+        The ``scene_id`` the change applies to.
+    change : Change
+        The resolved change (``service.engine.live``).
+    chain : tuple of str
+        Every id from the parent back to the last whole scene stored: their time to live
+        restarts with this record's, so a record never outlives the scenes it needs.
+    """
+
+    parent: str
+    change: Change
+    chain: tuple[str, ...]
+
+
 _ENCODE = msgspec.msgpack.Encoder()
 _DECODE = msgspec.msgpack.Decoder(Scene)
+_DECODE_PATCH = msgspec.msgpack.Decoder(PatchRecord)
+
+
+def encode_patch(record: PatchRecord) -> bytes:
+    """Stored bytes of a patched scene's record: ``FORMAT_PATCH`` + MessagePack.
+
+    Raises
+    ------
+    UnicodeEncodeError
+        When a string of the change holds a lone surrogate.
+    """
+    return FORMAT_PATCH + _ENCODE.encode(record)
+
+
+def decode_value(data: bytes) -> Scene | PatchRecord:
+    """A stored scene (``decode_scene``) or patched scene's record, checked again.
+
+    Raises
+    ------
+    ValueError
+        As ``decode_scene``; for a record, bytes that are not a valid record.
+    """
+    if data[:1] == FORMAT_PATCH:
+        return _DECODE_PATCH.decode(data[1:])
+    return decode_scene(data)
 
 
 def encode_scene(scene: Scene) -> bytes:
@@ -148,8 +201,12 @@ class SharedSceneStore(Protocol):
         """Store ``scene`` under ``sid``; whether the store took it."""
         ...
 
-    def get(self, sid: str) -> Scene | None:
-        """The scene under ``sid`` (its time to live restarts), or ``None``."""
+    def put_patch(self, sid: str, record: PatchRecord) -> bool:
+        """Store a patched scene's record under ``sid``; restart its chain's time to live."""
+        ...
+
+    def get(self, sid: str) -> Scene | PatchRecord | None:
+        """The scene or record under ``sid`` (its time to live restarts), or ``None``."""
         ...
 
     def delete(self, sid: str) -> None:
@@ -204,24 +261,43 @@ class SceneStore:
 
     def put(self, sid: str, scene: Scene) -> bool:
         """Store ``scene`` under ``sid`` for ``ttl`` seconds; whether Redis took it."""
-        if not self._available():
-            return False
         try:
             data = encode_scene(scene)
         except UnicodeEncodeError:  # a lone surrogate: the scene stays in this process only
             return False
+        return self._set(sid, data, ())
+
+    def put_patch(self, sid: str, record: PatchRecord) -> bool:
+        """Store ``record`` under ``sid`` and restart the TTL of its ``chain`` (one pipeline).
+
+        Cost: the record's bytes (the change, not the scene) and one ``EXPIRE`` per id of
+        the chain (at most ``service.cache.MAX_CHAIN``), in one round trip.
+        """
         try:
-            self._redis.set(KEY_PREFIX + sid, data, ex=self.ttl)
+            data = encode_patch(record)
+        except UnicodeEncodeError:
+            return False
+        return self._set(sid, data, record.chain)
+
+    def _set(self, sid: str, data: bytes, chain: tuple[str, ...]) -> bool:
+        if not self._available():
+            return False
+        try:
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.set(KEY_PREFIX + sid, data, ex=self.ttl)
+            for other in chain:
+                pipe.expire(KEY_PREFIX + other, self.ttl)
+            pipe.execute()
         except redis.RedisError as err:
             self._failed("SET", err)
             return False
         return True
 
-    def get(self, sid: str) -> Scene | None:
-        """The scene stored under ``sid`` (its TTL restarts), or ``None``.
+    def get(self, sid: str) -> Scene | PatchRecord | None:
+        """The scene or patched scene's record stored under ``sid`` (its TTL restarts).
 
         ``None`` when Redis does not hold it, cannot be reached in time, or holds bytes that
-        are not a scene (logged).
+        are neither (logged).
         """
         if not self._available():
             return None
@@ -233,7 +309,7 @@ class SceneStore:
         if not isinstance(data, bytes):
             return None
         try:
-            return decode_scene(data)
+            return decode_value(data)
         except ValueError as err:
             log.warning("scene store: %s holds no valid scene (%s)", sid, err)
             return None

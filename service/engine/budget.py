@@ -65,6 +65,15 @@ VISION_PAIR_UNITS = 30
 SEARCH_UNITS = 1000
 
 
+#: Budget units of one item of a scene change (``PATCH /v1/scenes/{id}``): loading it by
+#: its schema, merging it and rehashing its chunk (``engine.digest``), about 100 µs.
+PATCH_ITEM_UNITS = 100
+#: Budget units per wall when a change adds, removes or moves walls and the wall index and
+#: its rooms are built again (``engine.live``): about 25 µs a wall (a 20,000-wall dungeon:
+#: 26 ms for the index, 440 ms for its rooms).
+WALL_BUILD_UNITS = 25
+
+
 #: Budget units per hex of two big footprints whose distance is measured (GEO-8 on hexes,
 #: ``grids.hex_cells_distance``: numpy over both footprints' hexes): about 0.3 µs a hex (a
 #: vision matrix of 60 tokens of 675 hexes, 3,540 pairs, took 1.4 s). Counted for footprints

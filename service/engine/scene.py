@@ -223,60 +223,95 @@ def vertical_span(token: Token, grid: Grid) -> tuple[float, float]:
     return (float(token.elevation), float(token.elevation) + float(height))
 
 
-def build_scene(scene: Scene) -> BuiltScene:
+def build_scene(scene: Scene, walls: WallIndex | None = None) -> BuiltScene:
     """Build the ``BuiltScene`` of ``scene`` (wall arrays + STRtree, token spaces in px).
 
-    Cost: O(walls log walls) for the tree, plus the outlines of heavily obscured regions.
+    ``walls``: the scene's wall index when it is already built (``service.cache`` keeps
+    indexes by the walls' digest, ``docs/decisions.md`` "Live scenes"). Cost: O(walls log
+    walls) for the tree (none with ``walls``), plus the outlines of heavily obscured regions.
     """
-    boxes = {t.id: token_space_box(t, scene.grid) for t in scene.tokens}
-    walls = build_wall_index(scene)
+    if walls is None:
+        walls = build_wall_index(scene)
+    shapes = {r.id: region_geometry(r.shape) for r in scene.regions}
+    return assemble(scene, walls, shapes, sight_index(scene, walls, shapes), wall_kinds(walls))
+
+
+def assemble(
+    scene: Scene,
+    walls: WallIndex,
+    shapes: dict[str, Any],
+    sight: WallIndex | None,
+    kinds: dict[str, Any],
+    tokens: dict[str, Any] | None = None,
+) -> BuiltScene:
+    """The ``BuiltScene`` of its built parts; the token parts are made unless given.
+
+    ``kinds`` is ``wall_kinds(walls)``, ``tokens`` ``token_parts(scene)``. Cost: O(tokens)
+    without ``tokens``, plus the wall density (O(walls)).
+    """
+    return BuiltScene(
+        scene,
+        walls,
+        sight_walls=sight,
+        region_shapes=shapes,
+        density=wall_density((sight or walls).coords),
+        heights=_has_heights(sight or walls),
+        **kinds,
+        **(tokens if tokens is not None else token_parts(scene)),
+    )
+
+
+def wall_kinds(walls: WallIndex) -> dict[str, Any]:
+    """``tall_walls``, ``improved_walls`` and ``extreme_walls`` of ``walls``. O(walls)."""
     tall = None
     covers = list(map(attrgetter("cover"), walls.walls))
     kinds = set(covers)
     if "low" in kinds:
         tall = np.array([cover != "low" for cover in covers], dtype=bool)
-    shapes = {r.id: region_geometry(r.shape) for r in scene.regions}
-    sight = None
-    fog = [r for r in scene.regions if r.obscurement == "heavy"]
-    if fog:
-        pseudo = list(walls.walls)
-        for r in fog:
-            height = Span(r.elevation.bottom, r.elevation.top) if r.elevation else None
-            for k, c in enumerate(region_edges(r.id, shapes[r.id])):
-                pseudo.append(
-                    Wall(
-                        f"{REGION_PREFIX}{r.id}:{k}",
-                        c,
-                        move="none",
-                        sight="normal",
-                        light="none",
-                        sound="none",
-                        height=height,
-                    )
-                )
-        sight = index_walls(pseudo, scene.grid.px_per_unit, room_walls=walls.size)
     improved = extreme = frozenset[int]()
     if "improved" in kinds:
         improved = frozenset(i for i, c in enumerate(covers) if c == "improved")
     if "extreme" in kinds:
         extreme = frozenset(i for i, c in enumerate(covers) if c == "extreme")
-    order = {t.id: k for k, t in enumerate(scene.tokens)}
+    return {"tall_walls": tall, "improved_walls": improved, "extreme_walls": extreme}
+
+
+def token_parts(scene: Scene) -> dict[str, Any]:
+    """Each token's space, index, vertical extent and sharers (``BuiltScene``). O(tokens)."""
+    boxes = {t.id: token_space_box(t, scene.grid) for t in scene.tokens}
     spans = {t.id: vertical_span(t, scene.grid) for t in scene.tokens}
-    return BuiltScene(
-        scene,
-        walls,
-        token_boxes=boxes,
-        tall_walls=tall,
-        sight_walls=sight,
-        region_shapes=shapes,
-        improved_walls=improved,
-        extreme_walls=extreme,
-        token_order=order,
-        sharing=_sharing(boxes, spans),
-        density=wall_density((sight or walls).coords),
-        token_spans=spans,
-        heights=_has_heights(sight or walls),
-    )
+    return {
+        "token_boxes": boxes,
+        "token_order": {t.id: k for k, t in enumerate(scene.tokens)},
+        "sharing": _sharing(boxes, spans),
+        "token_spans": spans,
+    }
+
+
+def sight_index(scene: Scene, walls: WallIndex, shapes: dict[str, Any]) -> WallIndex | None:
+    """The sight index: ``walls`` plus the outlines of heavy fog (``None`` without any).
+
+    Cost: O((walls + outline edges) log) when some region is heavily obscured, else O(1).
+    """
+    fog = [r for r in scene.regions if r.obscurement == "heavy"]
+    if not fog:
+        return None
+    pseudo = list(walls.walls)
+    for r in fog:
+        height = Span(r.elevation.bottom, r.elevation.top) if r.elevation else None
+        for k, c in enumerate(region_edges(r.id, shapes[r.id])):
+            pseudo.append(
+                Wall(
+                    f"{REGION_PREFIX}{r.id}:{k}",
+                    c,
+                    move="none",
+                    sight="normal",
+                    light="none",
+                    sound="none",
+                    height=height,
+                )
+            )
+    return index_walls(pseudo, scene.grid.px_per_unit, room_walls=walls.size)
 
 
 def _has_heights(index: WallIndex) -> bool:

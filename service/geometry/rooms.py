@@ -344,3 +344,109 @@ def _anchor(box: FloatArray) -> tuple[float, float]:
     if box[2] > box[0] and box[3] > box[1]:
         return float(box[0] + box[2]) * 0.5, float(box[1] + box[3]) * 0.5
     return float(box[0]), float(box[1])
+
+
+#: Length (relative to a wall's) of a newly closing wall that may lie outside every old
+#: room and still be updated locally (the float noise of the rooms' rings, ~1e-9 px).
+_OUTSIDE_REL = 1e-9
+
+
+def rooms_after_change(old: WallIndex, new: WallIndex, rows: Sequence[int]) -> None:
+    """Carry ``old``'s memoised rooms into ``new``, the same segments with ``rows`` changed.
+
+    For live scenes (``engine.live.flipped_index``: a door opened or closed, a restriction
+    changed). For each rooms entry of ``old.memo`` (per sense and wall mask): unchanged room
+    walls keep the rooms as they are; otherwise only the rooms touching the changed walls
+    are polygonized again (:func:`_rooms_around`), from the room walls meeting them. An
+    entry that cannot be updated that way (no rooms, or a newly closing wall outside every
+    room, where new rooms may form) is left out: ``firm_rooms`` builds it when asked.
+    Cost: O(changed walls + faces and walls of the touched rooms) plus the faces' tree,
+    against O(n log n + k) to build them all.
+    """
+    picked = np.asarray(rows, dtype=np.intp)
+    done: list[tuple[object, NDArray[np.bool_], object]] = []  # senses sharing their rooms
+    for key, rooms in list(old.memo.items()):
+        if not (isinstance(key, tuple) and key[0] == "rooms") or rooms is None:
+            continue
+        mask = None if key[2] is None else np.frombuffer(key[2], dtype=bool)
+        after = room_walls(new, key[1], mask)
+        same = [r for was, walls, r in done if was is rooms and np.array_equal(walls, after)]
+        if same:
+            if same[0] is not False:
+                new.memo[key] = same[0]
+            continue
+        before = room_walls(old, key[1], mask)
+        diff = picked[before[picked] != after[picked]]
+        found: object = rooms
+        if len(diff):
+            found = _rooms_around(new, rooms, after, diff, after[diff] & ~before[diff])
+            found = False if found is None else (found if len(found[1]) else None)  # type: ignore[index]
+        if found is not False:
+            new.memo[key] = found
+        done.append((rooms, after, found))
+
+
+def _rooms_around(
+    index: WallIndex,
+    rooms: tuple[shapely.STRtree, NDArray[np.object_]],
+    firm: NDArray[np.bool_],
+    changed: NDArray[np.intp],
+    closing: NDArray[np.bool_],
+) -> tuple[shapely.STRtree, NDArray[np.object_]] | None:
+    """The rooms of ``firm`` from the old ``rooms``, polygonizing only around ``changed``.
+
+    The faces meeting a changed wall form the region that can change; every room wall
+    meeting that region is noded and polygonized again, and the new faces lying in the
+    region replace the old ones there (a face of walls that include every wall meeting the
+    region, lying in it, is a face of all the walls). ``None`` when a newly closing wall
+    (``closing``, over ``changed``) is not covered by the old rooms.
+    """
+    tree, faces = rooms
+    lines = index.tree.geometries
+    touched = np.unique(tree.query(lines[changed], predicate="intersects")[1])
+    if not len(touched):
+        return None if closing.any() else rooms
+    region = shapely.union_all(faces[touched])
+    for line in lines[changed[closing]]:
+        outside = shapely.length(shapely.difference(line, region))
+        if outside > _OUTSIDE_REL * (shapely.length(line) + 1.0):
+            return None
+    near = index.tree.query(region, predicate="intersects")
+    near = near[firm[near]]
+    made = np.empty(0, dtype=object)
+    if len(near) >= 3:
+        try:
+            noded = shapely.node(shapely.union_all(lines[near]))
+            made = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
+        except (GEOSException, MemoryError):
+            return None
+    if len(made):
+        made = made[shapely.contains(region, shapely.point_on_surface(made))]
+    keep = np.ones(len(faces), dtype=bool)
+    keep[touched] = False
+    out = np.concatenate([faces[keep], made])
+    return shapely.STRtree(out), out
+
+
+#: The senses whose rooms are built with a scene (``warm_rooms``): lines of effect, sight.
+WARM_SENSES = ("move", "sight", "light", "sound")
+
+
+def warm_rooms(index: WallIndex, senses: Sequence[str] = WARM_SENSES) -> None:
+    """Build the rooms of ``senses`` (no wall mask) now, once per distinct set of room walls.
+
+    For a scene's upload (``service.cache``), so that its first query does not pay them;
+    senses whose room walls are the same walls share one polygonization. Cost: ``firm_rooms``
+    once per distinct set.
+    """
+    built: list[tuple[NDArray[np.bool_], object]] = []
+    for sense in senses:
+        key = _key(sense, None)
+        if key in index.memo:
+            continue
+        firm = room_walls(index, sense, None)
+        same = next((rooms for walls, rooms in built if np.array_equal(walls, firm)), False)
+        if same is False:
+            same = firm_rooms(index, sense, None)
+        index.memo[key] = same
+        built.append((firm, same))

@@ -1,0 +1,284 @@
+"""A change to a stored scene, applied to the scene and to its built parts (live scenes).
+
+A :class:`Change` holds, per collection, the whole new item of each id it changes (``None``:
+removed) and the new environment: what ``PATCH /v1/scenes/{id}`` resolved from its merge
+patch, and what a scene store keeps as a patched scene's record (``service.store``).
+:func:`apply_change` makes the changed canonical scene (items replaced in place, removed
+ones dropped, new ones appended in the change's order); :func:`rebuild` makes its
+``BuiltScene`` from the parent's, building only what the change touches
+(``docs/decisions.md`` "Live scenes"). What each kind of change costs:
+
+- **tokens**: the token spaces, extents and sharers only (``scene.token_parts``), O(tokens);
+  walls, rooms, regions and lights are the parent's objects.
+- **lights, environment**: nothing is built (lighting reads ``scene.lights`` per request):
+  O(1) beyond the new scene.
+- **walls whose segment stays** (doors opened or closed, restrictions, direction,
+  thresholds, height, cover): :func:`flipped_index` copies the wall arrays and writes the
+  changed rows, O(walls) in numpy; the ``STRtree``, the wall grid and what depends only on
+  the segments (junction labels, obstacle components) are shared, and the closed rooms are
+  updated around the changed walls (``geometry.rooms.rooms_after_change``, by the cache).
+- **walls moved, added or removed**, or a flip the index cannot take (identical segments
+  indexed once, ``WallIndex.copies``): the wall index is built again, O(walls log walls).
+- **regions**: the changed regions' shapes; the sight index again when a heavily obscured
+  region is among them.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+import numpy as np
+from msgspec.structs import force_setattr
+
+from service.engine.density import wall_density
+from service.engine.regions import region_geometry
+from service.engine.scene import BuiltScene, sight_index, token_parts, wall_kinds
+from service.engine.walls import (
+    DIRECTION_CODE,
+    RESTRICTION_CODE,
+    SENSES,
+    WallIndex,
+    build_wall_index,
+)
+from service.model import Environment, Light, Region, Scene, Token, Wall
+
+#: The collections a change edits by id, in ``Scene`` order.
+ITEMS = ("walls", "tokens", "lights", "regions")
+#: ``WallIndex`` memo entries that depend on the wall segments only: a flip keeps them.
+SEGMENT_MEMO = ("components", "junction_nodes")
+
+
+class Change(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+    """What changes in a scene: per collection, id to its whole new item or ``None`` (removed).
+
+    Attributes
+    ----------
+    walls, tokens, lights, regions : dict of str to item or None
+        In the order the change gave them (new items are appended in that order).
+    environment : Environment or None
+        The new environment (``None``: unchanged).
+    """
+
+    walls: dict[str, Wall | None] = msgspec.field(default_factory=dict)
+    tokens: dict[str, Token | None] = msgspec.field(default_factory=dict)
+    lights: dict[str, Light | None] = msgspec.field(default_factory=dict)
+    regions: dict[str, Region | None] = msgspec.field(default_factory=dict)
+    environment: Environment | None = None
+
+    def items(self) -> int:
+        """How many items the change names (the environment counts one)."""
+        return sum(len(getattr(self, k)) for k in ITEMS) + (self.environment is not None)
+
+
+@dataclasses.dataclass(frozen=True)
+class Applied:
+    """A changed scene and where it changed.
+
+    Attributes
+    ----------
+    scene : Scene
+    touched : dict of str to set of int
+        Per changed collection, the positions in ``scene`` to rehash (``engine.digest``).
+    replaced : dict of str to dict of str to (int, item)
+        Per collection, the items replaced in place: id to (position, old item).
+    reshaped : set of str
+        Collections where items were added or removed.
+    """
+
+    scene: Scene
+    touched: dict[str, set[int]]
+    replaced: dict[str, dict[str, tuple[int, Any]]]
+    reshaped: set[str]
+
+
+def apply_change(scene: Scene, change: Change) -> Applied:
+    """``scene`` with ``change`` applied; ids of the change must exist unless it adds them.
+
+    Cost: O(items of each changed collection) (one id look-up table and one new tuple each).
+
+    Raises
+    ------
+    KeyError
+        A ``None`` (removal) for an id the scene does not hold (checked by the caller first).
+    """
+    fields: dict[str, Any] = {}
+    touched: dict[str, set[int]] = {}
+    replaced: dict[str, dict[str, tuple[int, Any]]] = {}
+    reshaped: set[str] = set()
+    for name in ITEMS:
+        edits: Mapping[str, Any] = getattr(change, name)
+        if not edits:
+            continue
+        old = getattr(scene, name)
+        where = {item.id: k for k, item in enumerate(old)}
+        items = list(old)
+        gone: set[int] = set()
+        added = []
+        swaps: dict[str, tuple[int, Any]] = {}
+        for item_id, item in edits.items():
+            k = where.get(item_id)
+            if item is None:
+                gone.add(where[item_id])
+            elif k is None:
+                added.append(item)
+            else:
+                swaps[item_id] = (k, old[k])
+                items[k] = item
+        first = min(gone, default=len(items))
+        if gone:
+            items = [x for k, x in enumerate(items) if k not in gone]
+        marks = {k for k, _ in swaps.values() if k < first}
+        marks |= set(range(first, len(items) + len(added)))
+        fields[name] = (*items, *added)
+        touched[name] = marks
+        replaced[name] = swaps
+        if gone or added:
+            reshaped.add(name)
+    if change.environment is not None:
+        fields["environment"] = change.environment
+    # Ids stay unique by construction (edits by id, new ids appended once): the copy skips
+    # ``Scene.__post_init__``'s check of every id (O(items)).
+    new = copy.copy(scene)
+    for name, value in fields.items():
+        force_setattr(new, name, value)
+    return Applied(new, touched, replaced, reshaped)
+
+
+def rebuild(parent: BuiltScene, applied: Applied) -> BuiltScene:
+    """The ``BuiltScene`` of ``applied.scene``, from its parent's, built only where it changed.
+
+    Costs per kind of change: the module docstring. Equal to ``build_scene(applied.scene)``
+    in every answer (``tests/service/test_live_scenes.py``).
+    """
+    scene = applied.scene
+    parts: dict[str, Any] = {"scene": scene}
+    walls = parent.walls
+    if "walls" in applied.replaced:
+        walls = _changed_walls(parent.walls, scene, applied)
+        parts["walls"] = walls
+        parts.update(wall_kinds(walls))
+    shapes = parent.region_shapes
+    if "regions" in applied.replaced:
+        kept = {i for i in shapes if i not in applied.replaced["regions"]}
+        shapes = {
+            r.id: shapes[r.id] if r.id in kept else region_geometry(r.shape) for r in scene.regions
+        }
+        parts["region_shapes"] = shapes
+    if walls is not parent.walls or _fog_changed(parent.scene, scene, applied):
+        sight = _changed_sight(parent, walls, scene, shapes, applied)
+        parts["sight_walls"] = sight
+        if sight is not parent.sight_walls or walls is not parent.walls:
+            index = sight or walls
+            parts["heights"] = bool(np.isfinite(index.bottom).any() or np.isfinite(index.top).any())
+            if index.coords is not (parent.sight_walls or parent.walls).coords:
+                parts["density"] = wall_density(index.coords)
+    if "tokens" in applied.replaced:
+        parts.update(token_parts(scene))
+        parts.update(_creatures=None, _space_sets={}, _space_order={})
+    return dataclasses.replace(parent, **parts)
+
+
+def _fog_changed(old: Scene, new: Scene, applied: Applied) -> bool:
+    """Whether a heavily obscured region was added, removed or changed."""
+    if "regions" not in applied.replaced:
+        return False
+    before = {r.id: r for r in old.regions if r.obscurement == "heavy"}
+    after = {r.id: r for r in new.regions if r.obscurement == "heavy"}
+    return before != after
+
+
+def _changed_sight(
+    parent: BuiltScene,
+    walls: WallIndex,
+    scene: Scene,
+    shapes: dict[str, Any],
+    applied: Applied,
+) -> WallIndex | None:
+    """The sight index after the change: the parent's, its walls flipped, or built again."""
+    old = parent.sight_walls
+    if old is None and not _fog_changed(parent.scene, scene, applied):
+        return None
+    if old is not None and not _fog_changed(parent.scene, scene, applied):
+        if walls is parent.walls:
+            return old
+        if walls.tree is parent.walls.tree and not old.copies:  # flipped in place
+            rows = _rows(parent.walls, applied)
+            if rows is not None:
+                return flipped_index(old, {r: walls.walls[r] for r in rows})
+    return sight_index(scene, walls, shapes)
+
+
+def _rows(index: WallIndex, applied: Applied) -> list[int] | None:
+    """Index rows of the walls replaced in place (``None`` when the index merged copies)."""
+    if index.copies or "walls" in applied.reshaped:
+        return None
+    return [k for k, _ in applied.replaced["walls"].values()]
+
+
+def _changed_walls(parent: WallIndex, scene: Scene, applied: Applied) -> WallIndex:
+    """The wall index after the change: ``flipped_index`` when it can, else built again."""
+    rows = _rows(parent, applied)
+    if rows is not None and all(
+        scene.walls[k].c == old.c for k, old in applied.replaced["walls"].values()
+    ):
+        new = {k: scene.walls[k] for k in rows}
+        if not _segments_repeat(parent, rows):
+            return flipped_index(parent, new)
+    return build_wall_index(scene)
+
+
+def _segments_repeat(index: WallIndex, rows: list[int]) -> bool:
+    """Whether another wall has the segment of one of ``rows`` (either way round).
+
+    A flip then could make two walls identical, which a whole build indexes once
+    (``WallIndex.copies``). O(walls) per row, in numpy.
+    """
+    c = index.coords
+    for k in rows:
+        same = (c == c[k]).all(axis=1) | (c == c[k][[2, 3, 0, 1]]).all(axis=1)
+        if int(np.count_nonzero(same)) > 1:
+            return True
+    return False
+
+
+def flipped_index(index: WallIndex, walls: Mapping[int, Wall]) -> WallIndex:
+    """``index`` with the walls at rows ``walls`` replaced by walls of the same segments.
+
+    The restriction, threshold, direction and height rows of the new walls are written
+    into copies of the arrays (open doors restrict nothing, GEO-2); the ``STRtree``, the
+    coordinates, the wall grid and the memo entries of :data:`SEGMENT_MEMO` are shared.
+    Memo entries that read restrictions (rooms, sense masks) are not carried: the caller
+    updates the rooms (``geometry.rooms.rooms_after_change``). Needs an index without
+    merged copies. Cost: O(walls) array copies plus O(changed walls).
+    """
+    restriction = {s: a.copy() for s, a in index.restriction.items()}
+    threshold = {s: a.copy() for s, a in index.threshold.items()}
+    direction, bottom, top = index.direction.copy(), index.bottom.copy(), index.top.copy()
+    rows = list(index.walls)
+    for k, wall in walls.items():
+        rows[k] = wall
+        is_open = wall.door != "none" and wall.door_state == "open"
+        for sense in SENSES:
+            restriction[sense][k] = 0 if is_open else RESTRICTION_CODE[getattr(wall, sense)]
+        for sense in threshold:
+            value = None if wall.threshold is None else getattr(wall.threshold, sense)
+            threshold[sense][k] = math.nan if value is None else value
+        direction[k] = DIRECTION_CODE[wall.direction]
+        bottom[k] = -math.inf if wall.height is None else wall.height.low
+        top[k] = math.inf if wall.height is None else wall.height.high
+    memo = {key: index.memo[key] for key in SEGMENT_MEMO if key in index.memo}
+    return dataclasses.replace(
+        index,
+        walls=tuple(rows),
+        restriction=restriction,
+        threshold=threshold,
+        direction=direction,
+        bottom=bottom,
+        top=top,
+        memo=memo,
+    )

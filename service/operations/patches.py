@@ -1,0 +1,193 @@
+"""``PATCH /v1/scenes/{scene_id}``: a merge patch resolved against its parent scene.
+
+:func:`resolve_change` turns the body (``schemas.patch.ScenePatchSchema``, already loaded)
+into an ``engine.live.Change`` of whole items, checking everything before anything is
+applied: every id a ``null`` removes exists (404 naming it), every changed or new item is a
+valid item (422 at ``<collection>.<id>.<field>``, by the item's own schema), a door state is
+changed only on a door, and the scene after the change stays within the scene limits
+(counted from the parent's counts and the change, not from a built scene). The parent is
+never modified: the cache makes the new scene beside it (``service.cache.SceneCache.patch``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+from marshmallow import ValidationError
+
+from schemas.patch import ITEM_SCHEMAS, merged
+from schemas.scene import EnvironmentSchema
+from schemas.size import SceneSize
+from service.engine.budget import PATCH_ITEM_UNITS, WALL_BUILD_UNITS, WorkBudget
+from service.engine.live import Change
+from service.errors import RulesError, shown
+from service.limits import size_problems
+from service.model import Scene
+
+
+class UnknownItem(RulesError):
+    """A change names an id to remove that the scene does not hold (HTTP 404)."""
+
+    status = 404
+
+
+def resolve_change(
+    parent: Scene, body: Mapping[str, Any], limits: Mapping[str, Any], budget: WorkBudget
+) -> tuple[Change, list[str]]:
+    """The ``Change`` of a loaded patch body against ``parent``, and its warnings.
+
+    Cost: O(items named) item loads, plus one id table per collection named (O(items of
+    it)), counted in ``budget`` before the work (``PATCH_ITEM_UNITS`` an item, and
+    ``WALL_BUILD_UNITS`` a wall when walls are added, removed or moved: the index is then
+    built again).
+
+    Raises
+    ------
+    UnknownItem
+        A ``null`` for an id ``parent`` does not hold (404, at ``<collection>.<id>``).
+    RulesError
+        422: an invalid item (at its field), a door state on a wall that is no door, an id
+        field that disagrees with its key, or a scene past the limits after the change.
+    OverBudget
+        The change's rebuild would pass the work budget.
+    """
+    budget.afford(PATCH_ITEM_UNITS * _named(body))
+    edits: dict[str, dict[str, Any]] = {}
+    warnings: list[str] = []
+    reshaped = False
+    counts = {name: len(getattr(parent, name)) for name in ITEM_SCHEMAS}
+    for name in ITEM_SCHEMAS:
+        given = body.get(name) or {}
+        if not given:
+            continue
+        held = {item.id: item for item in getattr(parent, name)}
+        edits[name] = {
+            item_id: _item(name, item_id, value, held.get(item_id))
+            for item_id, value in given.items()
+        }
+        warnings += [
+            f"{name}: {shown(i)} is unchanged." for i, v in edits[name].items() if v is held.get(i)
+        ]
+        counts[name] += sum(1 for i, v in edits[name].items() if v is not None and i not in held)
+        counts[name] -= sum(1 for v in edits[name].values() if v is None)
+        if name == "walls":  # added, removed or moved walls: the index is built again
+            reshaped = any(
+                v is None or i not in held or held[i].c != v.c for i, v in edits[name].items()
+            )
+    environment = None
+    if body.get("environment") is not None:
+        raw = merged(msgspec.to_builtins(parent.environment), body["environment"])
+        environment = _load(EnvironmentSchema, raw, ("environment",))
+    _check_limits(parent, edits, counts, limits)
+    if reshaped:
+        budget.afford(WALL_BUILD_UNITS * (len(parent.walls) + len(edits["walls"])))
+    change = Change(environment=environment, **edits)  # type: ignore[arg-type]
+    return change, warnings
+
+
+def _named(body: Mapping[str, Any]) -> int:
+    return sum(len(body.get(k) or {}) for k in ITEM_SCHEMAS) + (body.get("environment") is not None)
+
+
+def _item(name: str, item_id: str, value: dict[str, Any] | None, old: Any) -> Any:
+    """The whole new item for ``item_id`` (``None``: removed), loaded by its schema."""
+    path = (name, item_id)
+    if value is None:
+        if old is None:
+            raise UnknownItem(
+                f"No {name[:-1]} with id {shown(item_id)} in the scene to remove.", path
+            )
+        return None
+    if "id" in value and value["id"] != item_id:
+        raise RulesError(
+            f"The id field {shown(value['id'])} differs from its key {shown(item_id)}: an id "
+            "cannot change (remove the item and add it under the new id).",
+            (*path, "id"),
+        )
+    raw = {**value, "id": item_id} if old is None else merged(msgspec.to_builtins(old), value)
+    item = _load(ITEM_SCHEMAS[name], raw, path)
+    if name == "walls" and "door_state" in value and item.door == "none":
+        raise RulesError(
+            f"Wall {shown(item_id)} is not a door (door: 'none'): its door_state cannot "
+            "change. Set 'door' too if it has become one.",
+            (*path, "door_state"),
+        )
+    return old if item == old else item
+
+
+def _load(schema: type[Any], raw: dict[str, Any], path: tuple[str, ...]) -> Any:
+    """``schema().load(raw)``; its errors answer 422 under ``path``."""
+    try:
+        return schema().load(raw)
+    except ValidationError as err:
+        messages = err.messages
+        first = _first(messages)
+        message = f"The change is invalid at {'.'.join(path)}: {first}"
+        raise PatchInvalid(message, path, messages) from err
+
+
+def _first(messages: Any) -> str:
+    """The first message of a marshmallow error tree, with its field path."""
+    if isinstance(messages, dict):
+        key, value = next(iter(messages.items()))
+        inner = _first(value)
+        return f"{key}: {inner}" if key != "_schema" else inner
+    if isinstance(messages, list) and messages:
+        return _first(messages[0])
+    return str(messages)
+
+
+class PatchInvalid(RulesError):
+    """An item of a change is invalid (HTTP 422): ``messages`` is its schema's error tree."""
+
+    def __init__(self, message: str, path: tuple[str, ...], messages: Any) -> None:
+        super().__init__(message, path)
+        self.messages = messages
+
+
+def _check_limits(
+    parent: Scene,
+    edits: Mapping[str, Mapping[str, Any]],
+    counts: Mapping[str, int],
+    limits: Mapping[str, Any],
+) -> None:
+    """422 at ``<collection>`` when the scene after ``edits`` passes a scene limit.
+
+    ``counts``: each collection's items after the edits, counted from the parent's and the
+    edits before anything is applied. O(regions + region points).
+    """
+    regions = {r.id: r for r in parent.regions}
+    for region_id, region in edits.get("regions", {}).items():
+        if region is None:
+            regions.pop(region_id, None)
+        else:
+            regions[region_id] = region
+    points = [(len(r.shape.points), r.id) for r in regions.values()]
+    largest = max(points, default=(0, None))
+    size = SceneSize(
+        counts["walls"],
+        counts["tokens"],
+        counts["lights"],
+        len(points),
+        sum(p for p, _ in points),
+        largest[0],
+        largest[1],
+    )
+    problems = size_problems(size, limits)
+    if problems:
+        message, field = problems[0]
+        raise RulesError(f"After this change: {message}", (field,))
+
+
+def patch_stats(scene: Scene, change: Change) -> dict[str, int]:
+    """Counts of the changed scene, and how many items the change named."""
+    return {
+        "walls": len(scene.walls),
+        "doors": sum(1 for w in scene.walls if w.door != "none"),
+        "tokens": len(scene.tokens),
+        "lights": len(scene.lights),
+        "regions": len(scene.regions),
+        "changed": change.items(),
+    }

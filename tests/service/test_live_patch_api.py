@@ -1,0 +1,154 @@
+"""``PATCH /v1/scenes/{scene_id}`` through the Flask app: answers, bad input (each a clear 4xx,
+nothing lost: the parent keeps answering as it did), limits and the OpenAPI example.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from service.app import create_app, sample_scene
+
+EXAMPLE = {
+    "tokens": {"goblin": {"x": 700, "y": 300}, "bat": None},
+    "walls": {"inner-door": {"door_state": "open"}},
+    "lights": {"torch": {"on": False}},
+}
+
+
+@pytest.fixture(scope="module")
+def client():
+    return create_app().test_client()
+
+
+@pytest.fixture(scope="module")
+def base(client) -> str:
+    return client.post("/v1/scenes", json={"scene": sample_scene()}).get_json()["scene_id"]
+
+
+def cover(client, sid: str) -> dict:
+    body = {
+        "ruleset": "dnd5e",
+        "scene_id": sid,
+        "attacker": "archer",
+        "targets": ["goblin", "ogre"],
+    }
+    resp = client.post("/v1/cover", json=body)
+    assert resp.status_code == 200, resp.get_json()
+    return resp.get_json()
+
+
+def whole(scene: dict, change: dict) -> dict:
+    """``scene`` with a merge patch applied as a client would (new items appended)."""
+    out = copy.deepcopy(scene)
+    for kind, edits in change.items():
+        items = out.setdefault(kind, [])
+        for item_id, fields in edits.items():
+            found = next((x for x in items if x["id"] == item_id), None)
+            if fields is None:
+                items.remove(found)
+            elif found is None:
+                items.append({"id": item_id, **fields})
+            else:
+                found.update(fields)
+    return out
+
+
+def test_the_example_answers_the_id_of_a_whole_upload(client, base):
+    resp = client.patch(f"/v1/scenes/{base}", json=EXAMPLE)
+    assert resp.status_code == 200, resp.get_json()
+    got = resp.get_json()
+    assert got["parent"] == base and got["warnings"] == []
+    assert (
+        got["stats"]["tokens"] == len(sample_scene()["tokens"]) - 1 and got["stats"]["changed"] == 4
+    )
+    upload = client.post("/v1/scenes", json={"scene": whole(sample_scene(), EXAMPLE)}).get_json()
+    assert upload["scene_id"] == got["scene_id"]
+    assert cover(client, got["scene_id"]) == cover(client, upload["scene_id"])
+
+
+def test_the_openapi_document_has_the_endpoint_and_its_example(client):
+    spec = client.get("/openapi.json").get_json()
+    op = spec["paths"]["/v1/scenes/{scene_id}"]["patch"]
+    example = op["requestBody"]["content"]["application/json"]["example"]
+    assert example == EXAMPLE
+    assert {"200", "404", "422"} <= set(op["responses"])
+    assert client.patch("/v1/scenes/sample", json=example).status_code == 200
+
+
+def test_a_new_item_and_a_merge_of_nested_fields(client, base):
+    change = {
+        "tokens": {"orc": {"x": 100, "y": 100, "senses": {"darkvision": 60}}},
+        "environment": {"light": "dim"},
+    }
+    got = client.patch(f"/v1/scenes/{base}", json=change).get_json()
+    assert got["stats"]["tokens"] == len(sample_scene()["tokens"]) + 1
+    again = client.patch(
+        f"/v1/scenes/{got['scene_id']}", json={"tokens": {"orc": {"senses": {"blindsight": 10}}}}
+    )
+    scene = whole(
+        sample_scene(),
+        {"tokens": {"orc": {"x": 100, "y": 100, "senses": {"darkvision": 60, "blindsight": 10}}}},
+    )
+    scene["environment"] = {"light": "dim"}
+    upload = client.post("/v1/scenes", json={"scene": scene}).get_json()
+    assert again.get_json()["scene_id"] == upload["scene_id"]
+
+
+@pytest.mark.parametrize(
+    ("change", "status", "path"),
+    [
+        # a door state on a wall that is no door (FORMATS: doors are walls with door != none)
+        ({"walls": {"north": {"door_state": "open"}}}, 422, ["walls", "north", "door_state"]),
+        # a token moved outside the coordinate bounds (model.MAX_COORD_PX)
+        ({"tokens": {"goblin": {"x": 2e7}}}, 422, ["tokens", "goblin", "x"]),
+        ({"tokens": {"goblin": {"x": "far"}}}, 422, ["tokens", "goblin", "x"]),
+        ({"tokens": {"nobody": None}}, 404, ["tokens", "nobody"]),
+        ({"lights": {"torch": {"id": "lamp"}}}, 422, ["lights", "torch", "id"]),
+        ({"tokens": {"orc": {"y": 3}}}, 422, ["tokens", "orc", "x"]),  # a new item is whole
+        ({"walls": {"north": {"c": [0, 0, 1]}}}, 422, ["walls", "north", "c"]),
+        ({"doors": {}}, 422, ["doors"]),
+        ({"tokens": {"goblin": 3}}, 422, ["tokens", "goblin"]),
+    ],
+)
+def test_bad_changes_are_clear_4xx_and_lose_nothing(client, base, change, status, path):
+    before = cover(client, base)
+    resp = client.patch(f"/v1/scenes/{base}", json=change)
+    assert resp.status_code == status, resp.get_json()
+    node = resp.get_json()["errors"]["json"]
+    for key in path:
+        node = node[key]
+    assert node
+    assert cover(client, base) == before  # the parent answers as it did
+
+
+def test_an_unknown_or_expired_parent_is_a_404_saying_to_send_the_scene(client):
+    resp = client.patch("/v1/scenes/sha256:" + "0" * 64, json={"tokens": {"goblin": {"x": 1}}})
+    assert resp.status_code == 404
+    assert "Send the scene itself" in resp.get_json()["message"]
+
+
+def test_limits_are_counted_before_the_change(base):
+    app = create_app({"MAX_TOKENS": len(sample_scene()["tokens"])})
+    client = app.test_client()
+    sid = client.post("/v1/scenes", json={"scene": sample_scene()}).get_json()["scene_id"]
+    resp = client.patch(f"/v1/scenes/{sid}", json={"tokens": {"orc": {"x": 1, "y": 1}}})
+    assert resp.status_code == 422 and "SIGHTLINE_MAX_TOKENS" in resp.get_json()["message"]
+    swap = {"tokens": {"orc": {"x": 1, "y": 1}, "bat": None}}  # one out, one in: fits
+    assert client.patch(f"/v1/scenes/{sid}", json=swap).status_code == 200
+
+
+def test_too_many_items_in_one_change(client, base):
+    from schemas.patch import MAX_CHANGE_ITEMS
+
+    change = {"tokens": {f"t{i}": {"x": 1, "y": 1} for i in range(MAX_CHANGE_ITEMS + 1)}}
+    resp = client.patch(f"/v1/scenes/{base}", json=change)
+    assert resp.status_code == 422 and "at most" in resp.get_data(as_text=True)
+
+
+def test_a_change_over_the_work_budget(base):
+    client = create_app({"WORK_BUDGET": 150}).test_client()
+    sid = client.post("/v1/scenes", json={"scene": sample_scene()}).get_json()["scene_id"]
+    resp = client.patch(f"/v1/scenes/{sid}", json={"walls": {"north": None}})
+    assert resp.status_code == 422 and "SIGHTLINE_WORK_BUDGET" in resp.get_json()["message"]
