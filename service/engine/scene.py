@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from service.engine.density import WallDensity, wall_density
 from service.engine.grids import feet_to_units, token_space_box
+from service.engine.levels import Surfaces, build_surfaces, resolve_levels
 from service.engine.regions import region_edges, region_geometry
 from service.engine.spaces import box_centre
 from service.engine.tolerances import QUERY_TOL_PX
@@ -106,6 +107,9 @@ class BuiltScene:
     heights : bool
         Some wall (or heavy-fog outline) has a finite height range: traced lines can meet a
         wall that covers only part of their band (GEO-5a).
+    surfaces : Surfaces or None
+        The scene's floors (``service.engine.levels``, GEO-10), also kept on ``walls`` and
+        ``sight_walls`` so that every trace meets them.
     density : WallDensity
         Walls per cell, for the cost model (``service.engine.density``).
     improved_walls, extreme_walls : frozenset of int
@@ -126,6 +130,7 @@ class BuiltScene:
     sharing: dict[str, tuple[str, ...]] = field(default_factory=dict)
     token_spans: dict[str, tuple[float, float]] = field(default_factory=dict)
     heights: bool = False
+    surfaces: Surfaces | None = None
     _creatures: Any = field(default=None, repr=False, compare=False)
     _space_sets: dict[Any, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
     _space_order: dict[frozenset[str], tuple[str, ...]] = field(
@@ -226,10 +231,16 @@ def vertical_span(token: Token, grid: Grid) -> tuple[float, float]:
 def build_scene(scene: Scene) -> BuiltScene:
     """Build the ``BuiltScene`` of ``scene`` (wall arrays + STRtree, token spaces in px).
 
-    Cost: O(walls log walls) for the tree, plus the outlines of heavily obscured regions.
+    Walls and regions of a level take its range (GEO-10, ``levels.resolve_levels``): the
+    built scene's ``scene`` is the scene so resolved.
+
+    Cost: O(walls log walls) for the tree, plus the outlines of heavily obscured regions
+    and of the surfaces.
     """
+    scene = resolve_levels(scene)
+    surfaces = build_surfaces(scene)
     boxes = {t.id: token_space_box(t, scene.grid) for t in scene.tokens}
-    walls = build_wall_index(scene)
+    walls = build_wall_index(scene, surfaces)
     tall = None
     covers = list(map(attrgetter("cover"), walls.walls))
     kinds = set(covers)
@@ -254,7 +265,9 @@ def build_scene(scene: Scene) -> BuiltScene:
                         height=height,
                     )
                 )
-        sight = index_walls(pseudo, scene.grid.px_per_unit, room_walls=walls.size)
+        sight = index_walls(
+            pseudo, scene.grid.px_per_unit, room_walls=walls.size, surfaces=surfaces
+        )
     improved = extreme = frozenset[int]()
     if "improved" in kinds:
         improved = frozenset(i for i, c in enumerate(covers) if c == "improved")
@@ -276,6 +289,7 @@ def build_scene(scene: Scene) -> BuiltScene:
         density=wall_density((sight or walls).coords),
         token_spans=spans,
         heights=_has_heights(sight or walls),
+        surfaces=surfaces,
     )
 
 
