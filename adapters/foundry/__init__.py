@@ -113,7 +113,8 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
         canonical scene holds (``walls``, ``doors`` (door != "none"), ``tokens``,
         ``lights``, ``token_lights`` (tokens carrying a light), ``regions``,
         ``lights_off``, ``walls_with_height``, ``tokens_with_height``,
-        ``regions_with_light``) and adds ``foundry_version`` (best guess: "0.7", "0.8",
+        ``regions_with_light``; in a building (GEO-10) also ``levels``, ``surfaces``,
+        ``stairs``, ``walls_on_levels``, ``lights_on_levels``, ``regions_on_levels``) and adds ``foundry_version`` (best guess: "0.7", "0.8",
         "9", "10", "11", "12", "13", ...), ``darkness`` (the raw scene darkness, 0-1, or
         None when absent) and ``read``: where the grid type, diagonal rule and units were
         read (``{"grid.type": "grid.type HEXODDQ (4): hex-col, odd columns shifted", ...}``)
@@ -155,7 +156,8 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
     _unmapped(doc, ctx, bool(canonical["surfaces"]))
     stats: dict[str, Any] = scene_stats(canonical)
     stats.update(_foundry_stats(canonical))
-    stats.update(_level_stats(canonical, stairs))
+    if canonical["levels"] or canonical["surfaces"] or stairs:  # others import as before
+        stats.update(_level_stats(canonical, stairs))
     stats.update(
         {"foundry_version": ctx.version, "darkness": darkness, "read": {**grid_read, **ctx.read}}
     )

@@ -87,7 +87,7 @@ def read_surfaces(doc: Mapping, ctx: Context) -> list[dict]:
     without a usable shape, is skipped with a warning.
     """
     surfaces: list[dict] = []
-    for i, raw in entries(doc, "regions", ctx.warn):
+    for i, raw in entries(doc, "regions", lambda _: None):  # read_regions warned of them
         for j, behavior in enumerate(as_list(raw.get("behaviors"))):
             if not isinstance(behavior, Mapping) or behavior.get("type") != "defineSurface":
                 continue
@@ -163,7 +163,7 @@ def _floor_tiles(doc: Mapping, ctx: Context) -> list[dict]:
     """
     holes = _hole_drawings(doc, ctx)
     surfaces = []
-    for i, raw in entries(doc, "tiles", ctx.warn):
+    for i, raw in entries(doc, "tiles", lambda _: None):  # _unmapped counts the tiles
         flags = raw.get("flags")
         data = flags.get("levels") if isinstance(flags, Mapping) else None
         bottom = finite_number(data.get("rangeBottom")) if isinstance(data, Mapping) else None
@@ -195,7 +195,7 @@ def _floor_tiles(doc: Mapping, ctx: Context) -> list[dict]:
 def _hole_drawings(doc: Mapping, ctx: Context) -> list[tuple[list[list[float]], tuple[Any, Any]]]:
     """Levels hole drawings: ``(rectangle ring, (rangeBottom, rangeTop + 1))``."""
     out = []
-    for _, raw in entries(doc, "drawings", ctx.warn):
+    for _, raw in entries(doc, "drawings", lambda _: None):
         data = (
             (raw.get("flags") or {}).get("levels")
             if isinstance(raw.get("flags"), Mapping)
@@ -263,9 +263,12 @@ def read_inclusive(canonical: dict, ctx: Context) -> None:
     by_range = {v: k for k, v in ctx.levels.items()}
     for wall in canonical["walls"]:
         if wall.get("height") and wall.get("level") is None:
-            wall["level"] = by_range.get((wall["height"]["bottom"], wall["height"]["top"]))
+            level = by_range.get((wall["height"]["bottom"], wall["height"]["top"]))
+            if level is not None:
+                wall["level"] = level
     for surface in canonical["surfaces"]:
         surface["level"] = _level_at(surface["elevation"], ctx)
     for light in canonical["lights"]:
-        if light.get("level") is None:
-            light["level"] = _level_at(light["elevation"], ctx)
+        level = _level_at(light["elevation"], ctx)
+        if light.get("level") is None and level is not None:
+            light["level"] = level

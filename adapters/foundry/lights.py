@@ -79,7 +79,9 @@ def read_lights(doc: Mapping, ctx: Context) -> list[dict]:
         if level is not None:
             ctx.count("light levels: levels[]")
         elevation = _elevation(raw, i, ctx)
-        lights.append(dict(light, elevation=elevation, on=on, level=level, _index=i))
+        lights.append(dict(light, elevation=elevation, on=on, _index=i))
+        if level is not None:  # only on a light of one level: other scenes import as before
+            lights[-1]["level"] = level
     if inactive:
         ctx.warn(f"lights: scene-darkness activation range ignored on {inactive} lights")
     assign_ids(lights, "lights", "light", ctx)

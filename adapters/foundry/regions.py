@@ -103,8 +103,11 @@ def _region_shapes(raw: Mapping, i: int, ctx: Context) -> list[dict]:
 def _region(
     base_id: str, k: int, shape: dict, elevation: dict | None, level: str | None, i: int
 ) -> dict:
-    """Canonical region ``k`` of Foundry region ``i`` (``light`` unset)."""
-    return {
+    """Canonical region ``k`` of Foundry region ``i`` (``light`` unset).
+
+    ``level`` only on a region of one level: other scenes import as before.
+    """
+    region = {
         "id": base_id if not k else f"{base_id}-{k}",
         "shape": shape,
         "obscurement": None,
@@ -114,9 +117,11 @@ def _region(
         "gravity": None,
         "light": None,
         "elevation": elevation,
-        "level": level,
         "_index": i,
     }
+    if level is not None:
+        region["level"] = level
+    return region
 
 
 def _warn_split(split: list[tuple[str, int]], ctx: Context) -> None:
@@ -223,7 +228,9 @@ def _shape(shape: object, where: str, ctx: Context) -> list[dict]:
     rings = outline_rings(shape, where, ctx)
     if rings:
         return [_polygon(ring) for ring in rings]
-    if kind in _KNOWN_SHAPES:
+    if kind == "polygon":
+        pass  # outline_rings said what is wrong with its points
+    elif kind in _KNOWN_SHAPES:
         ctx.warn(f"{where}: {kind} without the numbers it needs, shape skipped")
     else:
         ctx.warn(f"{where}.type: shape type {kind!r} not mapped, shape skipped")

@@ -88,10 +88,11 @@ def read_walls(doc: Mapping, ctx: Context) -> list[dict]:
                 "cover": "normal",
                 "hp": None,
                 "ac": None,
-                "level": level,
                 "_index": i,
             }
         )
+        if level is not None:  # only on a wall of one level: other scenes import as before
+            walls[-1]["level"] = level
     if attenuated:
         ctx.warn(f"walls: threshold.attenuation ignored on {attenuated} walls")
     assign_ids(walls, "walls", "wall", ctx)

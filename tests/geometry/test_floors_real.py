@@ -138,13 +138,23 @@ def test_creatures_on_different_floors_do_not_see_or_hit_through_the_floor(clien
         body = {"scene": with_tokens(scene, [low, up])}
         for observer, target in ((low, up), (up, low)):
             seen = client.post(
-                "/v1/vision", json={**body, "ruleset": "dnd5e", "observer": observer["id"],
-                                    "targets": [target["id"]]},
+                "/v1/vision",
+                json={
+                    **body,
+                    "ruleset": "dnd5e",
+                    "observer": observer["id"],
+                    "targets": [target["id"]],
+                },
             ).get_json()["results"][0]
             assert seen["line_of_sight"] is False and seen["can_see"] is False, seen
             cover = client.post(
-                "/v1/cover", json={**body, "ruleset": "dnd5e", "attacker": observer["id"],
-                                   "targets": [target["id"]]},
+                "/v1/cover",
+                json={
+                    **body,
+                    "ruleset": "dnd5e",
+                    "attacker": observer["id"],
+                    "targets": [target["id"]],
+                },
             ).get_json()["results"][0]
             assert cover["cover"] == "total" and cover["line_of_effect"] is False, cover
         pairs += 1
@@ -210,8 +220,12 @@ def test_a_creature_at_the_top_of_the_stairwell_sees_the_one_below(client):
     tokens = [probe(*top, 0, "top"), probe(*below, -20, "pit")]
     seen = client.post(
         "/v1/vision",
-        json={"ruleset": "dnd5e", "scene": with_tokens(scene, tokens), "observer": "top",
-              "targets": ["pit"]},
+        json={
+            "ruleset": "dnd5e",
+            "scene": with_tokens(scene, tokens),
+            "observer": "top",
+            "targets": ["pit"],
+        },
     ).get_json()["results"][0]
     assert seen["line_of_sight"] is True, seen
 
