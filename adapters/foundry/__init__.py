@@ -96,7 +96,7 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
     Parameters
     ----------
     export : Mapping or list
-        One Foundry ``Scene`` document (any version 0.7 to v13), or a list of scene
+        One Foundry ``Scene`` document (any version 0.7 to v14), or a list of scene
         documents (e.g. from :func:`parse_nedb`), or a mapping with a ``"scenes"`` list
         (world export).
     scene : str, optional
@@ -114,7 +114,8 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
         ``lights``, ``token_lights`` (tokens carrying a light), ``regions``,
         ``lights_off``, ``walls_with_height``, ``tokens_with_height``,
         ``regions_with_light``; in a building (GEO-10) also ``levels``, ``surfaces``,
-        ``stairs``, ``walls_on_levels``, ``lights_on_levels``, ``regions_on_levels``) and adds ``foundry_version`` (best guess: "0.7", "0.8",
+        ``stairs``, ``walls_on_levels``, ``lights_on_levels``, ``regions_on_levels``)
+        and adds ``foundry_version`` (best guess: "0.7", "0.8",
         "9", "10", "11", "12", "13", ...), ``darkness`` (the raw scene darkness, 0-1, or
         None when absent) and ``read``: where the grid type, diagonal rule and units were
         read (``{"grid.type": "grid.type HEXODDQ (4): hex-col, odd columns shifted", ...}``)

@@ -133,7 +133,8 @@ def _surface(raw: Mapping, behavior: Mapping, where: str, bwhere: str, ctx: Cont
 
 def _outline(shapes: list[Any], where: str, ctx: Context) -> list[list[list[list[float]]]]:
     """Polygons ``[exterior, *holes]`` of a region's shapes: holes joined to the first."""
-    exteriors, holes = [], []
+    exteriors: list[list[list[float]]] = []
+    holes: list[list[list[float]]] = []
     for j, shape in enumerate(shapes):
         if not isinstance(shape, Mapping):
             ctx.warn(f"{where}.shapes[{j}]: not a shape, skipped")

@@ -207,13 +207,13 @@ def _shape(shape: object, where: str, ctx: Context) -> list[dict]:
             x, y, w, h = found[0]
             return [{"type": "rect", "x": x, "y": y, "width": w, "height": h}]
     if kind == "circle":
-        found_c = [finite_number(shape.get(k)) for k in ("x", "y", "radius")]
-        if None not in found_c and found_c[2] > 0:  # type: ignore[operator]
-            return [{"type": "circle", "x": found_c[0], "y": found_c[1], "radius": found_c[2]}]
+        disc = shapes.numbers(shape, "x", "y", "radius")
+        if disc is not None and disc[2] > 0:
+            return [{"type": "circle", "x": disc[0], "y": disc[1], "radius": disc[2]}]
     if kind == "ellipse":
-        found_e = [finite_number(shape.get(k)) for k in ("x", "y", "radiusX", "radiusY")]
-        if None not in found_e and min(found_e[2:]) > 0:  # type: ignore[type-var]
-            x, y, rx, ry = found_e  # type: ignore[misc]
+        oval = shapes.numbers(shape, "x", "y", "radiusX", "radiusY")
+        if oval is not None and min(oval[2:]) > 0:
+            x, y, rx, ry = oval
             if rx == ry:
                 return [{"type": "circle", "x": x, "y": y, "radius": rx}]
             ctx.warn(f"{where}: ellipse approximated by a {ELLIPSE_VERTICES}-vertex polygon")

@@ -31,11 +31,14 @@ TOKEN_RECTANGLES = (4, 5)
 Ring = list[list[float]]
 
 
-def _num(shape: Mapping, *keys: str) -> list[float] | None:
+def numbers(shape: Mapping, *keys: str) -> list[float] | None:
+    """The finite numbers of ``keys`` in ``shape``, or ``None`` when one is missing."""
     values = [finite_number(shape.get(k)) for k in keys]
-    if any(v is None for v in values):
-        return None
-    return [float(v) for v in values]  # type: ignore[arg-type]
+    out = [float(v) for v in values if v is not None]
+    return out if len(out) == len(keys) else None
+
+
+_num = numbers
 
 
 def rotated(offsets: Sequence[tuple[float, float]], cx: float, cy: float, degrees: float) -> Ring:
@@ -218,23 +221,23 @@ def emanation(shape: Mapping, cell_px: float, warn: Any) -> Ring | None:
             if box is not None and base.get("shape") in TOKEN_ELLIPSES:
                 return _offset_ellipse(base_ellipse(box), r)
         else:
-            found = rectangle(base)
+            placed = rectangle(base)
             box = None
-            if found is not None and found[1] % 360 == 0:
-                bx, by, bw, bh = found[0]
+            if placed is not None and placed[1] % 360 == 0:
+                bx, by, bw, bh = placed[0]
                 box = [bx, by, bx + bw, by + bh]
         if box is None:
             return None
         return _rounded_box(box, r)
     if kind == "circle":
-        found = _num(base, "x", "y", "radius")
-        return None if found is None else ellipse(found[0], found[1], found[2] + r, found[2] + r)
+        disc = _num(base, "x", "y", "radius")
+        return None if disc is None else ellipse(disc[0], disc[1], disc[2] + r, disc[2] + r)
     if kind == "ellipse":
-        found = _num(base, "x", "y", "radiusX", "radiusY")
-        if found is None:
+        oval = _num(base, "x", "y", "radiusX", "radiusY")
+        if oval is None:
             return None
-        rotation = finite_number(base.get("rotation")) or 0.0
-        return _offset_ellipse((found[0], found[1], found[2], found[3], rotation), r)
+        rotation = float(finite_number(base.get("rotation")) or 0.0)
+        return _offset_ellipse((oval[0], oval[1], oval[2], oval[3], rotation), r)
     warn(f"emanation around a {kind!r} base not mapped")
     return None
 

@@ -117,7 +117,7 @@ def implied_floors(levels: tuple[Level, ...], surfaces: tuple[Surface, ...]) -> 
     ``(lower bottom, upper bottom]`` between two successive levels, the upper level's
     bottom is a floor everywhere.
     """
-    ordered = sorted((lv for lv in levels if lv.bottom is not None), key=lambda lv: lv.bottom)
+    ordered = sorted((lv for lv in levels if lv.bottom is not None), key=lambda lv: lv.span.low)
     heights = [s.elevation for s in surfaces]
     out = []
     for lower, upper in zip(ordered, ordered[1:], strict=False):
