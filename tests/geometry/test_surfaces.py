@@ -134,3 +134,20 @@ def test_every_ruleset_meets_the_floor(ruleset):
     open_scene = {**scene, "surfaces": []}
     body = client.post("/v1/line-of-sight", json={"scene": open_scene, "from": "A", "to": "B"})
     assert body.get_json()["clear"] is True
+
+
+def test_a_creature_right_above_another_on_the_floor_over_it_is_not_seen():
+    """Spaces that overlap on the map are not joined through a floor between them (GEO-10)."""
+    client = create_app().test_client()
+    scene = {
+        "grid": {"size": 100},
+        "surfaces": [{"id": "f", "outline": SQUARE, "elevation": 10}],
+        "tokens": [
+            {"id": "A", "x": 100, "y": 100},
+            {"id": "B", "x": 100, "y": 100, "elevation": 10},
+        ],
+    }
+    body = {"scene": scene, "from": "A", "to": "B"}
+    assert client.post("/v1/line-of-sight", json=body).get_json()["clear"] is False
+    body["scene"] = {**scene, "surfaces": []}
+    assert client.post("/v1/line-of-sight", json=body).get_json()["clear"] is True
