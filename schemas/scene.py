@@ -24,6 +24,7 @@ from marshmallow import (
     ValidationError,
     fields,
     post_load,
+    validate,
     validates_schema,
 )
 
@@ -76,6 +77,11 @@ def _choice(owner: Any, name: str, **kw: Any) -> fields.String:
 
 def _id() -> fields.String:
     return fields.String(required=True, validate=length(model.Wall, "id"))
+
+
+def _level() -> fields.String:
+    """The id of the level an item belongs to (GEO-10), or null."""
+    return fields.String(load_default=None, allow_none=True, validate=length(model.Wall, "level"))
 
 
 def _restriction() -> fields.String:
@@ -160,6 +166,7 @@ class WallSchema(StrictSchema):
     cover = _choice(model.Wall, "cover", load_default="normal")
     hp = _int(model.Wall, "hp", load_default=None, allow_none=True)
     ac = _int(model.Wall, "ac", load_default=None, allow_none=True)
+    level = _level()
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Wall:
@@ -371,6 +378,7 @@ class LightSchema(StrictSchema):
     elevation = _bounded(model.Light, "elevation", load_default=0.0)
     on = Flag(load_default=True)
     seen_by = _choice(model.Light, "seen_by", load_default="everyone")
+    level = _level()
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Light:
@@ -416,10 +424,65 @@ class RegionSchema(StrictSchema):
     gravity = _bounded(model.Region, "gravity", load_default=None, allow_none=True)
     light = _choice(model.Region, "light", load_default=None, allow_none=True)
     elevation = fields.Nested(SpanSchema, load_default=None, allow_none=True)
+    level = _level()
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Region:
         return model.Region(**data)
+
+
+class LevelSchema(StrictSchema):
+    id = _id()
+    name = fields.String(load_default="")
+    bottom = _bounded(model.Level, "bottom", load_default=None, allow_none=True)
+    top = _bounded(model.Level, "top", load_default=None, allow_none=True)
+
+    @validates_schema
+    def ordered(self, data: dict, **_: Any) -> None:
+        if data.get("bottom") is not None and data.get("top") is not None:
+            if data["bottom"] > data["top"]:
+                raise ValidationError("Must not be above top.", "bottom")
+
+    @post_load
+    def make(self, data: dict, **_: Any) -> model.Level:
+        return model.Level(**data)
+
+
+class SurfaceBlocksSchema(StrictSchema):
+    move = Flag(load_default=True)
+    sight = Flag(load_default=True)
+    light = Flag(load_default=True)
+    sound = Flag(load_default=True)
+
+    @post_load
+    def make(self, data: dict, **_: Any) -> model.SurfaceBlocks:
+        return model.SurfaceBlocks(**data)
+
+
+def _ring() -> fields.List:
+    """A ring of at least 3 points ``[x, y]`` px."""
+    point = fields.List(_num(validate=item_range(model.Point)), validate=length(model.Point))
+    return fields.List(point, validate=length(model.Ring))
+
+
+class SurfaceSchema(StrictSchema):
+    id = _id()
+    outline = fields.List(
+        fields.List(_ring(), validate=validate.Length(min=1)),
+        required=True,
+        validate=validate.Length(min=1),
+    )
+    elevation = _bounded(model.Surface, "elevation", required=True)
+    blocks = fields.Nested(SurfaceBlocksSchema, load_default=model.SurfaceBlocks)
+    level = _level()
+
+    @post_load
+    def make(self, data: dict, **_: Any) -> model.Surface:
+        data["outline"] = tuple(
+            tuple(tuple((p[0], p[1]) for p in ring) for ring in polygon)
+            for polygon in data["outline"]
+        )
+        return model.Surface(**data)
 
 
 class SceneSchema(StrictSchema):
@@ -439,6 +502,16 @@ class SceneSchema(StrictSchema):
     tokens = fields.List(fields.Nested(TokenSchema), load_default=list)
     lights = fields.List(fields.Nested(LightSchema), load_default=list)
     regions = fields.List(fields.Nested(RegionSchema), load_default=list)
+    levels = fields.List(
+        fields.Nested(LevelSchema),
+        load_default=list,
+        validate=validate.Length(max=model.MAX_LEVELS),
+    )
+    surfaces = fields.List(
+        fields.Nested(SurfaceSchema),
+        load_default=list,
+        validate=validate.Length(max=model.MAX_SURFACES),
+    )
 
     def load(self, data: Any, *, many: Any = None, partial: Any = None, unknown: Any = None) -> Any:
         if type(data) is DecodedScene:
@@ -458,7 +531,7 @@ class SceneSchema(StrictSchema):
     @validates_schema
     def unique_ids(self, data: dict, **_: Any) -> None:
         errors: dict[str, dict[int, dict[str, list[str]]]] = {}
-        for kind in ("walls", "tokens", "lights", "regions"):
+        for kind in model.SCENE_COLLECTIONS:
             items = data.get(kind, [])
             if len({item.id for item in items}) == len(items):
                 continue
@@ -470,8 +543,29 @@ class SceneSchema(StrictSchema):
         if errors:
             raise ValidationError(errors)
 
+    @validates_schema
+    def known_levels(self, data: dict, **_: Any) -> None:
+        """Every ``level`` an item names is one of the scene's levels (GEO-10)."""
+        known = {level.id for level in data.get("levels", [])}
+        errors: dict[str, dict[int, dict[str, list[str]]]] = {}
+        for kind in model.LEVEL_MEMBERS:
+            for i, item in enumerate(data.get(kind, [])):
+                if item.level is not None and item.level not in known:
+                    errors.setdefault(kind, {})[i] = {
+                        "level": [f"No level with id {item.level!r} in the scene's levels."]
+                    }
+        if errors:
+            raise ValidationError(errors)
+        points = sum(s.points for s in data.get("surfaces", []))
+        if points > model.MAX_SURFACE_POINTS:
+            raise ValidationError(
+                f"The surfaces' outlines may hold at most {model.MAX_SURFACE_POINTS:,} points "
+                f"in all; these hold {points:,}: simplify them.",
+                "surfaces",
+            )
+
     @post_load
     def make(self, data: dict, **_: Any) -> model.Scene:
-        for kind in ("walls", "tokens", "lights", "regions"):
+        for kind in model.SCENE_COLLECTIONS:
             data[kind] = tuple(data[kind])
         return model.Scene(**data)

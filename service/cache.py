@@ -150,7 +150,7 @@ class SceneCache:
         self.max_bytes = max(1, int(max_bytes))
         self._bytes: dict[str, int] = {}
         self._items: OrderedDict[str, _Entry] = OrderedDict()
-        self._by_walls: dict[tuple[str, float], str] = {}
+        self._by_walls: dict[tuple[str, ...], str] = {}
         self._aliases: dict[str, str] = {}
         self._pinned: set[str] = set()
         self._lock = threading.Lock()
@@ -166,7 +166,7 @@ class SceneCache:
         """
         digest = scene_digest(scene)
         sid = digest.id
-        walls_key = (digest.collection("walls"), scene.grid.px_per_unit)
+        walls_key = _walls_key(digest, scene.grid.px_per_unit)
         with self._lock:
             entry = self._items.get(sid)
             if entry is not None:
@@ -209,7 +209,7 @@ class SceneCache:
             self._items[sid] = entry
             self._bytes[sid] = size
             self._items.move_to_end(sid)
-            self._by_walls[(entry.digest.collection("walls"), geo.scene.grid.px_per_unit)] = sid
+            self._by_walls[_walls_key(entry.digest, geo.scene.grid.px_per_unit)] = sid
             if alias is not None:
                 self._aliases[alias] = sid
                 self._pinned.add(sid)
@@ -246,7 +246,7 @@ class SceneCache:
 
     def _applied(self, base: _Entry, change: Change, parent: str) -> tuple[str, _Entry, Applied]:
         """``change`` applied to ``base``: the new id, its entry (built or cached) and scene."""
-        applied = apply_change(base.geo.scene, change)
+        applied = apply_change(base.geo.source or base.geo.scene, change)
         plain = change.environment is not None
         digest = rehashed(base.digest, applied.scene, applied.touched, plain)
         with self._lock:
@@ -279,7 +279,7 @@ class SceneCache:
                 break
             entry = self._items.pop(oldest)
             del self._bytes[oldest]
-            key = (entry.digest.collection("walls"), entry.geo.scene.grid.px_per_unit)
+            key = _walls_key(entry.digest, entry.geo.scene.grid.px_per_unit)
             if self._by_walls.get(key) == oldest:
                 del self._by_walls[key]
 
@@ -363,3 +363,17 @@ class SceneCache:
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+def _walls_key(digest: SceneDigest, px_per_unit: float) -> tuple[str, ...]:
+    """What a scene's wall index depends on: its walls, levels and surfaces, and its scale.
+
+    Scenes with equal keys share one index (their levels give the walls the same ranges and
+    their floors lie alike, GEO-10).
+    """
+    return (
+        digest.collection("walls"),
+        digest.collection("levels"),
+        digest.collection("surfaces"),
+        repr(px_per_unit),
+    )

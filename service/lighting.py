@@ -317,8 +317,8 @@ def light_at_points(
     sources = shining_lights(geo) if sources is None else sources
     rays = _rays_in_reach(geo, pts, elev, sources, span)
     if rays is not None:
-        blocked = _blocked_rays(geo, pts, elev, sources, span, rays, budget)
-        _add_lights(lit, sources, rays, blocked)
+        blocked, floors = _blocked_rays(geo, pts, elev, sources, span, rays, budget)
+        _add_lights(lit, sources, rays, blocked, floors)
     return lit.samples()
 
 
@@ -408,13 +408,16 @@ def _blocked_rays(
     span: tuple[float, float] | None,
     rays: _Rays,
     budget: WorkBudget | None,
-) -> NDArray[np.bool_]:
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """Whether a wall restricting light blocks each ray (GEO-1, GEO-3, GEO-4, GEO-5/5a).
 
     A light is a band of no thickness at its elevation; the ray runs from it to the lit
     span (or the point's elevation), and a wall blocks only where its height range holds
     the whole band. With ``budget``: ``RAY_UNITS`` per ray are afforded before the rays are
     made, then the trace's estimated tests.
+
+    Returns the rays blocked (by walls or floors) and those a floor blocks (GEO-10), each
+    shape (r,) bool.
     """
     li_all, pi_all, _ = rays
     if budget is not None:  # each ray's own work, before the rays are made
@@ -429,30 +432,42 @@ def _blocked_rays(
     else:
         bottom, top = np.full_like(lz, span[0]), np.full_like(lz, span[1])
     bands = np.column_stack([lz, bottom, lz, top])
-    return trace(  # type: ignore[no-any-return]
+    traced = trace(
         geo.walls,
         seg_arr,
         TraceSpec(sense="light", low_obstacles=False),
         origins=xy,
         elevations=bands,
         budget=budget,
-    ).wall_blocked
+    )
+    floors = traced.floor_blocked
+    return traced.wall_blocked, np.zeros(len(seg_arr), bool) if floors is None else floors
 
 
 def _add_lights(
-    lit: _PointLight, sources: list[Light], rays: _Rays, blocked: NDArray[np.bool_]
+    lit: _PointLight,
+    sources: list[Light],
+    rays: _Rays,
+    blocked: NDArray[np.bool_],
+    floors: NDArray[np.bool_],
 ) -> None:
     """Add each ray's light to its point (in place): the brightest applies.
 
-    A ``walls``-constrained light stops at a blocking wall; a darkness light marks magical
+    A ``walls``-constrained light stops at a blocking wall; no light shines through a floor
+    (GEO-10), whether it is constrained by walls or not; a darkness light marks magical
     darkness instead (5E-VIS-5). Light-major, as the answer lists the lights.
     """
     li_all, pi_all, lvl_all = rays
-    for li, pi, lvl, is_blocked in zip(
-        li_all.tolist(), pi_all.tolist(), lvl_all.tolist(), blocked.tolist(), strict=True
+    for li, pi, lvl, is_blocked, floor in zip(
+        li_all.tolist(),
+        pi_all.tolist(),
+        lvl_all.tolist(),
+        blocked.tolist(),
+        floors.tolist(),
+        strict=True,
     ):
         light = sources[li]
-        if light.walls and is_blocked:
+        if (light.walls and is_blocked) or floor:
             continue
         lit.who[pi].append(light.id)
         if light.darkness:

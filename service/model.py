@@ -100,6 +100,13 @@ MIN_AC = -1000
 MAX_AC = 1000
 #: Most points of a polygon outline.
 MAX_POLYGON_POINTS = 10000
+#: Most levels (floors) of a scene (GEO-10).
+MAX_LEVELS = 1000
+#: Most surfaces (floors, roofs, bridges) of a scene (GEO-10).
+MAX_SURFACES = 1000
+#: Most outline points of all surfaces of a scene together: each traced line is tested
+#: against the surfaces it crosses, so their points bound the cost per line.
+MAX_SURFACE_POINTS = 100_000
 
 #: A coordinate in px, |value| <= MAX_COORD_PX.
 Coord = Annotated[float, Meta(ge=-MAX_COORD_PX, le=MAX_COORD_PX)]
@@ -212,7 +219,8 @@ class Wall(Value, frozen=True, omit_defaults=True):
     """A wall segment ``c = (x0, y0, x1, y1)`` in px with its restrictions (GEO-1..5).
 
     ``direction`` is relative to the directed segment (x0, y0) → (x1, y1) (GEO-3).
-    ``hp``/``ac`` make the wall breakable (5E-LOE-4).
+    ``hp``/``ac`` make the wall breakable (5E-LOE-4). ``level``: the id of the level (floor)
+    it belongs to; without a ``height`` of its own it takes that level's range (GEO-10).
     """
 
     id: Id
@@ -229,6 +237,7 @@ class Wall(Value, frozen=True, omit_defaults=True):
     cover: WallCover = "normal"
     hp: Annotated[int, Meta(ge=0, le=MAX_HP)] | None = None
     ac: Annotated[int, Meta(ge=MIN_AC, le=MAX_AC)] | None = None
+    level: Id | None = None
 
 
 class Senses(Value, frozen=True):
@@ -329,7 +338,8 @@ class Light(Value, frozen=True):
     that restrict light constrain it; ``elevation`` in grid units (GEO-5a: a band of no
     thickness). ``on`` ``False``: switched off in the VTT (Foundry ``hidden``), it lights
     nothing; ``seen_by`` ``"controllers"``: a private light, which lights nothing for any
-    observer (no observer controls a scene light).
+    observer (no observer controls a scene light). ``level``: the id of the level it
+    belongs to (GEO-10); the light stays at its own ``elevation``.
     """
 
     id: Id
@@ -344,6 +354,7 @@ class Light(Value, frozen=True):
     elevation: Elevation = 0.0
     on: bool = True
     seen_by: SeenBy = "everyone"
+    level: Id | None = None
 
 
 class Shape(Value, frozen=True):
@@ -375,7 +386,8 @@ class Region(Value, frozen=True):
 
     ``light`` (GEO-9) replaces the scene's ambient light inside the region (Foundry v12+
     "Adjust Darkness Level"); lights still add. ``elevation`` is its half-open height range
-    ``[bottom, top)`` (GEO-5).
+    ``[bottom, top)`` (GEO-5); without one, a region naming a ``level`` takes that level's
+    range (GEO-10).
     """
 
     id: Id
@@ -387,12 +399,87 @@ class Region(Value, frozen=True):
     gravity: Gravity | None = None
     light: LightLevel | None = None
     elevation: Span | None = None
+    level: Id | None = None
+
+
+class Level(Value, frozen=True):
+    """A level (floor) of a building: the half-open elevation range ``[bottom, top)`` (GEO-10).
+
+    In grid units; ``None`` bounds are unbounded. A creature is on the level whose range
+    holds its elevation. Source: Foundry v14 ``scene.levels[].elevation``, the Levels
+    module's ``sceneLevels`` (inclusive ranges read as GEO-5 says).
+
+    Raises ``ValueError`` when ``bottom`` is above ``top``.
+    """
+
+    id: Id
+    name: str = ""
+    bottom: Elevation | None = None
+    top: Elevation | None = None
+
+    def __post_init__(self) -> None:
+        if self.bottom is not None and self.top is not None and self.bottom > self.top:
+            raise ValueError("Must not be above top.")
+
+    @property
+    def span(self) -> Span:
+        """The level's range as a ``Span``."""
+        return Span(self.bottom, self.top)
+
+
+class SurfaceBlocks(Value, frozen=True):
+    """What a surface blocks (GEO-10): movement and effect, sight, light, sound."""
+
+    move: bool = True
+    sight: bool = True
+    light: bool = True
+    sound: bool = True
+
+
+#: One ring of a surface outline: at least 3 points ``(x, y)`` px.
+Ring = Annotated[tuple[Point, ...], Meta(min_length=3, max_length=MAX_POLYGON_POINTS)]
+#: One polygon of a surface outline: its exterior ring, then its holes (at least one ring;
+#: the rings of all surfaces together are bounded by ``MAX_SURFACE_POINTS``).
+OutlinePolygon = tuple[Ring, ...]
+
+
+class Surface(Value, frozen=True):
+    """A horizontal surface (a floor, a roof, a bridge) at ``elevation`` grid units (GEO-10).
+
+    ``outline`` is a list of polygons, each its exterior ring followed by its holes (the
+    coordinates of a GeoJSON MultiPolygon, in px). The surface covers the union of the
+    exteriors less every hole (a hole may cut any of them: Foundry's hole shapes). A traced
+    line that crosses the plane at ``elevation`` inside the outline is blocked for what
+    ``blocks`` says; heights are half-open (GEO-5): a point at ``elevation`` is above it.
+    ``level``: the level it is the floor of, if given (for pictures and stats only).
+    """
+
+    id: Id
+    outline: tuple[OutlinePolygon, ...]
+    elevation: Elevation
+    blocks: SurfaceBlocks = field(default_factory=SurfaceBlocks)
+    level: Id | None = None
+
+    def __post_init__(self) -> None:
+        if not self.outline or not all(self.outline):
+            raise ValueError("A surface needs at least one polygon, each with its outline.")
+
+    @property
+    def points(self) -> int:
+        """Outline points of all rings."""
+        return sum(len(ring) for polygon in self.outline for ring in polygon)
 
 
 class Scene(Value, frozen=True):
     """The canonical scene (``shared/DESIGN.md``, "Canonical scene").
 
-    Raises ``ValueError`` when two walls, tokens, lights or regions share an id.
+    ``levels`` and ``surfaces``: the floors of a building (GEO-10); a scene without them
+    answers as a single floor.
+
+    Raises ``ValueError`` when two walls, tokens, lights, regions, levels or surfaces share
+    an id, when a wall, light, region or surface names a level the scene does not have, or
+    when the levels, the surfaces or their outline points pass their bounds
+    (``level_problem``).
     """
 
     grid: Grid
@@ -403,12 +490,17 @@ class Scene(Value, frozen=True):
     environment: Environment = field(default_factory=Environment)
     width: Extent | None = None
     height: Extent | None = None
+    levels: tuple[Level, ...] = ()
+    surfaces: tuple[Surface, ...] = ()
 
     def __post_init__(self) -> None:
-        for kind in ("walls", "tokens", "lights", "regions"):
+        for kind in SCENE_COLLECTIONS:
             items = getattr(self, kind)
             if len(set(map(_ID, items))) != len(items):
                 raise ValueError(f"Two {kind} share an id.")
+        problem = level_problem(self)
+        if problem is not None:
+            raise ValueError(problem)
 
     def token(self, token_id: str) -> Token | None:
         """The token with id ``token_id``, or ``None``."""
@@ -419,3 +511,37 @@ class Scene(Value, frozen=True):
 
 
 _ID = attrgetter("id")
+_LEVEL = attrgetter("level")
+
+#: The scene's collections of items with ids (unique per collection).
+SCENE_COLLECTIONS = ("walls", "tokens", "lights", "regions", "levels", "surfaces")
+#: The collections whose items may name a level (GEO-10).
+LEVEL_MEMBERS = ("walls", "lights", "regions", "surfaces")
+
+
+def level_problem(scene: Scene) -> str | None:
+    """What is wrong with a scene's levels and surfaces (GEO-10), or ``None``.
+
+    More than ``MAX_LEVELS`` levels or ``MAX_SURFACES`` surfaces, an item naming a level the
+    scene lacks, or surfaces holding more than ``MAX_SURFACE_POINTS`` outline points
+    together. O(walls + lights + regions + surfaces).
+    """
+    for kind, most in (("levels", MAX_LEVELS), ("surfaces", MAX_SURFACES)):
+        if len(getattr(scene, kind)) > most:
+            return (
+                f"A scene may hold at most {most} {kind}; this one has {len(getattr(scene, kind))}."
+            )
+    known = set(map(_ID, scene.levels))
+    for kind in LEVEL_MEMBERS:
+        named = set(map(_LEVEL, getattr(scene, kind)))
+        named.discard(None)
+        unknown = named - known
+        if unknown:
+            return f"{kind.capitalize()} name a level the scene does not have: {min(unknown)!r}."
+    points = sum(s.points for s in scene.surfaces)
+    if points > MAX_SURFACE_POINTS:
+        return (
+            f"The surfaces' outlines may hold at most {MAX_SURFACE_POINTS:,} points in all; "
+            f"these hold {points:,}: simplify them."
+        )
+    return None

@@ -1,4 +1,4 @@
-"""Foundry VTT Scene documents (0.7 to v13) -> canonical Sightline scene.
+"""Foundry VTT Scene documents (0.7 to v14) -> canonical Sightline scene.
 
 The adapter is a pure translator (standard library only). It reads one Foundry ``Scene``
 document as exported by "Export Data", stored in a NeDB ``.db`` line, unpacked by
@@ -39,6 +39,12 @@ Decisions taken where Foundry data has no direct canonical meaning
   heights (``vertical_extent``) from Wall Height ``tokenHeight`` (0 = from size) or Levels
   ``tokenHeight``/``losHeight``; light elevation from v12+ ``elevation`` or Levels
   ``rangeBottom``. ``stats["read"]`` says how many came from each source.
+* Floors (GEO-5, GEO-10, ``adapters.foundry.levels``): v14 ``levels`` and the Levels
+  module's ``sceneLevels`` become ``levels``; v14 "Define Surface" regions, or Levels floor
+  tiles, become ``surfaces``; walls, lights and regions on one v14 level name it, and a
+  wall without a height flag takes its levels' range; the Levels module's inclusive ranges
+  are read as GEO-5 says. A v14 token's ``depth`` (grid spaces) times ``grid.distance`` is
+  its height.
 * A v12+ "Adjust Darkness Level" region behaviour gives the region's ``light`` (GEO-9):
   the global light's level at the region's darkness level.
 * The diagonal rule stays unset (each ruleset's default, GEO-8) unless the export carries
@@ -64,6 +70,7 @@ from typing import Any
 from adapters._common import scene_stats
 from adapters.foundry._context import Context, as_list
 from adapters.foundry.grid import canvas_size, read_environment, read_grid
+from adapters.foundry.levels import count_stairs, read_inclusive, read_levels, read_surfaces
 from adapters.foundry.lights import read_lights
 from adapters.foundry.regions import read_regions
 from adapters.foundry.scenes import detect_version, has_grid_info, parse_nedb, select_scene
@@ -89,7 +96,7 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
     Parameters
     ----------
     export : Mapping or list
-        One Foundry ``Scene`` document (any version 0.7 to v13), or a list of scene
+        One Foundry ``Scene`` document (any version 0.7 to v14), or a list of scene
         documents (e.g. from :func:`parse_nedb`), or a mapping with a ``"scenes"`` list
         (world export).
     scene : str, optional
@@ -106,7 +113,9 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
         canonical scene holds (``walls``, ``doors`` (door != "none"), ``tokens``,
         ``lights``, ``token_lights`` (tokens carrying a light), ``regions``,
         ``lights_off``, ``walls_with_height``, ``tokens_with_height``,
-        ``regions_with_light``) and adds ``foundry_version`` (best guess: "0.7", "0.8",
+        ``regions_with_light``; in a building (GEO-10) also ``levels``, ``surfaces``,
+        ``stairs``, ``walls_on_levels``, ``lights_on_levels``, ``regions_on_levels``)
+        and adds ``foundry_version`` (best guess: "0.7", "0.8",
         "9", "10", "11", "12", "13", ...), ``darkness`` (the raw scene darkness, 0-1, or
         None when absent) and ``read``: where the grid type, diagonal rule and units were
         read (``{"grid.type": "grid.type HEXODDQ (4): hex-col, odd columns shifted", ...}``)
@@ -137,13 +146,19 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
     canonical.update(canvas_size(doc, ctx.cell_px, ctx))
     environment, darkness, global_light = read_environment(doc, ctx)
     canonical["environment"] = environment
+    canonical["levels"] = read_levels(doc, ctx)
     canonical["walls"] = read_walls(doc, ctx)
     canonical["tokens"] = read_tokens(doc, ctx)
     canonical["lights"] = read_lights(doc, ctx)
     canonical["regions"] = read_regions(doc, ctx, darkness, global_light)
-    _unmapped(doc, ctx)
+    canonical["surfaces"] = read_surfaces(doc, ctx)
+    read_inclusive(canonical, ctx)
+    stairs = count_stairs(doc, ctx)
+    _unmapped(doc, ctx, bool(canonical["surfaces"]))
     stats: dict[str, Any] = scene_stats(canonical)
     stats.update(_foundry_stats(canonical))
+    if canonical["levels"] or canonical["surfaces"] or stairs:  # others import as before
+        stats.update(_level_stats(canonical, stairs))
     stats.update(
         {"foundry_version": ctx.version, "darkness": darkness, "read": {**grid_read, **ctx.read}}
     )
@@ -172,7 +187,19 @@ def _foundry_stats(canonical: Mapping[str, Any]) -> dict[str, int]:
     }
 
 
-def _unmapped(doc: Mapping, ctx: Context) -> None:
+def _level_stats(canonical: Mapping[str, Any], stairs: int) -> dict[str, int]:
+    """Counts of the floors (GEO-10): levels, surfaces, stairs and the members of levels."""
+    return {
+        "levels": len(canonical["levels"]),
+        "surfaces": len(canonical["surfaces"]),
+        "stairs": stairs,
+        "walls_on_levels": sum(1 for w in canonical["walls"] if w.get("level")),
+        "lights_on_levels": sum(1 for li in canonical["lights"] if li.get("level")),
+        "regions_on_levels": sum(1 for r in canonical["regions"] if r.get("level")),
+    }
+
+
+def _unmapped(doc: Mapping, ctx: Context, floors_read: bool = False) -> None:
     """One warning per non-empty collection the canonical scene has no place for."""
     for key, label in _UNMAPPED.items():
         value = doc.get(key)
@@ -186,7 +213,7 @@ def _unmapped(doc: Mapping, ctx: Context) -> None:
         and isinstance(t["flags"].get("levels"), Mapping)
         and isinstance(t["flags"]["levels"].get("rangeBottom"), (int, float))
     ]
-    if floors:
+    if floors and not floors_read:
         heights = [f"{h:g}" for h in sorted({t["flags"]["levels"]["rangeBottom"] for t in floors})]
         ctx.warn(
             f"tiles: {len(floors)} Levels floor tiles (at {', '.join(heights)}) are not "

@@ -23,6 +23,9 @@ class Context:
     ``cell_px`` is the grid size as exported (px), which the canvas padding is counted in.
     ``read`` counts, per source (``"wall heights: flags.wall-height.bottom/top"``, ...),
     how many values were read from it; it becomes the warning-free ``stats["read"]``.
+    ``levels`` maps each level id to its ``(bottom, top)`` in grid units
+    (``adapters.foundry.levels``); ``inclusive``: the ranges are the Levels module's
+    inclusive ones (GEO-5).
     """
 
     version: str
@@ -31,6 +34,8 @@ class Context:
     distance: float = 5
     cell_px: float = 1
     read: dict[str, int] = field(default_factory=dict)
+    levels: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    inclusive: bool = False
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -138,3 +143,36 @@ def _bound(value: object, where: str, ctx: Context) -> int | float | None:
     if number is None:
         ctx.warn(f"{where}: {value!r} is not a number, null used")
     return number
+
+
+def level_ids(raw: Mapping, where: str, ctx: Context) -> list[str]:
+    """The known levels a v14 wall, light, tile or region lists (``levels: [id, …]``).
+
+    Ids the scene's levels lack are warned about and left out.
+    """
+    listed = raw.get("levels")
+    if not isinstance(listed, list):
+        return []
+    known = [i for i in listed if isinstance(i, str) and i in ctx.levels]
+    if len(known) != len(listed):
+        unknown = [i for i in listed if i not in known]
+        ctx.warn(f"{where}.levels: {unknown!r} not among the scene's levels, ignored")
+    return known
+
+
+def one_level(raw: Mapping, where: str, ctx: Context) -> str | None:
+    """The level of an item that lists exactly one known level (GEO-10), else None."""
+    ids = level_ids(raw, where, ctx)
+    return ids[0] if len(ids) == 1 else None
+
+
+def level_range(ids: list[str], ctx: Context) -> dict | None:
+    """``{bottom, top}`` from the lowest bottom to the highest top of the levels ``ids``."""
+    spans = [ctx.levels[i] for i in ids if i in ctx.levels]
+    if not spans:
+        return None
+    bottoms, tops = [b for b, _ in spans], [t for _, t in spans]
+    return {
+        "bottom": None if None in bottoms else min(bottoms),
+        "top": None if None in tops else max(tops),
+    }

@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping
 
 from adapters._common import canonical_light, entries, finite_number, read_bool
-from adapters.foundry._context import Context, assign_ids, number_or, read_position
+from adapters.foundry._context import Context, assign_ids, number_or, one_level, read_position
 
 
 def read_lights(doc: Mapping, ctx: Context) -> list[dict]:
@@ -75,7 +75,13 @@ def read_lights(doc: Mapping, ctx: Context) -> list[dict]:
             walls=walls,
         )
         on = raw.get("hidden") is not True
-        lights.append(dict(light, elevation=_elevation(raw, i, ctx), on=on, _index=i))
+        level = one_level(raw, f"lights[{i}]", ctx)
+        if level is not None:
+            ctx.count("light levels: levels[]")
+        elevation = _elevation(raw, i, ctx)
+        lights.append(dict(light, elevation=elevation, on=on, _index=i))
+        if level is not None:  # only on a light of one level: other scenes import as before
+            lights[-1]["level"] = level
     if inactive:
         ctx.warn(f"lights: scene-darkness activation range ignored on {inactive} lights")
     assign_ids(lights, "lights", "light", ctx)

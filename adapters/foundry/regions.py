@@ -5,15 +5,16 @@ Shapes in canvas px; elevations in grid units.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 
-from adapters._common import CLEAN_DECIMALS, entries, fallback_id, finite_number, kind_name
-from adapters.foundry._context import Context, as_list, assign_ids, elevation_range
+from adapters._common import entries, fallback_id, finite_number, kind_name
+from adapters.foundry import shapes
+from adapters.foundry._context import Context, as_list, assign_ids, elevation_range, one_level
 from adapters.foundry.grid import GlobalLight
+from adapters.foundry.shapes import ELLIPSE_VERTICES
 
-#: Vertices of the polygon that approximates a non-circular ellipse region.
-ELLIPSE_VERTICES = 32
+#: Region behaviours read elsewhere: floors (``adapters.foundry.levels``) and stairs.
+LEVEL_BEHAVIORS = ("defineSurface", "changeLevel")
 
 
 #: Foundry AdjustDarknessLevelRegionBehaviorType.MODES -> how the region's darkness level
@@ -90,25 +91,37 @@ def _region_shapes(raw: Mapping, i: int, ctx: Context) -> list[dict]:
     else:
         elevation = None
     regions: list[dict] = []
+    level = one_level(raw, f"regions[{i}]", ctx)
+    if level is not None:
+        ctx.count("region levels: levels[]")
     for j, shape in enumerate(as_list(raw.get("shapes"))):
-        canonical = _shape(shape, f"regions[{i}].shapes[{j}]", ctx)
-        if canonical is None:
-            continue
-        regions.append(
-            {
-                "id": base_id if not regions else f"{base_id}-{len(regions)}",
-                "shape": canonical,
-                "obscurement": None,
-                "concealment": False,
-                "magical_darkness": False,
-                "water": False,
-                "gravity": None,
-                "light": None,
-                "elevation": elevation,
-                "_index": i,
-            }
-        )
+        for canonical in _shape(shape, f"regions[{i}].shapes[{j}]", ctx):
+            regions.append(_region(base_id, len(regions), canonical, elevation, level, i))
     return regions
+
+
+def _region(
+    base_id: str, k: int, shape: dict, elevation: dict | None, level: str | None, i: int
+) -> dict:
+    """Canonical region ``k`` of Foundry region ``i`` (``light`` unset).
+
+    ``level`` only on a region of one level: other scenes import as before.
+    """
+    region = {
+        "id": base_id if not k else f"{base_id}-{k}",
+        "shape": shape,
+        "obscurement": None,
+        "concealment": False,
+        "magical_darkness": False,
+        "water": False,
+        "gravity": None,
+        "light": None,
+        "elevation": elevation,
+        "_index": i,
+    }
+    if level is not None:
+        region["level"] = level
+    return region
 
 
 def _warn_split(split: list[tuple[str, int]], ctx: Context) -> None:
@@ -144,6 +157,8 @@ def region_light(
         btype = behavior.get("type") if isinstance(behavior, Mapping) else None
         if not isinstance(behavior, Mapping) or behavior.get("disabled") is True:
             continue
+        if btype in LEVEL_BEHAVIORS:
+            continue
         if btype != "adjustDarknessLevel":
             label = btype if isinstance(btype, str) else repr(behavior)
             if label not in seen:
@@ -167,16 +182,79 @@ def region_light(
     return global_light.light_at(level)
 
 
-def _shape(shape: object, where: str, ctx: Context) -> dict | None:
-    """One Foundry region shape -> canonical polygon/rect/circle (px), or None."""
+def _shape(shape: object, where: str, ctx: Context) -> list[dict]:
+    """One Foundry region shape -> canonical polygon/rect/circle shapes (px); [] if unusable.
+
+    Every v12-v14 shape type (``adapters.foundry.shapes``): a rectangle without rotation
+    stays a ``rect``, a circle a ``circle``; a ring becomes its two halves; a grid shape its
+    runs of squares; the others one polygon. Holes are dropped with a warning (a canonical
+    region has none).
+    """
     if not isinstance(shape, Mapping):
         ctx.warn(f"{where}: {kind_name(shape)} entry skipped")
-        return None
+        return []
     if shape.get("hole") is True:
         ctx.warn(f"{where}: hole dropped (holes are not supported)")
-        return None
+        return []
     kind = shape.get("type")
-    rotation = finite_number(shape.get("rotation")) or 0
+    if kind in _NEW_SHAPES:
+        ctx.count(f"region shapes: {kind}")
+    if shape.get("gridBased") is True and kind not in ("grid", "token", "polygon"):
+        ctx.warn(f"{where}: grid-based {kind} read as its gridless outline")
+    if kind == "rectangle":
+        found = shapes.rectangle(shape)
+        if found is not None and found[1] % 360 == 0:
+            x, y, w, h = found[0]
+            return [{"type": "rect", "x": x, "y": y, "width": w, "height": h}]
+    if kind == "circle":
+        disc = shapes.numbers(shape, "x", "y", "radius")
+        if disc is not None and disc[2] > 0:
+            return [{"type": "circle", "x": disc[0], "y": disc[1], "radius": disc[2]}]
+    if kind == "ellipse":
+        oval = shapes.numbers(shape, "x", "y", "radiusX", "radiusY")
+        if oval is not None and min(oval[2:]) > 0:
+            x, y, rx, ry = oval
+            if rx == ry:
+                return [{"type": "circle", "x": x, "y": y, "radius": rx}]
+            ctx.warn(f"{where}: ellipse approximated by a {ELLIPSE_VERTICES}-vertex polygon")
+            rotation = finite_number(shape.get("rotation")) or 0
+            return [_polygon(shapes.ellipse(x, y, rx, ry, rotation))]
+    if kind == "grid":
+        boxes = shapes.grid_cells(shape, ctx.cell_px)
+        if boxes:
+            return [
+                {"type": "rect", "x": x, "y": y, "width": w, "height": h} for x, y, w, h in boxes
+            ]
+    rings = outline_rings(shape, where, ctx)
+    if rings:
+        return [_polygon(ring) for ring in rings]
+    if kind == "polygon":
+        pass  # outline_rings said what is wrong with its points
+    elif kind in _KNOWN_SHAPES:
+        ctx.warn(f"{where}: {kind} without the numbers it needs, shape skipped")
+    else:
+        ctx.warn(f"{where}.type: shape type {kind!r} not mapped, shape skipped")
+    return []
+
+
+#: The shape types v14 added (FORMATS.md pitfall 15).
+_NEW_SHAPES = ("emanation", "cone", "ring", "line", "token", "grid")
+_KNOWN_SHAPES = ("polygon", "rectangle", "circle", "ellipse", *_NEW_SHAPES)
+
+
+def _polygon(ring: list[list[float]]) -> dict:
+    return {"type": "polygon", "points": ring}
+
+
+def outline_rings(shape: Mapping, where: str, ctx: Context) -> list[list[list[float]]]:
+    """The rings (px) of any Foundry shape, each a simple polygon; [] when unusable.
+
+    A ring shape gives two (its halves), a grid shape one per run of squares, the others
+    one. Used for region polygons and for surfaces (``adapters.foundry.levels``).
+    """
+    kind = shape.get("type")
+    cell = ctx.cell_px
+    warn = lambda message: ctx.warn(f"{where}: {message}")  # noqa: E731
     if kind == "polygon":
         pts = shape.get("points")
         if (
@@ -186,49 +264,31 @@ def _shape(shape: object, where: str, ctx: Context) -> dict | None:
             or any(finite_number(v) is None for v in pts)
         ):
             ctx.warn(f"{where}.points: not a flat list of at least 3 x,y pairs, shape skipped")
-            return None
-        return {"type": "polygon", "points": [[pts[k], pts[k + 1]] for k in range(0, len(pts), 2)]}
+            return []
+        return [[[pts[k], pts[k + 1]] for k in range(0, len(pts), 2)]]
     if kind == "rectangle":
-        x, y, w, h = (finite_number(shape.get(k)) for k in ("x", "y", "width", "height"))
-        if x is None or y is None or w is None or h is None or w <= 0 or h <= 0:
-            ctx.warn(f"{where}: rectangle without numeric x, y, width, height, shape skipped")
-            return None
-        if rotation % 360 == 0:
-            return {"type": "rect", "x": x, "y": y, "width": w, "height": h}
-        corners = [(-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2)]
-        return {"type": "polygon", "points": _rotated(corners, x + w / 2, y + h / 2, rotation)}
-    if kind in ("circle", "ellipse"):
-        x, y = finite_number(shape.get("x")), finite_number(shape.get("y"))
+        found = shapes.rectangle_ring(shape)
+    elif kind in ("circle", "ellipse"):
+        values = [finite_number(shape.get(k)) for k in ("x", "y")]
         rx = finite_number(shape.get("radius" if kind == "circle" else "radiusX"))
         ry = rx if kind == "circle" else finite_number(shape.get("radiusY"))
-        if x is None or y is None or rx is None or ry is None or rx <= 0 or ry <= 0:
-            ctx.warn(f"{where}: {kind} without numeric centre and radii, shape skipped")
-            return None
-        if rx == ry:
-            return {"type": "circle", "x": x, "y": y, "radius": rx}
-        ctx.warn(f"{where}: ellipse approximated by a {ELLIPSE_VERTICES}-vertex polygon")
-        outline = [
-            (
-                rx * math.cos(2 * math.pi * k / ELLIPSE_VERTICES),
-                ry * math.sin(2 * math.pi * k / ELLIPSE_VERTICES),
-            )
-            for k in range(ELLIPSE_VERTICES)
-        ]
-        return {"type": "polygon", "points": _rotated(outline, x, y, rotation)}
-    ctx.warn(f"{where}.type: shape type {kind!r} not mapped, shape skipped")
-    return None
-
-
-def _rotated(
-    offsets: Sequence[tuple[float, float]], cx: float, cy: float, degrees: float
-) -> list[list[float]]:
-    """Offsets rotated clockwise on screen (y down) by ``degrees`` about (cx, cy), in px."""
-    theta = math.radians(degrees)
-    cos, sin = math.cos(theta), math.sin(theta)
-    return [
-        [
-            round(cx + dx * cos - dy * sin, CLEAN_DECIMALS),
-            round(cy + dx * sin + dy * cos, CLEAN_DECIMALS),
-        ]
-        for dx, dy in offsets
-    ]
+        if None in values or rx is None or ry is None or rx <= 0 or ry <= 0:
+            return []
+        rotation = finite_number(shape.get("rotation")) or 0
+        found = shapes.ellipse(values[0], values[1], rx, ry, rotation)  # type: ignore[arg-type]
+    elif kind == "ring":
+        return shapes.ring(shape) or []
+    elif kind == "grid":
+        boxes = shapes.grid_cells(shape, cell) or []
+        return [[[x, y], [x + w, y], [x + w, y + h], [x, y + h]] for x, y, w, h in boxes]
+    elif kind == "cone":
+        found = shapes.cone(shape)
+    elif kind == "line":
+        found = shapes.line(shape)
+    elif kind == "token":
+        found = shapes.token(shape, cell, warn)
+    elif kind == "emanation":
+        found = shapes.emanation(shape, cell, warn)
+    else:
+        return []
+    return [] if found is None else [found]

@@ -138,11 +138,16 @@ _HEIGHT_FLAGS = (
 def _vertical_extent(raw: Mapping, elevation: float, i: int, ctx: Context) -> float | None:
     """Token height in grid units above its elevation (GEO-5a), or None (from its size).
 
-    Read from Wall Height's ``flags["wall-height"].tokenHeight`` (older ``flags.wallHeight``),
+    Foundry v14's ``depth`` (grid spaces, times ``grid.distance``) first; else read from
+    Wall Height's ``flags["wall-height"].tokenHeight`` (older ``flags.wallHeight``),
     else Levels' ``flags.levels.tokenHeight``, else Levels' ``flags.levels.losHeight`` (the
     absolute height of the eyes: the height above the elevation is used). Wall Height reads
     0 as "automatic, from the token's size", and so does the importer (None).
     """
+    depth = finite_number(raw.get("depth"))
+    if depth is not None and 0 < depth * ctx.distance <= MAX_UNITS:
+        ctx.count("token heights: depth (grid spaces x grid.distance)")
+        return depth * ctx.distance
     flags = raw.get("flags")
     if not isinstance(flags, Mapping):
         return None

@@ -10,7 +10,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapters._common import entries, finite_number
-from adapters.foundry._context import Context, assign_ids, elevation_range, enum_value
+from adapters.foundry._context import (
+    Context,
+    assign_ids,
+    elevation_range,
+    enum_value,
+    level_ids,
+    level_range,
+)
 
 _OLD_MOVE = {0: "none", 1: "normal"}
 _OLD_SENSE = {0: "none", 1: "normal", 2: "limited"}
@@ -64,6 +71,7 @@ def read_walls(doc: Mapping, ctx: Context) -> list[dict]:
         if door == "none" and state != "closed":
             ctx.warn(f"walls[{i}].ds: door state {state} on a wall that is not a door, closed used")
             state = "closed"
+        height, level = _wall_level(raw, i, ctx)
         walls.append(
             {
                 "id": raw.get("_id"),
@@ -76,17 +84,40 @@ def read_walls(doc: Mapping, ctx: Context) -> list[dict]:
                 "direction": _lookup(raw, "dir", _DIRECTIONS, "both", f"walls[{i}]", ctx),
                 "door": door,
                 "door_state": state,
-                "height": _wall_height(raw.get("flags"), i, ctx),
+                "height": height,
                 "cover": "normal",
                 "hp": None,
                 "ac": None,
                 "_index": i,
             }
         )
+        if level is not None:  # only on a wall of one level: other scenes import as before
+            walls[-1]["level"] = level
     if attenuated:
         ctx.warn(f"walls: threshold.attenuation ignored on {attenuated} walls")
     assign_ids(walls, "walls", "wall", ctx)
     return walls
+
+
+def _wall_level(raw: Mapping, i: int, ctx: Context) -> tuple[dict | None, str | None]:
+    """A wall's height range and level (GEO-5, GEO-10).
+
+    The Wall Height or Levels flags give the height when present. A v14 wall lists its
+    levels (``levels: [id]``): one level is its ``level``; without a height flag the wall
+    takes the range of its levels (one level's, or from the lowest bottom to the highest
+    top of several). ``levels: []`` (on no level in particular) keeps it on every floor.
+    """
+    height = _wall_height(raw.get("flags"), i, ctx)
+    ids = level_ids(raw, f"walls[{i}]", ctx)
+    if not ids:
+        if ctx.levels and raw.get("levels") == []:
+            ctx.count("walls on every level: levels []")
+        return height, None
+    ctx.count("wall levels: levels[]")
+    if height is None:
+        height = level_range(ids, ctx)
+        ctx.count("wall heights: the range of levels[]")
+    return height, ids[0] if len(ids) == 1 else None
 
 
 def _restrictions(raw: Mapping, i: int, ctx: Context) -> tuple[str, str, str, str]:

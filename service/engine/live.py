@@ -21,6 +21,9 @@ ones dropped, new ones appended in the change's order); :func:`rebuild` makes it
   indexed once, ``WallIndex.copies``): the wall index is built again, O(walls log walls).
 - **regions**: the changed regions' shapes; the sight index again when a heavily obscured
   region is among them.
+- **a scene with levels or surfaces** (a building's floors, GEO-10): built whole
+  (``scene.build_scene``), O(walls log walls), since its walls and regions take their
+  levels' ranges.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from msgspec.structs import force_setattr
 
 from service.engine.density import wall_density
 from service.engine.regions import region_geometry
-from service.engine.scene import BuiltScene, sight_index, token_parts, wall_kinds
+from service.engine.scene import BuiltScene, build_scene, sight_index, token_parts, wall_kinds
 from service.engine.walls import (
     DIRECTION_CODE,
     RESTRICTION_CODE,
@@ -156,6 +159,8 @@ def rebuild(parent: BuiltScene, applied: Applied) -> BuiltScene:
     in every answer (``tests/service/test_live_scenes.py``).
     """
     scene = applied.scene
+    if scene.levels or scene.surfaces or parent.surfaces is not None:
+        return build_scene(scene)  # levels resolved and floors laid again: a whole build
     parts: dict[str, Any] = {"scene": scene}
     walls = parent.walls
     if "walls" in applied.replaced:

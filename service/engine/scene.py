@@ -6,6 +6,8 @@ Frames: scene pixels, y down; elevations in grid units.
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -17,6 +19,7 @@ from numpy.typing import NDArray
 
 from service.engine.density import WallDensity, wall_density
 from service.engine.grids import feet_to_units, token_space_box
+from service.engine.levels import Surfaces, build_surfaces, resolve_levels
 from service.engine.regions import region_edges, region_geometry
 from service.engine.spaces import box_centre
 from service.engine.tolerances import QUERY_TOL_PX
@@ -106,6 +109,13 @@ class BuiltScene:
     heights : bool
         Some wall (or heavy-fog outline) has a finite height range: traced lines can meet a
         wall that covers only part of their band (GEO-5a).
+    surfaces : Surfaces or None
+        The scene's floors (``service.engine.levels``, GEO-10), also kept on ``walls`` and
+        ``sight_walls`` so that every trace meets them.
+    source : Scene or None
+        The scene as given, when giving its levels' ranges to their walls and regions
+        changed it (``scene`` is the scene so resolved); its id and its changes are the
+        given scene's (``service.cache``).
     density : WallDensity
         Walls per cell, for the cost model (``service.engine.density``).
     improved_walls, extreme_walls : frozenset of int
@@ -126,6 +136,8 @@ class BuiltScene:
     sharing: dict[str, tuple[str, ...]] = field(default_factory=dict)
     token_spans: dict[str, tuple[float, float]] = field(default_factory=dict)
     heights: bool = False
+    surfaces: Surfaces | None = None
+    source: Scene | None = None
     _creatures: Any = field(default=None, repr=False, compare=False)
     _space_sets: dict[Any, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
     _space_order: dict[frozenset[str], tuple[str, ...]] = field(
@@ -226,14 +238,20 @@ def vertical_span(token: Token, grid: Grid) -> tuple[float, float]:
 def build_scene(scene: Scene, walls: WallIndex | None = None) -> BuiltScene:
     """Build the ``BuiltScene`` of ``scene`` (wall arrays + STRtree, token spaces in px).
 
-    ``walls``: the scene's wall index when it is already built (``service.cache`` keeps
-    indexes by the walls' digest, ``docs/decisions.md`` "Live scenes"). Cost: O(walls log
-    walls) for the tree (none with ``walls``), plus the outlines of heavily obscured regions.
+    Walls and regions of a level take its range (GEO-10, ``levels.resolve_levels``): the
+    built scene's ``scene`` is the scene so resolved. ``walls``: the scene's wall index when
+    it is already built (``service.cache`` keeps indexes by the walls' digest,
+    ``docs/decisions.md`` "Live scenes"). Cost: O(walls log walls) for the tree (none with
+    ``walls``), plus the outlines of heavily obscured regions and of the surfaces.
     """
+    given, scene = scene, resolve_levels(scene)
+    surfaces = build_surfaces(scene)
     if walls is None:
-        walls = build_wall_index(scene)
+        walls = build_wall_index(scene, surfaces)
     shapes = {r.id: region_geometry(r.shape) for r in scene.regions}
-    return assemble(scene, walls, shapes, sight_index(scene, walls, shapes), wall_kinds(walls))
+    sight = sight_index(scene, walls, shapes, surfaces)
+    built = assemble(scene, walls, shapes, sight, wall_kinds(walls), surfaces=surfaces)
+    return built if given is scene else dataclasses.replace(built, source=given)
 
 
 def assemble(
@@ -243,6 +261,7 @@ def assemble(
     sight: WallIndex | None,
     kinds: dict[str, Any],
     tokens: dict[str, Any] | None = None,
+    surfaces: Surfaces | None = None,
 ) -> BuiltScene:
     """The ``BuiltScene`` of its built parts; the token parts are made unless given.
 
@@ -256,6 +275,7 @@ def assemble(
         region_shapes=shapes,
         density=wall_density((sight or walls).coords),
         heights=_has_heights(sight or walls),
+        surfaces=surfaces,
         **kinds,
         **(tokens if tokens is not None else token_parts(scene)),
     )
@@ -288,8 +308,12 @@ def token_parts(scene: Scene) -> dict[str, Any]:
     }
 
 
-def sight_index(scene: Scene, walls: WallIndex, shapes: dict[str, Any]) -> WallIndex | None:
+def sight_index(
+    scene: Scene, walls: WallIndex, shapes: dict[str, Any], surfaces: Surfaces | None = None
+) -> WallIndex | None:
     """The sight index: ``walls`` plus the outlines of heavy fog (``None`` without any).
+
+    ``surfaces``: the scene's floors, kept on the index as on ``walls`` (GEO-10).
 
     Cost: O((walls + outline edges) log) when some region is heavily obscured, else O(1).
     """
@@ -311,7 +335,7 @@ def sight_index(scene: Scene, walls: WallIndex, shapes: dict[str, Any]) -> WallI
                     height=height,
                 )
             )
-    return index_walls(pseudo, scene.grid.px_per_unit, room_walls=walls.size)
+    return index_walls(pseudo, scene.grid.px_per_unit, room_walls=walls.size, surfaces=surfaces)
 
 
 def _has_heights(index: WallIndex) -> bool:

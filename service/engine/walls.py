@@ -10,13 +10,16 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import shapely
 from numpy.typing import NDArray
 
 from service.model import Scene, Wall
+
+if TYPE_CHECKING:
+    from service.engine.levels import Surfaces
 
 RESTRICTION_CODE = {"none": 0, "limited": 1, "normal": 2, "proximity": 3, "distance": 4}
 DIRECTION_CODE = {"both": 0, "left": 1, "right": 2}
@@ -145,6 +148,10 @@ class WallIndex:
         Uniform grid over the walls for the compiled walk (``service.geometry.walk``):
         ``None`` until the first trace asks ``wall_grid()`` for it (about 1 ms per 5,000
         walls, so ingest does not pay it; a numpy-only trace never builds it).
+    surfaces : Surfaces or None
+        The scene's floors (``service.engine.levels``, GEO-10): every trace over this index
+        also blocks the lines that cross one (``service.geometry.surfaces``); ``None``: the
+        scene has none.
     """
 
     ids: tuple[str, ...]
@@ -161,6 +168,7 @@ class WallIndex:
     room_walls: int | None = None
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
     grid: WallGrid | None = field(default=None, compare=False, repr=False)
+    surfaces: Surfaces | None = field(default=None, compare=False, repr=False)
 
     @property
     def size(self) -> int:
@@ -201,9 +209,13 @@ class WallIndex:
         return out
 
 
-def build_wall_index(scene: Scene) -> WallIndex:
-    """Build the ``WallIndex`` of ``scene`` (arrays and ``STRtree``), once per scene."""
-    return index_walls(scene.walls, scene.grid.px_per_unit)
+def build_wall_index(scene: Scene, surfaces: Surfaces | None = None) -> WallIndex:
+    """Build the ``WallIndex`` of ``scene`` (arrays and ``STRtree``), once per scene.
+
+    ``surfaces``: the scene's floors (``service.engine.levels.build_surfaces``), kept on the
+    index for every trace.
+    """
+    return index_walls(scene.walls, scene.grid.px_per_unit, surfaces=surfaces)
 
 
 def _column(walls: tuple[Wall, ...], name: str, code: dict[str, int]) -> NDArray[np.int8]:
@@ -220,11 +232,14 @@ def _column(walls: tuple[Wall, ...], name: str, code: dict[str, int]) -> NDArray
 
 
 def index_walls(
-    walls: Sequence[Wall], px_per_unit: float, room_walls: int | None = None
+    walls: Sequence[Wall],
+    px_per_unit: float,
+    room_walls: int | None = None,
+    surfaces: Surfaces | None = None,
 ) -> WallIndex:
     """Build a ``WallIndex`` over ``walls``; ``px_per_unit`` converts thresholds (GEO-4).
 
-    ``room_walls``: see ``WallIndex.room_walls`` (counted among the indexed walls).
+    ``room_walls``, ``surfaces``: see ``WallIndex``.
     """
     walls = tuple(walls)
     n = len(walls)
@@ -277,6 +292,7 @@ def index_walls(
         tree=shapely.STRtree(lines),
         copies=copies,
         room_walls=room_walls,
+        surfaces=surfaces,
     )
 
 

@@ -24,6 +24,7 @@ from service.geometry.firm import firm_walls
 from service.geometry.rooms import firm_crossings_within
 from service.geometry.sealed import pairs_sealed_apart
 from service.geometry.search import FIRST_LINES, search_many
+from service.geometry.surfaces import surface_blocked
 from service.geometry.trace import TraceResult, TraceSpec, trace
 from service.geometry.walk import estimate_tests
 from service.model import Wall
@@ -236,6 +237,12 @@ class _Answers:
         )
         for p in np.flatnonzero(overlap):
             point = (max(bf[p, 0], bt[p, 0]), max(bf[p, 1], bt[p, 1]))
+            floors, bands = self.index.surfaces, self.bands  # GEO-10: not through a floor
+            if floors is not None and bands is not None:
+                seg = np.array([[*point, *point]])
+                if surface_blocked(floors, seg, bands[p : p + 1], self.sense)[0]:
+                    self.out[p] = LineOfEffect(False, None, [], 0)  # one space above the other
+                    continue
             self.out[p] = LineOfEffect(True, (*point, *point), [], 0)
         return np.flatnonzero(~overlap)
 

@@ -24,6 +24,7 @@ from service.geometry import walk, wall_tests
 from service.geometry.bands import as_bands
 from service.geometry.creature_tests import creature_hits
 from service.geometry.obstacles import wall_components
+from service.geometry.surfaces import surface_blocked
 from service.geometry.walk import estimate_tests
 from service.geometry.wall_tests import Extras, Verdicts
 from service.model import Wall
@@ -59,6 +60,9 @@ class TraceResult:
         obstacle at the corner does not block the exact corner line). Such a line does not
         show that a line of effect exists between the inset spaces: callers that infer line
         of effect from a clear line must not count it (``service.geometry.measure``).
+    floor_blocked : ndarray of shape (m,), bool, optional
+        Segments a surface (a floor, GEO-10) blocks, counted in ``wall_blocked`` too
+        (``None``: the index has no surfaces or the segments no elevations).
     """
 
     segments: FloatArray
@@ -68,6 +72,7 @@ class TraceResult:
     creature_blockers: list[list[str]] = field(default_factory=list)
     low_blockers: list[list[int]] = field(default_factory=list)
     corner_cleared: NDArray[np.bool_] | None = None
+    floor_blocked: NDArray[np.bool_] | None = None
 
     @property
     def blocked(self) -> NDArray[np.bool_]:
@@ -231,6 +236,10 @@ def trace(
             for i in np.flatnonzero(corner_cleared).tolist():
                 out.blockers[i] = []
                 low_blockers[i] = []
+    floors = None  # GEO-10: a floor blocks like a full wall (``service.geometry.surfaces``)
+    if index.surfaces is not None and bands is not None:
+        floors = surface_blocked(index.surfaces, seg, bands, spec.sense)
+        out.blocked |= floors
     creature_blocked = np.zeros(m, dtype=bool)
     creature_blockers: list[list[str]] = [[] for _ in range(m)] if with_blockers else []
     if creatures is not None and len(creatures.boxes):
@@ -245,6 +254,7 @@ def trace(
         creature_blockers,
         low_blockers,
         corner_cleared,
+        floors,
     )
 
 

@@ -148,26 +148,25 @@ def test_real_counts_heights_lights_and_grids(
 
 
 def test_real_vttom_tower_levels_floors():
-    """GEO-5: the tower's Wall Height floors (0-9 .. 30-39) and Levels light elevations."""
+    """GEO-5: the tower's Wall Height floors (0-9 .. 30-39, inclusive: read [0, 10) ..
+    [30, 40) without a gap) and Levels light elevations."""
     result = real_scene("foundry-v9-vttom-tower-levels.json")
     scene = result["scene"]
     heights = Counter(json.dumps(w["height"]) for w in scene["walls"] if w["height"])
     assert heights == {
-        '{"bottom": 0, "top": 9}': 29,
-        '{"bottom": 10, "top": 19}': 21,
-        '{"bottom": 20, "top": 29}': 17,
-        '{"bottom": 30, "top": 39}': 16,
+        '{"bottom": 0, "top": 10}': 29,
+        '{"bottom": 10, "top": 20}': 21,
+        '{"bottom": 20, "top": 30}': 17,
+        '{"bottom": 30, "top": 40}': 16,
     }
     assert Counter(li["elevation"] for li in scene["lights"]) == {0: 7, 10: 5, 20: 5, 30: 4}
     assert result["stats"]["read"]["wall heights: flags.wall-height.bottom/top"] == 83
     assert result["stats"]["read"]["light elevations: flags.levels.rangeBottom"] == 21
     assert scene["grid"]["units"] == "m"  # 'Schritt' (The Dark Eye's pace) is one metre
     assert "gridUnits: 'Schritt' read as 'm'" in result["warnings"][0]
-    # The floors themselves are Levels tiles, which the scene cannot hold: said, not lost.
-    assert any(
-        w.startswith("tiles: 4 Levels floor tiles (at 10, 20, 30, 40) are not modelled")
-        for w in result["warnings"]
-    )
+    # The floors themselves are Levels tiles: surfaces at their bottoms (GEO-10).
+    assert sorted(s["elevation"] for s in scene["surfaces"]) == [10, 20, 30, 40]
+    assert not any("Levels floor tiles" in w for w in result["warnings"])
 
 
 def test_real_lancer_crashed_ship_wall_height_ranges_and_elevated_tokens():

@@ -145,8 +145,11 @@ def test_other_shapely_unions_take_only_bounded_input():
         and not line.lstrip().startswith(("#", '"'))
     )
     assert calls == [
+        "engine/levels.py",  # a surface's exteriors, then its holes (MAX_SURFACE_POINTS, GEO-10)
+        "engine/levels.py",
         "geometry/rooms.py",  # crossings counted first (MAX_ROOM_CROSSINGS), GEOS errors caught
         "geometry/rooms.py",
+        "geometry/surfaces.py",  # the surfaces at one elevation (MAX_SURFACE_POINTS, GEO-10)
         "rules/starfinder/flanking.py",  # one target's hexes (MAX_HEX_FOOTPRINT)
         "senses/darkness.py",  # darkness regions and discs (MAX_REGION_POINTS, MAX_LIGHTS)
     ]
