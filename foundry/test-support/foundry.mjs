@@ -196,11 +196,23 @@ export function dimensionsOf(scene) {
 
 /** The canvas: the scene, its grid (diagonals from the core setting), token placeables. */
 export function makeCanvas(scene, { diagonals = 0 } = {}) {
+  // Token placeables are PIXI containers: `w`, `h` px, `children`, addChild / removeChild.
   const placeables = scene.tokens.contents.map((document) => ({
     id: document.id,
     name: document.name,
     document,
     visible: document.hidden !== true,
+    w: (document.width ?? 1) * scene.grid.size,
+    h: (document.height ?? 1) * scene.grid.size,
+    children: [],
+    addChild(child) {
+      this.children.push(child);
+      return child;
+    },
+    removeChild(child) {
+      this.children = this.children.filter((c) => c !== child);
+      return child;
+    },
   }));
   const tokens = {
     placeables,

@@ -10,9 +10,10 @@ What the GM hides never reaches the picture (docs/architecture.md, "What players
 - a hidden token (Foundry ``hidden``, Roll20 GM layer; ``Token.hidden``) is left out, its
   name, shape, carried light and its id among a traced line's blockers, unless it is the
   viewer or a token the query asks about;
-- a closed secret door (``Wall.door`` ``"secret"``) is a plain wall, an open one is the gap
-  the viewer sees; a one-way wall (GEO-3) is drawn two-way when it blocks the viewer's
-  side, and not at all when the viewer sees through it;
+- a closed secret door (``Wall.door`` ``"secret"``) is a plain wall under an id of its own
+  (:func:`plain_id`), an open one is the gap the viewer sees; a one-way wall (GEO-3) is
+  drawn two-way when it blocks the viewer's side, and not at all when the viewer sees
+  through it;
 - a switched-off light (``Light.on`` false) and a private light (``seen_by``
   ``"controllers"``) that the viewer does not carry are left out;
 - anything wholly outside the frame is left out, and walls are cut at it.
@@ -22,6 +23,7 @@ Everything is in the scene's pixel frame (y down).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -78,6 +80,15 @@ def _centre(tok: Token, size: float) -> tuple[float, float]:
     return ((x0 + x1) / 2, (y0 + y1) / 2)
 
 
+def plain_id(wall_id: str) -> str:
+    """The id a secret door is drawn under for a token viewer: ``"wall-"`` and 8 hex digits.
+
+    A secret door keeps its place and its blocking, but not its VTT id, which would tell it
+    apart from a plain wall (a VTT's client holds its walls' documents by id).
+    """
+    return "wall-" + hashlib.blake2s(wall_id.encode("utf-8"), digest_size=4).hexdigest()
+
+
 def _seen_wall(wall: Wall, eye: tuple[float, float] | None, area: Any) -> Wall | None:
     """The wall as the viewer at ``eye`` knows it, cut to ``area``; None when unseen.
 
@@ -88,7 +99,7 @@ def _seen_wall(wall: Wall, eye: tuple[float, float] | None, area: Any) -> Wall |
     elif wall.door == "secret":
         if wall.door_state == "open":
             return None  # the opening the viewer sees
-        wall = msgspec.structs.replace(wall, door="none", door_state="closed")
+        wall = msgspec.structs.replace(wall, id=plain_id(wall.id), door="none", door_state="closed")
     if eye is not None and wall.direction != "both":
         if not blocks_from(wall, *eye):
             return None  # GEO-3: it lets the viewer's side see through
@@ -161,9 +172,21 @@ def seen_by(scene: Scene, viewer: str | None, asked: Iterable[str], view: Box) -
 
 
 def _known(blockers: Iterable[Mapping[str, Any]], scene: Scene) -> list[Mapping[str, Any]]:
-    """The blockers the viewer may know: every one but a token left out of ``scene``."""
+    """The blockers the viewer may know, under the ids ``scene`` draws them with.
+
+    Every one but a token left out of ``scene``; a secret door under its :func:`plain_id`.
+    """
     drawn = {t.id for t in scene.tokens}
-    return [b for b in blockers if b.get("kind", "wall") != "token" or str(b["id"]) in drawn]
+    walls = {w.id for w in scene.walls}
+    out: list[Mapping[str, Any]] = []
+    for b in blockers:
+        kind, ident = b.get("kind", "wall"), str(b["id"])
+        if kind == "token" and ident not in drawn:
+            continue
+        if kind == "wall" and ident not in walls and plain_id(ident) in walls:
+            b = {**b, "id": plain_id(ident)}
+        out.append(b)
+    return out
 
 
 def redact_lines(lines: Sequence[Mapping[str, Any]], scene: Scene) -> list[dict[str, Any]]:

@@ -23,7 +23,14 @@ from service.engine.scene import build_scene
 from service.operations import OPERATIONS
 from service.render import BLOCKED_COLOUR, CAPTIONS
 from service.render.frame import CHAT_PX
-from service.render.viewpoint import FRAME_MARGIN_SQUARES, frame, redact_answer, seen_by
+from service.render.viewpoint import (
+    FRAME_MARGIN_SQUARES,
+    frame,
+    plain_id,
+    redact_answer,
+    redact_lines,
+    seen_by,
+)
 from tests.conftest import real_file
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
@@ -116,8 +123,9 @@ def test_tomb_player_picture_has_no_hidden_token_and_no_secret_door(client, tomb
     for tok in _hidden(tomb):
         assert tok["id"] not in svg
     assert "Skeleton" not in svg
-    # the secret door (closed) is a plain wall, named as one
-    assert wall_classes(svg)[SECRET_DOOR].split()[1] == "wall-normal"
+    # the secret door (closed) is a plain wall, under an id that does not name it
+    assert SECRET_DOOR not in svg
+    assert wall_classes(svg)[plain_id(SECRET_DOOR)].split()[1] == "wall-normal"
     assert not any(word in texts(svg) for word in SECRET_WORDS)
 
 
@@ -205,8 +213,18 @@ def test_secret_door_is_a_plain_wall_or_the_gap_it_leaves(client, state, drawn):
     gm, player = both(client, small(walls=[door]))
     assert "wall-secret" in wall_classes(gm)["sd"]
     classes = wall_classes(player)
-    assert (classes["sd"].split()[1] if "sd" in classes else None) == drawn
+    assert "sd" not in classes
+    assert (classes[plain_id("sd")].split()[1] if plain_id("sd") in classes else None) == drawn
     assert "secret" not in texts(player)
+
+
+def test_a_line_blocked_by_a_secret_door_names_it_as_the_wall_drawn():
+    door = {"id": "sd", "c": [1300, 700, 1300, 1400], "door": "secret"}
+    scene = SceneSchema().load(small(walls=[door]))
+    seen = seen_by(scene, "archer", ["archer", "goblin"], frame(scene, ["archer", "goblin"]))
+    line = {"from": [1050, 1050], "to": [1550, 1050], "blocked": True}
+    (redacted,) = redact_lines([{**line, "blockers": [{"kind": "wall", "id": "sd"}]}], seen)
+    assert redacted["blockers"] == [{"kind": "wall", "id": plain_id("sd")}]
 
 
 @pytest.mark.parametrize(
