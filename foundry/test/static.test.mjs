@@ -85,3 +85,15 @@ test("a one-line summary for every rule id of RULES.md", (t) => {
   }
   assert.deepEqual(Object.keys(summaries).filter((id) => !ids.includes(id)), []);
 });
+
+test("data/bounds.json is current with service/model.py and adapters/foundry (foundry/tools/bounds.py)", async (t) => {
+  const { VENV } = await import("../test-support/service.mjs");
+  const python = join(VENV, "bin", "python");
+  if (!existsSync(python)) return t.skip(`no ${python}: run 'make install' first`);
+  const { spawnSync } = await import("node:child_process");
+  const run = spawnSync(python, ["foundry/tools/bounds.py", "--check"], { cwd: REPO_DIR, env: { ...process.env, PYTHONPATH: REPO_DIR }, encoding: "utf8" });
+  assert.equal(run.status, 0, run.stderr);
+  const data = JSON.parse(read("data/bounds.json"));
+  assert.equal(data.model.MIN_GRID_DISTANCE, 0.001, "service.model: grid.distance >= 0.001");
+  assert.equal(data.enums.doorTypes["2"], "secret");
+});
