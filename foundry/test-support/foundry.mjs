@@ -397,3 +397,72 @@ export class SocketHub {
 export function makeTable(exportDoc, users) {
   return { scene: makeSceneDocument(exportDoc), users: new Users(users), messages: { contents: [] }, hub: new SocketHub() };
 }
+
+// ---------------------------------------------------------------------------- applications, data models
+
+/**
+ * Foundry's ApplicationV2 and HandlebarsApplicationMixin as far as a settings menu uses them:
+ * `render()` merges DEFAULT_OPTIONS up the class chain, asks `_prepareContext`, renders each
+ * of PARTS' templates into `this.element` (a real HTMLElement, a `<form>` when `tag` is
+ * "form"), then calls `_onRender`; submitting the form calls `options.form.handler` with
+ * `this` bound and a FormDataExtended-like `{object}`.
+ */
+export function applicationsApi(window) {
+  class ApplicationV2 {
+    static DEFAULT_OPTIONS = {};
+
+    constructor(options = {}) {
+      const chain = [];
+      for (let c = this.constructor; c && c !== Object; c = Object.getPrototypeOf(c)) chain.unshift(c);
+      this.options = Object.assign({}, ...chain.map((c) => (Object.hasOwn(c, "DEFAULT_OPTIONS") ? c.DEFAULT_OPTIONS : {})), options);
+      this.element = null;
+    }
+
+    async _prepareContext() {
+      return {};
+    }
+
+    _onRender() {}
+
+    async render() {
+      const context = await this._prepareContext({});
+      const tag = this.options.tag ?? "div";
+      this.element = window.document.createElement(tag);
+      this.element.innerHTML = await this._renderHTML(context);
+      this._onRender(context, {});
+      return this;
+    }
+
+    async submit(object) {
+      return this.options.form.handler.call(this, new window.Event("submit"), this.element, { object });
+    }
+  }
+  const HandlebarsApplicationMixin = (Base) =>
+    class extends Base {
+      async _renderHTML(context) {
+        const parts = Object.values(this.constructor.PARTS ?? {});
+        const html = await Promise.all(parts.map((p) => renderTemplate(p.template, context)));
+        return html.join("");
+      }
+    };
+  return { ApplicationV2, HandlebarsApplicationMixin };
+}
+
+/** foundry.data: the region behaviour base type and the fields its schema uses. */
+export function dataApi() {
+  class Field {
+    constructor(options = {}) {
+      this.options = options;
+      this.initial = options.initial;
+    }
+  }
+  class StringField extends Field {}
+  class BooleanField extends Field {}
+  class NumberField extends Field {}
+  class RegionBehaviorType {
+    static defineSchema() {
+      return {};
+    }
+  }
+  return { regionBehaviors: { RegionBehaviorType }, fields: { StringField, BooleanField, NumberField } };
+}

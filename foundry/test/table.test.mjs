@@ -441,3 +441,29 @@ test("main.js registers at init: after a reload the controls and the buttons of 
     await window.happyDOM.close();
   }
 });
+
+// --------------------------------------------------------------------------- settings form, behaviour
+
+test("init registers the region behaviour's data model and the ApplicationV2 rules form, which renders the service's rulesets", async (t) => {
+  if (skip(t)) return;
+  const { applicationsApi, dataApi, i18n } = await import("../test-support/foundry.mjs");
+  const window = new Window();
+  try {
+    const CONFIG = { RegionBehavior: { dataModels: {} } };
+    const m = await client({ extra: { CONFIG, foundry: { utils: (await import("../test-support/foundry.mjs")).utils, applications: { api: applicationsApi(window) }, data: dataApi() } } });
+    const model = CONFIG.RegionBehavior.dataModels["sightline.environment"];
+    assert.ok(model, "the behaviour type is registered");
+    assert.deepEqual(Object.keys(model.defineSchema()), ["obscurement", "concealment", "magicalDarkness", "water", "gravity"]);
+    // Foundry names a sub-type TYPES.<document>.<type>
+    assert.equal(i18n.localize("TYPES.RegionBehavior.sightline.environment"), EN.SIGHTLINE.Behavior.Label);
+    const Menu = m.game.settings.menus.get(`${MODULE_ID}.rules`).type;
+    const form = await new Menu().render();
+    assert.equal(form.element.tagName, "FORM");
+    const options = [...form.element.querySelectorAll("select[name=ruleset] option")].map((o) => o.value);
+    assert.deepEqual(options.sort(), ["dnd5e", "pf2e-variant", "starfinder"]);
+    await form.submit({ ruleset: "starfinder" });
+    assert.equal(m.game.settings.get(MODULE_ID, "ruleset"), "starfinder");
+  } finally {
+    await window.happyDOM.close();
+  }
+});
