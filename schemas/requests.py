@@ -342,3 +342,20 @@ class RenderQuerySchema(StrictSchema):
 
 class RenderRequestSchema(SceneRefSchema):
     query = fields.Nested(RenderQuerySchema, load_default=None, allow_none=True)
+    viewer = fields.String(
+        load_default="gm",
+        validate=validate.Length(min=1),
+        metadata={
+            "description": "Whose picture: `gm` (the default) draws everything; a token id "
+            "draws only what that token may know (no hidden creature, secret doors as plain "
+            "walls, one-way walls from its side, nothing outside a frame around the asked "
+            "tokens)."
+        },
+    )
+    crop = Flag(
+        load_default=False,
+        metadata={
+            "description": "Frame the asked tokens and the walls between them with a margin, "
+            "at a chat card's size (about 300 px)."
+        },
+    )

@@ -8,6 +8,7 @@
  */
 
 import { MODULE_ID } from "./constants.js";
+import { publicNotes } from "./privacy.js";
 
 /** Options the service refused for a query kind and ruleset ("cover:dnd5e" -> names). */
 const refusedOptions = new Map();
@@ -50,9 +51,11 @@ export function svgDataUri(svg) {
  * @param {string[]} query.targets token ids
  * @param {string} [query.kind]    attack kind: melee | ranged | spell
  * @param {boolean} [query.pictures] also fetch the `/v1/render` picture of each target
+ * @param {string} [query.viewer]  whose picture (`/v1/render` viewer): a token id, or "gm"
+ * @param {boolean} [query.crop]   the picture framed on the two tokens, at a chat card's size
  * @returns {Promise<{cover: object, vision: object, pictures: object}>}
  */
-export async function askAttack({ sync, client }, { ruleset, options, attacker, targets, kind = "ranged", pictures = true }) {
+export async function askAttack({ sync, client }, { ruleset, options, attacker, targets, kind = "ranged", pictures = true, viewer = "gm", crop = true }) {
   const cover = await sync.withScene((ref) =>
     withOptions("cover", ruleset, options, (opts) =>
       client.post("/v1/cover", { ruleset, ...ref, attacker, targets, attack: { kind }, options: opts })));
@@ -64,7 +67,7 @@ export async function askAttack({ sync, client }, { ruleset, options, attacker, 
     for (const target of targets) {
       svgs[target] = await sync.withScene((ref) =>
         withOptions("cover", ruleset, options, (opts) =>
-          client.render({ ...ref, query: { type: "cover", ruleset, attacker, target, attack: { kind }, options: opts } })));
+          client.render({ ...ref, viewer, crop, query: { type: "cover", ruleset, attacker, target, attack: { kind }, options: opts } })));
     }
   }
   return { cover, vision, pictures: svgs };
@@ -103,11 +106,14 @@ export function ruleChips(ids, summaries) {
  * @param {object} [args.vision]    `/v1/vision` answer
  * @param {Object<string, string>} [args.pictures] token id -> SVG text
  * @param {Object<string, string>} args.summaries  rule id -> one-line summary (data/rules.json)
+ * @param {object[]} [args.results] the results to show (ignores.js applied), default the answer's
+ * @param {Map} [args.hide]     target id -> secrets (privacy.js) no note may name: a card players see
+ * @param {Map} [args.details]  target id -> secrets listed: the GM's card
  * @returns {object}
  */
-export function cardData({ i18n, ruleset, attacker, names, cover, vision = null, pictures = {}, summaries }) {
+export function cardData({ i18n, ruleset, attacker, names, cover, vision = null, pictures = {}, summaries, results = null, hide = null, details = null }) {
   const seen = new Map((vision?.results ?? []).map((r) => [r.target, r]));
-  const targets = cover.results.map((result) => {
+  const targets = (results ?? cover.results).map((result) => {
     const sight = seen.get(result.target) ?? null;
     const degree = result.cover;
     const missChance = Math.max(result.miss_chance ?? 0, sight?.miss_chance ?? 0);
@@ -147,6 +153,12 @@ export function cardData({ i18n, ruleset, attacker, names, cover, vision = null,
         }),
       });
     }
+    if (result.ignored) {
+      rows.push({
+        label: label(i18n, "SIGHTLINE.Card.Ignored", "Ignored"),
+        value: i18n.format("SIGHTLINE.Card.IgnoredBy", { degree: label(i18n, `SIGHTLINE.Cover.${result.ignored.degree}`, result.ignored.degree), source: result.ignored.source }),
+      });
+    }
     const flatCheck = sight?.flat_check_dc ?? null;
     if (flatCheck !== null) {
       rows.push({ label: label(i18n, "SIGHTLINE.Card.FlatCheck", "Flat check"), value: i18n.format("SIGHTLINE.Card.DC", { dc: flatCheck }) });
@@ -165,7 +177,12 @@ export function cardData({ i18n, ruleset, attacker, names, cover, vision = null,
       flatCheck,
       rows,
       rules: ruleChips([...(result.rules ?? []), ...(sight?.rules ?? [])], summaries),
-      notes: result.notes ?? [],
+      notes: hide ? publicNotes(result.notes, hide.get(result.target) ?? []) : result.notes ?? [],
+      secrets: (details?.get(result.target) ?? []).map((s) => ({
+        kind: s.kind,
+        id: s.id,
+        text: i18n.format("SIGHTLINE.Card.SecretItem", { what: label(i18n, `SIGHTLINE.Secret.${s.kind}`, s.kind), name: s.name }),
+      })),
       picture: pictures[result.target] ? svgDataUri(pictures[result.target]) : null,
     };
   });
@@ -214,9 +231,10 @@ export function visionData({ i18n, ruleset, observer, names, vision, summaries }
  * @param {object} [card.speaker]
  * @param {boolean} [card.update]      update the last card when it matches (targeting mode)
  * @param {string[]} [card.whisper]
+ * @param {boolean} [card.blind]       a blind roll's card: the roller does not see it
  * @returns {Promise<object>} the message
  */
-export async function postCard({ ChatMessage, messages, user }, { content, flags, speaker = {}, update = false, whisper = undefined }) {
+export async function postCard({ ChatMessage, messages, user }, { content, flags, speaker = {}, update = false, whisper = undefined, blind = false }) {
   if (update) {
     const last = messages?.contents?.at?.(-1);
     const ours = last?.flags?.[MODULE_ID];
@@ -228,5 +246,6 @@ export async function postCard({ ChatMessage, messages, user }, { content, flags
   }
   const data = { content, speaker, flags: { [MODULE_ID]: { ...flags } } };
   if (whisper) data.whisper = whisper;
+  if (blind) data.blind = true;
   return ChatMessage.create(data);
 }

@@ -4,11 +4,12 @@
  * `fetch` with the API key, JSON in and out, and one error type whose `kind` says what the
  * user should be told: the service could not be reached, the key was refused (401), the
  * scene is too large (413), the service no longer knows a `scene_id` (404 at
- * `errors.json.scene_id`, answered by sending the scene again), or anything else.
+ * `errors.json.scene_id`, answered by sending the scene again), no GM connected to ask
+ * through (relay.js), or anything else.
  */
 
 /** Kinds of failure, each with its own notification (lang/en.json SIGHTLINE.Error.*). */
-export const ERROR_KINDS = ["unreachable", "unauthorized", "tooLarge", "sceneUnknown", "notFound", "invalid", "server"];
+export const ERROR_KINDS = ["unreachable", "unauthorized", "tooLarge", "sceneUnknown", "notFound", "invalid", "server", "noGm"];
 
 /** Raised for every failed request; `kind` is one of ERROR_KINDS. */
 export class SightlineError extends Error {

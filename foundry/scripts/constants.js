@@ -25,8 +25,8 @@ export const SYSTEM_RULESETS = {
 /** Ruleset used when the game system has no entry in SYSTEM_RULESETS. */
 export const FALLBACK_RULESET = "dnd5e";
 
-/** When the module asks the service for a chat card. */
-export const ASK_WHEN = ["targeting", "attack", "button"];
+/** When the module posts the chat card (targeting always asks, quietly, for the marker). */
+export const ASK_WHEN = ["attack", "targeting", "button"];
 
 /** Milliseconds of quiet after the last scene change before the scene is uploaded. */
 export const SYNC_DEBOUNCE_MS = 250;

@@ -1,5 +1,9 @@
 /**
  * Entry point (module.json "esmodules"): builds the module from Foundry's globals.
+ *
+ * Everything the UI needs (settings, controls, render and roll hooks) is registered at
+ * `init`, before Foundry draws its UI, so controls and the buttons of existing cards work
+ * after a reload; the service client, the GM relay and scene sync start at `ready`.
  */
 
 import { MODULE_ID, TEMPLATES } from "./constants.js";
@@ -19,6 +23,8 @@ const sightline = new SightlineModule({
   foundry,
   CONFIG,
   renderTemplate: render,
+  fromUuid: (uuid) => globalThis.fromUuid(uuid),
+  PIXI: globalThis.PIXI,
   loadRules: async () => {
     const response = await fetch(`modules/${MODULE_ID}/data/rules.json`);
     if (!response.ok) throw new Error(`rules.json: ${response.status}`);
@@ -29,9 +35,7 @@ const sightline = new SightlineModule({
 Hooks.once("init", () => {
   sightline.init();
   preload(Object.values(TEMPLATES));
-});
-
-Hooks.once("ready", () => {
-  sightline.ready();
   game.modules.get(MODULE_ID).api = sightline;
 });
+
+Hooks.once("ready", () => sightline.ready());

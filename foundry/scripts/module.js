@@ -1,8 +1,16 @@
 /**
- * The module itself: settings, scene sync, chat cards, buttons, hooks.
+ * The module itself: settings, scene sync, the targeting marker, chat cards, the roll
+ * integrations, the GM relay, buttons and hooks.
  *
  * Every Foundry global it uses is passed in (`deps`), so tests run it on a mocked Foundry.
- * main.js builds it from the real globals.
+ * main.js builds it from the real globals, calls `init()` at Foundry's `init` hook (settings,
+ * controls, render and roll hooks: registered before Foundry draws the UI) and `ready()` at
+ * `ready` (the service client, the relay, scene sync, the rule summaries).
+ *
+ * Quiet by default: targeting asks the service and marks each target for this user only;
+ * the card comes with the attack roll (or a button). What players may see of a card holds no
+ * secret (privacy.js): the details go to the GMs in a whisper, and the rest follows the roll
+ * mode; the picture of a card players see is drawn from the attacker's view, cropped.
  */
 
 import { SightlineClient } from "./client.js";
@@ -12,17 +20,43 @@ import { Notifier } from "./notify.js";
 import { SETTINGS, readSettings, registerSettings, rulesMenuClass } from "./settings.js";
 import { registerBehavior } from "./behavior.js";
 import { SceneSync } from "./sync.js";
+import { RelayClient, RelayServer, ownsToken } from "./relay.js";
+import { cardAudience, gmIds, playersSee, secretsOf } from "./privacy.js";
+import { clearMarker, showMarker } from "./marker.js";
+import {
+  DND5E_STATUS,
+  appliedResults,
+  dnd5eAdjust,
+  dnd5eKind,
+  pf2eKind,
+  setDnd5eStatus,
+  setPf2eCover,
+  setSfrpgModifier,
+  sfrpgKind,
+} from "./apply.js";
 
-/** Milliseconds to wait after the last target change before asking (several clicks: one card). */
+/** Milliseconds to wait after the last target change before asking (several clicks: one ask). */
 export const TARGETING_DEBOUNCE_MS = 150;
 
-/** Whether a chat message is an attack roll of a system the module knows (dnd5e, pf2e). */
+/** Whether a chat message is an attack roll of a system the module knows (dnd5e, pf2e, sfrpg). */
 export function isAttackRoll(message) {
   const flags = message?.flags ?? {};
   if (flags.dnd5e?.roll?.type === "attack") return true;
   const pf2e = flags.pf2e?.context?.type;
-  return pf2e === "attack-roll" || pf2e === "spell-attack-roll";
+  if (pf2e === "attack-roll" || pf2e === "spell-attack-roll") return true;
+  return flags.sfrpg?.rollType === "attack";
 }
+
+/** The attack kind of an attack roll message: from the item rolled (apply.js). */
+export function messageKind(message) {
+  const flags = message?.flags ?? {};
+  if (flags.dnd5e) return dnd5eKind(message.getAssociatedActivity?.() ?? null);
+  if (flags.pf2e) return pf2eKind(message);
+  if (flags.sfrpg) return sfrpgKind(message.getAssociatedItem?.() ?? message.item ?? null);
+  return "ranged";
+}
+
+const authorOf = (message) => message?.author?.id ?? message?.user?.id ?? message?.author ?? message?.user;
 
 export class SightlineModule {
   /**
@@ -37,6 +71,8 @@ export class SightlineModule {
    * @param {Function} deps.renderTemplate  `(path, data) => Promise<string>`
    * @param {Function} deps.loadRules       `() => Promise<{ruleId: summary}>`
    * @param {Function} [deps.fetch]
+   * @param {Function} [deps.fromUuid]      Foundry's `fromUuid` (pf2e's cover effect)
+   * @param {object} [deps.PIXI]            the canvas library (the targeting marker)
    * @param {number} [deps.debounceMs]      scene sync debounce
    * @param {Function} [deps.log]           error details besides the notification (console)
    */
@@ -45,23 +81,44 @@ export class SightlineModule {
     this.notifier = new Notifier({ ui: deps.ui, i18n: deps.game.i18n, log: deps.log });
     this.summaries = {};
     this.client = null;
+    this.relay = null;
+    this.server = null;
     this.sync = null;
     this.targetTimer = null;
+    this.answers = new Map();
+    this.pending = new Set();
+    this.retried = new WeakSet();
   }
 
-  /** `init` hook: settings, the rules menu and the region behaviour type. */
+  get game() {
+    return this.deps.game;
+  }
+
+  /** `init` hook: settings, the rules menu, the region behaviour type, every hook. */
   init() {
-    const { game, foundry, CONFIG } = this.deps;
+    const { game, foundry, CONFIG, Hooks } = this.deps;
     registerBehavior(foundry, CONFIG);
     const menu = foundry?.applications?.api?.ApplicationV2
       ? rulesMenuClass({ foundry, client: () => this.makeClient(), game, notifier: this.notifier })
       : null;
     registerSettings({ settings: game.settings, systemId: game.system?.id, menu, onChange: (key) => this.settingChanged(key) });
+    Hooks.on("targetToken", (user, token, targeted) => this.targeted(user, token, targeted));
+    Hooks.on("createChatMessage", (message) => this.chatMessage(message));
+    const generation = game.release?.generation ?? 12;
+    const renderHook = generation >= 13 ? "renderChatMessageHTML" : "renderChatMessage";
+    Hooks.on(renderHook, (message, html) => this.bindCard(html?.[0] ?? html));
+    Hooks.on("getSceneControlButtons", (controls) => this.addControls(controls));
+    Hooks.on("dnd5e.preRollAttackV2", (config, dialog, message) => this.dnd5ePreRoll(config, dialog, message));
+    Hooks.on("midi-qol.prePreambleComplete", (workflow) => this.midiPreamble(workflow));
   }
 
-  /** `ready` hook: client, scene sync and the hooks that ask the service. */
+  /** `ready` hook: service client (or the GM relay), scene sync, rule summaries. */
   async ready() {
-    const { Hooks } = this.deps;
+    const { Hooks, game } = this.deps;
+    if (!game.user.isGM && game.socket) this.relay = new RelayClient({ game });
+    if (game.user.isGM && game.socket) {
+      this.server = new RelayServer({ game, client: () => this.client, scene: () => this.live()?.scene, actions: this.gmActions() });
+    }
     this.client = this.makeClient();
     this.sync = new SceneSync({
       live: () => this.live(),
@@ -70,12 +127,6 @@ export class SightlineModule {
       onError: (err) => this.notifier.error(err),
       debounceMs: this.deps.debounceMs,
     }).start();
-    Hooks.on("targetToken", (user, token, targeted) => this.targeted(user, token, targeted));
-    Hooks.on("createChatMessage", (message) => this.chatMessage(message));
-    const generation = this.deps.game.release?.generation ?? 12;
-    const renderHook = generation >= 13 ? "renderChatMessageHTML" : "renderChatMessage";
-    Hooks.on(renderHook, (message, html) => this.bindCard(html?.[0] ?? html));
-    Hooks.on("getSceneControlButtons", (controls) => this.addControls(controls));
     try {
       this.summaries = await this.deps.loadRules();
     } catch (err) {
@@ -84,14 +135,16 @@ export class SightlineModule {
     if (this.live()?.scene) this.sync.changed();
   }
 
+  /** The service client: the GM relay for a player (unless direct calls are set), else HTTP. */
   makeClient() {
     const s = readSettings(this.deps.game.settings);
+    if (this.relay && s.connection !== "direct") return this.relay;
     return new SightlineClient({ url: s.url, apiKey: s.apiKey, fetch: this.deps.fetch ?? globalThis.fetch?.bind(globalThis) });
   }
 
   settingChanged(key) {
     if (!this.sync) return;
-    if (key === SETTINGS.url || key === SETTINGS.apiKey) {
+    if (key === SETTINGS.url || key === SETTINGS.apiKey || key === SETTINGS.connection) {
       this.client = this.makeClient();
       this.sync.client = this.client;
       this.sync.sceneId = null;
@@ -111,33 +164,200 @@ export class SightlineModule {
     return readSettings(this.deps.game.settings);
   }
 
+  /** Whether an integration is on and cover is applied to rolls. */
+  applies(id) {
+    const s = this.settings;
+    return s.applyCover === "roll" && s.integrations[id] !== false;
+  }
+
+  /** Wait for the background work started by hooks (status changes, retried rolls). */
+  async settled() {
+    while (this.pending.size) await Promise.allSettled([...this.pending]);
+  }
+
+  track(promise) {
+    const p = Promise.resolve(promise).catch((err) => this.notifier.error(err));
+    this.pending.add(p);
+    p.finally(() => this.pending.delete(p));
+    return p;
+  }
+
+  // ------------------------------------------------------------------------ GM actions
+
+  /** What a player's client may ask the GM's client to do (changes to documents they do not own). */
+  gmActions() {
+    return {
+      dnd5eStatus: async ({ token, status }) => {
+        const actor = this.tokenDocument(token)?.actor;
+        if (actor) await setDnd5eStatus(actor, status);
+      },
+      pf2eCover: async ({ token, degree, attacker }) => {
+        const actor = this.tokenDocument(token)?.actor;
+        if (actor) await setPf2eCover(actor, degree, { fromUuid: this.deps.fromUuid, attacker });
+      },
+      details: async ({ attacker, targets, kind }, user) => {
+        if (!user || (!user.isGM && !ownsToken(this.live()?.scene, attacker, user))) return null;
+        return this.postDetails({ attacker, targets, kind });
+      },
+    };
+  }
+
+  /** Run a GM action here (a GM) or on the active GM's client (a player). */
+  gm(action, args) {
+    if (this.game.user.isGM || !this.relay) return this.gmActions()[action](args, this.game.user);
+    return this.relay.action(action, args);
+  }
+
+  tokenDocument(id) {
+    return this.live()?.scene?.tokens?.get?.(id) ?? null;
+  }
+
+  // ------------------------------------------------------------------------ asking
+
+  cacheKey(attacker, kind) {
+    const s = this.settings;
+    return `${this.sync?.sceneId}|${attacker}|${kind}|${s.ruleset}|${JSON.stringify(s.options)}`;
+  }
+
+  /** The answers asked for this attacker, kind and scene, for every target; else null. */
+  cached(attacker, targets, kind) {
+    if (!this.sync || this.sync.dirty || !this.sync.sceneId) return null;
+    const entry = this.answers.get(this.cacheKey(attacker, kind));
+    if (!entry) return null;
+    const ids = new Set(entry.cover.results.map((r) => r.target));
+    return targets.every((t) => ids.has(t)) ? entry : null;
+  }
+
+  /** Ask cover and vision of `targets` from `attacker` (no pictures), and remember them. */
+  async ask(attacker, targets, kind) {
+    const s = this.settings;
+    const answers = await askAttack({ sync: this.sync, client: this.client }, { ruleset: s.ruleset, options: s.options, attacker, targets, kind, pictures: false });
+    this.answers.set(this.cacheKey(attacker, kind), answers);
+    return answers;
+  }
+
   // ------------------------------------------------------------------------ triggers
 
-  targeted(user, _token, _targeted) {
-    if (user?.id !== this.deps.game.user.id || this.settings.askWhen !== "targeting") return;
+  /** The attacking token: the message's speaker first, else the controlled token. */
+  actingToken(speakerToken = null) {
+    const canvas = this.deps.canvas();
+    const spoken = speakerToken ? canvas?.tokens?.get?.(speakerToken) ?? null : null;
+    if (spoken) return spoken;
+    return canvas?.tokens?.controlled?.[0] ?? null;
+  }
+
+  targets(attacker) {
+    return [...(this.game.user.targets ?? [])].filter((t) => t.id !== attacker.id);
+  }
+
+  targeted(user, token, targeted) {
+    if (user?.id !== this.game.user.id || !this.client) return;
+    if (!targeted) clearMarker(token);
     clearTimeout(this.targetTimer);
     this.targetTimer = setTimeout(() => {
       this.targetTimer = null;
-      this.askCover({ update: true, quiet: true });
+      this.track(this.onTargets());
     }, TARGETING_DEBOUNCE_MS);
   }
 
+  /** After targeting: ask quietly, mark the targets, set pf2e/sfrpg cover; the card if set so. */
+  async onTargets() {
+    const s = this.settings;
+    if (s.askWhen === "targeting") return this.askCover({ update: true, quiet: true });
+    const attacker = this.actingToken();
+    if (!attacker) return null;
+    const targets = this.targets(attacker);
+    if (!targets.length) return null;
+    const answers = await this.ask(attacker.id, targets.map((t) => t.id), "ranged");
+    this.notifier.clear();
+    this.markTargets(attacker, targets, answers);
+    await this.applyOnTargeting(attacker, targets, answers, "ranged");
+    return answers;
+  }
+
+  markTargets(attacker, targets, { cover, vision }) {
+    const s = this.settings;
+    if (!s.marker) return;
+    const { i18n } = this.game;
+    const seen = new Map((vision?.results ?? []).map((r) => [r.target, r]));
+    const results = appliedResults(cover, this.game.system?.id, attacker.actor, "ranged");
+    for (const token of targets) {
+      const result = results.find((r) => r.target === token.id);
+      if (!result) continue;
+      const degree = i18n.localize(`SIGHTLINE.Cover.${result.cover}`);
+      const unseen = seen.get(token.id)?.can_see === false ? ` · ${i18n.localize("SIGHTLINE.Marker.Unseen")}` : "";
+      showMarker(this.deps.PIXI ?? globalThis.PIXI, token, `${degree}${unseen}`);
+    }
+  }
+
+  /** pf2e and sfrpg have no pre-roll hook: their cover is set when the targets are known. */
+  async applyOnTargeting(attacker, targets, { cover }, kind) {
+    const system = this.game.system?.id;
+    const results = appliedResults(cover, system, attacker.actor, kind);
+    if (system === "pf2e" && this.applies("pf2e")) {
+      for (const result of results) await this.gm("pf2eCover", { token: result.target, degree: result.cover, attacker: attacker.id });
+    }
+    if (system === "sfrpg" && this.applies("sfrpg") && attacker.actor?.isOwner !== false && attacker.actor) {
+      const one = results.length === 1 ? results[0] : null;
+      const label = `Sightline: ${this.game.i18n.localize(`SIGHTLINE.Cover.${one?.cover ?? "none"}`)}`;
+      await setSfrpgModifier(attacker.actor, { bonus: one?.ac_bonus ?? 0, kind, label });
+    }
+  }
+
   chatMessage(message) {
-    const me = this.deps.game.user.id;
-    const author = message?.author?.id ?? message?.user?.id ?? message?.author ?? message?.user;
-    if (author !== me || this.settings.askWhen !== "attack" || !isAttackRoll(message)) return null;
-    return this.askCover({ update: false, speakerToken: message.speaker?.token });
+    if (authorOf(message) !== this.game.user.id || this.settings.askWhen !== "attack" || !isAttackRoll(message)) return null;
+    return this.askCover({ update: false, speakerToken: message.speaker?.token, kind: messageKind(message), rollMessage: message });
+  }
+
+  // ------------------------------------------------------------------------ rolls
+
+  /**
+   * dnd5e.preRollAttackV2 (synchronous): apply the answer asked on targeting; without one,
+   * stop this roll, ask, and roll again once.
+   */
+  dnd5ePreRoll(config, dialog, message) {
+    if (this.game.system?.id !== "dnd5e" || !this.applies("dnd5e") || !this.sync) return true;
+    if (this.game.modules?.get?.("midi-qol")?.active && this.applies("midi-qol")) return true; // midiPreamble
+    const attacker = this.actingToken(message?.data?.speaker?.token);
+    if (!attacker) return true;
+    const targets = this.targets(attacker);
+    if (!targets.length) return true;
+    const kind = dnd5eKind(config.subject);
+    const answers = this.cached(attacker.id, targets.map((t) => t.id), kind);
+    if (!answers) {
+      if (config.sightlineRetry || typeof config.subject?.rollAttack !== "function") return true;
+      const again = { event: config.event, sightlineRetry: true };
+      for (const key of ["ammunition", "attackMode", "mastery"]) if (config[key] !== undefined) again[key] = config[key];
+      this.track(this.ask(attacker.id, targets.map((t) => t.id), kind).then(() => config.subject.rollAttack(again, dialog, message)));
+      return false;
+    }
+    const results = appliedResults(answers.cover, "dnd5e", attacker.actor, kind);
+    const entries = targets.map((token) => ({ token, result: results.find((r) => r.target === token.id) })).filter((e) => e.result);
+    for (const { token, status } of dnd5eAdjust(config, message, entries)) {
+      this.track(this.gm("dnd5eStatus", { token: token.id, status }));
+    }
+    return true;
+  }
+
+  /** midi-qol.prePreambleComplete (awaited by midi): the statuses set before midi checks hits. */
+  async midiPreamble(workflow) {
+    if (this.game.system?.id !== "dnd5e" || !this.applies("midi-qol") || !this.sync) return true;
+    const attacker = workflow?.token?.object ?? workflow?.token;
+    const targets = [...(workflow?.targets ?? [])].map((t) => t.object ?? t).filter((t) => t.id !== attacker?.id);
+    if (!attacker || !targets.length) return true;
+    const kind = dnd5eKind(workflow.activity);
+    try {
+      const answers = this.cached(attacker.id, targets.map((t) => t.id), kind) ?? (await this.ask(attacker.id, targets.map((t) => t.id), kind));
+      for (const result of appliedResults(answers.cover, "dnd5e", attacker.actor, kind)) {
+        await this.gm("dnd5eStatus", { token: result.target, status: DND5E_STATUS[result.cover] ?? null });
+      }
+    } catch (err) {
+      this.notifier.error(err);
+    }
+    return true;
   }
 
   // ------------------------------------------------------------------------ cards
-
-  /** The token that attacks or observes: the controlled one, else the message's speaker. */
-  actingToken(speakerToken = null) {
-    const canvas = this.deps.canvas();
-    const controlled = canvas?.tokens?.controlled ?? [];
-    if (controlled.length) return controlled[0];
-    return speakerToken ? canvas?.tokens?.get?.(speakerToken) ?? null : null;
-  }
 
   /**
    * Post (or update) the cover card of the user's targets.
@@ -146,50 +366,95 @@ export class SightlineModule {
    * @param {boolean} [opts.update] update the user's last card for this attacker
    * @param {boolean} [opts.quiet]  no notification for a missing attacker or target
    * @param {string} [opts.speakerToken] token id of an attack message's speaker
+   * @param {string} [opts.kind]    attack kind (the item rolled)
+   * @param {object} [opts.rollMessage] the attack roll message whose audience the card follows
    * @returns {Promise<object|null>} the chat message, or null
    */
-  async askCover({ update = false, quiet = false, speakerToken = null } = {}) {
+  async askCover({ update = false, quiet = false, speakerToken = null, kind = "ranged", rollMessage = null } = {}) {
     const { game, ChatMessage, renderTemplate } = this.deps;
+    if (!this.client) return null;
     const attacker = this.actingToken(speakerToken);
     if (!attacker) {
       if (!quiet) this.notifier.warn("SIGHTLINE.Error.noController");
       return null;
     }
-    const targets = [...(game.user.targets ?? [])].filter((t) => t.id !== attacker.id);
+    const targets = this.targets(attacker);
     if (!targets.length) {
       if (!quiet) this.notifier.warn("SIGHTLINE.Error.noTargets");
       return null;
     }
     const s = this.settings;
+    const ids = targets.map((t) => t.id);
     try {
+      const audience = cardAudience(game, rollMessage);
+      const forPlayers = playersSee(audience, game);
       const answers = await askAttack(
         { sync: this.sync, client: this.client },
-        { ruleset: s.ruleset, options: s.options, attacker: attacker.id, targets: targets.map((t) => t.id), pictures: s.pictures },
+        { ruleset: s.ruleset, options: s.options, attacker: attacker.id, targets: ids, kind, pictures: s.pictures, viewer: forPlayers ? attacker.id : "gm", crop: true },
       );
+      this.answers.set(this.cacheKey(attacker.id, kind), answers);
       this.notifier.clear();
-      const names = Object.fromEntries(targets.map((t) => [t.id, t.name]));
+      const secrets = secretsOf(answers.cover, this.live()?.scene);
+      const anySecret = [...secrets.values()].some((list) => list.length);
       const data = cardData({
         i18n: game.i18n,
         ruleset: s.ruleset,
         attacker: { id: attacker.id, name: attacker.name },
-        names,
+        names: Object.fromEntries(targets.map((t) => [t.id, t.name])),
         ...answers,
+        results: appliedResults(answers.cover, game.system?.id, attacker.actor, kind),
         summaries: this.summaries,
+        hide: forPlayers ? secrets : null,
+        details: forPlayers ? null : secrets,
       });
       const content = await renderTemplate(TEMPLATES.card, data);
-      return await postCard(
+      const message = await postCard(
         { ChatMessage, messages: game.messages, user: game.user },
         {
           content,
           update,
+          ...audience,
           speaker: ChatMessage.getSpeaker?.({ token: attacker.document ?? attacker }) ?? {},
-          flags: { card: "attack", attacker: attacker.id, targets: targets.map((t) => t.id), ruleset: s.ruleset },
+          flags: { card: "attack", attacker: attacker.id, targets: ids, ruleset: s.ruleset },
         },
       );
+      if (anySecret && forPlayers) await this.gm("details", { attacker: attacker.id, targets: ids, kind });
+      return message;
     } catch (err) {
       this.notifier.error(err);
       return null;
     }
+  }
+
+  /**
+   * The GMs' whisper: the card with the secrets of each target and the GM's picture. Run on
+   * a GM's client (gmActions `details`).
+   */
+  async postDetails({ attacker, targets, kind = "ranged" }) {
+    const { game, ChatMessage, renderTemplate } = this.deps;
+    const s = this.settings;
+    const answers = await askAttack(
+      { sync: this.sync, client: this.client },
+      { ruleset: s.ruleset, options: s.options, attacker, targets, kind, pictures: s.pictures, viewer: "gm", crop: true },
+    );
+    const scene = this.live()?.scene;
+    const attackerDoc = scene?.tokens?.get?.(attacker);
+    const names = Object.fromEntries(targets.map((id) => [id, scene?.tokens?.get?.(id)?.name ?? id]));
+    const data = cardData({
+      i18n: game.i18n,
+      ruleset: s.ruleset,
+      attacker: { id: attacker, name: attackerDoc?.name ?? attacker },
+      names,
+      ...answers,
+      results: appliedResults(answers.cover, game.system?.id, attackerDoc?.actor, kind),
+      summaries: this.summaries,
+      details: secretsOf(answers.cover, scene),
+    });
+    const content = await renderTemplate(TEMPLATES.card, { ...data, gm: true });
+    return postCard(
+      { ChatMessage, messages: game.messages, user: game.user },
+      { content, whisper: gmIds(game), flags: { card: "gm-details", attacker, targets, ruleset: s.ruleset } },
+    );
   }
 
   /**
@@ -199,6 +464,7 @@ export class SightlineModule {
   async askVision(observerId = null) {
     const { game, ChatMessage, renderTemplate } = this.deps;
     const canvas = this.deps.canvas();
+    if (!this.client) return null;
     const observer = observerId ? canvas?.tokens?.get?.(observerId) : this.actingToken();
     if (!observer) {
       this.notifier.warn("SIGHTLINE.Error.noController");
@@ -232,7 +498,7 @@ export class SightlineModule {
     }
   }
 
-  /** The "vision" button of a rendered card. */
+  /** The "vision" button of a rendered card (an HTMLElement: v13 renderChatMessageHTML). */
   bindCard(element) {
     if (!element?.querySelectorAll) return;
     for (const button of element.querySelectorAll("[data-action=sightline-vision]")) {

@@ -1,13 +1,16 @@
 /**
  * Module settings (world scope: the table shares one service and one ruleset).
  *
- * Shown in the settings list: service URL, API key, when to ask, pictures. The ruleset and
+ * Shown in the settings list: service URL, API key (this browser only: `client` scope), when
+ * to ask, pictures, who calls the service, the targeting marker (this browser), cover applied
+ * or told, and each roll integration. The ruleset and
  * its options live behind a menu ("Ruleset and options") whose form is built from
  * `GET /v1/rulesets`, so the choices are the service's, not the module's.
  */
 
 import { ASK_WHEN, MODULE_ID, TEMPLATES, rulesetForSystem } from "./constants.js";
 import { optionFields, readOptions } from "./options.js";
+import { INTEGRATIONS } from "./apply.js";
 
 export const SETTINGS = {
   url: "serviceUrl",
@@ -16,7 +19,19 @@ export const SETTINGS = {
   pictures: "pictures",
   ruleset: "ruleset",
   options: "rulesetOptions",
+  connection: "connection",
+  marker: "marker",
+  applyCover: "applyCover",
 };
+
+/** Setting key of each roll integration (apply.js INTEGRATIONS). */
+export const integrationKey = (id) => `integration-${id}`;
+
+/** Who calls the service: the GM's client for everyone (default), or every client itself. */
+export const CONNECTIONS = ["gm", "direct"];
+
+/** What is done with the cover: applied to the roll (default), or only told. */
+export const APPLY_COVER = ["roll", "tell"];
 
 /** Default service URL: `make run` on the GM's machine. */
 export const DEFAULT_URL = "http://127.0.0.1:8000";
@@ -42,6 +57,7 @@ export function registerSettings({ settings, systemId, menu = null, onChange = (
   });
   settings.register(MODULE_ID, SETTINGS.apiKey, {
     ...common(SETTINGS.apiKey),
+    scope: "client", // world settings reach every player's client; the key stays in this browser
     name: "SIGHTLINE.Settings.ApiKey.Name",
     hint: "SIGHTLINE.Settings.ApiKey.Hint",
     config: true,
@@ -55,8 +71,45 @@ export function registerSettings({ settings, systemId, menu = null, onChange = (
     config: true,
     type: String,
     choices: Object.fromEntries(ASK_WHEN.map((k) => [k, `SIGHTLINE.Settings.AskWhen.${k}`])),
-    default: "targeting",
+    default: "attack",
   });
+  settings.register(MODULE_ID, SETTINGS.connection, {
+    ...common(SETTINGS.connection),
+    name: "SIGHTLINE.Settings.Connection.Name",
+    hint: "SIGHTLINE.Settings.Connection.Hint",
+    config: true,
+    type: String,
+    choices: Object.fromEntries(CONNECTIONS.map((k) => [k, `SIGHTLINE.Settings.Connection.${k}`])),
+    default: "gm",
+  });
+  settings.register(MODULE_ID, SETTINGS.marker, {
+    ...common(SETTINGS.marker),
+    scope: "client",
+    name: "SIGHTLINE.Settings.Marker.Name",
+    hint: "SIGHTLINE.Settings.Marker.Hint",
+    config: true,
+    type: Boolean,
+    default: true,
+  });
+  settings.register(MODULE_ID, SETTINGS.applyCover, {
+    ...common(SETTINGS.applyCover),
+    name: "SIGHTLINE.Settings.ApplyCover.Name",
+    hint: "SIGHTLINE.Settings.ApplyCover.Hint",
+    config: true,
+    type: String,
+    choices: Object.fromEntries(APPLY_COVER.map((k) => [k, `SIGHTLINE.Settings.ApplyCover.${k}`])),
+    default: "roll",
+  });
+  for (const id of INTEGRATIONS) {
+    settings.register(MODULE_ID, integrationKey(id), {
+      ...common(integrationKey(id)),
+      name: `SIGHTLINE.Settings.Integration.${id}.Name`,
+      hint: `SIGHTLINE.Settings.Integration.${id}.Hint`,
+      config: true,
+      type: Boolean,
+      default: true,
+    });
+  }
   settings.register(MODULE_ID, SETTINGS.pictures, {
     ...common(SETTINGS.pictures),
     name: "SIGHTLINE.Settings.Pictures.Name",
@@ -89,7 +142,10 @@ export function registerSettings({ settings, systemId, menu = null, onChange = (
   }
 }
 
-/** Current settings as one object: `{url, apiKey, askWhen, pictures, ruleset, options}`. */
+/**
+ * Current settings as one object: `{url, apiKey, askWhen, pictures, ruleset, options,
+ * connection, marker, applyCover, integrations}` (`integrations`: id -> on).
+ */
 export function readSettings(settings) {
   const get = (key) => settings.get(MODULE_ID, key);
   const ruleset = get(SETTINGS.ruleset);
@@ -100,6 +156,10 @@ export function readSettings(settings) {
     pictures: get(SETTINGS.pictures),
     ruleset,
     options: (get(SETTINGS.options) ?? {})[ruleset] ?? {},
+    connection: get(SETTINGS.connection),
+    marker: get(SETTINGS.marker),
+    applyCover: get(SETTINGS.applyCover),
+    integrations: Object.fromEntries(INTEGRATIONS.map((id) => [id, get(integrationKey(id)) !== false])),
   };
 }
 

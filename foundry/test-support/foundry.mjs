@@ -196,11 +196,23 @@ export function dimensionsOf(scene) {
 
 /** The canvas: the scene, its grid (diagonals from the core setting), token placeables. */
 export function makeCanvas(scene, { diagonals = 0 } = {}) {
+  // Token placeables are PIXI containers: `w`, `h` px, `children`, addChild / removeChild.
   const placeables = scene.tokens.contents.map((document) => ({
     id: document.id,
     name: document.name,
     document,
     visible: document.hidden !== true,
+    w: (document.width ?? 1) * scene.grid.size,
+    h: (document.height ?? 1) * scene.grid.size,
+    children: [],
+    addChild(child) {
+      this.children.push(child);
+      return child;
+    },
+    removeChild(child) {
+      this.children = this.children.filter((c) => c !== child);
+      return child;
+    },
   }));
   const tokens = {
     placeables,
@@ -212,13 +224,19 @@ export function makeCanvas(scene, { diagonals = 0 } = {}) {
 
 // ---------------------------------------------------------------------------- game
 
+/**
+ * `game.settings`: values by their full `namespace.key` only (a value stored for another
+ * namespace is not this one's), an unregistered setting throws as Foundry does, and
+ * `register` refuses a scope Foundry does not know. Core's `rollMode` is registered.
+ */
 export function makeSettings(initial = {}) {
   const registered = new Map();
   const values = new Map(Object.entries(initial));
-  return {
+  const settings = {
     registered,
     menus: new Map(),
     register(ns, key, config) {
+      if (!["world", "client", "user"].includes(config.scope ?? "client")) throw new Error(`setting ${ns}.${key}: scope ${config.scope}`);
       registered.set(`${ns}.${key}`, config);
     },
     registerMenu(ns, key, config) {
@@ -226,18 +244,25 @@ export function makeSettings(initial = {}) {
     },
     get(ns, key) {
       const full = `${ns}.${key}`;
-      if (values.has(key)) return values.get(key);
-      if (values.has(full)) return values.get(full);
       if (!registered.has(full)) throw new Error(`setting ${full} is not registered`);
+      if (values.has(full)) return clone(values.get(full));
       return clone(registered.get(full).default);
     },
     async set(ns, key, value) {
-      values.set(`${ns}.${key}`, value);
-      values.delete(key);
-      registered.get(`${ns}.${key}`)?.onChange?.(value);
+      const full = `${ns}.${key}`;
+      if (!registered.has(full)) throw new Error(`setting ${full} is not registered`);
+      values.set(full, value);
+      registered.get(full)?.onChange?.(value);
       return value;
     },
   };
+  settings.register("core", "rollMode", { scope: "client", type: String, default: "publicroll" });
+  return settings;
+}
+
+/** Short module setting keys (`serviceUrl`) as their full names (`sightline.serviceUrl`). */
+export function moduleSettings(values = {}) {
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k.includes(".") ? k : `sightline.${k}`, v]));
 }
 
 export function makeChatMessageClass(messages) {
@@ -287,21 +312,157 @@ export function makeUi() {
  *
  * @returns {{game, canvas, Hooks, ChatMessage, ui, foundry}}
  */
-export function makeFoundry(exportDoc, { systemId = "dnd5e", settings = {}, isGM = true, generation = 13, diagonals = 0 } = {}) {
-  const scene = makeSceneDocument(exportDoc);
+export function makeFoundry(exportDoc, { systemId = "dnd5e", settings = {}, isGM = true, generation = 13, diagonals = 0, table = null, userId = "user1", modules = {} } = {}) {
+  const scene = table?.scene ?? makeSceneDocument(exportDoc);
   const canvas = makeCanvas(scene, { diagonals });
-  const user = { id: "user1", name: "Gamemaster", isGM, targets: new Set() };
-  const messages = { contents: [] };
+  const users = table?.users ?? new Users([{ id: userId, name: isGM ? "Gamemaster" : "Player", isGM, active: true }]);
+  const user = users.get(userId);
+  user.targets = new Set();
+  const messages = table?.messages ?? { contents: [] };
   const ChatMessage = makeChatMessageClass(messages);
   ChatMessage.current = user;
   const game = {
     user,
-    users: [user],
+    users,
     i18n,
     messages,
     system: { id: systemId },
     release: { generation },
-    settings: makeSettings(settings),
+    settings: makeSettings(moduleSettings(settings)),
+    modules: new Map([[MANIFEST.id, { id: MANIFEST.id, active: true }], ...Object.entries(modules).map(([id, m]) => [id, { id, ...m }])]),
+    socket: table ? table.hub.socket(userId) : null,
   };
   return { game, canvas, Hooks: makeHooks(), ChatMessage, ui: makeUi(), foundry: { utils } };
+}
+
+// ---------------------------------------------------------------------------- a table
+
+export const MANIFEST = JSON.parse(readFileSync(join(FOUNDRY_DIR, "module.json"), "utf8"));
+
+/** `game.users`: a collection with Foundry's `activeGM` (the active GM of lowest id). */
+export class Users extends Collection {
+  constructor(list) {
+    super(list.map((u) => [u.id, { ...u }]));
+  }
+
+  get activeGM() {
+    return this.contents.filter((u) => u.isGM && u.active).sort((a, b) => (a.id < b.id ? -1 : 1))[0] ?? null;
+  }
+}
+
+/**
+ * The module socket between the clients of one table, as Foundry's server relays it: a
+ * message reaches every other connected client (never its sender), as JSON, later; only a
+ * module whose manifest says `"socket": true` may use `module.<id>`.
+ */
+export class SocketHub {
+  constructor() {
+    this.listeners = new Map();
+    this.sent = [];
+  }
+
+  socket(userId) {
+    const hub = this;
+    return {
+      on(event, fn) {
+        hub.#check(event);
+        if (!hub.listeners.has(event)) hub.listeners.set(event, []);
+        hub.listeners.get(event).push({ userId, fn });
+      },
+      off(event, fn) {
+        hub.listeners.set(event, (hub.listeners.get(event) ?? []).filter((l) => l.fn !== fn));
+      },
+      emit(event, data) {
+        hub.#check(event);
+        const wire = JSON.stringify(data);
+        hub.sent.push({ from: userId, event, data: JSON.parse(wire) });
+        for (const l of hub.listeners.get(event) ?? []) {
+          if (l.userId !== userId) setTimeout(() => l.fn(JSON.parse(wire)), 0);
+        }
+      },
+    };
+  }
+
+  #check(event) {
+    if (event !== `module.${MANIFEST.id}` || MANIFEST.socket !== true) throw new Error(`socket event ${event}: module.json has no "socket": true`);
+  }
+}
+
+/**
+ * One scene, one chat log and one socket shared by several users' clients.
+ *
+ * @param {object} exportDoc  scene export
+ * @param {object[]} users    `{id, name, isGM, active}`
+ */
+export function makeTable(exportDoc, users) {
+  return { scene: makeSceneDocument(exportDoc), users: new Users(users), messages: { contents: [] }, hub: new SocketHub() };
+}
+
+// ---------------------------------------------------------------------------- applications, data models
+
+/**
+ * Foundry's ApplicationV2 and HandlebarsApplicationMixin as far as a settings menu uses them:
+ * `render()` merges DEFAULT_OPTIONS up the class chain, asks `_prepareContext`, renders each
+ * of PARTS' templates into `this.element` (a real HTMLElement, a `<form>` when `tag` is
+ * "form"), then calls `_onRender`; submitting the form calls `options.form.handler` with
+ * `this` bound and a FormDataExtended-like `{object}`.
+ */
+export function applicationsApi(window) {
+  class ApplicationV2 {
+    static DEFAULT_OPTIONS = {};
+
+    constructor(options = {}) {
+      const chain = [];
+      for (let c = this.constructor; c && c !== Object; c = Object.getPrototypeOf(c)) chain.unshift(c);
+      this.options = Object.assign({}, ...chain.map((c) => (Object.hasOwn(c, "DEFAULT_OPTIONS") ? c.DEFAULT_OPTIONS : {})), options);
+      this.element = null;
+    }
+
+    async _prepareContext() {
+      return {};
+    }
+
+    _onRender() {}
+
+    async render() {
+      const context = await this._prepareContext({});
+      const tag = this.options.tag ?? "div";
+      this.element = window.document.createElement(tag);
+      this.element.innerHTML = await this._renderHTML(context);
+      this._onRender(context, {});
+      return this;
+    }
+
+    async submit(object) {
+      return this.options.form.handler.call(this, new window.Event("submit"), this.element, { object });
+    }
+  }
+  const HandlebarsApplicationMixin = (Base) =>
+    class extends Base {
+      async _renderHTML(context) {
+        const parts = Object.values(this.constructor.PARTS ?? {});
+        const html = await Promise.all(parts.map((p) => renderTemplate(p.template, context)));
+        return html.join("");
+      }
+    };
+  return { ApplicationV2, HandlebarsApplicationMixin };
+}
+
+/** foundry.data: the region behaviour base type and the fields its schema uses. */
+export function dataApi() {
+  class Field {
+    constructor(options = {}) {
+      this.options = options;
+      this.initial = options.initial;
+    }
+  }
+  class StringField extends Field {}
+  class BooleanField extends Field {}
+  class NumberField extends Field {}
+  class RegionBehaviorType {
+    static defineSchema() {
+      return {};
+    }
+  }
+  return { regionBehaviors: { RegionBehaviorType }, fields: { StringField, BooleanField, NumberField } };
 }

@@ -13,7 +13,9 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { REPO_DIR } from "./foundry.mjs";
 
-export const GUNICORN = join(REPO_DIR, ".venv", "bin", "gunicorn");
+/** The venv whose gunicorn serves the tests: SIGHTLINE_VENV, else the checkout's `.venv`. */
+export const VENV = process.env.SIGHTLINE_VENV ?? join(REPO_DIR, ".venv");
+export const GUNICORN = join(VENV, "bin", "gunicorn");
 
 /** Why the service cannot be started here, or null. */
 export function serviceMissing() {

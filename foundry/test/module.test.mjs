@@ -342,11 +342,15 @@ describe("settings", () => {
     }
     const m = await setup();
     const registered = m.game.settings.registered;
-    for (const key of ["serviceUrl", "apiKey", "askWhen", "pictures", "ruleset", "rulesetOptions"]) {
+    for (const key of ["serviceUrl", "askWhen", "pictures", "ruleset", "rulesetOptions", "connection", "applyCover", "integration-dnd5e"]) {
       assert.equal(registered.get(`${MODULE_ID}.${key}`).scope, "world", key);
     }
-    assert.deepEqual(Object.keys(registered.get(`${MODULE_ID}.askWhen`).choices), ["targeting", "attack", "button"]);
-    for (const key of ["serviceUrl", "apiKey", "askWhen", "pictures"]) {
+    // world settings reach every client: the API key stays in the browser that holds it
+    assert.equal(registered.get(`${MODULE_ID}.apiKey`).scope, "client");
+    assert.equal(registered.get(`${MODULE_ID}.marker`).scope, "client");
+    assert.deepEqual(Object.keys(registered.get(`${MODULE_ID}.askWhen`).choices), ["attack", "targeting", "button"]);
+    assert.equal(registered.get(`${MODULE_ID}.askWhen`).default, "attack", "quiet by default: the card comes with the roll");
+    for (const key of ["serviceUrl", "apiKey", "askWhen", "pictures", "connection", "marker", "applyCover", "integration-dnd5e", "integration-midi-qol", "integration-pf2e", "integration-sfrpg"]) {
       const config = registered.get(`${MODULE_ID}.${key}`);
       assert.notEqual(i18n.localize(config.name), config.name, `${key} name in en.json`);
       assert.notEqual(i18n.localize(config.hint), config.hint, `${key} hint in en.json`);

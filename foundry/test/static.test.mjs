@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { EN, FOUNDRY_DIR, SHARED_DIR } from "../test-support/foundry.mjs";
+import { EN, FOUNDRY_DIR, REPO_DIR, SHARED_DIR } from "../test-support/foundry.mjs";
 
 const read = (p) => readFileSync(join(FOUNDRY_DIR, p), "utf8");
 const manifest = JSON.parse(read("module.json"));
@@ -22,6 +22,23 @@ test("module.json: id, v12 to v13, esmodules, styles and languages that exist", 
   assert.deepEqual(manifest.languages.map((l) => l.lang), ["en"]);
   for (const key of ["manifest", "download", "url"]) assert.match(manifest[key], /^https:\/\//, key);
   assert.deepEqual(Object.keys(manifest.documentTypes.RegionBehavior), ["environment"]);
+  assert.equal(manifest.socket, true, "players ask through the GM over module.sightline");
+  assert.equal(manifest.license, "LICENSE");
+});
+
+test("the release workflow: URLs from the repository, a zip with the LICENSE and every file the module loads", () => {
+  const workflow = readFileSync(join(REPO_DIR, ".github", "workflows", "release.yml"), "utf8");
+  assert.ok(existsSync(join(REPO_DIR, "LICENSE")), "the project's LICENSE");
+  assert.match(readFileSync(join(REPO_DIR, "LICENSE"), "utf8"), /^MIT License/, "pyproject.toml: license = \"MIT\"");
+  assert.match(workflow, /REPOSITORY_URL: \$\{\{ github\.server_url \}\}\/\$\{\{ github\.repository \}\}/);
+  for (const key of ["version", "url", "manifest", "download", "bugs"]) assert.match(workflow, new RegExp(`\\.${key} = `), key);
+  assert.match(workflow, /\.manifest = \(\$repo \+ "\/releases\/latest\/download\/module\.json"\)/);
+  assert.match(workflow, /cp LICENSE foundry\/LICENSE/);
+  const zipped = workflow.match(/zip -r \.\.\/sightline\.zip (.*)/)[1].split(/\s+/);
+  const loaded = [...manifest.esmodules, ...manifest.styles, ...manifest.languages.map((l) => l.path), "templates/chat-card.hbs", "data/rules.json", manifest.license, "module.json"];
+  for (const path of loaded) assert.ok(zipped.includes(path.split("/")[0]), `${path} is in the zip`);
+  // the committed manifest names the repository by a placeholder the workflow replaces
+  for (const key of ["url", "manifest", "download", "bugs"]) assert.ok(manifest[key].startsWith("https://github.com/SIGHTLINE_REPOSITORY"), key);
 });
 
 function lookup(key) {
@@ -67,4 +84,16 @@ test("a one-line summary for every rule id of RULES.md", (t) => {
     assert.ok(summaries[id].length <= 110 && !summaries[id].includes("\n"), `${id}: one line`);
   }
   assert.deepEqual(Object.keys(summaries).filter((id) => !ids.includes(id)), []);
+});
+
+test("data/bounds.json is current with service/model.py and adapters/foundry (foundry/tools/bounds.py)", async (t) => {
+  const { VENV } = await import("../test-support/service.mjs");
+  const python = join(VENV, "bin", "python");
+  if (!existsSync(python)) return t.skip(`no ${python}: run 'make install' first`);
+  const { spawnSync } = await import("node:child_process");
+  const run = spawnSync(python, ["foundry/tools/bounds.py", "--check"], { cwd: REPO_DIR, env: { ...process.env, PYTHONPATH: REPO_DIR }, encoding: "utf8" });
+  assert.equal(run.status, 0, run.stderr);
+  const data = JSON.parse(read("data/bounds.json"));
+  assert.equal(data.model.MIN_GRID_DISTANCE, 0.001, "service.model: grid.distance >= 0.001");
+  assert.equal(data.enums.doorTypes["2"], "secret");
 });

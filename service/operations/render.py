@@ -21,9 +21,11 @@ from service import rules
 from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre
-from service.errors import RulesError
+from service.errors import RulesError, UnknownToken
+from service.model import Scene
 from service.operations.options import load_options
 from service.render import render_answer, render_svg
+from service.render.viewpoint import GM, frame, redact_answer, redact_lines, seen_by
 
 __all__ = ["RENDERED", "RenderedQuery", "render"]
 
@@ -125,6 +127,53 @@ RENDERED: dict[str, RenderedQuery] = {
 }
 
 
+def _asked(query: Mapping[str, Any] | None) -> tuple[list[str], list[Any]]:
+    """The token ids a render query asks about, and its points (an area's origin, px)."""
+    if query is None:
+        return [], []
+    ids = [query[k] for k in ("attacker", "observer", "target") if query.get(k) is not None]
+    points = []
+    origin = (query.get("attack") or {}).get("origin")
+    if origin:
+        points.append(origin)
+    for end in (query.get("from"), query.get("to")):
+        if end is None:
+            continue
+        if "token" in end:
+            ids.append(end["token"])
+        else:
+            points.append(end["point"])
+    return ids, points
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _View:
+    """Whose picture (``viewer``, None for the GM), its scene and the area it frames."""
+
+    viewer: str | None
+    scene: Scene
+    area: tuple[float, float, float, float] | None
+    crop: bool
+
+
+def _view(geo: BuiltScene, args: Mapping[str, Any], lines: Any) -> _View:
+    """The scene drawn for ``args["viewer"]`` and ``args["crop"]`` (``service.render.viewpoint``).
+
+    A token viewer gets :func:`seen_by`'s scene inside the frame around the asked tokens; a
+    GM's cropped picture the whole scene cut to that frame; a GM's whole picture the scene.
+    """
+    viewer = args.get("viewer", GM)
+    crop = bool(args.get("crop", False))
+    who = None if viewer == GM else viewer
+    if who is None and not crop:
+        return _View(None, geo.scene, None, False)
+    ids, points = _asked(args.get("query"))
+    if not ids and who is not None:
+        ids = [who]  # the bare scene around the viewer
+    area = frame(geo.scene, ids, lines, points)
+    return _View(who, seen_by(geo.scene, who, ids, area), area, crop)
+
+
 def render(geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None = None) -> str:
     """``POST /v1/render``: the scene as SVG, with the traced lines of ``args["query"]``.
 
@@ -134,7 +183,10 @@ def render(geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None =
     args : dict
         Loaded by ``RenderRequestSchema``; ``query`` (loaded by ``RenderQuerySchema``) is
         None for the bare scene, else a cover, vision, line-of-effect or line-of-sight
-        query with one target.
+        query with one target; ``viewer`` (``"gm"`` or a token id) and ``crop``, whose
+        picture and how framed (``service.render.viewpoint``). The answer is the asked
+        operation's, whoever views it (it is what applies to the roll); a token viewer's
+        picture leaves out what the GM hides, its blockers among them.
 
     Returns
     -------
@@ -145,17 +197,28 @@ def render(geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None =
     ------
     RulesError, UnknownToken
         As the asked operation raises them, at their path under ``query`` (its one
-        target at ``query.target``).
+        target at ``query.target``); ``UnknownToken`` at ``viewer`` for a viewer not in
+        the scene.
     marshmallow.ValidationError
         Invalid ``query.options``.
     """
+    viewer = args.get("viewer", GM)
+    if viewer != GM and geo.scene.token(viewer) is None:
+        raise UnknownToken(f"Unknown viewer token {viewer!r}.", ("viewer",))
     query = args.get("query")
     if query is None:
-        return render_svg(geo.scene)
+        seen = _view(geo, args, ())
+        return render_svg(seen.scene, view=seen.area if seen.crop else None, chat=seen.crop)
     from service.operations import OPERATIONS  # the table, which holds this operation too
 
     how = RENDERED[query["type"]]
     operation = OPERATIONS[how.operation]
     with _under_query():
         answer = operation.dump(operation.answer(geo, how.request(query), budget=budget))
-    return render_answer(geo.scene, query, answer, how.lines(geo, query, answer))
+    lines = how.lines(geo, query, answer)
+    seen = _view(geo, args, lines)
+    if seen.viewer is not None:
+        lines = redact_lines(lines, seen.scene)
+        answer = redact_answer(answer, seen.scene)
+    view = seen.area if seen.crop else None
+    return render_answer(seen.scene, query, answer, lines, view=view, chat=seen.crop)

@@ -21,6 +21,9 @@ def render_answer(
     query: Mapping[str, Any],
     answer: Mapping[str, Any],
     lines: Sequence[Mapping[str, Any]],
+    *,
+    view: tuple[float, float, float, float] | None = None,
+    chat: bool = False,
 ) -> str:
     """Draw the scene with the traced lines of one answered query, captioned with the answer.
 
@@ -42,6 +45,8 @@ def render_answer(
     lines : sequence of mapping
         The traced lines to draw, as the API's line dicts (``from``, ``to`` px,
         ``blocked``, ``blockers``).
+    view, chat
+        The area drawn and the chat card's size, as :func:`render_svg` takes them.
 
     Returns
     -------
@@ -64,6 +69,8 @@ def render_answer(
         caption=caption,
         highlight=highlight,
         show_heights=elevated(scene, highlight),
+        view=view,
+        chat=chat,
     )
 
 

@@ -11,6 +11,9 @@ from typing import Any
 
 from service.model import Region, Scene, Token
 
+#: An area ``(x0, y0, x1, y1)`` px.
+Box = tuple[float, float, float, float]
+
 
 def token_name(token: Token) -> str:
     """The name a picture shows for a token: its ``name``, or its id when it has none."""
@@ -91,6 +94,12 @@ OUTPUT_MAX_PX = 2400.0
 MIN_TEXT_PX = 13.0
 LEGEND_TEXT_PX = 15.0
 CAPTION_TEXT_PX = 19.0
+#: A chat card's picture (``crop``): its longest side and smallest texts, output px. A chat
+#: sidebar is about 300 px wide, so the picture is drawn at that size, not shrunk to it.
+CHAT_PX = 320.0
+CHAT_TEXT_PX = 10.0
+CHAT_LEGEND_TEXT_PX = 10.0
+CHAT_CAPTION_TEXT_PX = 11.0
 #: Width of a normal wall, and of a traced line, in output px, at least.
 MIN_WALL_PX = 3.0
 MIN_LINE_PX = 3.0
@@ -114,18 +123,25 @@ class Scale:
     caption: float
 
 
-def picture_scale(box: tuple[float, float, float, float], grid_size: float) -> Scale:
-    """The :class:`Scale` of a picture of ``box`` (px) on a grid of ``grid_size`` px."""
+def picture_scale(
+    box: tuple[float, float, float, float], grid_size: float, *, chat: bool = False
+) -> Scale:
+    """The :class:`Scale` of a picture of ``box`` (px) on a grid of ``grid_size`` px.
+
+    ``chat``: a chat card's picture, :data:`CHAT_PX` on its longest side, with the chat
+    card's text sizes; else :data:`OUTPUT_MIN_PX` to :data:`OUTPUT_MAX_PX`.
+    """
     x0, y0, x1, y1 = box
     big = max(x1 - x0, y1 - y0, 1e-6)
-    out = min(max(big, OUTPUT_MIN_PX), OUTPUT_MAX_PX) / big
-    unit = max(grid_size / 20, MIN_WALL_PX / out)
+    if chat:
+        out = CHAT_PX / big
+        sizes = (CHAT_TEXT_PX, CHAT_LEGEND_TEXT_PX, CHAT_CAPTION_TEXT_PX)
+    else:
+        out = min(max(big, OUTPUT_MIN_PX), OUTPUT_MAX_PX) / big
+        sizes = (MIN_TEXT_PX, LEGEND_TEXT_PX, CAPTION_TEXT_PX)
+    unit = max(grid_size / 20, MIN_WALL_PX / out) if not chat else max(grid_size / 20, 1.5 / out)
     return Scale(
-        out=out,
-        unit=unit,
-        text=MIN_TEXT_PX / out,
-        legend=LEGEND_TEXT_PX / out,
-        caption=CAPTION_TEXT_PX / out,
+        out=out, unit=unit, text=sizes[0] / out, legend=sizes[1] / out, caption=sizes[2] / out
     )
 
 

@@ -61,6 +61,20 @@ def _segment_distance(px: float, py: float, c: np.ndarray) -> np.ndarray:
     return np.hypot(ax + t * ex - px, ay + t * ey - py)  # type: ignore[no-any-return]
 
 
+def blocks_from(wall: Wall, x: float, y: float) -> bool:
+    """GEO-3: whether ``wall`` blocks lines from an origin at ``(x, y)`` px (its side).
+
+    A two-way wall blocks from both sides; ``"left"`` only origins P with
+    (A.y−P.y)(B.x−P.x) − (A.x−P.x)(B.y−P.y) > 0 for its segment A→B, ``"right"`` only
+    origins on the other side (on the line: neither).
+    """
+    if wall.direction == "both":
+        return True
+    x0, y0, x1, y1 = wall.c
+    side = (y0 - y) * (x1 - x) - (x0 - x) * (y1 - y)
+    return side > 0 if wall.direction == "left" else side < 0
+
+
 def _blocks_light(wall: Wall, light: Light, px_per_unit: float) -> str | None:
     """``"wall"``, ``"limited"`` or None: how ``wall`` stops ``light`` (module docstring)."""
     restriction = wall.light
@@ -68,11 +82,8 @@ def _blocks_light(wall: Wall, light: Light, px_per_unit: float) -> str | None:
         return None
     if wall.height is not None and not (wall.height.low <= light.elevation < wall.height.high):
         return None
-    x0, y0, x1, y1 = wall.c
-    if wall.direction != "both":
-        side = (y0 - light.y) * (x1 - light.x) - (x0 - light.x) * (y1 - light.y)
-        if (wall.direction == "left" and side <= 0) or (wall.direction == "right" and side >= 0):
-            return None
+    if not blocks_from(wall, light.x, light.y):
+        return None
     threshold = wall.threshold.light if wall.threshold is not None else None
     if restriction in ("proximity", "distance") and threshold:
         far = float(_segment_distance(light.x, light.y, np.array([wall.c], float))[0])

@@ -147,6 +147,24 @@ def deciding_heights(
     return out
 
 
+def _draw_ground(
+    root: ET.Element, scene: Scene, scale: Scale, box: tuple[float, float, float, float]
+) -> None:
+    """The background of ``box`` (coloured by the scene's light) and its grid lines."""
+    x0, y0, x1, y1 = box
+    gridded = _grid_pattern(sub(root, "defs"), scene, scale)
+    area = {"x": num(x0), "y": num(y0), "width": num(x1 - x0), "height": num(y1 - y0)}
+    sub(root, "rect", {"id": "background", **area, "fill": BACKGROUND[scene.environment.light]})
+    if gridded:
+        sub(root, "rect", {"id": "grid-lines", **area, "fill": "url(#grid)"})
+
+
+def _outlined(scene: Scene, whole: tuple[float, float, float, float]) -> bool:
+    """Whether the map's outline is worth a legend entry: something lies outside it."""
+    size = (0.0, 0.0, float(scene.width or 0), float(scene.height or 0))
+    return bool(scene.width and scene.height) and whole != size
+
+
 def render_svg(
     scene: Scene,
     *,
@@ -154,6 +172,8 @@ def render_svg(
     caption: str | None = None,
     highlight: Iterable[str] = (),
     show_heights: Iterable[str] = (),
+    view: tuple[float, float, float, float] | None = None,
+    chat: bool = False,
 ) -> str:
     """Draw ``scene`` (and traced lines) as an SVG document.
 
@@ -173,6 +193,9 @@ def render_svg(
         query (attacker or observer, orange) and the others as its targets (pink).
     show_heights : iterable of str
         Token ids labelled with their vertical extent (GEO-5a) even at elevation 0.
+    view, chat
+        ``(x0, y0, x1, y1)`` px drawn instead of the scene's area (``viewpoint.frame``);
+        drawn at a chat card's size (``frame.picture_scale``).
 
     Returns
     -------
@@ -183,18 +206,13 @@ def render_svg(
         caption or a legend; its ``width`` and ``height`` are the output size in px.
     """
     lines = list(lines)
-    box = scene_box(scene, lines)
+    whole = scene_box(scene, lines)
+    box = whole if view is None else view
     x0, y0, x1, y1 = box
-    scale = picture_scale(box, scene.grid.size)
+    scale = picture_scale(box, scene.grid.size, chat=chat)
 
     root = ET.Element("svg", {"xmlns": SVG_NS, "version": "1.1"})
-    defs = sub(root, "defs")
-    gridded = _grid_pattern(defs, scene, scale)
-    area = {"x": num(x0), "y": num(y0), "width": num(x1 - x0), "height": num(y1 - y0)}
-    sub(root, "rect", {"id": "background", **area, "fill": BACKGROUND[scene.environment.light]})
-    if gridded:
-        sub(root, "rect", {"id": "grid-lines", **area, "fill": "url(#grid)"})
-
+    _draw_ground(root, scene, scale, box)
     region_kinds = draw_regions(root, scene, scale)
     light_kinds = draw_lights(root, scene, scale, box)
     draw_map_outline(root, scene, scale)
@@ -205,14 +223,15 @@ def render_svg(
     draw_token_labels(root, scene, scale, highlight, labels)
     draw_height_labels(root, deciding_heights(scene, lines), scale)
 
-    cropped = bool(scene.width and scene.height) and box != (
-        0.0,
-        0.0,
-        float(scene.width or 0),
-        float(scene.height or 0),
-    )
     legend = legend_entries(
-        wall_kinds, region_kinds, light_kinds, lines, scale, scene, len(highlight), cropped
+        wall_kinds,
+        region_kinds,
+        light_kinds,
+        lines,
+        scale,
+        scene,
+        len(highlight),
+        _outlined(scene, whole),
     )
     band = band_height(x1 - x0, scale, caption, legend)
     if band:
