@@ -257,3 +257,34 @@ class MatrixResponseSchema(Schema):
         metadata={"description": "kind vision: [observer][target] sense or null."},
     )
     can_see = Grid(fields.List(fields.Boolean(allow_none=True)))
+
+
+class RuleSchema(Schema):
+    id = fields.String(metadata={"example": "5E-COV-5"})
+    title = fields.String(metadata={"example": "Paired corners"})
+    section = fields.String(
+        metadata={"description": "The part of docs/rules.md holding the rule.", "example": "dnd5e"}
+    )
+    rulesets = fields.List(
+        fields.String(),
+        metadata={
+            "description": "Rulesets the rule applies to (every one for shared geometry, GEO-n)."
+        },
+    )
+    summary = fields.String(
+        metadata={
+            "description": "What the rule says, in Markdown (the source text summarised; may be "
+            "empty when the whole entry is a Decision)."
+        }
+    )
+    decisions = fields.List(
+        fields.String(),
+        metadata={
+            "description": "The readings this service takes where the source is silent or "
+            "ambiguous, in Markdown; each starts with **Decision."
+        },
+    )
+
+
+class RulesSchema(Schema):
+    rules = fields.List(fields.Nested(RuleSchema))
