@@ -288,3 +288,26 @@ class RuleSchema(Schema):
 
 class RulesSchema(Schema):
     rules = fields.List(fields.Nested(RuleSchema))
+
+
+class ErrorSchema(Schema):
+    """The body of every error answer (4xx and 5xx), for the OpenAPI document."""
+
+    code = fields.Integer(metadata={"description": "The HTTP status code.", "example": 422})
+    status = fields.String(
+        metadata={"description": "The status's name.", "example": "Unprocessable Entity"}
+    )
+    message = fields.String(
+        metadata={
+            "description": "What went wrong and what to do, one sentence or a few (at most "
+            "500 characters).",
+            "example": "Request body is invalid.",
+        }
+    )
+    errors = fields.Dict(
+        metadata={
+            "description": "Where: `json`, `query` or `path`, then the field path down to a "
+            'list of messages (`{"json": {"targets": {"0": ["Unknown token."]}}}`); '
+            "`_request` when no one field is to blame. Empty when nothing more is known.",
+        }
+    )
