@@ -261,7 +261,18 @@ class MatrixResponseSchema(Schema):
 
 class RuleSchema(Schema):
     id = fields.String(metadata={"example": "5E-COV-5"})
+    ruleset = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "The ruleset of the rule; null for shared geometry (GEO-n), which "
+            "applies to every ruleset.",
+            "example": "dnd5e",
+        },
+    )
     title = fields.String(metadata={"example": "Paired corners"})
+    text = fields.String(
+        metadata={"description": "The whole entry in Markdown: `summary`, then `decisions`."}
+    )
     section = fields.String(
         metadata={"description": "The part of docs/rules.md holding the rule.", "example": "dnd5e"}
     )

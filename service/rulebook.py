@@ -9,12 +9,13 @@ equal). Standard library only: the CLI and the web layer both import it.
 
 An entry is a dict::
 
-    {"id": "5E-COV-5", "title": "Paired corners", "section": "dnd5e",
-     "rulesets": ["dnd5e"], "summary": "...", "decisions": ["**Decision:** ..."]}
+    {"id": "5E-COV-5", "ruleset": "dnd5e", "title": "Paired corners", "text": "...",
+     "section": "dnd5e", "rulesets": ["dnd5e"], "summary": "...", "decisions": [...]}
 
-``summary`` and each decision are Markdown (backticks, bold), paragraphs separated by a blank
-line; ``decisions`` are the readings this project takes where its source text is silent or
-ambiguous (docs/rules.md, "Decision").
+``text`` is the whole entry: its ``summary`` (what the rule says) then its ``decisions`` (the
+readings this project takes where its source text is silent or ambiguous, each starting with
+``**Decision``), Markdown, paragraphs separated by a blank line. ``ruleset`` is null for the
+shared geometry (``GEO-n``), which ``rulesets`` lists as every ruleset.
 """
 
 from __future__ import annotations
@@ -80,11 +81,14 @@ def _entry(rule_id: str, title: str, section: str, lines: list[str]) -> dict[str
     prefix = rule_id.split("-", 1)[0]
     if prefix not in PREFIX_RULESETS or not RULE_ID.fullmatch(rule_id):
         raise ValueError(f"docs/rules.md: {rule_id!r} is not a rule id (GEO-n, SF-/5E-/PV-XXX-n)")
+    rulesets = list(PREFIX_RULESETS[prefix])
     return {
         "id": rule_id,
+        "ruleset": rulesets[0] if len(rulesets) == 1 else None,
         "title": title.strip(),
+        "text": "\n\n".join([*summary, *decisions]),
         "section": section,
-        "rulesets": list(PREFIX_RULESETS[prefix]),
+        "rulesets": rulesets,
         "summary": "\n\n".join(summary),
         "decisions": decisions,
     }
