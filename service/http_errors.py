@@ -33,6 +33,7 @@ from adapters.sniff import FORMAT_NAMES, is_canonical, is_import_answer, sniff
 from schemas.responses import ErrorSchema
 from schemas.scene import decode_json_body
 from schemas.size import size_of_json
+from schemas.suggest import hint_text, suggest_fields
 from service.errors import RulesError
 from service.guard import RELEASE_KEY, RETRY_AFTER_SECONDS, RequestTimedOut, overload_message
 from service.limits import check_size
@@ -222,6 +223,10 @@ class Api(smorest.Api):
             current_app.logger.error("Unhandled error", exc_info=original)
             error = InternalServerError()
             error.data = {"message": INTERNAL_MESSAGE}  # type: ignore[attr-defined]
+        if error.code == 404 and not getattr(error, "data", None):
+            message = unknown_route_message(request.path)
+            if message:
+                error.data = {"message": message, "errors": {}}  # type: ignore[attr-defined]
         payload, code, headers = super().handle_http_exception(error)
         payload["errors"] = payload.get("errors") or {}
         if "message" not in payload:
@@ -317,17 +322,40 @@ class JSONBodyParser(FlaskParser):
 
         A Foundry, Roll20 or Universal VTT file sent as ``scene`` (or as the whole body)
         fails the scene schema field by field; the message names the format and what to send
-        instead (``export_hint``), and ``errors`` keeps the field errors.
+        instead (``export_hint``), and ``errors`` keeps the field errors. Otherwise an
+        unknown field with a near known name is named in the message and its error
+        (``schemas.suggest``: ``attaker`` -> ``attacker``).
         """
         hint = export_hint(error.data)  # the body the schema was given
+        messages, hint = _with_suggestions(error.messages, schema, hint)
         webargs_abort(
             error_status_code or self.DEFAULT_VALIDATION_STATUS,
             exc=error,
-            messages=error.messages,
+            messages=messages,
             schema=schema,
             headers=error_headers,
             **({"message": hint} if hint else {}),
         )
+
+
+def _with_suggestions(messages: Any, schema: Schema, hint: str | None) -> tuple[Any, str | None]:
+    """Location-keyed ``messages`` with did-you-mean names, and the message to answer.
+
+    The message is ``hint`` (an export sent as a scene) when there is one, else "<the body
+    or query string> is invalid: unknown field ... (did you mean ...?)" when an unknown field
+    has a near name, else ``None`` (the default message).
+    """
+    if not isinstance(messages, dict):
+        return messages, hint
+    out: dict[str, Any] = {}
+    found: list[tuple[tuple[str, ...], str]] = []
+    for location, node in messages.items():
+        out[location], near = suggest_fields(node, schema)
+        found += near
+    if hint is None and found:
+        what = "Query string" if "query" in messages else "Request body"
+        hint = f"{what} is invalid: {hint_text(found)}."
+    return out, hint
 
 
 def export_hint(body: Any) -> str | None:
@@ -350,6 +378,24 @@ def export_hint(body: Any) -> str | None:
                 f"file to /v1/import/{found} for the canonical scene."
             )
     return None
+
+
+def unknown_route_message(path: str) -> str | None:
+    """The 404 message of a path no route matches, where more can be said than "not found".
+
+    ``/v1/import/<format>`` with an unknown format lists the formats (``auto`` guesses);
+    ``None`` for any other path (werkzeug's message stays).
+    """
+    prefix = "/v1/import/"
+    if not path.startswith(prefix) or "/" in path[len(prefix) :].strip("/"):
+        return None
+    given = path[len(prefix) :].strip("/")
+    formats = [f for f in FORMAT_NAMES if f != "canonical"]
+    listed = "; ".join(f"{f} ({FORMAT_NAMES[f].removeprefix('a ')})" for f in formats)
+    return (
+        f"No import format {given!r}. POST the file to /v1/import/<format>, one of: {listed}; "
+        "or auto, which recognises the file (a canonical scene comes back unchanged)."
+    )
 
 
 class Blueprint(smorest.Blueprint):

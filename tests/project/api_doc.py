@@ -97,7 +97,9 @@ def _parameters(op: dict[str, Any], item: dict[str, Any]) -> list[str]:
     for p in params:
         schema = p.get("schema", {})
         notes = " — ".join(
-            x for x in (_facts(schema, p.get("required", False)), _cell(p.get("description", ""))) if x
+            x
+            for x in (_facts(schema, p.get("required", False)), _cell(p.get("description", "")))
+            if x
         )
         rows.append(f"| `{p['name']}` | {p['in']} | {_cell(_type(schema))} | {notes} |")
     return rows
