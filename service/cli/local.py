@@ -69,7 +69,8 @@ def core_errors(where: str = "", schema: Schema | None = None) -> Iterator[None]
         raise CliError(f"{prefix}invalid request: {error_text(messages)}") from None
     except RulesError as err:
         whom = _blame(err.path, where)
-        path = err.path[1:] if whom != where else err.path
+        # at the option, only names below it (an option's key), not list indices
+        path = tuple(p for p in err.path[1:] if not str(p).isdigit()) if whom != where else err.path
         raise CliError(at_path(err.message, path, whom)) from None
 
 
