@@ -1,4 +1,4 @@
-"""Response bodies of the HTTP API (``shared/API.md``), for dumping and for OpenAPI."""
+"""Response bodies of the HTTP API (``docs/api.md``), for dumping and for OpenAPI."""
 
 from __future__ import annotations
 
