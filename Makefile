@@ -21,10 +21,15 @@ $(BIN)/.sightline-runtime: pyproject.toml
 $(BIN)/.sightline-dev: pyproject.toml
 	@flock .venv.lock sh scripts/venv.sh $(PYTHON) $(VENV) dev
 
-## The service's runtime dependencies only (what `make run` needs).
-install: $(BIN)/.sightline-runtime
+# The compiled kernel's cache (numba, in the checkout): rebuilt when the geometry changes,
+# so no server start compiles in silence.
+$(BIN)/.sightline-kernel: $(BIN)/.sightline-runtime $(wildcard service/geometry/*.py)
+	@flock .venv.lock sh scripts/venv.sh $(PYTHON) $(VENV) kernel
+
+## The service's runtime dependencies only (what `make run` needs), its kernel compiled.
+install: $(BIN)/.sightline-runtime $(BIN)/.sightline-kernel
 ## The service with pytest, hypothesis, schemathesis, ruff, mypy, import-linter, hadolint.
-install-dev: $(BIN)/.sightline-dev
+install-dev: $(BIN)/.sightline-dev $(BIN)/.sightline-kernel
 
 ## Serve on 127.0.0.1:8000 (PORT=, HOST= or SIGHTLINE_BIND= to change) with the sample scene.
 ## Ctrl-C stops it; a busy port is said at once (sightline serve checks it).

@@ -1,4 +1,4 @@
-"""Response bodies of the HTTP API (``shared/API.md``), for dumping and for OpenAPI."""
+"""Response bodies of the HTTP API (``docs/api.md``), for dumping and for OpenAPI."""
 
 from __future__ import annotations
 
@@ -257,3 +257,68 @@ class MatrixResponseSchema(Schema):
         metadata={"description": "kind vision: [observer][target] sense or null."},
     )
     can_see = Grid(fields.List(fields.Boolean(allow_none=True)))
+
+
+class RuleSchema(Schema):
+    id = fields.String(metadata={"example": "5E-COV-5"})
+    ruleset = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "The ruleset of the rule; null for shared geometry (GEO-n), which "
+            "applies to every ruleset.",
+            "example": "dnd5e",
+        },
+    )
+    title = fields.String(metadata={"example": "Paired corners"})
+    text = fields.String(
+        metadata={"description": "The whole entry in Markdown: `summary`, then `decisions`."}
+    )
+    section = fields.String(
+        metadata={"description": "The part of docs/rules.md holding the rule.", "example": "dnd5e"}
+    )
+    rulesets = fields.List(
+        fields.String(),
+        metadata={
+            "description": "Rulesets the rule applies to (every one for shared geometry, GEO-n)."
+        },
+    )
+    summary = fields.String(
+        metadata={
+            "description": "What the rule says, in Markdown (the source text summarised; may be "
+            "empty when the whole entry is a Decision)."
+        }
+    )
+    decisions = fields.List(
+        fields.String(),
+        metadata={
+            "description": "The readings this service takes where the source is silent or "
+            "ambiguous, in Markdown; each starts with **Decision."
+        },
+    )
+
+
+class RulesSchema(Schema):
+    rules = fields.List(fields.Nested(RuleSchema))
+
+
+class ErrorSchema(Schema):
+    """The body of every error answer (4xx and 5xx), for the OpenAPI document."""
+
+    code = fields.Integer(metadata={"description": "The HTTP status code.", "example": 422})
+    status = fields.String(
+        metadata={"description": "The status's name.", "example": "Unprocessable Entity"}
+    )
+    message = fields.String(
+        metadata={
+            "description": "What went wrong and what to do, one sentence or a few (at most "
+            "500 characters).",
+            "example": "Request body is invalid.",
+        }
+    )
+    errors = fields.Dict(
+        metadata={
+            "description": "Where: `json`, `query` or `path`, then the field path down to a "
+            'list of messages (`{"json": {"targets": {"0": ["Unknown token."]}}}`); '
+            "`_request` when no one field is to blame. Empty when nothing more is known.",
+        }
+    )

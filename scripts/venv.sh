@@ -1,6 +1,8 @@
 #!/bin/sh
 # The project's environment for `make install` / `make install-dev` (README "Set up").
-#   sh scripts/venv.sh PYTHON VENV runtime|dev
+#   sh scripts/venv.sh PYTHON VENV runtime|dev|kernel
+# `kernel` compiles the measurement kernel (numba) into its cache in the checkout, saying
+# so and how long it took, so that `make run`'s first start loads it in seconds.
 # Rebuilds VENV when it is missing, broken or from a Python older than 3.11 (issue 17:
 # a wrong Python used to leave a .venv that kept failing). Quiet: one line per step;
 # pip's errors still show.
@@ -14,6 +16,14 @@ pip() {
     PYTHONWARNINGS="ignore:Editable installation" "$bin/python" -m pip --quiet --quiet "$@"
 }
 
+if [ "$what" = kernel ]; then
+    echo "sightline: compiling the measurement kernel (numba) into its cache: once, it takes a while" >&2
+    start=$(date +%s)
+    "$bin/python" -c 'from service.geometry import exact, trace; trace.warm_up(); exact.warm_up()'
+    echo "sightline: kernel ready in $(( $(date +%s) - start )) s; servers load it from the cache" >&2
+    touch "$stamp"
+    exit 0
+fi
 if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ] && "$bin/python" -c "$new_enough" 2>/dev/null; then
     exit 0
 fi

@@ -5,7 +5,7 @@ Each query view is thin: flask-smorest loads the request schema of its operation
 (``SIGHTLINE_MAX_*``), resolves the scene (inline, or ``scene_id`` from the cache) and calls
 the operation; flask-smorest dumps the answer with the operation's response schema, except
 where the operation writes its JSON in C (``json_answer``: ``POST /v1/cover``; the
-same bytes). No geometry or rule here. Contract: ``shared/API.md``.
+same bytes). No geometry or rule here. Contract: ``docs/api.md``.
 """
 
 from __future__ import annotations
@@ -17,16 +17,16 @@ from typing import Any
 from flask import Flask, Response, current_app, jsonify, request
 from flask.json.provider import DefaultJSONProvider
 from flask_smorest import abort
-from marshmallow import ValidationError
+from marshmallow import ValidationError, fields, validate
 
 from adapters import detect
 from adapters.errors import AdapterError
 from schemas import requests as rq
 from schemas import responses as rs
 from schemas.patch import ScenePatchResponseSchema, ScenePatchSchema
-from schemas.scene import SceneSchema
+from schemas.scene import SceneSchema, StrictSchema
 from schemas.size import size_of_scene
-from service import __version__, rules
+from service import __version__, rulebook, rules
 from service.cache import SceneCache
 from service.engine.budget import WorkBudget
 from service.errors import RulesError
@@ -37,7 +37,7 @@ from service.operations import OPERATIONS, BuiltScene, Operation, option_endpoin
 from service.operations.patches import PatchInvalid, patch_stats, resolve_change
 from service.store import NO_STORE, StoreState
 
-blp = Blueprint("v1", __name__, description="Sightline rules API, contract v1 (shared/API.md).")
+blp = Blueprint("v1", __name__, description="Sightline rules API, contract v1 (docs/api.md).")
 health = Blueprint("health", __name__, description="Liveness and readiness.")
 
 #: Query options each import format takes (others answer 422 naming them). ``scene`` and
@@ -397,6 +397,37 @@ def list_rulesets() -> dict[str, Any]:
             }
         )
     return {"rulesets": out}
+
+
+class RulesQuerySchema(StrictSchema):
+    """The query of ``GET /v1/rules``: an optional ruleset."""
+
+    ruleset = fields.String(
+        load_default=None,
+        validate=validate.OneOf(list(rulebook.PREFIX_RULESETS["GEO"])),
+        metadata={"description": "Only the rules of this ruleset (shared geometry included)."},
+    )
+
+
+@blp.route("/rules")
+@blp.arguments(RulesQuerySchema, location="query")
+@blp.response(200, rs.RulesSchema)
+@blp.alt_response(422, description="Unknown ruleset")
+def list_rules(query: dict[str, Any]) -> dict[str, Any]:
+    """Every rule id an answer may cite, with what it means and the Decisions (docs/rules.md)."""
+    return {"rules": rulebook.select(query.get("ruleset"))}
+
+
+@blp.route("/rules/<rule_id>")
+@blp.response(200, rs.RuleSchema)
+@blp.alt_response(404, description="No rule has this id (the nearest ids are suggested)")
+def get_rule(rule_id: str) -> dict[str, Any]:
+    """One rule by its id as answers cite it (`5E-COV-5`; any letter case)."""
+    try:
+        return rulebook.lookup(rule_id)
+    except rulebook.UnknownRule as err:
+        abort(404, message=err.message(), errors={"path": {"rule_id": [err.message()]}})
+    raise AssertionError("unreachable")
 
 
 @blp.route("/scenes", methods=["POST"])

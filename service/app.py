@@ -21,12 +21,31 @@ from service import __version__, settings
 from service.cache import SceneCache
 from service.engine.budget import set_core_limits
 from service.guard import Guard
-from service.http_errors import Api
+from service.http_errors import OPEN_PATHS, Api
 from service.local_store import FILE_MB_PER_CACHE_MB, SqliteSceneStore
 from service.store import SceneStore, SharedSceneStore
 
 #: Origins a Foundry VTT client typically runs on (any port of localhost / 127.0.0.1).
 DEFAULT_CORS_ORIGINS = list(settings.DEFAULT_CORS_ORIGINS)
+
+#: The overview at the top of ``/docs`` and of ``/openapi.json`` (``info.description``).
+OVERVIEW = """\
+Cover, line of effect, line of sight, lighting and vision on a virtual-tabletop battle map, by
+the rules of `dnd5e`, `starfinder` or `pf2e-variant`.
+
+1. Send the scene once: `POST /v1/scenes` with a canonical scene, or with
+   `{"format": "auto", "export": <a Foundry VTT, Roll20 or Universal VTT file>}`. The answer's
+   `scene_id` names it (every question may also carry the scene inline as `scene`).
+2. Ask: `POST /v1/cover`, `/v1/vision`, `/v1/line-of-effect`, `/v1/lighting`, `/v1/matrix`
+   (all pairs), `/v1/render` (an SVG picture) with the `scene_id` and the token ids.
+   `scene_id: "sample"` is a bundled demo scene; every operation's example below runs on it.
+3. Read the answer: each result names the rules it applied (`rules`: `5E-COV-5` ...);
+   `GET /v1/rules/{rule_id}` says what a rule means and which reading the service takes.
+
+`GET /v1/rulesets` lists each ruleset's options and defaults. Every error is JSON of the
+`Error` schema: `message` says what went wrong and what to do, `errors` the field path.
+A 404 for a `scene_id` means this worker does not hold it: send the scene again.
+The contract in full is `docs/api.md` of the repository."""
 
 DEFAULTS: dict[str, Any] = {
     "API_TITLE": "Sightline",
@@ -37,10 +56,10 @@ DEFAULTS: dict[str, Any] = {
     # The interactive API page, its assets served from the swagger-ui-bundle package (no CDN).
     "OPENAPI_SWAGGER_UI_PATH": "docs",
     "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
+    "API_SPEC_OPTIONS": {"info": {"description": OVERVIEW}},
 }
 
-#: Paths answered without an API key: liveness and readiness probes, the API description.
-OPEN_PATHS = frozenset({"/healthz", "/readyz", "/openapi.json", "/docs"})
+__all__ = ["OPEN_PATHS", "create_app", "cors_origins", "sample_scene"]
 
 
 def cors_origins(origins: Any, replace: Any) -> list[str]:

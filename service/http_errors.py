@@ -16,10 +16,12 @@ included) is longer than ``MAX_MESSAGE_CHARS``, whatever client value it quotes.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
 import flask_smorest as smorest
+from apispec import BasePlugin
 from flask import Request, current_app, request
 from flask_smorest import abort
 from marshmallow import Schema, ValidationError
@@ -28,8 +30,10 @@ from webargs.flaskparser import abort as webargs_abort
 from werkzeug.exceptions import HTTPException, InternalServerError, default_exceptions
 
 from adapters.sniff import FORMAT_NAMES, is_canonical, is_import_answer, sniff
+from schemas.responses import ErrorSchema
 from schemas.scene import decode_json_body
 from schemas.size import size_of_json
+from schemas.suggest import hint_text, suggest_fields
 from service.errors import RulesError
 from service.guard import RELEASE_KEY, RETRY_AFTER_SECONDS, RequestTimedOut, overload_message
 from service.limits import check_size
@@ -40,6 +44,27 @@ INTERNAL_MESSAGE = "Internal error; it has been logged."
 TOO_DEEP_MESSAGE = "JSON nested too deeply."
 #: Longest ``message`` answered: a message quoting a client's value is cut here.
 MAX_MESSAGE_CHARS = 500
+#: Paths answered without an API key: liveness and readiness probes, the API description.
+OPEN_PATHS = frozenset({"/healthz", "/readyz", "/openapi.json", "/docs"})
+#: The OpenAPI security scheme of the optional API keys (``SIGHTLINE_API_KEYS``).
+SECURITY_SCHEME = "ApiKey"
+SECURITY = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "An API key of the server's `SIGHTLINE_API_KEYS`, sent as "
+    "`Authorization: Bearer <key>`. A server without `SIGHTLINE_API_KEYS` needs none; one with "
+    "it answers 401 to a request without a valid key (the health probes and this document "
+    "are always open).",
+}
+#: Error answers every operation may give, by what it takes: (status, when).
+ERRORS_OF_ANY = (("401", "No valid API key (only when the server sets SIGHTLINE_API_KEYS)"),)
+ERRORS_OF_INPUT = (("422", "Invalid request: the field path is in `errors`"),)
+ERRORS_OF_BODY = (
+    ("400", "The body is not JSON (or nested too deeply)"),
+    ("413", "The body is over SIGHTLINE_MAX_CONTENT_LENGTH"),
+    ("415", "The body's Content-Type is not one the operation takes (application/json)"),
+    ("503", "Stopped by the request watchdog or out of memory: retry after Retry-After"),
+)
 
 
 def http_error(code: int, message: str, errors: dict[str, Any] | None = None) -> HTTPException:
@@ -107,6 +132,57 @@ def exclusive_range(self: Any, field: Any, ret: dict, **_: Any) -> dict:
     return out
 
 
+def _markdown(text: str) -> str:
+    """A docstring's reStructuredText markup as Markdown: ````x```` and ``:func:`x``` to ```x```."""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", text)
+    return text.replace("``", "`")
+
+
+class ContractPlugin(BasePlugin):
+    """Completes each operation of the OpenAPI document (an apispec plugin).
+
+    Each operation gets an ``operationId`` (its view function's name, method-prefixed when
+    one view answers several methods), Markdown instead of the docstrings' reStructuredText
+    in its summary and description, the error answers it may give with the error schema
+    (``ERRORS_OF_*``; a 4xx or 5xx the view documents without a body gets the schema too),
+    and its ``security``: the optional API key, or none on :data:`OPEN_PATHS`.
+    """
+
+    def operation_helper(
+        self, path: str | None = None, operations: dict | None = None, **kwargs: Any
+    ) -> None:
+        """Complete ``operations`` (method -> operation) of ``path`` in place."""
+        rule = kwargs.get("rule")
+        name = rule.endpoint.rsplit(".", 1)[-1] if rule is not None else None
+        methods = [m for m in (operations or {}) if m != "parameters"]
+        for method in methods:
+            op = (operations or {})[method]
+            if name and "operationId" not in op:
+                op["operationId"] = name if len(methods) == 1 else f"{method}_{name}"
+            for key in ("summary", "description"):
+                if isinstance(op.get(key), str):
+                    op[key] = _markdown(op[key])
+            self._complete_errors(op, str(path))
+
+    @staticmethod
+    def _complete_errors(op: dict[str, Any], path: str) -> None:
+        responses = op.setdefault("responses", {})
+        open_path = path in OPEN_PATHS
+        wanted = [] if open_path else list(ERRORS_OF_ANY)
+        if "requestBody" in op or op.get("parameters"):
+            wanted += ERRORS_OF_INPUT
+        if "requestBody" in op:
+            wanted += ERRORS_OF_BODY
+        given = {str(code) for code in responses}  # flask-smorest's keys are ints
+        for code, when in wanted:
+            if code not in given:
+                responses[code] = {"description": when}
+        for code, response in responses.items():
+            if str(code)[0] in "45" and isinstance(response, dict) and "content" not in response:
+                response["content"] = {"application/json": {"schema": "Error"}}
+        op["security"] = [] if open_path else [{SECURITY_SCHEME: []}, {}]
+
+
 class Api(smorest.Api):
     """flask-smorest's ``Api`` with Sightline's error answers.
 
@@ -115,9 +191,15 @@ class Api(smorest.Api):
     reached by ``RulesError`` and ``RecursionError`` through ``http_error``.
     """
 
+    ERROR_SCHEMA = ErrorSchema
+
     def _init_spec(self, **kwargs: Any) -> None:
         super()._init_spec(**kwargs)
         self.ma_plugin.converter.add_attribute_function(exclusive_range)
+        contract = ContractPlugin()
+        contract.init_spec(self.spec)
+        self.spec.plugins.append(contract)
+        self.spec.components.security_scheme(SECURITY_SCHEME, SECURITY)
 
     def _register_error_handlers(self) -> None:
         super()._register_error_handlers()
@@ -141,6 +223,10 @@ class Api(smorest.Api):
             current_app.logger.error("Unhandled error", exc_info=original)
             error = InternalServerError()
             error.data = {"message": INTERNAL_MESSAGE}  # type: ignore[attr-defined]
+        if error.code == 404 and not getattr(error, "data", None):
+            message = unknown_route_message(request.path)
+            if message:
+                error.data = {"message": message, "errors": {}}  # type: ignore[attr-defined]
         payload, code, headers = super().handle_http_exception(error)
         payload["errors"] = payload.get("errors") or {}
         if "message" not in payload:
@@ -236,17 +322,40 @@ class JSONBodyParser(FlaskParser):
 
         A Foundry, Roll20 or Universal VTT file sent as ``scene`` (or as the whole body)
         fails the scene schema field by field; the message names the format and what to send
-        instead (``export_hint``), and ``errors`` keeps the field errors.
+        instead (``export_hint``), and ``errors`` keeps the field errors. Otherwise an
+        unknown field with a near known name is named in the message and its error
+        (``schemas.suggest``: ``attaker`` -> ``attacker``).
         """
         hint = export_hint(error.data)  # the body the schema was given
+        messages, hint = _with_suggestions(error.messages, schema, hint)
         webargs_abort(
             error_status_code or self.DEFAULT_VALIDATION_STATUS,
             exc=error,
-            messages=error.messages,
+            messages=messages,
             schema=schema,
             headers=error_headers,
             **({"message": hint} if hint else {}),
         )
+
+
+def _with_suggestions(messages: Any, schema: Schema, hint: str | None) -> tuple[Any, str | None]:
+    """Location-keyed ``messages`` with did-you-mean names, and the message to answer.
+
+    The message is ``hint`` (an export sent as a scene) when there is one, else "<the body
+    or query string> is invalid: unknown field ... (did you mean ...?)" when an unknown field
+    has a near name, else ``None`` (the default message).
+    """
+    if not isinstance(messages, dict):
+        return messages, hint
+    out: dict[str, Any] = {}
+    found: list[tuple[tuple[str, ...], str]] = []
+    for location, node in messages.items():
+        out[location], near = suggest_fields(node, schema)
+        found += near
+    if hint is None and found:
+        what = "Query string" if "query" in messages else "Request body"
+        hint = f"{what} is invalid: {hint_text(found)}."
+    return out, hint
 
 
 def export_hint(body: Any) -> str | None:
@@ -269,6 +378,24 @@ def export_hint(body: Any) -> str | None:
                 f"file to /v1/import/{found} for the canonical scene."
             )
     return None
+
+
+def unknown_route_message(path: str) -> str | None:
+    """The 404 message of a path no route matches, where more can be said than "not found".
+
+    ``/v1/import/<format>`` with an unknown format lists the formats (``auto`` guesses);
+    ``None`` for any other path (werkzeug's message stays).
+    """
+    prefix = "/v1/import/"
+    if not path.startswith(prefix) or "/" in path[len(prefix) :].strip("/"):
+        return None
+    given = path[len(prefix) :].strip("/")
+    formats = [f for f in FORMAT_NAMES if f != "canonical"]
+    listed = "; ".join(f"{f} ({FORMAT_NAMES[f].removeprefix('a ')})" for f in formats)
+    return (
+        f"No import format {given!r}. POST the file to /v1/import/<format>, one of: {listed}; "
+        "or auto, which recognises the file (a canonical scene comes back unchanged)."
+    )
 
 
 class Blueprint(smorest.Blueprint):

@@ -1,4 +1,4 @@
-"""The click commands of ``sightline``: serve, import, cover, vision, lighting, matrix, render.
+"""The commands of ``sightline``: serve, import, cover, vision, lighting, matrix, render, rules.
 
 Each query command builds the HTTP request body (``shared/API.md``) from its options, asks
 the session's backend (local: the operation table in-process; remote: a server) and prints
@@ -13,13 +13,14 @@ import os
 import shutil
 import socket
 import sys
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import click
 
-from service import __version__
+from service import __version__, rulebook
 from service.cli.errors import CliError, CliFailure, SightlineGroup
 from service.cli.files import check_scene, import_local, read_json, write_text
 from service.cli.session import (
@@ -31,7 +32,15 @@ from service.cli.session import (
     scene_command,
     session_from,
 )
-from service.cli.text import cover_text, emit, lighting_text, matrix_text, svg_title, vision_text
+from service.cli.text import (
+    cover_text,
+    emit,
+    lighting_text,
+    matrix_text,
+    svg_title,
+    table,
+    vision_text,
+)
 
 ATTACK_KINDS = ("ranged", "melee", "area", "spell")
 
@@ -308,6 +317,44 @@ def render(**kw: Any) -> None:
         caption = svg_title(svg)
         session.notes.append(f"wrote {kw['output']}" + (f": {caption}" if caption else ""))
     session.done()
+
+
+@main.command()
+@click.argument("rule_id", metavar="[ID]", required=False)
+@click.option(
+    "--ruleset", "-r", type=click.Choice(rulebook.PREFIX_RULESETS["GEO"]), help="Only its rules."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON of GET /v1/rules[/ID].")
+def rules(rule_id: str | None, ruleset: str | None, as_json: bool) -> None:
+    """What a rule id of an answer means (5E-COV-5, SF-CON-6 ...): docs/rules.md.
+
+    Without ID, lists every id with its title. No server needed: the text ships with
+    Sightline, the same that GET /v1/rules serves.
+    """
+    if rule_id is None:
+        found = rulebook.select(ruleset)
+        if as_json:
+            click.echo(json.dumps({"rules": found}, indent=2, ensure_ascii=False))
+            return
+        click.echo(table(("id", "title", "rulesets"), [_rule_row(e) for e in found]))
+        return
+    try:
+        entry = rulebook.lookup(rule_id)
+    except rulebook.UnknownRule as err:
+        raise CliError(
+            err.message().replace("GET /v1/rules (sightline rules)", "sightline rules")
+        ) from None
+    if as_json:
+        click.echo(json.dumps(entry, indent=2, ensure_ascii=False))
+        return
+    width = min(shutil.get_terminal_size((88, 24)).columns, 88)
+    paragraphs = rulebook.as_text(entry).split("\n\n")
+    click.echo("\n\n".join(textwrap.fill(p, width) for p in paragraphs))
+
+
+def _rule_row(entry: dict[str, Any]) -> tuple[str, str, str]:
+    shared = len(entry["rulesets"]) > 1
+    return entry["id"], entry["title"], "all" if shared else entry["rulesets"][0]
 
 
 if __name__ == "__main__":  # pragma: no cover

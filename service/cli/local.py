@@ -17,8 +17,9 @@ from contextlib import contextmanager
 from typing import Any
 
 import click
-from marshmallow import ValidationError
+from marshmallow import Schema, ValidationError
 
+from schemas.suggest import suggest_fields
 from service.cli.errors import CliError, adapter_errors, at_path, error_text
 from service.cli.files import check_scene
 from service.errors import RulesError
@@ -28,17 +29,49 @@ from service.operations import OPERATIONS, build_scene
 PROGRESS_THRESHOLD = 20
 
 
+#: The command-line option that gave each field of a request body: an error at that field
+#: is the option's, not the scene file's.
+OPTION_OF = {
+    "ruleset": "--ruleset",
+    "attacker": "--attacker",
+    "targets": "--target",
+    "target": "--target",
+    "observer": "--observer",
+    "tokens": "--token",
+    "points": "--point",
+    "options": "--option",
+    "attack": "--kind/--origin",
+    "kind": "--kind",
+}
+
+
+def _blame(path: tuple[Any, ...] | list[Any], where: str) -> str:
+    """Whom an error at ``path`` of the request is about: a command option, else the file."""
+    return OPTION_OF.get(str(path[0]), where) if path else where
+
+
 @contextmanager
-def core_errors(where: str = "") -> Iterator[None]:
-    """Turn the schemas', the core's and the adapters' errors into :class:`CliError`."""
-    prefix = f"{where}: " if where else ""
+def core_errors(where: str = "", schema: Schema | None = None) -> Iterator[None]:
+    """Turn the schemas', the core's and the adapters' errors into :class:`CliError`.
+
+    An error at a field the command's options gave (``ruleset``, ``options``: see
+    :data:`OPTION_OF`) names that option, not the scene file; an unknown field of
+    ``schema`` (the request's) names the nearest known one (``schemas.suggest``).
+    """
     try:
         with adapter_errors(where):
             yield
     except ValidationError as err:
-        raise CliError(f"{prefix}invalid request: {error_text(err.messages)}") from None
+        messages, _ = suggest_fields(err.messages, schema)
+        keys = list(messages) if isinstance(messages, dict) else []
+        whom = _blame(keys, where) if len(keys) == 1 else where
+        prefix = f"{whom}: " if whom else ""
+        raise CliError(f"{prefix}invalid request: {error_text(messages)}") from None
     except RulesError as err:
-        raise CliError(at_path(err.message, err.path, where)) from None
+        whom = _blame(err.path, where)
+        # at the option, only names below it (an option's key), not list indices
+        path = tuple(p for p in err.path[1:] if not str(p).isdigit()) if whom != where else err.path
+        raise CliError(at_path(err.message, path, whom)) from None
 
 
 class _NoProgress:
@@ -80,7 +113,7 @@ class Local:
         self.geo = build_scene(self.scene)
 
     def _run(self, name: str, body: Mapping[str, Any], **kw: Any) -> Any:
-        with core_errors(self.where):
+        with core_errors(self.where, OPERATIONS[name].loader):
             return OPERATIONS[name].run(self.geo, body, **kw)
 
     def cover(self, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,14 +20,45 @@ def connect(url: str, api_key: str | None, timeout: float) -> SightlineClient:
     return SightlineClient(url, api_key=api_key, timeout=timeout)
 
 
+def what_to_do(client: SightlineClient, err: SightlineError) -> str:
+    """What the user can do about ``err`` in one sentence, or ``""``.
+
+    No server on the port: how to start one, or to answer without ``--url``. A 401: the
+    ``--api-key`` to give (or that the one given is not the server's). A timeout: ``--timeout``.
+    """
+    if err.code == 401:
+        if client.api_key:
+            return (
+                "the key given with --api-key (or SIGHTLINE_API_KEY) is not one of the "
+                "server's SIGHTLINE_API_KEYS."
+            )
+        return "give the server's key with --api-key KEY (or the SIGHTLINE_API_KEY variable)."
+    if err.code == 0 and err.status == "Timeout":
+        return "the server did not answer in time: allow longer with --timeout SECONDS."
+    if err.code == 0 and "refused" in err.message.lower():
+        host, _, port = client.base_url.split("://", 1)[-1].split("/", 1)[0].rpartition(":")
+        bind = f"{host or '127.0.0.1'}:{port or '8000'}"
+        return (
+            f"no Sightline is listening there. Start one with `sightline serve --bind {bind}` "
+            f"(or `make run PORT={port or 8000}` in a checkout), or leave out --url (and "
+            "SIGHTLINE_URL) to answer on this machine."
+        )
+    return ""
+
+
 @contextmanager
 def server_errors(client: SightlineClient) -> Iterator[None]:
-    """Turn a :class:`SightlineError` into :class:`CliError` (4xx: exit 2, else 1)."""
+    """Turn a :class:`SightlineError` into :class:`CliError` (4xx: exit 2, else 1).
+
+    The line ends with what to do when that is known (:func:`what_to_do`).
+    """
     try:
         yield
     except SightlineError as err:
         error = CliError if 400 <= err.code < 500 else CliFailure
-        raise error(f"server {client.base_url}: {err.describe()}") from None
+        hint = what_to_do(client, err)
+        text = f"server {client.base_url}: {err.describe()}"
+        raise error(f"{text} {hint[0].upper()}{hint[1:]}" if hint else text) from None
 
 
 def import_remote(

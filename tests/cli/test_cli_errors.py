@@ -65,7 +65,7 @@ def test_schema_typo_in_a_canonical_key_is_reported(tmp_path):
         ),
         pytest.param(
             ["cover", "-r", "dnd5e", "-a", "archer", "-t", "archer"],
-            "cannot be its own target. (at targets.0)",
+            "--target: A token cannot be its own target.",
             id="own-target",
         ),
         pytest.param(
