@@ -7,7 +7,6 @@ Frames: scene pixels, y down; elevations in grid units.
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
