@@ -103,11 +103,13 @@ class _Ends:
     built: BuiltScene
     how: Sampling
     area: bool
-    found: dict[tuple[str, str], End | None] = field(default_factory=dict)
+    found: dict[tuple[str, str, bool], End | None] = field(default_factory=dict)
 
     def token_end(self, token: Token, role: Role) -> End | None:
         """The end ``token``'s space gives; ``None``: one per pair (corners cut per target)."""
-        key = (token.id, role)
+        kind = self.how.source if role == "source" else self.how.target
+        whole = role == "source" and self.area and self.how.area_caster_whole
+        key = (token.id, kind, whole)  # a source and a target sampled alike share one end
         if key not in self.found:
             self.found[key] = self._end(token, role, None)
         return self.found[key]
@@ -349,20 +351,19 @@ class _Table:
 def _token_rows(
     built: BuiltScene, pairs: Sequence[TokenPair]
 ) -> tuple[list[Token], NDArray[np.intp]]:
-    """The distinct tokens of ``pairs`` (first seen) and each pair's two rows (q, 2), -1: none."""
-    row: dict[str, int] = {}
-    tokens: list[Token] = []
-    ends = np.full((len(pairs), 2), -1, dtype=np.intp)
-    for r, pair in enumerate(pairs):
-        for side, tok in enumerate(pair):
-            if tok is None:
-                continue
-            k = row.get(tok.id)
-            if k is None:
-                k = row[tok.id] = len(tokens)
-                tokens.append(tok)
-            ends[r, side] = k
-    return tokens, ends
+    """The distinct tokens of ``pairs`` (first seen) and each pair's two rows (q, 2), -1: none.
+
+    O(pairs): one pass over the ids, one dictionary look-up each (``np.fromiter``).
+    """
+    ids = [None if tok is None else tok.id for pair in pairs for tok in pair]
+    row: dict[str | None, int] = {
+        tid: k for k, tid in enumerate(dict.fromkeys(t for t in ids if t is not None))
+    }
+    first = {tok.id: tok for pair in reversed(pairs) for tok in reversed(pair) if tok is not None}
+    tokens = [first[tid] for tid in row if tid is not None]
+    row[None] = -1
+    ends = np.fromiter(map(row.__getitem__, ids), dtype=np.intp, count=len(ids))
+    return tokens, ends.reshape(-1, 2)
 
 
 def _sources(
