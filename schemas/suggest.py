@@ -32,6 +32,12 @@ def _schema_of(field: fields.Field | None) -> Schema | None:
     return None
 
 
+#: How alike an unknown name and a known one must be to suggest it (``difflib`` ratio): a typo
+#: (``attaker``, ``sise``: 0.75 and up) is named, another word (``colour`` for ``door``: 0.6,
+#: ``speed`` for ``swim_speed``: 0.67) is not.
+NEAR = 0.75
+
+
 def _walk(node: Any, schema: Schema | None, path: tuple[str, ...], out: list[tuple]) -> Any:
     if not isinstance(node, dict) or schema is None:
         return node
@@ -39,7 +45,7 @@ def _walk(node: Any, schema: Schema | None, path: tuple[str, ...], out: list[tup
     result: dict[str, Any] = {}
     for key, value in node.items():
         if isinstance(value, list) and UNKNOWN in value:
-            near = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
+            near = difflib.get_close_matches(str(key), list(known), n=1, cutoff=NEAR)
             if near:
                 out.append(((*path, str(key)), near[0]))
                 value = [

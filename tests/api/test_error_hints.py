@@ -53,3 +53,17 @@ def test_an_unknown_import_format_lists_the_formats(client, fmt):
     assert f"'{fmt}'" in message
     for known in ("foundry", "roll20", "uvtt", "auto"):
         assert known in message
+
+
+@pytest.mark.parametrize(
+    ("field", "named"),
+    [("doorr", "door"), ("sise", None), ("colour", None), ("speed", None), ("hieght", "height")],
+)
+def test_only_a_near_typo_is_named(field, named):
+    """An unknown field is named only when it is a near typo (``schemas.suggest.NEAR``)."""
+    from schemas.scene import SceneSchema
+
+    messages = {field: ["Unknown field."]}
+    found, near = suggest_fields(messages, SceneSchema().fields["walls"].inner.schema)
+    want = ["Unknown field."] if named is None else [f"Unknown field. Did you mean {named!r}?"]
+    assert found[field] == want
