@@ -2,8 +2,9 @@
  * The canonical Sightline scene (shared/DESIGN.md "Canonical scene") from the live canvas.
  *
  * Pure functions over plain data: they read the Scene document and its embedded Wall, Token,
- * AmbientLight and Region documents (Foundry v12/v13) plus `canvas.grid` and
- * `canvas.dimensions`, and return a JSON-ready scene. Nothing here calls Foundry.
+ * AmbientLight and Region documents (Foundry v12 to v14; v14's levels, surfaces and token
+ * depth in levels.js, region shapes in shapes.js) plus `canvas.grid` and `canvas.dimensions`,
+ * and return a JSON-ready scene. Nothing here calls Foundry.
  *
  * The mapping follows the service's own importer (`POST /v1/import/foundry`,
  * adapters/foundry.py) field by field, so that the scene this module uploads and the scene
@@ -26,15 +27,13 @@
  */
 
 import { BEHAVIOR_TYPE } from "./constants.js";
+import { buildLevels, buildSurfaces, levelTable, oneLevel, tokenDepth, wallLevel, withLevel } from "./levels.js";
+import { clean, regionShapes } from "./shapes.js";
+
+export { ELLIPSE_VERTICES, regionShapes } from "./shapes.js";
 
 /** Range standing for Foundry's unlimited (`null`) sight or detection range (grid units). */
 export const UNLIMITED_RANGE = 10000;
-
-/** Vertices of the polygon that stands for a non-circular ellipse region shape. */
-export const ELLIPSE_VERTICES = 32;
-
-/** Decimals kept on computed coordinates (1e-6 px is float noise). */
-const CLEAN_DECIMALS = 6;
 
 /** Smallest and largest grid distance the service accepts (service/model.py). */
 const MIN_GRID_DISTANCE = 0.01;
@@ -149,12 +148,6 @@ function lookup(table, value, fallback) {
 
 function norm(name) {
   return String(name).toLowerCase().replace(/[^a-z]/g, "");
-}
-
-function clean(value) {
-  const factor = 10 ** CLEAN_DECIMALS;
-  const rounded = Math.round(value * factor) / factor;
-  return Object.is(rounded, -0) ? 0 : rounded;
 }
 
 /** The documents of an embedded collection (EmbeddedCollection, Map, array or absent). */
@@ -298,10 +291,14 @@ function threshold(raw) {
 
 /**
  * Canonical walls: every restriction, one-way direction, doors and their state, proximity
- * thresholds (grid units) and heights (Wall Height or Levels flags). Endpoint order is kept
+ * thresholds (grid units) and heights (Wall Height or Levels flags, else the range of the v14
+ * levels the wall is on; `level` on a wall of one level, GEO-10). Endpoint order is kept
  * (one-way walls depend on it, GEO-3).
+ *
+ * @param {object} scene  the Scene document
+ * @param {Map} [levels]  `levelTable` of the scene's levels (levels.js)
  */
-export function buildWalls(scene) {
+export function buildWalls(scene, levels = new Map()) {
   const walls = [];
   docs(scene.walls).forEach((doc, i) => {
     const c = doc.c;
@@ -309,7 +306,8 @@ export function buildWalls(scene) {
     const door = lookup(DOOR_TYPES, doc.door, "none");
     let state = lookup(DOOR_STATES, doc.ds, "closed");
     if (door === "none") state = "closed";
-    walls.push({
+    const { height, level } = wallLevel(doc, levels, wallHeight(doc.flags));
+    walls.push(withLevel({
       id: doc.id ?? doc._id,
       c: [...c],
       move: lookup(SENSE_TYPES, doc.move, "normal"),
@@ -320,12 +318,12 @@ export function buildWalls(scene) {
       direction: lookup(DIRECTIONS, doc.dir, "both"),
       door,
       door_state: state,
-      height: wallHeight(doc.flags),
+      height,
       cover: "normal",
       hp: null,
       ac: null,
       _index: i,
-    });
+    }, level));
   });
   uniqueIds(walls, "wall");
   return walls;
@@ -504,7 +502,7 @@ function tokenLight(doc) {
 
 /**
  * Canonical tokens: position (top-left px), size in squares and category, elevation and
- * height (`vertical_extent`, grid units), senses, carried light, hidden, and what the token's
+ * height (`vertical_extent`, grid units: v14 `depth` first, then the height flags), senses, carried light, hidden, and what the token's
  * actor adds (see the module comment). Tokens without an actor are no creatures: left out.
  *
  * @param {object} scene    the Scene document
@@ -532,7 +530,7 @@ export function buildTokens(scene, distance) {
       width,
       height,
       elevation,
-      vertical_extent: verticalExtent(doc, elevation),
+      vertical_extent: tokenDepth(doc, distance, MAX_UNITS) ?? verticalExtent(doc, elevation),
       size: actorSize(actor) ?? sizeFromWidth(width),
       reach: distance,
       senses,
@@ -572,9 +570,13 @@ export function lightElevation(doc) {
 
 /**
  * Canonical ambient lights (radii and elevation in grid units). `on` is false for a light
- * switched off (`hidden`) or outside its darkness range at the scene's current level.
+ * switched off (`hidden`) or outside its darkness range at the scene's current level;
+ * `level` on a light of one v14 level (GEO-10).
+ *
+ * @param {object} scene  the Scene document
+ * @param {Map} [levels]  `levelTable` of the scene's levels (levels.js)
  */
-export function buildLights(scene) {
+export function buildLights(scene, levels = new Map()) {
   const level = darknessLevel(scene);
   const lights = [];
   docs(scene.lights).forEach((doc, i) => {
@@ -582,7 +584,7 @@ export function buildLights(scene) {
     const y = finite(doc.y);
     if (x === null || y === null) return;
     const config = doc.config ?? {};
-    lights.push({
+    lights.push(withLevel({
       id: doc.id ?? doc._id,
       x,
       y,
@@ -595,7 +597,7 @@ export function buildLights(scene) {
       elevation: lightElevation(doc),
       on: doc.hidden !== true && lightActive(config, level),
       _index: i,
-    });
+    }, oneLevel(doc, levels)));
   });
   uniqueIds(lights, "light");
   return lights;
@@ -603,46 +605,12 @@ export function buildLights(scene) {
 
 // ---------------------------------------------------------------------------- regions
 
-function rotated(offsets, cx, cy, degrees) {
-  const theta = (degrees * Math.PI) / 180;
-  const cos = Math.cos(theta);
-  const sin = Math.sin(theta);
-  return offsets.map(([dx, dy]) => [clean(cx + dx * cos - dy * sin), clean(cy + dx * sin + dy * cos)]);
-}
-
-/** One Foundry region shape -> canonical polygon/rect/circle in px, or null (holes too). */
-export function regionShape(shape) {
-  if (!shape || typeof shape !== "object" || shape.hole === true) return null;
-  const rotation = finite(shape.rotation) ?? 0;
-  if (shape.type === "polygon") {
-    const pts = shape.points;
-    if (!Array.isArray(pts) || pts.length < 6 || pts.length % 2 || pts.some((v) => finite(v) === null)) return null;
-    const points = [];
-    for (let k = 0; k < pts.length; k += 2) points.push([pts[k], pts[k + 1]]);
-    return { type: "polygon", points };
-  }
-  if (shape.type === "rectangle") {
-    const [x, y, w, h] = ["x", "y", "width", "height"].map((k) => finite(shape[k]));
-    if ([x, y, w, h].includes(null) || w <= 0 || h <= 0) return null;
-    if (rotation % 360 === 0) return { type: "rect", x, y, width: w, height: h };
-    const corners = [[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]];
-    return { type: "polygon", points: rotated(corners, x + w / 2, y + h / 2, rotation) };
-  }
-  if (shape.type === "circle" || shape.type === "ellipse") {
-    const x = finite(shape.x);
-    const y = finite(shape.y);
-    const rx = finite(shape.type === "circle" ? shape.radius : shape.radiusX);
-    const ry = shape.type === "circle" ? rx : finite(shape.radiusY);
-    if ([x, y, rx, ry].includes(null) || rx <= 0 || ry <= 0) return null;
-    if (rx === ry) return { type: "circle", x, y, radius: rx };
-    const outline = [];
-    for (let k = 0; k < ELLIPSE_VERTICES; k += 1) {
-      const t = (2 * Math.PI * k) / ELLIPSE_VERTICES;
-      outline.push([rx * Math.cos(t), ry * Math.sin(t)]);
-    }
-    return { type: "polygon", points: rotated(outline, x, y, rotation) };
-  }
-  return null;
+/**
+ * One Foundry region shape -> its first canonical shape in px, or null (holes too); see
+ * `regionShapes` (shapes.js) for the shapes that give several.
+ */
+export function regionShape(shape, cellPx = 1) {
+  return regionShapes(shape, cellPx)[0] ?? null;
 }
 
 /**
@@ -688,27 +656,30 @@ export function regionLight(region, scene) {
   return level === null ? null : globalLightAt(scene, level);
 }
 
-/** Canonical regions: one per shape (holes dropped), with elevation range and behaviours. */
-export function buildRegions(scene) {
+/**
+ * Canonical regions: one per canonical shape (holes dropped; a ring gives two, a grid shape
+ * its runs of squares), with elevation range, behaviours and `level` on a region of one v14
+ * level (GEO-10).
+ *
+ * @param {object} scene   the Scene document
+ * @param {Map} [levels]   `levelTable` of the scene's levels (levels.js)
+ * @param {number} [cellPx] the scene's grid size in px (token and grid shapes)
+ */
+export function buildRegions(scene, levels = new Map(), cellPx = positive(scene.grid?.size) ?? 1) {
   const regions = [];
   docs(scene.regions).forEach((doc, i) => {
     const baseId = typeof (doc.id ?? doc._id) === "string" && (doc.id ?? doc._id) ? doc.id ?? doc._id : `region-${i}`;
     const elevation = doc.elevation && typeof doc.elevation === "object" ? span(doc.elevation.bottom, doc.elevation.top) : null;
     const env = regionEnvironment(doc);
     const light = regionLight(doc, scene);
+    const level = oneLevel(doc, levels);
     let produced = 0;
     for (const shape of Array.isArray(doc.shapes) ? doc.shapes : []) {
-      const canonical = regionShape(shape);
-      if (!canonical) continue;
-      regions.push({
-        id: produced === 0 ? baseId : `${baseId}-${produced}`,
-        shape: canonical,
-        ...env,
-        light,
-        elevation,
-        _index: i,
-      });
-      produced += 1;
+      for (const canonical of regionShapes(shape, cellPx)) {
+        const id = produced === 0 ? baseId : `${baseId}-${produced}`;
+        regions.push(withLevel({ id, shape: canonical, ...env, light, elevation, _index: i }, level));
+        produced += 1;
+      }
     }
   });
   uniqueIds(regions, "region");
@@ -724,19 +695,25 @@ export function buildRegions(scene) {
  * @param {object} live.scene        the viewed Scene document (`canvas.scene`)
  * @param {object} [live.grid]       `canvas.grid` (its `diagonals`)
  * @param {object} [live.dimensions] `canvas.dimensions` (canvas `width`/`height` in px)
- * @returns {object} the canonical scene (shared/DESIGN.md), JSON-ready
+ * @returns {object} the canonical scene (shared/DESIGN.md), JSON-ready; `levels` and
+ *   `surfaces` empty outside a v14 building
  * @throws {Error} when the scene has no usable grid size
  */
 export function buildScene({ scene, grid, dimensions }) {
   const canonicalGrid = buildGrid(scene, grid);
+  const cellPx = positive(scene.grid?.size) ?? canonicalGrid.size;
+  const levels = buildLevels(scene);
+  const table = levelTable(levels);
   return {
     grid: canonicalGrid,
-    ...canvasSize(scene, positive(scene.grid?.size) ?? canonicalGrid.size, dimensions),
+    ...canvasSize(scene, cellPx, dimensions),
     environment: environment(scene),
-    walls: buildWalls(scene),
+    levels,
+    walls: buildWalls(scene, table),
     tokens: buildTokens(scene, canonicalGrid.distance),
-    lights: buildLights(scene),
-    regions: buildRegions(scene),
+    lights: buildLights(scene, table),
+    regions: buildRegions(scene, table, cellPx),
+    surfaces: buildSurfaces(scene, table, cellPx),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * A small mocked Foundry VTT (v12/v13 shapes) built from real scene exports.
+ * A small mocked Foundry VTT (v12 to v14 shapes) built from real scene exports.
  *
  * `game`, `canvas`, `Hooks`, `ChatMessage`, `ui` and `foundry.utils`, with only what the
  * module uses. Scene documents are made from an export the way Foundry makes them when the
@@ -131,12 +131,16 @@ class Collection extends Map {
   }
 }
 
+/** v14 documents that list their levels (a SetField: an array in the export, a Set live). */
+const ON_LEVELS = new Set(["Wall", "AmbientLight", "Region", "Tile"]);
+
 function embed(list, parent, documentName) {
   const out = new Collection();
   for (const data of list ?? []) {
     if (!data || typeof data !== "object") continue;
     const doc = { ...clone(data), id: data._id, parent, documentName };
     if (documentName === "Region") doc.behaviors = embed(data.behaviors, doc, "RegionBehavior");
+    if (ON_LEVELS.has(documentName) && Array.isArray(data.levels)) doc.levels = new Set(data.levels);
     out.set(doc.id, doc);
   }
   return out;
@@ -165,7 +169,7 @@ export function migrateToV12(exportDoc) {
   return doc;
 }
 
-/** A Scene document (v12 shape) with embedded walls, tokens, lights, regions. */
+/** A Scene document (v12 shape) with embedded walls, tokens, lights, regions; v14 levels. */
 export function makeSceneDocument(exportDoc) {
   const data = migrateToV12(exportDoc);
   const scene = {
@@ -183,6 +187,7 @@ export function makeSceneDocument(exportDoc) {
   scene.tokens = embed(data.tokens, scene, "Token");
   scene.lights = embed(data.lights, scene, "AmbientLight");
   scene.regions = embed(data.regions, scene, "Region");
+  if (Array.isArray(data.levels)) scene.levels = embed(data.levels, scene, "Level");
   return scene;
 }
 
