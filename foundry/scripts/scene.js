@@ -26,6 +26,7 @@
  * top-left corner, sizes in squares, radii/ranges/elevations in grid units.
  */
 
+import { MODEL_BOUNDS } from "./bounds.js";
 import { BEHAVIOR_TYPE } from "./constants.js";
 import { buildLevels, buildSurfaces, levelTable, oneLevel, tokenDepth, wallLevel, withLevel } from "./levels.js";
 import { clean, regionShapes } from "./shapes.js";
@@ -35,9 +36,8 @@ export { ELLIPSE_VERTICES, regionShapes } from "./shapes.js";
 /** Range standing for Foundry's unlimited (`null`) sight or detection range (grid units). */
 export const UNLIMITED_RANGE = 10000;
 
-/** Smallest and largest grid distance the service accepts (service/model.py). */
-const MIN_GRID_DISTANCE = 0.01;
-const MAX_UNITS = 1_000_000;
+/** Smallest and largest grid distance (and height) the service accepts (service/model.py). */
+const { MIN_GRID_DISTANCE, MAX_UNITS } = MODEL_BOUNDS;
 
 const SENSE_TYPES = { 0: "none", 10: "limited", 20: "normal", 30: "proximity", 40: "distance" };
 const DIRECTIONS = { 0: "both", 1: "left", 2: "right" };
@@ -410,7 +410,10 @@ export function actorConditions(actor) {
   return [...out].sort();
 }
 
-/** Senses an actor's sheet declares (dnd5e `attributes.senses`, pf2e `perception.senses`). */
+/**
+ * Senses an actor's sheet declares (dnd5e `attributes.senses.ranges`, before dnd5e 4
+ * `attributes.senses`; pf2e `perception.senses`).
+ */
 function actorSenses(actor) {
   const out = {};
   const system = actor?.system;
@@ -419,7 +422,8 @@ function actorSenses(actor) {
   if (dnd && typeof dnd === "object") {
     for (const [key, sense] of [["darkvision", "darkvision"], ["blindsight", "blindsight"],
       ["tremorsense", "tremorsense"], ["truesight", "truesight"]]) {
-      const range = positive(dnd[key] ?? dnd.ranges?.[key]);
+      // dnd5e 4+ keeps the ranges under `ranges`; older versions at the top level
+      const range = positive(dnd.ranges?.[key] ?? dnd[key]);
       if (range !== null) out[sense] = range;
     }
   }
@@ -471,25 +475,25 @@ export function isCreature(doc) {
   return typeof doc.actorId === "string" && doc.actorId.trim() !== "";
 }
 
-/** Token height flags tried in order: [namespace, key, absolute eye level?]. */
+/**
+ * Token height flags tried in order: [namespace, key]. (Levels' `losHeight` is no flag: Levels
+ * computes the eye height on the token placeable, not in the document's flags.)
+ */
 const HEIGHT_FLAGS = [
-  ["wall-height", "tokenHeight", false],
-  ["wallHeight", "tokenHeight", false],
-  ["levels", "tokenHeight", false],
-  ["levels", "losHeight", true],
+  ["wall-height", "tokenHeight"],
+  ["wallHeight", "tokenHeight"],
+  ["levels", "tokenHeight"],
 ];
 
 /**
  * Token height in grid units above its elevation (GEO-5a) from Wall Height or Levels flags,
  * or null (from its size). Wall Height's 0 means "automatic", so null too.
  */
-export function verticalExtent(doc, elevation) {
+export function verticalExtent(doc) {
   const flags = doc.flags ?? {};
-  for (const [ns, key, absolute] of HEIGHT_FLAGS) {
-    const value = finite(flags[ns]?.[key]);
-    if (value === null) continue;
-    const height = absolute ? value - elevation : value;
-    if (height > 0 && height <= MAX_UNITS) return height;
+  for (const [ns, key] of HEIGHT_FLAGS) {
+    const height = finite(flags[ns]?.[key]);
+    if (height !== null && height > 0 && height <= MAX_UNITS) return height;
   }
   return null;
 }
@@ -530,7 +534,7 @@ export function buildTokens(scene, distance) {
       width,
       height,
       elevation,
-      vertical_extent: tokenDepth(doc, distance, MAX_UNITS) ?? verticalExtent(doc, elevation),
+      vertical_extent: tokenDepth(doc, distance, MAX_UNITS) ?? verticalExtent(doc),
       size: actorSize(actor) ?? sizeFromWidth(width),
       reach: distance,
       senses,

@@ -76,6 +76,8 @@ test("walls: restrictions, one-way, doors, thresholds, heights (GEO-5)", () => {
 });
 
 test("tokens: heights from Wall Height / Levels flags (GEO-5a), actorless tokens are no creatures", () => {
+  // Levels keeps no `losHeight` flag (it computes the eye height on the placeable): a
+  // document carrying one gets its height from its size
   const scene = build({
     tokens: [
       { _id: "wh", actorId: "a1", x: 100, y: 100, elevation: 10, flags: { "wall-height": { tokenHeight: 6 } } },
@@ -88,7 +90,7 @@ test("tokens: heights from Wall Height / Levels flags (GEO-5a), actorless tokens
   });
   assert.deepEqual(
     scene.tokens.map((t) => [t.id, t.elevation, t.vertical_extent]),
-    [["wh", 10, 6], ["auto", 0, null], ["lv", 0, 12], ["los", 5, 4], ["plain", 0, null]],
+    [["wh", 10, 6], ["auto", 0, null], ["lv", 0, 12], ["los", 5, null], ["plain", 0, null]],
   );
 });
 
@@ -217,4 +219,36 @@ test("regions: Adjust Darkness Level behaviours give the region's light (GEO-9)"
     }).regions;
     assert.equal(regions[0].light, expected, JSON.stringify(behaviors));
   }
+});
+
+test("grid distance: kept down to service.model's MIN_GRID_DISTANCE (0.001, data/bounds.json), else 5", () => {
+  const distance = (d) => build({ grid: { type: 1, size: 100, distance: d, units: "ft" } }).grid.distance;
+  // 0.005 lies under the module's former bound (0.01) and above the model's
+  assert.deepEqual([0.005, 0.001, 0.0009, 1_000_000, 1_000_001, 0, -5].map(distance), [0.005, 0.001, 5, 1_000_000, 5, 5, 5]);
+});
+
+test("actor senses: dnd5e 4+ `senses.ranges` read first, before the pre-4 top-level ranges", () => {
+  const touched = [];
+  const senses = {
+    ranges: { darkvision: 120, blindsight: 0, tremorsense: null, truesight: 30 },
+    units: "ft",
+    // dnd5e 4 keeps the old paths as deprecated getters that warn when read
+    get darkvision() {
+      touched.push("darkvision");
+      return 60;
+    },
+    get truesight() {
+      touched.push("truesight");
+      return 10;
+    },
+  };
+  const old = { darkvision: 60, blindsight: 10, units: "ft" };
+  const scene = build(
+    { tokens: [{ _id: "new", x: 100, y: 100 }, { _id: "old", x: 300, y: 100 }] },
+    { actors: { new: { system: { attributes: { senses } } }, old: { system: { attributes: { senses: old } } } } },
+  );
+  const [current, legacy] = scene.tokens;
+  assert.deepEqual([current.senses.darkvision, current.senses.truesight, current.senses.blindsight], [120, 30, 0]);
+  assert.deepEqual(touched, [], "the deprecated paths are not read when `ranges` has the sense");
+  assert.deepEqual([legacy.senses.darkvision, legacy.senses.blindsight], [60, 10]);
 });
