@@ -249,13 +249,16 @@ function environment(scene) {
   return { light: globalLightAt(scene, darknessLevel(scene)), gravity: 1, underwater: false };
 }
 
-/** The ambient light where the darkness level is `level` (0 day .. 1 night), by the global light. */
+/**
+ * The ambient light where the darkness level is `level` (0 day .. 1 night), by the global light
+ * (bright only in its bright mode: v12's `bright` starts false, and migrated scenes keep that).
+ */
 export function globalLightAt(scene, level) {
   const global = scene.environment?.globalLight ?? {};
   const threshold = finite(global.darkness?.max);
   // within 1e-9 of the threshold counts as at it (float noise, adapters/foundry/grid.py)
   if (global.enabled === true && (threshold === null || level <= threshold + DARKNESS_TOLERANCE)) {
-    return global.bright === false ? "dim" : "bright";
+    return global.bright === true ? "bright" : "dim";
   }
   return "dark";
 }
@@ -345,16 +348,10 @@ function noSenses() {
   };
 }
 
+/** `[id, mode]` of a token's detection modes (v12+: a list of `{id, enabled, range}`). */
 function detectionModes(raw) {
-  if (!raw) return [];
-  const entries = Array.isArray(raw)
-    ? raw.map((mode) => [mode?.id, mode])
-    : typeof raw === "object"
-      ? Object.entries(raw)
-      : [];
-  return entries
-    .map(([id, mode]) => [typeof mode?.id === "string" ? mode.id : id, mode])
-    .filter(([id, mode]) => typeof id === "string" && mode && typeof mode === "object");
+  if (!Array.isArray(raw)) return [];
+  return raw.filter((mode) => mode && typeof mode === "object" && typeof mode.id === "string").map((mode) => [mode.id, mode]);
 }
 
 /** Senses in grid units from the token's vision mode, sight range and detection modes. */

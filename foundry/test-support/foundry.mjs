@@ -149,7 +149,8 @@ function embed(list, parent, documentName) {
 /**
  * A v10 scene export as a v12 world holds it (Foundry's migration, for the fields read here):
  * `darkness`/`globalLight`/`globalLightThreshold` become `environment`, and lights of negative
- * luminosity become `negative` (darkness) lights.
+ * luminosity become `negative` (darkness) lights. The migration does not set the global
+ * light's `bright`, so it takes the v12 field's initial value, false: a dim global light.
  */
 export function migrateToV12(exportDoc) {
   const doc = clone(exportDoc);
@@ -157,7 +158,7 @@ export function migrateToV12(exportDoc) {
     const threshold = typeof doc.globalLightThreshold === "number" ? doc.globalLightThreshold : 1;
     doc.environment = {
       darknessLevel: typeof doc.darkness === "number" ? doc.darkness : 0,
-      globalLight: { enabled: doc.globalLight === true, bright: true, darkness: { min: 0, max: threshold } },
+      globalLight: { enabled: doc.globalLight === true, bright: false, darkness: { min: 0, max: threshold } },
     };
     for (const light of doc.lights ?? []) {
       if (light?.config && typeof light.config.luminosity === "number" && light.config.luminosity < 0) {
@@ -169,9 +170,29 @@ export function migrateToV12(exportDoc) {
   return doc;
 }
 
+/**
+ * What a v12+ world never holds, so no test may hand it to the module: a token's detection
+ * modes other than a list (v12+ `detectionModes` is an ArrayField of `{id, enabled, range}`),
+ * a global light whose `bright` is not a boolean (a required BooleanField).
+ *
+ * @throws {Error} naming the document and the field
+ */
+export function checkV12Shapes(data) {
+  for (const token of data.tokens ?? []) {
+    if (token && "detectionModes" in token && !Array.isArray(token.detectionModes)) {
+      throw new Error(`token ${token._id}: detectionModes is ${typeof token.detectionModes}, Foundry v12+ keeps a list`);
+    }
+  }
+  const global = data.environment?.globalLight;
+  if (global && typeof global.bright !== "boolean") {
+    throw new Error(`scene ${data._id}: environment.globalLight.bright is ${global.bright}, Foundry v12+ keeps a boolean`);
+  }
+}
+
 /** A Scene document (v12 shape) with embedded walls, tokens, lights, regions; v14 levels. */
 export function makeSceneDocument(exportDoc) {
   const data = migrateToV12(exportDoc);
+  checkV12Shapes(data);
   const scene = {
     id: data._id ?? "scene",
     documentName: "Scene",

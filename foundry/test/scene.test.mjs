@@ -1,8 +1,8 @@
 /**
  * What the module reads from a live game that an export does not carry: actors (conditions,
  * senses, size, abilities, swim speed), the Sightline region behaviour, lights that are off,
- * the core grid-diagonals setting; and v12/v13 document shapes (detection modes as a list or
- * a record, rotated rectangles, ellipses, holes).
+ * the core grid-diagonals setting; and v12/v13 document shapes (detection modes as a list,
+ * the global light's bright mode, rotated rectangles, ellipses, holes).
  */
 
 import { test } from "node:test";
@@ -137,14 +137,30 @@ test("tokens: actor conditions, senses, size, abilities and swim speed", () => {
   assert.deepEqual(actorConditions(null), []);
 });
 
-test("token senses: detection modes as a list (v12) or a record, unlimited ranges", () => {
+test("token senses: detection modes (a v12+ list), unlimited ranges; the harness refuses a record", () => {
   const list = tokenSenses({ sight: { range: null, visionMode: "basic" }, detectionModes: [{ id: "seeInvisibility", enabled: true, range: 60 }, { id: "feelTremor", enabled: false, range: 30 }] });
   assert.equal(list.darkvision, 10000);
   assert.equal(list.see_invisibility, 60);
   assert.equal(list.tremorsense, 0);
-  const record = tokenSenses({ sight: { range: 0, visionMode: "basic" }, detectionModes: { senseAll: { enabled: true, range: 15 }, hearing: { range: null } } });
-  assert.equal(record.blindsight, 15);
-  assert.equal(record.hearing, 10000);
+  const unlimited = tokenSenses({ sight: { range: 0, visionMode: "basic" }, detectionModes: [{ id: "senseAll", enabled: true, range: 15 }, { id: "hearing", range: null }] });
+  assert.equal(unlimited.blindsight, 15);
+  assert.equal(unlimited.hearing, 10000);
+  // a record of modes is no shape of Foundry v12+: the module reads none of it, the harness refuses it
+  assert.equal(tokenSenses({ detectionModes: { senseAll: { enabled: true, range: 15 } } }).blindsight, 0);
+  assert.throws(() => build({ tokens: [{ _id: "rec", x: 0, y: 0, detectionModes: { senseAll: { range: 15 } } }] }), /detectionModes is object/);
+});
+
+test("global light: bright only in its bright mode (v12's field starts false); a v10 scene migrates dim", () => {
+  const light = (globalLight) => build({ environment: { darknessLevel: 0, globalLight } }).environment.light;
+  assert.equal(light({ enabled: true, bright: true, darkness: { min: 0, max: 1 } }), "bright");
+  assert.equal(light({ enabled: true, bright: false, darkness: { min: 0, max: 1 } }), "dim");
+  assert.equal(light({ enabled: false, bright: true, darkness: { min: 0, max: 1 } }), "dark");
+  assert.throws(() => light({ enabled: true, darkness: { min: 0, max: 1 } }), /globalLight.bright is undefined/);
+  // v10: `globalLight` true; v12's migration leaves `bright` at false
+  const v10 = { ...structuredClone(BASE), environment: undefined, darkness: 0.2, globalLight: true, globalLightThreshold: null };
+  const canvas = makeCanvas(makeSceneDocument(v10));
+  assert.equal(canvas.scene.environment.globalLight.bright, false);
+  assert.equal(buildScene({ scene: canvas.scene, grid: canvas.grid, dimensions: canvas.dimensions }).environment.light, "dim");
 });
 
 test("lights: switched off (hidden) or outside their darkness range are on: false; elevation", () => {
