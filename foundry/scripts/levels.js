@@ -16,25 +16,7 @@
  */
 
 import { outlineRings } from "./shapes.js";
-
-function finite(value) {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-
-/** Elevation bound in grid units: null for null, +-Infinity or anything unreadable. */
-function bound(value) {
-  if (value === null || value === undefined) return null;
-  return finite(typeof value === "string" ? Number(value) : value);
-}
-
-/** The documents of an embedded collection (EmbeddedCollection, Map, array or absent). */
-function docs(collection) {
-  if (!collection) return [];
-  if (Array.isArray(collection)) return collection.filter((d) => d && typeof d === "object");
-  if (Array.isArray(collection.contents)) return collection.contents;
-  if (typeof collection.values === "function") return [...collection.values()];
-  return [];
-}
+import { bound, docs, finite } from "./values.js";
 
 /**
  * Canonical levels of the scene's v14 `Level` documents: `{id, name, bottom, top}` (grid

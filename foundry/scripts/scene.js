@@ -18,7 +18,7 @@
  *   like lights switched off (`hidden`) (the importer keeps the former lit: an export does
  *   not say what the darkness will be);
  * - a token's actor, when it has one, adds conditions (status effects), senses, size,
- *   ability modifiers and swim speed (dnd5e, pf2e, sfrpg data paths);
+ *   ability modifiers and swim speed (dnd5e, pf2e, sfrpg data paths; actor.js);
  * - a region's enabled "Sightline environment" behaviours set its obscurement, concealment,
  *   magical darkness, water and gravity.
  *
@@ -26,15 +26,16 @@
  * top-left corner, sizes in squares, radii/ranges/elevations in grid units.
  */
 
+import { actorAbilities, actorConditions, actorSenses, actorSize, actorSwimSpeed } from "./actor.js";
 import { MODEL_BOUNDS } from "./bounds.js";
 import { BEHAVIOR_TYPE } from "./constants.js";
 import { buildLevels, buildSurfaces, levelTable, oneLevel, tokenDepth, wallLevel, withLevel } from "./levels.js";
-import { clean, regionShapes } from "./shapes.js";
+import { regionShapes } from "./shapes.js";
+import { UNLIMITED_RANGE, bound, clean, docs, finite, norm, numberOr, positive } from "./values.js";
 
+export { actorConditions } from "./actor.js";
 export { ELLIPSE_VERTICES, regionShapes } from "./shapes.js";
-
-/** Range standing for Foundry's unlimited (`null`) sight or detection range (grid units). */
-export const UNLIMITED_RANGE = 10000;
+export { UNLIMITED_RANGE, docs } from "./values.js";
 
 /** Smallest and largest grid distance (and height) the service accepts (service/model.py). */
 const { MIN_GRID_DISTANCE, MAX_UNITS } = MODEL_BOUNDS;
@@ -94,69 +95,16 @@ const DETECTION_MODES = {
   devilssight: "devils_sight",
   hearing: "hearing",
 };
-/** Status effect ids of core, dnd5e, pf2e and sfrpg -> the conditions the service reads. */
-const CONDITIONS = {
-  invisible: "invisible",
-  blind: "blinded",
-  blinded: "blinded",
-  deaf: "deafened",
-  deafened: "deafened",
-  prone: "prone",
-  fly: "flying",
-  flying: "flying",
-  hover: "flying",
-  concealed: "concealed",
-  blur: "blurred",
-  blurred: "blurred",
-  displaced: "displaced",
-  displacement: "displaced",
-};
-/** Actor size keys (dnd5e, pf2e, sfrpg) -> canonical size. */
-const SIZES = {
-  tiny: "tiny", fine: "tiny", diminutive: "tiny",
-  sm: "small", small: "small",
-  med: "medium", medium: "medium",
-  lg: "large", large: "large",
-  huge: "huge",
-  grg: "gargantuan", gargantuan: "gargantuan", colossal: "gargantuan",
-};
 const OBSCUREMENTS = new Set(["light", "heavy"]);
 /** Darkness levels closer than this to the global light's threshold count as at it. */
 const DARKNESS_TOLERANCE = 1e-9;
 
 // ---------------------------------------------------------------------------- helpers
 
-function finite(value) {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-
-function positive(value) {
-  const n = finite(value);
-  return n !== null && n > 0 ? n : null;
-}
-
-function numberOr(value, fallback) {
-  const n = finite(value);
-  return n === null ? fallback : n;
-}
-
 function lookup(table, value, fallback) {
   const n = finite(value);
   if (n === null || !Number.isInteger(n)) return fallback;
   return table[n] ?? fallback;
-}
-
-function norm(name) {
-  return String(name).toLowerCase().replace(/[^a-z]/g, "");
-}
-
-/** The documents of an embedded collection (EmbeddedCollection, Map, array or absent). */
-export function docs(collection) {
-  if (!collection) return [];
-  if (Array.isArray(collection)) return collection.filter((d) => d && typeof d === "object");
-  if (Array.isArray(collection.contents)) return collection.contents;
-  if (typeof collection.values === "function") return [...collection.values()];
-  return [];
 }
 
 /** Give every item a unique string id, `<stem>-<index>` when it has none. */
@@ -174,13 +122,6 @@ function uniqueIds(items, stem) {
     seen.add(id);
     item.id = id;
   });
-}
-
-/** Elevation bound in grid units: null for null, +-Infinity or anything unreadable. */
-function bound(value) {
-  if (value === null || value === undefined) return null;
-  const n = typeof value === "string" ? Number(value) : value;
-  return finite(n);
 }
 
 /** `{bottom, top}` in grid units, or null when neither is set or bottom lies above top. */
@@ -389,78 +330,6 @@ export function sizeFromWidth(width) {
   if (width < 3) return "large";
   if (width < 4) return "huge";
   return "gargantuan";
-}
-
-/** Canonical condition names from an actor's status effects (and pf2e condition items). */
-export function actorConditions(actor) {
-  if (!actor) return [];
-  const ids = new Set();
-  for (const status of actor.statuses ?? []) ids.add(String(status));
-  for (const condition of actor.conditions ?? []) {
-    if (condition && typeof condition.slug === "string") ids.add(condition.slug);
-  }
-  const out = new Set();
-  for (const id of ids) {
-    const name = CONDITIONS[id.toLowerCase()];
-    if (name) out.add(name);
-  }
-  return [...out].sort();
-}
-
-/**
- * Senses an actor's sheet declares (dnd5e `attributes.senses.ranges`, before dnd5e 4
- * `attributes.senses`; pf2e `perception.senses`).
- */
-function actorSenses(actor) {
-  const out = {};
-  const system = actor?.system;
-  if (!system) return out;
-  const dnd = system.attributes?.senses;
-  if (dnd && typeof dnd === "object") {
-    for (const [key, sense] of [["darkvision", "darkvision"], ["blindsight", "blindsight"],
-      ["tremorsense", "tremorsense"], ["truesight", "truesight"]]) {
-      // dnd5e 4+ keeps the ranges under `ranges`; older versions at the top level
-      const range = positive(dnd.ranges?.[key] ?? dnd[key]);
-      if (range !== null) out[sense] = range;
-    }
-  }
-  const pf = system.perception?.senses;
-  if (Array.isArray(pf)) {
-    for (const sense of pf) {
-      const type = norm(sense?.type ?? "");
-      const range = sense?.range === null || sense?.range === undefined || sense.range === Infinity
-        ? UNLIMITED_RANGE
-        : positive(sense.range);
-      if (type === "lowlightvision") out.low_light_vision = true;
-      else if (["darkvision", "greaterdarkvision"].includes(type) && range) out.darkvision = range;
-      else if (type === "tremorsense" && range) out.tremorsense = range;
-      else if (type === "seeinvisibility" && range) out.see_invisibility = range;
-      else if (type === "truesight" && range) out.truesight = range;
-    }
-  }
-  return out;
-}
-
-function actorSize(actor) {
-  const raw = actor?.system?.traits?.size;
-  const key = typeof raw === "string" ? raw : raw?.value;
-  return typeof key === "string" ? SIZES[key.toLowerCase()] ?? null : null;
-}
-
-function actorAbilities(actor) {
-  const abilities = actor?.system?.abilities;
-  const out = { str: 0, dex: 0, con: 0 };
-  if (!abilities) return out;
-  for (const key of Object.keys(out)) {
-    const mod = finite(abilities[key]?.mod);
-    if (mod !== null && Number.isInteger(mod)) out[key] = mod;
-  }
-  return out;
-}
-
-function actorSwimSpeed(actor) {
-  const movement = actor?.system?.attributes?.movement;
-  return positive(movement?.swim) ?? 0;
 }
 
 /**

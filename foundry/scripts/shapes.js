@@ -12,6 +12,8 @@
  * Angles: degrees, clockwise on screen (y down), 0 pointing right (+x), as Foundry's.
  */
 
+import { clean, finite } from "./values.js";
+
 /** Vertices of the polygon that stands for a non-circular ellipse region shape. */
 export const ELLIPSE_VERTICES = 32;
 /** Vertices per full turn of the arcs of circles, cones, rings and rounded emanations. */
@@ -19,24 +21,12 @@ export const ARC_VERTICES = 64;
 /** `CONST.TOKEN_SHAPES` values that are ellipses (the others: rectangles, trapezoids). */
 const TOKEN_ELLIPSES = new Set([0, 1]);
 
-/** Decimals kept on computed coordinates (1e-6 px is float noise). */
-const CLEAN_DECIMALS = 6;
 const RADIANS = Math.PI / 180;
-
-function finite(value) {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
 
 /** The finite numbers of `keys` in `shape`, or null when one is missing. */
 function numbers(shape, ...keys) {
   const values = keys.map((k) => finite(shape?.[k]));
   return values.includes(null) ? null : values;
-}
-
-export function clean(value) {
-  const factor = 10 ** CLEAN_DECIMALS;
-  const rounded = Math.round(value * factor) / factor;
-  return Object.is(rounded, -0) ? 0 : rounded;
 }
 
 const cleaned = (points) => points.map(([x, y]) => [clean(x), clean(y)]);
