@@ -2,8 +2,9 @@
  * The canonical Sightline scene (shared/DESIGN.md "Canonical scene") from the live canvas.
  *
  * Pure functions over plain data: they read the Scene document and its embedded Wall, Token,
- * AmbientLight and Region documents (Foundry v12/v13) plus `canvas.grid` and
- * `canvas.dimensions`, and return a JSON-ready scene. Nothing here calls Foundry.
+ * AmbientLight and Region documents (Foundry v12 to v14; v14's levels, surfaces and token
+ * depth in levels.js, region shapes in shapes.js) plus `canvas.grid` and `canvas.dimensions`,
+ * and return a JSON-ready scene. Nothing here calls Foundry.
  *
  * The mapping follows the service's own importer (`POST /v1/import/foundry`,
  * adapters/foundry.py) field by field, so that the scene this module uploads and the scene
@@ -17,7 +18,7 @@
  *   like lights switched off (`hidden`) (the importer keeps the former lit: an export does
  *   not say what the darkness will be);
  * - a token's actor, when it has one, adds conditions (status effects), senses, size,
- *   ability modifiers and swim speed (dnd5e, pf2e, sfrpg data paths);
+ *   ability modifiers and swim speed (dnd5e, pf2e, sfrpg data paths; actor.js);
  * - a region's enabled "Sightline environment" behaviours set its obscurement, concealment,
  *   magical darkness, water and gravity.
  *
@@ -25,20 +26,19 @@
  * top-left corner, sizes in squares, radii/ranges/elevations in grid units.
  */
 
+import { actorAbilities, actorConditions, actorSenses, actorSize, actorSwimSpeed } from "./actor.js";
+import { MODEL_BOUNDS } from "./bounds.js";
 import { BEHAVIOR_TYPE } from "./constants.js";
+import { buildLevels, buildSurfaces, levelTable, oneLevel, tokenDepth, wallLevel, withLevel } from "./levels.js";
+import { regionShapes } from "./shapes.js";
+import { UNLIMITED_RANGE, bound, clean, docs, finite, norm, numberOr, positive } from "./values.js";
 
-/** Range standing for Foundry's unlimited (`null`) sight or detection range (grid units). */
-export const UNLIMITED_RANGE = 10000;
+export { actorConditions } from "./actor.js";
+export { ELLIPSE_VERTICES, regionShapes } from "./shapes.js";
+export { UNLIMITED_RANGE, docs } from "./values.js";
 
-/** Vertices of the polygon that stands for a non-circular ellipse region shape. */
-export const ELLIPSE_VERTICES = 32;
-
-/** Decimals kept on computed coordinates (1e-6 px is float noise). */
-const CLEAN_DECIMALS = 6;
-
-/** Smallest and largest grid distance the service accepts (service/model.py). */
-const MIN_GRID_DISTANCE = 0.01;
-const MAX_UNITS = 1_000_000;
+/** Smallest and largest grid distance (and height) the service accepts (service/model.py). */
+const { MIN_GRID_DISTANCE, MAX_UNITS } = MODEL_BOUNDS;
 
 const SENSE_TYPES = { 0: "none", 10: "limited", 20: "normal", 30: "proximity", 40: "distance" };
 const DIRECTIONS = { 0: "both", 1: "left", 2: "right" };
@@ -95,75 +95,16 @@ const DETECTION_MODES = {
   devilssight: "devils_sight",
   hearing: "hearing",
 };
-/** Status effect ids of core, dnd5e, pf2e and sfrpg -> the conditions the service reads. */
-const CONDITIONS = {
-  invisible: "invisible",
-  blind: "blinded",
-  blinded: "blinded",
-  deaf: "deafened",
-  deafened: "deafened",
-  prone: "prone",
-  fly: "flying",
-  flying: "flying",
-  hover: "flying",
-  concealed: "concealed",
-  blur: "blurred",
-  blurred: "blurred",
-  displaced: "displaced",
-  displacement: "displaced",
-};
-/** Actor size keys (dnd5e, pf2e, sfrpg) -> canonical size. */
-const SIZES = {
-  tiny: "tiny", fine: "tiny", diminutive: "tiny",
-  sm: "small", small: "small",
-  med: "medium", medium: "medium",
-  lg: "large", large: "large",
-  huge: "huge",
-  grg: "gargantuan", gargantuan: "gargantuan", colossal: "gargantuan",
-};
 const OBSCUREMENTS = new Set(["light", "heavy"]);
 /** Darkness levels closer than this to the global light's threshold count as at it. */
 const DARKNESS_TOLERANCE = 1e-9;
 
 // ---------------------------------------------------------------------------- helpers
 
-function finite(value) {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-
-function positive(value) {
-  const n = finite(value);
-  return n !== null && n > 0 ? n : null;
-}
-
-function numberOr(value, fallback) {
-  const n = finite(value);
-  return n === null ? fallback : n;
-}
-
 function lookup(table, value, fallback) {
   const n = finite(value);
   if (n === null || !Number.isInteger(n)) return fallback;
   return table[n] ?? fallback;
-}
-
-function norm(name) {
-  return String(name).toLowerCase().replace(/[^a-z]/g, "");
-}
-
-function clean(value) {
-  const factor = 10 ** CLEAN_DECIMALS;
-  const rounded = Math.round(value * factor) / factor;
-  return Object.is(rounded, -0) ? 0 : rounded;
-}
-
-/** The documents of an embedded collection (EmbeddedCollection, Map, array or absent). */
-export function docs(collection) {
-  if (!collection) return [];
-  if (Array.isArray(collection)) return collection.filter((d) => d && typeof d === "object");
-  if (Array.isArray(collection.contents)) return collection.contents;
-  if (typeof collection.values === "function") return [...collection.values()];
-  return [];
 }
 
 /** Give every item a unique string id, `<stem>-<index>` when it has none. */
@@ -181,13 +122,6 @@ function uniqueIds(items, stem) {
     seen.add(id);
     item.id = id;
   });
-}
-
-/** Elevation bound in grid units: null for null, +-Infinity or anything unreadable. */
-function bound(value) {
-  if (value === null || value === undefined) return null;
-  const n = typeof value === "string" ? Number(value) : value;
-  return finite(n);
 }
 
 /** `{bottom, top}` in grid units, or null when neither is set or bottom lies above top. */
@@ -256,13 +190,16 @@ function environment(scene) {
   return { light: globalLightAt(scene, darknessLevel(scene)), gravity: 1, underwater: false };
 }
 
-/** The ambient light where the darkness level is `level` (0 day .. 1 night), by the global light. */
+/**
+ * The ambient light where the darkness level is `level` (0 day .. 1 night), by the global light
+ * (bright only in its bright mode: v12's `bright` starts false, and migrated scenes keep that).
+ */
 export function globalLightAt(scene, level) {
   const global = scene.environment?.globalLight ?? {};
   const threshold = finite(global.darkness?.max);
   // within 1e-9 of the threshold counts as at it (float noise, adapters/foundry/grid.py)
   if (global.enabled === true && (threshold === null || level <= threshold + DARKNESS_TOLERANCE)) {
-    return global.bright === false ? "dim" : "bright";
+    return global.bright === true ? "bright" : "dim";
   }
   return "dark";
 }
@@ -298,10 +235,14 @@ function threshold(raw) {
 
 /**
  * Canonical walls: every restriction, one-way direction, doors and their state, proximity
- * thresholds (grid units) and heights (Wall Height or Levels flags). Endpoint order is kept
+ * thresholds (grid units) and heights (Wall Height or Levels flags, else the range of the v14
+ * levels the wall is on; `level` on a wall of one level, GEO-10). Endpoint order is kept
  * (one-way walls depend on it, GEO-3).
+ *
+ * @param {object} scene  the Scene document
+ * @param {Map} [levels]  `levelTable` of the scene's levels (levels.js)
  */
-export function buildWalls(scene) {
+export function buildWalls(scene, levels = new Map()) {
   const walls = [];
   docs(scene.walls).forEach((doc, i) => {
     const c = doc.c;
@@ -309,7 +250,8 @@ export function buildWalls(scene) {
     const door = lookup(DOOR_TYPES, doc.door, "none");
     let state = lookup(DOOR_STATES, doc.ds, "closed");
     if (door === "none") state = "closed";
-    walls.push({
+    const { height, level } = wallLevel(doc, levels, wallHeight(doc.flags));
+    walls.push(withLevel({
       id: doc.id ?? doc._id,
       c: [...c],
       move: lookup(SENSE_TYPES, doc.move, "normal"),
@@ -320,12 +262,12 @@ export function buildWalls(scene) {
       direction: lookup(DIRECTIONS, doc.dir, "both"),
       door,
       door_state: state,
-      height: wallHeight(doc.flags),
+      height,
       cover: "normal",
       hp: null,
       ac: null,
       _index: i,
-    });
+    }, level));
   });
   uniqueIds(walls, "wall");
   return walls;
@@ -347,16 +289,10 @@ function noSenses() {
   };
 }
 
+/** `[id, mode]` of a token's detection modes (v12+: a list of `{id, enabled, range}`). */
 function detectionModes(raw) {
-  if (!raw) return [];
-  const entries = Array.isArray(raw)
-    ? raw.map((mode) => [mode?.id, mode])
-    : typeof raw === "object"
-      ? Object.entries(raw)
-      : [];
-  return entries
-    .map(([id, mode]) => [typeof mode?.id === "string" ? mode.id : id, mode])
-    .filter(([id, mode]) => typeof id === "string" && mode && typeof mode === "object");
+  if (!Array.isArray(raw)) return [];
+  return raw.filter((mode) => mode && typeof mode === "object" && typeof mode.id === "string").map((mode) => [mode.id, mode]);
 }
 
 /** Senses in grid units from the token's vision mode, sight range and detection modes. */
@@ -396,74 +332,6 @@ export function sizeFromWidth(width) {
   return "gargantuan";
 }
 
-/** Canonical condition names from an actor's status effects (and pf2e condition items). */
-export function actorConditions(actor) {
-  if (!actor) return [];
-  const ids = new Set();
-  for (const status of actor.statuses ?? []) ids.add(String(status));
-  for (const condition of actor.conditions ?? []) {
-    if (condition && typeof condition.slug === "string") ids.add(condition.slug);
-  }
-  const out = new Set();
-  for (const id of ids) {
-    const name = CONDITIONS[id.toLowerCase()];
-    if (name) out.add(name);
-  }
-  return [...out].sort();
-}
-
-/** Senses an actor's sheet declares (dnd5e `attributes.senses`, pf2e `perception.senses`). */
-function actorSenses(actor) {
-  const out = {};
-  const system = actor?.system;
-  if (!system) return out;
-  const dnd = system.attributes?.senses;
-  if (dnd && typeof dnd === "object") {
-    for (const [key, sense] of [["darkvision", "darkvision"], ["blindsight", "blindsight"],
-      ["tremorsense", "tremorsense"], ["truesight", "truesight"]]) {
-      const range = positive(dnd[key] ?? dnd.ranges?.[key]);
-      if (range !== null) out[sense] = range;
-    }
-  }
-  const pf = system.perception?.senses;
-  if (Array.isArray(pf)) {
-    for (const sense of pf) {
-      const type = norm(sense?.type ?? "");
-      const range = sense?.range === null || sense?.range === undefined || sense.range === Infinity
-        ? UNLIMITED_RANGE
-        : positive(sense.range);
-      if (type === "lowlightvision") out.low_light_vision = true;
-      else if (["darkvision", "greaterdarkvision"].includes(type) && range) out.darkvision = range;
-      else if (type === "tremorsense" && range) out.tremorsense = range;
-      else if (type === "seeinvisibility" && range) out.see_invisibility = range;
-      else if (type === "truesight" && range) out.truesight = range;
-    }
-  }
-  return out;
-}
-
-function actorSize(actor) {
-  const raw = actor?.system?.traits?.size;
-  const key = typeof raw === "string" ? raw : raw?.value;
-  return typeof key === "string" ? SIZES[key.toLowerCase()] ?? null : null;
-}
-
-function actorAbilities(actor) {
-  const abilities = actor?.system?.abilities;
-  const out = { str: 0, dex: 0, con: 0 };
-  if (!abilities) return out;
-  for (const key of Object.keys(out)) {
-    const mod = finite(abilities[key]?.mod);
-    if (mod !== null && Number.isInteger(mod)) out[key] = mod;
-  }
-  return out;
-}
-
-function actorSwimSpeed(actor) {
-  const movement = actor?.system?.attributes?.movement;
-  return positive(movement?.swim) ?? 0;
-}
-
 /**
  * Whether a token stands for a creature: unless it says it has no actor (`actorId` null or
  * empty), as the importer decides (adapters/foundry/tokens.py is_creature).
@@ -473,25 +341,25 @@ export function isCreature(doc) {
   return typeof doc.actorId === "string" && doc.actorId.trim() !== "";
 }
 
-/** Token height flags tried in order: [namespace, key, absolute eye level?]. */
+/**
+ * Token height flags tried in order: [namespace, key]. (Levels' `losHeight` is no flag: Levels
+ * computes the eye height on the token placeable, not in the document's flags.)
+ */
 const HEIGHT_FLAGS = [
-  ["wall-height", "tokenHeight", false],
-  ["wallHeight", "tokenHeight", false],
-  ["levels", "tokenHeight", false],
-  ["levels", "losHeight", true],
+  ["wall-height", "tokenHeight"],
+  ["wallHeight", "tokenHeight"],
+  ["levels", "tokenHeight"],
 ];
 
 /**
  * Token height in grid units above its elevation (GEO-5a) from Wall Height or Levels flags,
  * or null (from its size). Wall Height's 0 means "automatic", so null too.
  */
-export function verticalExtent(doc, elevation) {
+export function verticalExtent(doc) {
   const flags = doc.flags ?? {};
-  for (const [ns, key, absolute] of HEIGHT_FLAGS) {
-    const value = finite(flags[ns]?.[key]);
-    if (value === null) continue;
-    const height = absolute ? value - elevation : value;
-    if (height > 0 && height <= MAX_UNITS) return height;
+  for (const [ns, key] of HEIGHT_FLAGS) {
+    const height = finite(flags[ns]?.[key]);
+    if (height !== null && height > 0 && height <= MAX_UNITS) return height;
   }
   return null;
 }
@@ -504,7 +372,7 @@ function tokenLight(doc) {
 
 /**
  * Canonical tokens: position (top-left px), size in squares and category, elevation and
- * height (`vertical_extent`, grid units), senses, carried light, hidden, and what the token's
+ * height (`vertical_extent`, grid units: v14 `depth` first, then the height flags), senses, carried light, hidden, and what the token's
  * actor adds (see the module comment). Tokens without an actor are no creatures: left out.
  *
  * @param {object} scene    the Scene document
@@ -532,7 +400,7 @@ export function buildTokens(scene, distance) {
       width,
       height,
       elevation,
-      vertical_extent: verticalExtent(doc, elevation),
+      vertical_extent: tokenDepth(doc, distance, MAX_UNITS) ?? verticalExtent(doc),
       size: actorSize(actor) ?? sizeFromWidth(width),
       reach: distance,
       senses,
@@ -572,9 +440,13 @@ export function lightElevation(doc) {
 
 /**
  * Canonical ambient lights (radii and elevation in grid units). `on` is false for a light
- * switched off (`hidden`) or outside its darkness range at the scene's current level.
+ * switched off (`hidden`) or outside its darkness range at the scene's current level;
+ * `level` on a light of one v14 level (GEO-10).
+ *
+ * @param {object} scene  the Scene document
+ * @param {Map} [levels]  `levelTable` of the scene's levels (levels.js)
  */
-export function buildLights(scene) {
+export function buildLights(scene, levels = new Map()) {
   const level = darknessLevel(scene);
   const lights = [];
   docs(scene.lights).forEach((doc, i) => {
@@ -582,7 +454,7 @@ export function buildLights(scene) {
     const y = finite(doc.y);
     if (x === null || y === null) return;
     const config = doc.config ?? {};
-    lights.push({
+    lights.push(withLevel({
       id: doc.id ?? doc._id,
       x,
       y,
@@ -595,7 +467,7 @@ export function buildLights(scene) {
       elevation: lightElevation(doc),
       on: doc.hidden !== true && lightActive(config, level),
       _index: i,
-    });
+    }, oneLevel(doc, levels)));
   });
   uniqueIds(lights, "light");
   return lights;
@@ -603,46 +475,12 @@ export function buildLights(scene) {
 
 // ---------------------------------------------------------------------------- regions
 
-function rotated(offsets, cx, cy, degrees) {
-  const theta = (degrees * Math.PI) / 180;
-  const cos = Math.cos(theta);
-  const sin = Math.sin(theta);
-  return offsets.map(([dx, dy]) => [clean(cx + dx * cos - dy * sin), clean(cy + dx * sin + dy * cos)]);
-}
-
-/** One Foundry region shape -> canonical polygon/rect/circle in px, or null (holes too). */
-export function regionShape(shape) {
-  if (!shape || typeof shape !== "object" || shape.hole === true) return null;
-  const rotation = finite(shape.rotation) ?? 0;
-  if (shape.type === "polygon") {
-    const pts = shape.points;
-    if (!Array.isArray(pts) || pts.length < 6 || pts.length % 2 || pts.some((v) => finite(v) === null)) return null;
-    const points = [];
-    for (let k = 0; k < pts.length; k += 2) points.push([pts[k], pts[k + 1]]);
-    return { type: "polygon", points };
-  }
-  if (shape.type === "rectangle") {
-    const [x, y, w, h] = ["x", "y", "width", "height"].map((k) => finite(shape[k]));
-    if ([x, y, w, h].includes(null) || w <= 0 || h <= 0) return null;
-    if (rotation % 360 === 0) return { type: "rect", x, y, width: w, height: h };
-    const corners = [[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]];
-    return { type: "polygon", points: rotated(corners, x + w / 2, y + h / 2, rotation) };
-  }
-  if (shape.type === "circle" || shape.type === "ellipse") {
-    const x = finite(shape.x);
-    const y = finite(shape.y);
-    const rx = finite(shape.type === "circle" ? shape.radius : shape.radiusX);
-    const ry = shape.type === "circle" ? rx : finite(shape.radiusY);
-    if ([x, y, rx, ry].includes(null) || rx <= 0 || ry <= 0) return null;
-    if (rx === ry) return { type: "circle", x, y, radius: rx };
-    const outline = [];
-    for (let k = 0; k < ELLIPSE_VERTICES; k += 1) {
-      const t = (2 * Math.PI * k) / ELLIPSE_VERTICES;
-      outline.push([rx * Math.cos(t), ry * Math.sin(t)]);
-    }
-    return { type: "polygon", points: rotated(outline, x, y, rotation) };
-  }
-  return null;
+/**
+ * One Foundry region shape -> its first canonical shape in px, or null (holes too); see
+ * `regionShapes` (shapes.js) for the shapes that give several.
+ */
+export function regionShape(shape, cellPx = 1) {
+  return regionShapes(shape, cellPx)[0] ?? null;
 }
 
 /**
@@ -688,27 +526,30 @@ export function regionLight(region, scene) {
   return level === null ? null : globalLightAt(scene, level);
 }
 
-/** Canonical regions: one per shape (holes dropped), with elevation range and behaviours. */
-export function buildRegions(scene) {
+/**
+ * Canonical regions: one per canonical shape (holes dropped; a ring gives two, a grid shape
+ * its runs of squares), with elevation range, behaviours and `level` on a region of one v14
+ * level (GEO-10).
+ *
+ * @param {object} scene   the Scene document
+ * @param {Map} [levels]   `levelTable` of the scene's levels (levels.js)
+ * @param {number} [cellPx] the scene's grid size in px (token and grid shapes)
+ */
+export function buildRegions(scene, levels = new Map(), cellPx = positive(scene.grid?.size) ?? 1) {
   const regions = [];
   docs(scene.regions).forEach((doc, i) => {
     const baseId = typeof (doc.id ?? doc._id) === "string" && (doc.id ?? doc._id) ? doc.id ?? doc._id : `region-${i}`;
     const elevation = doc.elevation && typeof doc.elevation === "object" ? span(doc.elevation.bottom, doc.elevation.top) : null;
     const env = regionEnvironment(doc);
     const light = regionLight(doc, scene);
+    const level = oneLevel(doc, levels);
     let produced = 0;
     for (const shape of Array.isArray(doc.shapes) ? doc.shapes : []) {
-      const canonical = regionShape(shape);
-      if (!canonical) continue;
-      regions.push({
-        id: produced === 0 ? baseId : `${baseId}-${produced}`,
-        shape: canonical,
-        ...env,
-        light,
-        elevation,
-        _index: i,
-      });
-      produced += 1;
+      for (const canonical of regionShapes(shape, cellPx)) {
+        const id = produced === 0 ? baseId : `${baseId}-${produced}`;
+        regions.push(withLevel({ id, shape: canonical, ...env, light, elevation, _index: i }, level));
+        produced += 1;
+      }
     }
   });
   uniqueIds(regions, "region");
@@ -724,19 +565,25 @@ export function buildRegions(scene) {
  * @param {object} live.scene        the viewed Scene document (`canvas.scene`)
  * @param {object} [live.grid]       `canvas.grid` (its `diagonals`)
  * @param {object} [live.dimensions] `canvas.dimensions` (canvas `width`/`height` in px)
- * @returns {object} the canonical scene (shared/DESIGN.md), JSON-ready
+ * @returns {object} the canonical scene (shared/DESIGN.md), JSON-ready; `levels` and
+ *   `surfaces` empty outside a v14 building
  * @throws {Error} when the scene has no usable grid size
  */
 export function buildScene({ scene, grid, dimensions }) {
   const canonicalGrid = buildGrid(scene, grid);
+  const cellPx = positive(scene.grid?.size) ?? canonicalGrid.size;
+  const levels = buildLevels(scene);
+  const table = levelTable(levels);
   return {
     grid: canonicalGrid,
-    ...canvasSize(scene, positive(scene.grid?.size) ?? canonicalGrid.size, dimensions),
+    ...canvasSize(scene, cellPx, dimensions),
     environment: environment(scene),
-    walls: buildWalls(scene),
+    levels,
+    walls: buildWalls(scene, table),
     tokens: buildTokens(scene, canonicalGrid.distance),
-    lights: buildLights(scene),
-    regions: buildRegions(scene),
+    lights: buildLights(scene, table),
+    regions: buildRegions(scene, table, cellPx),
+    surfaces: buildSurfaces(scene, table, cellPx),
   };
 }
 

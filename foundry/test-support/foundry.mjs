@@ -1,5 +1,5 @@
 /**
- * A small mocked Foundry VTT (v12/v13 shapes) built from real scene exports.
+ * A small mocked Foundry VTT (v12 to v14 shapes) built from real scene exports.
  *
  * `game`, `canvas`, `Hooks`, `ChatMessage`, `ui` and `foundry.utils`, with only what the
  * module uses. Scene documents are made from an export the way Foundry makes them when the
@@ -131,12 +131,16 @@ class Collection extends Map {
   }
 }
 
+/** v14 documents that list their levels (a SetField: an array in the export, a Set live). */
+const ON_LEVELS = new Set(["Wall", "AmbientLight", "Region", "Tile"]);
+
 function embed(list, parent, documentName) {
   const out = new Collection();
   for (const data of list ?? []) {
     if (!data || typeof data !== "object") continue;
     const doc = { ...clone(data), id: data._id, parent, documentName };
     if (documentName === "Region") doc.behaviors = embed(data.behaviors, doc, "RegionBehavior");
+    if (ON_LEVELS.has(documentName) && Array.isArray(data.levels)) doc.levels = new Set(data.levels);
     out.set(doc.id, doc);
   }
   return out;
@@ -145,7 +149,8 @@ function embed(list, parent, documentName) {
 /**
  * A v10 scene export as a v12 world holds it (Foundry's migration, for the fields read here):
  * `darkness`/`globalLight`/`globalLightThreshold` become `environment`, and lights of negative
- * luminosity become `negative` (darkness) lights.
+ * luminosity become `negative` (darkness) lights. The migration does not set the global
+ * light's `bright`, so it takes the v12 field's initial value, false: a dim global light.
  */
 export function migrateToV12(exportDoc) {
   const doc = clone(exportDoc);
@@ -153,7 +158,7 @@ export function migrateToV12(exportDoc) {
     const threshold = typeof doc.globalLightThreshold === "number" ? doc.globalLightThreshold : 1;
     doc.environment = {
       darknessLevel: typeof doc.darkness === "number" ? doc.darkness : 0,
-      globalLight: { enabled: doc.globalLight === true, bright: true, darkness: { min: 0, max: threshold } },
+      globalLight: { enabled: doc.globalLight === true, bright: false, darkness: { min: 0, max: threshold } },
     };
     for (const light of doc.lights ?? []) {
       if (light?.config && typeof light.config.luminosity === "number" && light.config.luminosity < 0) {
@@ -165,9 +170,29 @@ export function migrateToV12(exportDoc) {
   return doc;
 }
 
-/** A Scene document (v12 shape) with embedded walls, tokens, lights, regions. */
+/**
+ * What a v12+ world never holds, so no test may hand it to the module: a token's detection
+ * modes other than a list (v12+ `detectionModes` is an ArrayField of `{id, enabled, range}`),
+ * a global light whose `bright` is not a boolean (a required BooleanField).
+ *
+ * @throws {Error} naming the document and the field
+ */
+export function checkV12Shapes(data) {
+  for (const token of data.tokens ?? []) {
+    if (token && "detectionModes" in token && !Array.isArray(token.detectionModes)) {
+      throw new Error(`token ${token._id}: detectionModes is ${typeof token.detectionModes}, Foundry v12+ keeps a list`);
+    }
+  }
+  const global = data.environment?.globalLight;
+  if (global && typeof global.bright !== "boolean") {
+    throw new Error(`scene ${data._id}: environment.globalLight.bright is ${global.bright}, Foundry v12+ keeps a boolean`);
+  }
+}
+
+/** A Scene document (v12 shape) with embedded walls, tokens, lights, regions; v14 levels. */
 export function makeSceneDocument(exportDoc) {
   const data = migrateToV12(exportDoc);
+  checkV12Shapes(data);
   const scene = {
     id: data._id ?? "scene",
     documentName: "Scene",
@@ -183,6 +208,7 @@ export function makeSceneDocument(exportDoc) {
   scene.tokens = embed(data.tokens, scene, "Token");
   scene.lights = embed(data.lights, scene, "AmbientLight");
   scene.regions = embed(data.regions, scene, "Region");
+  if (Array.isArray(data.levels)) scene.levels = embed(data.levels, scene, "Level");
   return scene;
 }
 

@@ -1,8 +1,8 @@
 /**
  * What the module reads from a live game that an export does not carry: actors (conditions,
  * senses, size, abilities, swim speed), the Sightline region behaviour, lights that are off,
- * the core grid-diagonals setting; and v12/v13 document shapes (detection modes as a list or
- * a record, rotated rectangles, ellipses, holes).
+ * the core grid-diagonals setting; and v12/v13 document shapes (detection modes as a list,
+ * the global light's bright mode, rotated rectangles, ellipses, holes).
  */
 
 import { test } from "node:test";
@@ -76,6 +76,8 @@ test("walls: restrictions, one-way, doors, thresholds, heights (GEO-5)", () => {
 });
 
 test("tokens: heights from Wall Height / Levels flags (GEO-5a), actorless tokens are no creatures", () => {
+  // Levels keeps no `losHeight` flag (it computes the eye height on the placeable): a
+  // document carrying one gets its height from its size
   const scene = build({
     tokens: [
       { _id: "wh", actorId: "a1", x: 100, y: 100, elevation: 10, flags: { "wall-height": { tokenHeight: 6 } } },
@@ -88,7 +90,7 @@ test("tokens: heights from Wall Height / Levels flags (GEO-5a), actorless tokens
   });
   assert.deepEqual(
     scene.tokens.map((t) => [t.id, t.elevation, t.vertical_extent]),
-    [["wh", 10, 6], ["auto", 0, null], ["lv", 0, 12], ["los", 5, 4], ["plain", 0, null]],
+    [["wh", 10, 6], ["auto", 0, null], ["lv", 0, 12], ["los", 5, null], ["plain", 0, null]],
   );
 });
 
@@ -135,14 +137,30 @@ test("tokens: actor conditions, senses, size, abilities and swim speed", () => {
   assert.deepEqual(actorConditions(null), []);
 });
 
-test("token senses: detection modes as a list (v12) or a record, unlimited ranges", () => {
+test("token senses: detection modes (a v12+ list), unlimited ranges; the harness refuses a record", () => {
   const list = tokenSenses({ sight: { range: null, visionMode: "basic" }, detectionModes: [{ id: "seeInvisibility", enabled: true, range: 60 }, { id: "feelTremor", enabled: false, range: 30 }] });
   assert.equal(list.darkvision, 10000);
   assert.equal(list.see_invisibility, 60);
   assert.equal(list.tremorsense, 0);
-  const record = tokenSenses({ sight: { range: 0, visionMode: "basic" }, detectionModes: { senseAll: { enabled: true, range: 15 }, hearing: { range: null } } });
-  assert.equal(record.blindsight, 15);
-  assert.equal(record.hearing, 10000);
+  const unlimited = tokenSenses({ sight: { range: 0, visionMode: "basic" }, detectionModes: [{ id: "senseAll", enabled: true, range: 15 }, { id: "hearing", range: null }] });
+  assert.equal(unlimited.blindsight, 15);
+  assert.equal(unlimited.hearing, 10000);
+  // a record of modes is no shape of Foundry v12+: the module reads none of it, the harness refuses it
+  assert.equal(tokenSenses({ detectionModes: { senseAll: { enabled: true, range: 15 } } }).blindsight, 0);
+  assert.throws(() => build({ tokens: [{ _id: "rec", x: 0, y: 0, detectionModes: { senseAll: { range: 15 } } }] }), /detectionModes is object/);
+});
+
+test("global light: bright only in its bright mode (v12's field starts false); a v10 scene migrates dim", () => {
+  const light = (globalLight) => build({ environment: { darknessLevel: 0, globalLight } }).environment.light;
+  assert.equal(light({ enabled: true, bright: true, darkness: { min: 0, max: 1 } }), "bright");
+  assert.equal(light({ enabled: true, bright: false, darkness: { min: 0, max: 1 } }), "dim");
+  assert.equal(light({ enabled: false, bright: true, darkness: { min: 0, max: 1 } }), "dark");
+  assert.throws(() => light({ enabled: true, darkness: { min: 0, max: 1 } }), /globalLight.bright is undefined/);
+  // v10: `globalLight` true; v12's migration leaves `bright` at false
+  const v10 = { ...structuredClone(BASE), environment: undefined, darkness: 0.2, globalLight: true, globalLightThreshold: null };
+  const canvas = makeCanvas(makeSceneDocument(v10));
+  assert.equal(canvas.scene.environment.globalLight.bright, false);
+  assert.equal(buildScene({ scene: canvas.scene, grid: canvas.grid, dimensions: canvas.dimensions }).environment.light, "dim");
 });
 
 test("lights: switched off (hidden) or outside their darkness range are on: false; elevation", () => {
@@ -217,4 +235,36 @@ test("regions: Adjust Darkness Level behaviours give the region's light (GEO-9)"
     }).regions;
     assert.equal(regions[0].light, expected, JSON.stringify(behaviors));
   }
+});
+
+test("grid distance: kept down to service.model's MIN_GRID_DISTANCE (0.001, data/bounds.json), else 5", () => {
+  const distance = (d) => build({ grid: { type: 1, size: 100, distance: d, units: "ft" } }).grid.distance;
+  // 0.005 lies under the module's former bound (0.01) and above the model's
+  assert.deepEqual([0.005, 0.001, 0.0009, 1_000_000, 1_000_001, 0, -5].map(distance), [0.005, 0.001, 5, 1_000_000, 5, 5, 5]);
+});
+
+test("actor senses: dnd5e 4+ `senses.ranges` read first, before the pre-4 top-level ranges", () => {
+  const touched = [];
+  const senses = {
+    ranges: { darkvision: 120, blindsight: 0, tremorsense: null, truesight: 30 },
+    units: "ft",
+    // dnd5e 4 keeps the old paths as deprecated getters that warn when read
+    get darkvision() {
+      touched.push("darkvision");
+      return 60;
+    },
+    get truesight() {
+      touched.push("truesight");
+      return 10;
+    },
+  };
+  const old = { darkvision: 60, blindsight: 10, units: "ft" };
+  const scene = build(
+    { tokens: [{ _id: "new", x: 100, y: 100 }, { _id: "old", x: 300, y: 100 }] },
+    { actors: { new: { system: { attributes: { senses } } }, old: { system: { attributes: { senses: old } } } } },
+  );
+  const [current, legacy] = scene.tokens;
+  assert.deepEqual([current.senses.darkvision, current.senses.truesight, current.senses.blindsight], [120, 30, 0]);
+  assert.deepEqual(touched, [], "the deprecated paths are not read when `ranges` has the sense");
+  assert.deepEqual([legacy.senses.darkvision, legacy.senses.blindsight], [60, 10]);
 });
