@@ -15,9 +15,9 @@
  * The other clients never build nor upload a scene: they query by the published id, or ask
  * the leader for it (the relay action `scene`, relay.js) when a hook said the scene changed
  * since, when nothing was published yet, or after a 404 for it. Without a GM connected a
- * player's client cannot ask (`noGm`); a client set to call the service directly (and a GM's
- * client that is not the active GM) then sends the scene itself, and so it does too when
- * nothing was published yet (a client that joined before the GM).
+ * player's client cannot ask (`noGm`); a player's client set to call the service directly (and
+ * a GM's client that is not the active GM) then sends the scene itself, and so does such a
+ * player's client when nothing was published to it yet.
  *
  * Queries send the `scene_id`; on a 404 for it the id is asked again (the leader re-uploads)
  * and the query repeated once (shared/DESIGN.md "Scene cache").
@@ -50,10 +50,22 @@ export const MAX_TRACKS = 4;
 /** Errors of a PATCH answered by sending the whole scene: parent or item unknown, change refused. */
 const RESEND_ON = new Set(["sceneUnknown", "notFound", "invalid"]);
 
-/** The next animation frame (a browser), or 16 ms (node). */
+/** Longest wait for a frame: a browser gives a hidden tab none (a GM's tab in the background). */
+export const FRAME_WAIT_MS = 100;
+
+/** Run `fn` once, at the next animation frame or after FRAME_WAIT_MS, whichever comes first (node: 16 ms). */
 export function nextFrame(fn) {
-  if (typeof globalThis.requestAnimationFrame === "function") return globalThis.requestAnimationFrame(fn);
-  return setTimeout(fn, 16);
+  if (typeof globalThis.requestAnimationFrame !== "function") return setTimeout(fn, 16);
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    fn();
+  };
+  const timer = setTimeout(once, FRAME_WAIT_MS);
+  globalThis.requestAnimationFrame(once);
+  return timer;
 }
 
 /** One Foundry scene as the service holds it: its id, its items, what changed since. */
@@ -138,7 +150,7 @@ export class SceneSync {
     for (const name of ACTOR_HOOKS) on(name, (doc) => this.#actorChanged(actorOf(doc)));
     on("updateScene", (scene) => this.#touched(scene?.id, null, null));
     on("canvasReady", () => this.changed());
-    on("userConnected", () => this.#publishAll());
+    on("userConnected", () => this.#userConnected());
     if (this.game?.socket) {
       this.listener = (data) => this.#heard(data);
       this.game.socket.on(SOCKET_EVENT, this.listener);
@@ -326,9 +338,11 @@ export class SceneSync {
     this.game.socket.emit(SOCKET_EVENT, { type: "scene", scene: track.key, scene_id: track.sceneId, pending: track.dirty });
   }
 
-  #publishAll() {
+  /** A user joined or left: the leader tells the ids again; a client that just became it uploads. */
+  #userConnected() {
     if (!this.leading()) return;
     for (const track of this.tracks.values()) this.#publish(track);
+    if (!this.tracks.get(this.viewedKey)?.sceneId) this.changed();
   }
 
   #schedule(track) {
@@ -364,7 +378,9 @@ export class SceneSync {
     if (known && !known.pending && !this.stale.has(key) && known.sceneId !== stale) return known.sceneId;
     const gm = this.game ? activeGm(this.game) : null;
     const direct = this.direct();
-    if (gm && this.peer && (!direct || known || stale)) {
+    // A player calling the service directly sends the scene itself when nothing was published
+    // yet (no socket message for it: test/table.test.mjs "the direct setting").
+    if (gm && this.peer && (!direct || known || stale || this.game.user?.isGM)) {
       const id = await this.peer.action("scene", { scene: key, stale });
       this.published.set(key, { sceneId: id, pending: false });
       this.stale.delete(key);

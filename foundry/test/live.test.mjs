@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { SightlineModule } from "../scripts/module.js";
 import { SOCKET_EVENT } from "../scripts/relay.js";
+import { FRAME_WAIT_MS, nextFrame } from "../scripts/sync.js";
 import { buildScene } from "../scripts/scene.js";
 import { itemChanges, mergePatch, sceneChanges, Snapshot } from "../scripts/patch.js";
 import { FOUNDRY_DIR, makeFoundry, makeTable, renderTemplate } from "../test-support/foundry.mjs";
@@ -298,6 +299,28 @@ describe("patch bodies (patch.js)", () => {
     table.scene.grid = { ...table.scene.grid, distance: 10 };
     assert.equal(sceneChanges(snapshot, buildScene(live)), null, "a new grid: a new scene");
   });
+});
+
+test("a burst ends at the next animation frame, or FRAME_WAIT_MS later in a hidden tab (no frames)", async () => {
+  const saved = globalThis.requestAnimationFrame;
+  try {
+    const frames = [];
+    globalThis.requestAnimationFrame = (fn) => frames.push(fn);
+    let runs = 0;
+    nextFrame(() => (runs += 1));
+    frames.shift()();
+    await settle(FRAME_WAIT_MS + 30);
+    assert.equal(runs, 1, "at the frame, once");
+    nextFrame(() => (runs += 1));
+    await settle(FRAME_WAIT_MS / 2);
+    assert.equal(runs, 1, "not before the frame");
+    await settle(FRAME_WAIT_MS);
+    assert.equal(runs, 2, "no frame came: after FRAME_WAIT_MS");
+    frames.shift()();
+    assert.equal(runs, 2, "the late frame runs nothing again");
+  } finally {
+    globalThis.requestAnimationFrame = saved;
+  }
 });
 
 // --------------------------------------------------------------------------- measured
