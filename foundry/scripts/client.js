@@ -104,6 +104,14 @@ export class SightlineClient {
     return this.request("POST", "/v1/scenes", { scene });
   }
 
+  /**
+   * `PATCH /v1/scenes/{scene_id}` with a change (patch.js) -> `{scene_id, parent, stats, warnings}`;
+   * a 404 at `scene_id` (kind `sceneUnknown`) when the service no longer holds the parent.
+   */
+  patchScene(sceneId, change) {
+    return this.request("PATCH", `/v1/scenes/${encodeURIComponent(sceneId)}`, change);
+  }
+
   post(path, body) {
     return this.request("POST", path, body);
   }

@@ -28,7 +28,10 @@ export const FALLBACK_RULESET = "dnd5e";
 /** When the module posts the chat card (targeting always asks, quietly, for the marker). */
 export const ASK_WHEN = ["attack", "targeting", "button"];
 
-/** Milliseconds of quiet after the last scene change before the scene is uploaded. */
+/**
+ * Milliseconds after a scene is drawn before the active GM's client uploads it (its changes
+ * then go as PATCHes, one per animation frame: sync.js).
+ */
 export const SYNC_DEBOUNCE_MS = 250;
 
 /** Type of the region behaviour this module adds (module.json documentTypes). */

@@ -13,7 +13,7 @@
  * mode; the picture of a card players see is drawn from the attacker's view, cropped.
  */
 
-import { SightlineClient } from "./client.js";
+import { SightlineClient, SightlineError } from "./client.js";
 import { askAttack, askVision, cardData, postCard, visionData } from "./card.js";
 import { MODULE_ID, TEMPLATES } from "./constants.js";
 import { Notifier } from "./notify.js";
@@ -82,6 +82,7 @@ export class SightlineModule {
     this.summaries = {};
     this.client = null;
     this.relay = null;
+    this.peer = null;
     this.server = null;
     this.sync = null;
     this.targetTimer = null;
@@ -120,10 +121,15 @@ export class SightlineModule {
       this.server = new RelayServer({ game, client: () => this.client, scene: () => this.live()?.scene, actions: this.gmActions() });
     }
     this.client = this.makeClient();
+    // A GM's client that is not the active GM asks the active one for the scene id too (sync.js).
+    this.peer = this.relay ?? (game.socket ? new RelayClient({ game }) : null);
     this.sync = new SceneSync({
       live: () => this.live(),
       client: this.client,
       hooks: Hooks,
+      game,
+      peer: this.peer,
+      direct: () => !this.relay || this.client !== this.relay,
       onError: (err) => this.notifier.error(err),
       debounceMs: this.deps.debounceMs,
     }).start();
@@ -147,9 +153,8 @@ export class SightlineModule {
     if (key === SETTINGS.url || key === SETTINGS.apiKey || key === SETTINGS.connection) {
       this.client = this.makeClient();
       this.sync.client = this.client;
-      this.sync.sceneId = null;
       this.notifier.clear();
-      this.sync.changed();
+      this.sync.reset();
     }
   }
 
@@ -194,6 +199,14 @@ export class SightlineModule {
       pf2eCover: async ({ token, degree, attacker }) => {
         const actor = this.tokenDocument(token)?.actor;
         if (actor) await setPf2eCover(actor, degree, { fromUuid: this.deps.fromUuid, attacker });
+      },
+      scene: async ({ scene, stale = null }) => {
+        // The id of a scene players may be on (the viewed or the active one), sent first if need be.
+        const viewed = this.live()?.scene?.id;
+        if (scene !== viewed && scene !== this.game.scenes?.active?.id) {
+          throw new SightlineError("invalid", { message: `not a scene the table views: ${scene}` });
+        }
+        return this.sync.idFor(scene, typeof stale === "string" ? stale : null);
       },
       details: async ({ attacker, targets, kind }, user) => {
         if (!user || (!user.isGM && !ownsToken(this.live()?.scene, attacker, user))) return null;

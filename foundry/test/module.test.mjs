@@ -1,7 +1,8 @@
 /**
  * The module on a mocked Foundry against a real gunicorn: chat cards for a handed case,
- * targeting updates one card, attack rolls, the vision button, scene sync (debounced, once
- * per change, resend on 404) and the error notifications (unreachable, 401, 413).
+ * targeting updates one card, attack rolls, the vision button, scene sync (one upload, then
+ * one PATCH per burst of changes, resend on 404; test/live.test.mjs: at a table) and the error
+ * notifications (unreachable, 401, 413).
  *
  * The service runs with an API key, a scene cache of one scene (so that a second scene
  * evicts the first: a real 404 for the first scene's id) and a 1 MiB body limit.
@@ -229,7 +230,7 @@ test("the vision button whispers what the token can see", async (t) => {
 });
 
 describe("scene sync", () => {
-  test("uploads once per change, debounced; unchanged scenes and other scenes upload nothing", async (t) => {
+  test("uploads once, then one PATCH per burst of changes; unchanged scenes and other scenes send nothing", async (t) => {
     if (skip(t)) return;
     const m = await setup();
     await settle(DEBOUNCE_MS * 4);
@@ -240,19 +241,20 @@ describe("scene sync", () => {
     const wall = m.canvas.scene.walls.get("postWall00000001");
     for (let i = 0; i < 5; i += 1) m.Hooks.callAll("updateWall", wall, { flags: {} }, {}, "user1");
     await settle(DEBOUNCE_MS * 6);
-    assert.equal(m.module.sync.uploads, 1, "the canonical scene did not change");
+    assert.equal(m.module.sync.uploads + m.module.sync.patches, 1, "the canonical scene did not change");
     for (let i = 0; i < 5; i += 1) {
       wall.c = [350, 50, 350, 160 + i];
       m.Hooks.callAll("updateWall", wall, { c: wall.c }, {}, "user1");
     }
-    await settle(DEBOUNCE_MS * 6);
-    for (let i = 0; i < 40 && m.module.sync.uploads < 2; i += 1) await settle(50);
-    assert.equal(m.module.sync.uploads, 2, "five quick changes: one upload");
+    for (let i = 0; i < 40 && m.module.sync.patches < 1; i += 1) await settle(50);
+    await settle(DEBOUNCE_MS * 2);
+    assert.equal(m.module.sync.patches, 1, "five quick changes: one PATCH");
+    assert.equal(m.module.sync.uploads, 1, "and no upload");
     assert.notEqual(m.module.sync.sceneId, first);
     m.Hooks.callAll("updateWall", { ...wall, parent: { id: "anotherScene", documentName: "Scene" } }, {});
     m.Hooks.callAll("updateToken", { id: "x", parent: { id: "anotherScene", documentName: "Scene" } }, {});
     await settle(DEBOUNCE_MS * 6);
-    assert.equal(m.module.sync.uploads, 2, "changes on another scene");
+    assert.equal(m.module.sync.uploads + m.module.sync.patches, 2, "changes on another scene");
   });
 
   test("resends the scene when the service answers 404 for its scene_id", async (t) => {
