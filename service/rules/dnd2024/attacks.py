@@ -17,6 +17,7 @@ Invisible, Prone, Unseen Attackers and Targets; "Playing the Game": Ranged Attac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.engine.grids import (
@@ -156,6 +157,17 @@ def close_combat(
         and not INCAPACITATED & set(t.conditions)
         and within_units(space_distance_units(attacker, t, grid, built.token_boxes, rule), limit)
     )
+
+
+def close_combat_all(
+    built: BuiltScene, pairs: Sequence[tuple[Token | None, Token]], attack: Attack, diagonals: str
+) -> list[tuple[str, ...]]:
+    """``close_combat`` of each pair's attacker (none without one), each attacker's once."""
+    found: dict[str, tuple[str, ...]] = {}
+    for attacker, _ in pairs:
+        if attacker is not None and attacker.id not in found:
+            found[attacker.id] = close_combat(built, attacker, attack, diagonals)
+    return [() if a is None else found[a.id] for a, _ in pairs]
 
 
 def range_band(distance: float, normal: float, long: float) -> str:

@@ -35,7 +35,7 @@ from service.rules.base import (
     rule_ids,
 )
 from service.rules.dnd5e.cover import BONUS, DEGREES, METHODS, Dnd5e, Method
-from service.rules.dnd2024.attacks import attack_modifiers, close_combat
+from service.rules.dnd2024.attacks import attack_modifiers, close_combat_all
 from service.rules.dnd2024.vision import EXTRA_OPTIONS, SENSES, vision
 from service.rules.planning import Asked, Plan, Sampling, plan_pairs
 from service.rules.rulings import Ruling, rulings
@@ -62,8 +62,21 @@ OPTIONS = {
     **EXTRA_OPTIONS,  # GM options (service.rules.options)
 }
 
-#: Diagonals as SRD 5.2 counts them on a grid (every square 5 ft), unless the scene says.
-DIAGONALS = "equidistant"
+#: Diagonals as SRD 5.2 counts them on a grid (every square 5 ft), unless the scene says
+#: (dnd5e's ``diagonals``).
+DIAGONALS = Dnd5e.diagonals
+
+#: 24-COV-2: each degree's fields of an answer (total: cannot be targeted directly).
+DEGREE_FIELDS: dict[str, dict[str, Any]] = {
+    degree: {
+        "cover": degree,
+        "ac_bonus": BONUS[degree],
+        "save_bonus": BONUS[degree],
+        "advantage_levels": 0,
+        "can_target": degree != "total",
+    }
+    for degree in DEGREES
+}
 
 #: What an answer cites and says for the facts of its pair, in order (``rulings``).
 RULINGS = (
@@ -96,10 +109,8 @@ class Dnd2024(Dnd5e):
 
     id: str = "dnd2024"
     title: str = "D&D 2024 (SRD 5.2): best-corner cover, 2024 senses and conditions"
-    cover_degrees: tuple[str, ...] = DEGREES
     options: dict[str, OptionSpec] = OPTIONS
     extra_capabilities: tuple[str, ...] = ()
-    diagonals: str = DIAGONALS
     #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).
     senses: SenseOrder = SENSES
 
@@ -142,16 +153,12 @@ class Dnd2024(Dnd5e):
         """
         rank, by_creature, group, groups = self._decided(asked, METHOD)
         loe = asked.measured.clear("move").tolist()
-        near: dict[str, tuple[str, ...]] = {}
-        out = []
-        found = zip(rank.tolist(), by_creature.tolist(), group.tolist(), strict=True)
-        for r, (d, c, g) in enumerate(found):
-            attacker = asked.pairs[r][0]
-            if attacker is not None and attacker.id not in near:
-                near[attacker.id] = close_combat(asked.built, attacker, asked.attack, DIAGONALS)
-            others = near.get(attacker.id, ()) if attacker is not None else ()
-            out.append(self._answer(asked, r, d, c, groups.lines_of(r, g), loe[r], others))
-        return out
+        near = close_combat_all(asked.built, asked.pairs, asked.attack, DIAGONALS)
+        found = zip(rank.tolist(), by_creature.tolist(), group.tolist(), loe, near, strict=True)
+        return [
+            self._answer(asked, r, d, c, groups.lines_of(r, g), e, n)
+            for r, (d, c, g, e, n) in enumerate(found)
+        ]
 
     def _answer(
         self, asked: Asked, r: int, rank: int, by_creature: bool, lines: slice,
@@ -175,11 +182,7 @@ class Dnd2024(Dnd5e):
         rules, notes = rulings(RULINGS, facts, values)
         return CoverResult(
             target=target.id,
-            cover=degree,
-            ac_bonus=BONUS[degree],
-            save_bonus=BONUS[degree],
-            advantage_levels=0,
-            can_target=degree != "total",
+            **DEGREE_FIELDS[degree],
             line_of_effect=loe_clear,
             rules=rule_ids(("24-COV-2", "24-COV-3", *rules)),
             lines=asked.measured[r].lines(built.walls, lines),

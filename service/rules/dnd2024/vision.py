@@ -28,7 +28,7 @@ from service.senses import VISUAL, SenseOrder, SenseReport
 
 # ---------------------------------------------------------------------------- tables
 
-#: 24-VIS-3..6, 24-VIS-10: the precise senses, the first that reaches named; tremorsense
+#: 24-VIS-3..6, 24-VIS-9: the precise senses, the first that reaches named; tremorsense
 #: (24-VIS-5) and hearing only locate.
 SENSES = SenseOrder(
     ("sight", "darkvision", "devils_sight", "truesight", "blindsight"), ("tremorsense", "hearing")
@@ -41,12 +41,12 @@ SENSE_RULE = {
     "blindsight": "24-VIS-4",
     "tremorsense": "24-VIS-5",
     "truesight": "24-VIS-6",
-    "devils_sight": "24-VIS-10",
+    "devils_sight": "24-VIS-9",
     "hearing": "24-ATK-3",
 }
 
 #: 24-VIS-3 (darkvision: dim as bright, darkness as dim), 24-VIS-6 (truesight: any
-#: darkness seen through; Decision: dim too), 24-VIS-10 (devil's sight: dim and darkness
+#: darkness seen through; Decision: dim too), 24-VIS-9 (devil's sight: dim and darkness
 #: seen normally): the light level over the target as an observer whose sense reaches sees
 #: it. The best of the senses that reach applies.
 LIGHT_AS_SEEN: dict[str, dict[str, str]] = {
