@@ -41,8 +41,8 @@ BEST_CORNER = [
         [wall("w", 250, 0, 250, 200)],
         [A, T_SOUTHEAST],
         "three-quarters",
-        3,
-        id="24-COV-3 one corner line passes the wall's end: three-quarters",
+        4,
+        id="24-COV-3 every line blocked, the wall's end passable: three-quarters",
     ),  # fmt: skip
     # DMG 2024's arrow slit: every corner line blocked, yet the attack can still reach.
     pytest.param(
