@@ -81,7 +81,7 @@ def seen_level(report: SenseReport) -> tuple[str, str | None]:
     The report's level, lifted by the best of ``LIGHT_AS_SEEN``'s senses that reach the
     target (in range, eyes open, the target visible to it: ``SenseReport.reaches``).
     """
-    level = report.light.level
+    level: str = report.light.level
     seen, lifted_by = level, None
     for sense, table in LIGHT_AS_SEEN.items():
         if report.reaches.get(sense) and LIGHT_RANK[table[level]] > LIGHT_RANK[seen]:
