@@ -18,7 +18,7 @@ import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RULESETS = ("dnd5e", "starfinder", "pf2e_variant")
+RULESETS = ("dnd5e", "starfinder", "pf2e_variant", "dnd2024", "pf2e")
 
 
 def _code_lines(source: str, node: ast.AST) -> int:

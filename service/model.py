@@ -55,7 +55,7 @@ LIGHT_LEVELS: tuple[LightLevel, ...] = get_args(LightLevel)  # darkest first
 
 #: Ids of the rule systems a request may name (``service.rules.REGISTRY``, which
 #: ``tests/project/test_layering.py`` checks against this list).
-RULESET_IDS: tuple[str, ...] = ("dnd5e", "pf2e-variant", "starfinder")
+RULESET_IDS: tuple[str, ...] = ("dnd5e", "pf2e-variant", "starfinder", "dnd2024", "pf2e")
 #: 5e damage types, as requests name them (``damage_types``; 5E-UW-9 looks for radiant).
 DAMAGE_TYPES: tuple[str, ...] = (
     "acid",

@@ -31,13 +31,15 @@ from typing import Any
 
 #: Rulesets a rule applies to, by its id's prefix (GEO: shared geometry, every ruleset).
 PREFIX_RULESETS = {
-    "GEO": ("dnd5e", "starfinder", "pf2e-variant"),
+    "GEO": ("dnd5e", "starfinder", "pf2e-variant", "dnd2024", "pf2e"),
     "SF": ("starfinder",),
     "5E": ("dnd5e",),
     "PV": ("pf2e-variant",),
+    "24": ("dnd2024",),
+    "PF2": ("pf2e",),
 }
 #: A rule id as answers cite it: ``GEO-5a``, ``SF-CON-6``, ``5E-UW-9``, ``PV-DET-9``.
-RULE_ID = re.compile(r"\b(?:GEO-\d+[a-z]?|(?:SF|5E|PV)-[A-Z]{2,3}-\d+[a-z]?)\b")
+RULE_ID = re.compile(r"\b(?:GEO-\d+[a-z]?|(?:SF|5E|PV|24|PF2)-[A-Z]{2,3}-\d+[a-z]?)\b")
 #: An entry's heading in docs/rules.md: ``### ID — title``.
 _HEADING = re.compile(r"^### (\S+) — (.+)$")
 _DECISION = "**Decision"
@@ -80,7 +82,9 @@ def _entry(rule_id: str, title: str, section: str, lines: list[str]) -> dict[str
         decisions.extend(rest)
     prefix = rule_id.split("-", 1)[0]
     if prefix not in PREFIX_RULESETS or not RULE_ID.fullmatch(rule_id):
-        raise ValueError(f"docs/rules.md: {rule_id!r} is not a rule id (GEO-n, SF-/5E-/PV-XXX-n)")
+        raise ValueError(
+            f"docs/rules.md: {rule_id!r} is not a rule id (GEO-n, SF-/5E-/PV-/24-/PF2-XXX-n)"
+        )
     rulesets = list(PREFIX_RULESETS[prefix])
     return {
         "id": rule_id,

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from service.errors import UnknownRuleset, shown
-from service.rules import dnd5e, pf2e_variant, starfinder
+from service.rules import dnd5e, dnd2024, pf2e, pf2e_variant, starfinder
 from service.rules.base import RuleSystem
 
-_SYSTEMS: tuple[RuleSystem, ...] = (starfinder.RULESET, dnd5e.RULESET, pf2e_variant.RULESET)
+_SYSTEMS: tuple[RuleSystem, ...] = (
+    starfinder.RULESET,
+    dnd5e.RULESET,
+    pf2e_variant.RULESET,
+    dnd2024.RULESET,
+    pf2e.RULESET,
+)
 REGISTRY: dict[str, RuleSystem] = {system.id: system for system in _SYSTEMS}
 
 

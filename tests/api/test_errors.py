@@ -134,10 +134,10 @@ CASES = [
         body(
             422,
             "Unprocessable Entity",
-            "Unknown ruleset 'gurps'; known: dnd5e, pf2e-variant, starfinder.",
+            "Unknown ruleset 'gurps'; known: dnd2024, dnd5e, pf2e, pf2e-variant, starfinder.",
             {
                 "json": {
-                    "ruleset": ["Unknown ruleset 'gurps'; known: dnd5e, pf2e-variant, starfinder."]
+                    "ruleset": ["Unknown ruleset 'gurps'; known: dnd2024, dnd5e, pf2e, pf2e-variant, starfinder."]
                 }
             },
         ),

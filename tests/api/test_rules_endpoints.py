@@ -13,7 +13,7 @@ SCENE = scene_dict([wall("w1", 250, -100, 250, 60)], [A, T_EAST, tok("C", 200, 3
 def test_rulesets_lists_all_three_with_option_defaults(client):
     body = client.get("/v1/rulesets").get_json()
     by_id = {r["id"]: r for r in body["rulesets"]}
-    assert set(by_id) == {"starfinder", "dnd5e", "pf2e-variant"}
+    assert set(by_id) == {"starfinder", "dnd5e", "pf2e-variant", "dnd2024", "pf2e"}
     assert by_id["starfinder"]["cover_degrees"] == [
         "none",
         "partial",
