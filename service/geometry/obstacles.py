@@ -5,7 +5,10 @@ obstacle the wall belongs to.
 
 ``wall_components`` labels every wall with its obstacle, once per wall index; ``points_on_walls``
 finds which points (wall ends) lie on which walls, compiled over the walls' cell grid with
-GEOS's point-segment distance in the same arithmetic.
+GEOS's point-segment distance in the same arithmetic. A run of many walls on one line, each
+overlapping the next (``MIN_RUN`` or more: 10,000 shifted copies of one wall), is one obstacle
+by itself and is tested as one segment, so its ends cost one pair each, not one per wall of
+the run.
 """
 
 from __future__ import annotations
@@ -18,8 +21,12 @@ from numpy.typing import NDArray
 
 from service.engine.tolerances import QUERY_TOL_PX
 from service.engine.walls import FloatArray, WallIndex
-from service.geometry.cells import segment_grid
+from service.geometry.cells import build_segment_grid
 from service.geometry.compiled import cell_of, grown_bool, grown_int, njit
+
+#: Walls on one line, each overlapping the run before it, from which they are joined as one
+#: segment in ``wall_components`` (a run shorter than this is tested wall by wall).
+MIN_RUN = 8
 
 
 def wall_components(index: WallIndex) -> NDArray[np.int64]:
@@ -48,7 +55,12 @@ def wall_components(index: WallIndex) -> NDArray[np.int64]:
         flat = index.coords.reshape(-1, 2)
         points, first, at = np.unique(flat, axis=0, return_index=True, return_inverse=True)
         at = at.ravel()
-        p, w = points_on_walls(index, points)
+        member, head, tested, owner = _runs_as_one(index.coords)
+        if len(member):  # long runs of overlapping collinear walls: one segment each
+            p, s = _points_on_segments(tested, points, None)
+            w = owner[s]
+        else:
+            p, w = points_on_walls(index, points)
         # An end lying on its own wall joins nothing: the pair counts when some end at the
         # point belongs to another wall.
         ends_here = np.bincount(at, minlength=len(points))[p]
@@ -56,8 +68,8 @@ def wall_components(index: WallIndex) -> NDArray[np.int64]:
         keep = ends_here > own
         p, w = p[keep], w[keep]
         end_node = node.ravel()
-        u = np.concatenate([node[:, 0], end_node[first[p]]])
-        v = np.concatenate([node[:, 1], node[w, 0]])
+        u = np.concatenate([node[:, 0], end_node[first[p]], node[member, 0]])
+        v = np.concatenate([node[:, 1], node[w, 0], node[head, 0]])
         root = _union_find(u, v, int(node.max()) + 1)
         labels = root[node[:, 0]]
     else:
@@ -86,11 +98,23 @@ def points_on_walls(
     distance decides, compiled in the same arithmetic; only the pairs within a rounding
     margin of the tolerance are asked of GEOS. Cost: O(pairs whose boxes meet).
     """
+    return _points_on_segments(index.coords, points, index.tree)
+
+
+def _points_on_segments(
+    coords: FloatArray, points: FloatArray, tree: shapely.STRtree | None
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``points_on_walls`` against the segments ``coords`` (m, 4) px.
+
+    ``tree``: an ``STRtree`` of those segments for the pairs within a rounding margin of the
+    tolerance (``None``: made when some pair needs it).
+    """
     points = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)
-    grid = segment_grid(index)
+    coords = np.ascontiguousarray(coords, dtype=np.float64)
+    grid = build_segment_grid(coords)
     e, w, sure = _near_ends(
         points,
-        np.ascontiguousarray(index.coords, dtype=np.float64),
+        coords,
         grid.x0,
         grid.y0,
         grid.cell,
@@ -102,8 +126,10 @@ def points_on_walls(
     )
     unsure = np.flatnonzero(~sure)
     if len(unsure):  # within a rounding margin of the tolerance: GEOS's own query decides
+        if tree is None:
+            tree = shapely.STRtree(shapely.linestrings(coords.reshape(-1, 2, 2)))
         asked = np.unique(e[unsure])
-        qe, qw = index.tree.query(
+        qe, qw = tree.query(
             shapely.points(points[asked]), predicate="dwithin", distance=QUERY_TOL_PX
         )
         found = set(zip(asked[qe].tolist(), qw.tolist(), strict=True))
@@ -113,6 +139,95 @@ def points_on_walls(
         ]
         e, w = e[keep], w[keep]
     return _sorted_pairs(e, w)
+
+
+def _runs_as_one(
+    coords: FloatArray,
+) -> tuple[NDArray[np.intp], NDArray[np.intp], FloatArray, NDArray[np.intp]]:
+    """The long runs of overlapping collinear walls, and the segments to test instead.
+
+    Walls on one line (direction to 1e-14, offset to ``QUERY_TOL_PX`` / 16) sorted along it
+    join a run while each starts clearly inside the run so far (by more than twice the
+    tolerance): an end of each lies on a wall before it, so the run is one obstacle. A run
+    of ``MIN_RUN`` walls or more is tested as one segment, from its first end to its last.
+
+    Returns
+    -------
+    member, head : ndarray of shape (r,), int
+        Each wall of a long run and the run's first wall (joined in the union-find).
+    tested : ndarray of shape (m, 4)
+        px: the walls outside long runs, then one segment per long run (empty ``member``:
+        nothing to do, the walls are tested as they are).
+    owner : ndarray of shape (m,), int
+        The wall each tested segment stands for (a run's first wall).
+
+    Cost: O(n log n).
+    """
+    n = len(coords)
+    nothing = np.empty(0, dtype=np.intp)
+    d = coords[:, 2:] - coords[:, :2]
+    length = np.hypot(d[:, 0], d[:, 1])
+    live = np.flatnonzero(length > 0)
+    if len(live) < MIN_RUN:
+        return nothing, nothing, coords, np.arange(n)
+    u = d[live] / length[live, None]
+    flip = (u[:, 0] < 0) | ((u[:, 0] == 0) & (u[:, 1] < 0))
+    u[flip] = -u[flip]
+    c = coords[live]
+    offset = c[:, 1] * u[:, 0] - c[:, 0] * u[:, 1]
+    along = np.column_stack(
+        [c[:, 0] * u[:, 0] + c[:, 1] * u[:, 1], c[:, 2] * u[:, 0] + c[:, 3] * u[:, 1]]
+    )
+    lo, hi = along.min(axis=1), along.max(axis=1)
+    key = np.column_stack([np.round(u * 1e14), np.round(offset / (QUERY_TOL_PX / 16))])
+    order = np.lexsort((lo, key[:, 2], key[:, 1], key[:, 0]))
+    same = np.zeros(len(order), dtype=np.bool_)
+    same[1:] = (key[order[1:]] == key[order[:-1]]).all(axis=1)
+    start = _run_starts(same, lo[order], hi[order], 2 * QUERY_TOL_PX)
+    sizes = np.bincount(start, minlength=len(order))
+    long = sizes[start] >= MIN_RUN
+    if not long.any():
+        return nothing, nothing, coords, np.arange(n)
+    at = np.flatnonzero(long)  # positions in the sorted order
+    member, head = live[order[at]], live[order[start[at]]]
+    heads, run_of = np.unique(head, return_inverse=True)
+    # Each long run's segment: from the end farthest back to the end farthest on.
+    ends, along_u = coords[member], u[order[at]]
+    t0 = ends[:, 0] * along_u[:, 0] + ends[:, 1] * along_u[:, 1]
+    t1 = ends[:, 2] * along_u[:, 0] + ends[:, 3] * along_u[:, 1]
+    forward = (t0 <= t1)[:, None]
+    back = np.where(forward, ends[:, :2], ends[:, 2:])
+    on = np.where(forward, ends[:, 2:], ends[:, :2])
+    runs = np.arange(len(heads))
+    by_back = np.lexsort((np.minimum(t0, t1), run_of))
+    by_on = np.lexsort((-np.maximum(t0, t1), run_of))
+    first = by_back[np.searchsorted(run_of[by_back], runs)]
+    last = by_on[np.searchsorted(run_of[by_on], runs)]
+    rest = np.setdiff1d(np.arange(n), member)
+    tested = np.concatenate([coords[rest], np.column_stack([back[first], on[last]])])
+    return member, head, tested, np.concatenate([rest, heads])
+
+
+@njit(cache=True, nogil=True)
+def _run_starts(
+    same: NDArray[np.bool_], lo: NDArray[np.float64], hi: NDArray[np.float64], margin: float
+) -> NDArray[np.int64]:  # pragma: no cover - compiled
+    """Each sorted wall's run: the position of the run's first wall, shape (k,).
+
+    A wall joins the run before it when it is on the same line (``same``) and starts more
+    than ``margin`` inside the run's reach so far.
+    """
+    k = lo.shape[0]
+    out = np.zeros(k, dtype=np.int64)
+    reach = -np.inf
+    for i in range(k):
+        if i > 0 and same[i] and lo[i] < reach - margin:
+            out[i] = out[i - 1]
+            reach = max(reach, hi[i])
+        else:
+            out[i] = i
+            reach = hi[i]
+    return out
 
 
 def _sorted_pairs(
