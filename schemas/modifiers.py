@@ -1,6 +1,6 @@
 """Request and response bodies of ``POST /v1/modifiers/{gravity,underwater,range}``.
 
-Contract: ``shared/API.md`` "Modifiers". Requests are strict: unknown fields, numbers in
+Contract: ``docs/api.md`` (Modifiers). Requests are strict: unknown fields, numbers in
 strings, booleans given as numbers, NaN and infinities are rejected with their field path.
 Each request's ``post_load`` returns the keyword arguments of the rule function (in
 ``service.rules.dnd5e`` or ``service.rules.pf2e_variant``) its view calls, so the views stay

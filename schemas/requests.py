@@ -1,4 +1,4 @@
-"""Request bodies of the HTTP API (``shared/API.md``)."""
+"""Request bodies of the HTTP API (``docs/api.md``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from schemas.common import MAX_CORNER_INSET, MAX_DAMAGE, Number, PointList, poin
 from schemas.scene import Flag, SceneSchema, StrictSchema
 from service import model
 
-SCENE_DOC = "Canonical scene (shared/DESIGN.md); give either `scene` or `scene_id`."
+SCENE_DOC = "Canonical scene (the `Scene` schema, docs/api.md); give either `scene` or `scene_id`."
 
 
 class SceneRefSchema(StrictSchema):
@@ -123,7 +123,7 @@ class SceneUploadSchema(StrictSchema):
         SceneSchema,
         load_default=None,
         allow_none=True,
-        metadata={"description": "Canonical scene (shared/DESIGN.md)."},
+        metadata={"description": "Canonical scene (the `Scene` schema, docs/api.md)."},
     )
     format = fields.String(
         load_default=None,

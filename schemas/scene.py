@@ -1,4 +1,4 @@
-"""Marshmallow schema of the canonical scene (``shared/DESIGN.md``, "Canonical scene").
+"""Marshmallow schema of the canonical scene (``docs/api.md``, "Scene").
 
 ``SceneSchema().load(data)`` validates a scene dict (JSON values: dicts, lists, strings,
 numbers, booleans, null) and returns a ``service.model.Scene``; it also takes the scene that

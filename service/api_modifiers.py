@@ -5,7 +5,7 @@ Thin views: flask-smorest loads the request schema of the operation
 arguments of one rule function of the ruleset owning the rules (``rules.dnd5e.gravity``,
 ``rules.dnd5e.underwater``, ``rules.pf2e_variant.range_increments``); the view calls the
 operation and its
-response schema dumps the frozen result. Contract: ``shared/API.md`` "Modifiers".
+response schema dumps the frozen result. Contract: ``docs/api.md`` (Modifiers).
 Registered by the app factory with ``api.register_blueprint(api_modifiers.blp)``.
 """
 
@@ -25,7 +25,7 @@ blp = Blueprint(
     __name__,
     url_prefix="/v1/modifiers",
     description="Environment modifiers: abnormal gravity and underwater combat (dnd5e), "
-    "range bands and increments (pf2e-variant). Contract: shared/API.md 'Modifiers'.",
+    "range bands and increments (pf2e-variant). Contract: docs/api.md, Modifiers.",
 )
 
 ERROR_422 = "Invalid request (field path in errors.json), or a ruleset without these rules"

@@ -19,8 +19,11 @@ export const TEMPLATES = {
 export const SYSTEM_RULESETS = {
   dnd5e: "dnd5e",
   sfrpg: "starfinder",
-  pf2e: "pf2e-variant",
+  pf2e: "pf2e",
 };
+
+/** The ruleset of dnd5e worlds on the modern (2024) rules (the system's `rulesVersion`). */
+export const MODERN_DND5E_RULESET = "dnd2024";
 
 /** Ruleset used when the game system has no entry in SYSTEM_RULESETS. */
 export const FALLBACK_RULESET = "dnd5e";
@@ -43,6 +46,7 @@ export const BEHAVIOR_TYPE = `${MODULE_ID}.environment`;
  * @param {string|undefined} systemId  `game.system.id`
  * @returns {string} a ruleset id of `GET /v1/rulesets`
  */
-export function rulesetForSystem(systemId) {
+export function rulesetForSystem(systemId, rulesVersion = null) {
+  if (systemId === "dnd5e" && rulesVersion === "modern") return MODERN_DND5E_RULESET;
   return SYSTEM_RULESETS[systemId] ?? FALLBACK_RULESET;
 }

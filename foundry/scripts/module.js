@@ -102,7 +102,13 @@ export class SightlineModule {
     const menu = foundry?.applications?.api?.ApplicationV2
       ? rulesMenuClass({ foundry, client: () => this.makeClient(), game, notifier: this.notifier })
       : null;
-    registerSettings({ settings: game.settings, systemId: game.system?.id, menu, onChange: (key) => this.settingChanged(key) });
+    registerSettings({
+      settings: game.settings,
+      systemId: game.system?.id,
+      rulesVersion: dnd5eRulesVersion(game),
+      menu,
+      onChange: (key) => this.settingChanged(key),
+    });
     Hooks.on("targetToken", (user, token, targeted) => this.targeted(user, token, targeted));
     Hooks.on("createChatMessage", (message) => this.chatMessage(message));
     const generation = game.release?.generation ?? 12;
@@ -550,5 +556,15 @@ export class SightlineModule {
         onChange: () => tool.run(),
       };
     }
+  }
+}
+
+/** dnd5e's `rulesVersion` world setting ("modern" or "legacy"), or null without it. */
+export function dnd5eRulesVersion(game) {
+  if (game.system?.id !== "dnd5e") return null;
+  try {
+    return game.settings.get("dnd5e", "rulesVersion") ?? null;
+  } catch {
+    return null; // an older dnd5e: no such setting, the legacy rules
   }
 }

@@ -42,10 +42,11 @@ export const DEFAULT_URL = "http://127.0.0.1:8000";
  * @param {object} deps
  * @param {object} deps.settings   `game.settings`
  * @param {string} deps.systemId   `game.system.id`
+ * @param {string|null} deps.rulesVersion  dnd5e's `rulesVersion` setting ("modern" → dnd2024)
  * @param {Function} [deps.menu]   the rules menu class (absent in tests without ApplicationV2)
  * @param {Function} [deps.onChange] called with the key of any setting that changes
  */
-export function registerSettings({ settings, systemId, menu = null, onChange = () => {} }) {
+export function registerSettings({ settings, systemId, rulesVersion = null, menu = null, onChange = () => {} }) {
   const common = (key) => ({ scope: "world", onChange: () => onChange(key) });
   settings.register(MODULE_ID, SETTINGS.url, {
     ...common(SETTINGS.url),
@@ -122,7 +123,7 @@ export function registerSettings({ settings, systemId, menu = null, onChange = (
     ...common(SETTINGS.ruleset),
     config: false,
     type: String,
-    default: rulesetForSystem(systemId),
+    default: rulesetForSystem(systemId, rulesVersion),
   });
   settings.register(MODULE_ID, SETTINGS.options, {
     ...common(SETTINGS.options),

@@ -337,7 +337,7 @@ describe("errors as notifications", () => {
 describe("settings", () => {
   test("world settings, ruleset by game system", async (t) => {
     if (skip(t)) return;
-    for (const [system, ruleset] of [["dnd5e", "dnd5e"], ["sfrpg", "starfinder"], ["pf2e", "pf2e-variant"], ["swade", "dnd5e"]]) {
+    for (const [system, ruleset] of [["dnd5e", "dnd5e"], ["sfrpg", "starfinder"], ["pf2e", "pf2e"], ["swade", "dnd5e"]]) {
       const m = await setup({ systemId: system });
       assert.equal(m.module.settings.ruleset, ruleset, system);
       m.module.sync.stop();

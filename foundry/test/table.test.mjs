@@ -335,7 +335,7 @@ describe("cover applied to the roll", () => {
     const m = await client({ systemId: "pf2e", extra: { fromUuid: async (uuid) => (uuid.endsWith("I9lfZUiCwMiGogVi") ? pf2eCoverEffect() : null) } });
     for (const d of m.canvas.scene.tokens.contents) d.actor = pf2eActor({ name: d.name });
     for (const p of m.canvas.tokens.placeables) p.actor = p.document.actor;
-    assert.equal(m.module.settings.ruleset, "pf2e-variant");
+    assert.equal(m.module.settings.ruleset, "pf2e");
     m.control(ARCHER);
     m.target(GOBLIN);
     await settle(TARGETING_DEBOUNCE_MS + 20);
@@ -460,7 +460,7 @@ test("init registers the region behaviour's data model and the ApplicationV2 rul
     const form = await new Menu().render();
     assert.equal(form.element.tagName, "FORM");
     const options = [...form.element.querySelectorAll("select[name=ruleset] option")].map((o) => o.value);
-    assert.deepEqual(options.sort(), ["dnd5e", "pf2e-variant", "starfinder"]);
+    assert.deepEqual(options.sort(), ["dnd2024", "dnd5e", "pf2e", "pf2e-variant", "starfinder"]);
     await form.submit({ ruleset: "starfinder" });
     assert.equal(m.game.settings.get(MODULE_ID, "ruleset"), "starfinder");
   } finally {

@@ -23,7 +23,7 @@ from service.engine.walls import FloatArray, WallGrid, WallIndex, build_grid, in
 from service.geometry import walk, wall_tests
 from service.geometry.bands import as_bands
 from service.geometry.creature_tests import creature_hits
-from service.geometry.obstacles import wall_components
+from service.geometry.obstacles import MIN_RUN, wall_components
 from service.geometry.surfaces import surface_blocked
 from service.geometry.walk import estimate_tests
 from service.geometry.wall_tests import Extras, Verdicts
@@ -596,3 +596,6 @@ def warm_up() -> None:
     for listing in (True, False):
         trace(meeting, np.array([[0.0, 100.0, 300.0, 100.0]]), TraceSpec(with_blockers=listing))
     estimate_tests(wall_density(meeting.coords), np.array([[0.0, 100.0, 300.0, 100.0]]))
+    # A run of collinear walls joined as one obstacle (``obstacles.MIN_RUN``, GEO-6).
+    run = [Wall(f"r{k}", (k * 0.1, 0.0, k * 0.1 + 10.0, 0.0)) for k in range(MIN_RUN)]
+    wall_components(index_walls(run, 20.0))
