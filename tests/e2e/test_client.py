@@ -67,7 +67,9 @@ def test_client_imports_no_flask_marshmallow_shapely_numpy():
 def test_health_and_rulesets(client):
     assert client.health()["status"] == "ok"
     ids = {r["id"] for r in client.rulesets()["rulesets"]}
-    assert ids == {"dnd5e", "starfinder", "pf2e-variant"}
+    from service.model import RULESET_IDS
+
+    assert ids == set(RULESET_IDS) == {"dnd5e", "dnd2024", "starfinder", "pf2e", "pf2e-variant"}
 
 
 def test_cover_uploads_the_scene_once_then_sends_its_id(client, recorder):
