@@ -179,8 +179,10 @@ def list_entries(
     values : list
         The collection.
     where : str
-        Path of the collection in warnings; each skipped entry is warned about as
-        ``"<where>[<index>]: <kind> entry skipped"``.
+        Path of the collection in warnings. A lone skipped entry of its kind is warned about
+        as ``"<where>[<index>]: <kind> entry skipped"``; several of one kind (471 null walls)
+        give one summary warning with their count and first indices (FORMATS.md A: one
+        warning per kind, not one per entry).
     warn : callable
         Receives each warning.
     kind : type
@@ -191,11 +193,17 @@ def list_entries(
     tuple of (int, object)
         The index of each kept entry and the entry.
     """
+    skipped: dict[str, list[int]] = {}
     for i, entry in enumerate(values):
         if isinstance(entry, kind):
             yield i, entry
         else:
-            warn(f"{where}[{i}]: {kind_name(entry)} entry skipped")
+            skipped.setdefault(kind_name(entry), []).append(i)
+    for name, indices in skipped.items():
+        if len(indices) == 1:
+            warn(f"{where}[{indices[0]}]: {name} entry skipped")
+        else:
+            warn(f"{where}: {len(indices)} {name} entries skipped (indices {short_list(indices)})")
 
 
 def read_bool(

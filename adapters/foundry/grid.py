@@ -312,6 +312,8 @@ def read_environment(doc: Mapping, ctx: Context) -> tuple[dict, float | None, Gl
     its range or under its threshold) the whole scene is lit — bright, or dim when a v12+
     global light is not in bright mode; without it, every place no light reaches is dark
     (the darkness level only tints the canvas). The raw darkness goes into ``stats``.
+    A scene with ``tokenVision: false`` restricts no vision: it is ambient ``bright``, with a
+    warning (FORMATS.md pitfall 14).
     """
     env = doc.get("environment")
     bright_mode = True
@@ -332,4 +334,10 @@ def read_environment(doc: Mapping, ctx: Context) -> tuple[dict, float | None, Gl
         darkness = None
     level = 0 if darkness is None else darkness
     global_light = GlobalLight(enabled, finite_number(threshold), bright_mode)
+    if doc.get("tokenVision") is False:
+        ctx.warn(
+            "tokenVision: false (the scene restricts no vision: players see everything), "
+            "imported as ambient bright light"
+        )
+        return canonical_environment("bright"), darkness, global_light
     return canonical_environment(global_light.light_at(level)), darkness, global_light

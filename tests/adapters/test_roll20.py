@@ -526,6 +526,7 @@ def graphic(**kw) -> dict:
         "id": "g0",
         "type": "image",
         "name": "Orc",
+        "represents": "-charOrc",
         "layer": "objects",
         "left": 105,
         "top": 105,
