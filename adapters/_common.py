@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from service.model import MAX_COORD_PX, size_from_width
+from service.model import MAX_COORD_PX, SPACE_UNIT_NAMES, size_from_width
 
 #: Decimals ``clean`` keeps: 1e-6 px (or squares) is float noise, far below any visible size.
 CLEAN_DECIMALS = 6
@@ -39,6 +39,7 @@ UNITS = {
     "meters": "m",
     "metre": "m",
     "metres": "m",
+    **dict.fromkeys(SPACE_UNIT_NAMES, "squares"),
 }
 
 #: Wall restrictions of a wall that blocks movement, sight, light and sound.
@@ -241,7 +242,7 @@ def read_bool(
 
 
 def grid_units(value: object, where: str, warn: Warn) -> str:
-    """Canonical grid unit (``"ft"`` or ``"m"``) of a unit name.
+    """Canonical grid unit (``"ft"``, ``"m"`` or ``"squares"``) of a unit name.
 
     Parameters
     ----------
@@ -255,13 +256,21 @@ def grid_units(value: object, where: str, warn: Warn) -> str:
     Returns
     -------
     str
-        ``"ft"`` or ``"m"``; ``"ft"`` (with a warning) for anything else.
+        ``"ft"`` or ``"m"``; ``"squares"`` for a blank unit, a count of spaces
+        (``squares``, ``hexes`` ...) or an unknown unit, which counts the scene in spaces
+        (GEO-8 "scenes counted in squares": 1 space = 5 ft), with a warning saying so.
     """
     key = value.strip().lower() if isinstance(value, str) else None
     if key in UNITS:
-        return UNITS[key]
-    warn(f"{where}: {value!r} is not feet or metres, kept as 'ft'")
-    return "ft"
+        unit = UNITS[key]
+        if unit == "squares":
+            warn(f"{where}: {value!r}: the scene counts in spaces, 1 space = 5 ft (GEO-8)")
+        return unit
+    warn(
+        f"{where}: {value!r} is not feet or metres: the scene counts in spaces, "
+        "1 space = 5 ft (GEO-8)"
+    )
+    return "squares"
 
 
 def diagonal_rule(

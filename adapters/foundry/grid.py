@@ -208,18 +208,22 @@ def _hex_size(doc: Mapping, size_px: float, object_grid: bool, read: dict[str, s
 
 
 def _units(value: object, where: str, ctx: Context) -> str:
-    """Canonical unit; Foundry's blank and foreign spellings assumed with a warning."""
+    """Canonical unit; foreign spellings assumed with a warning.
+
+    A blank unit or a count of spaces (Lancer: blank, 1 unit a hex) counts in spaces (GEO-8,
+    FORMATS.md pitfall 17).
+    """
     key = value.strip().lower() if isinstance(value, str) else None
-    if key in UNITS:
+    if key in UNITS and UNITS[key] != "squares":
         return UNITS[key]
     if key in ASSUMED_UNITS:
         unit, why = ASSUMED_UNITS[key]
         ctx.warn(f"{where}: {value!r} read as {unit!r} ({why})")
         return unit
-    if key == "" or value is None:
+    if value is None:
         ctx.warn(f"{where}: no unit given, 'ft' assumed (distances stay in grid units)")
         return "ft"
-    return grid_units(value, where, ctx.warn)
+    return grid_units(value, where, ctx.warn)  # blank or spaces: counted in spaces (GEO-8)
 
 
 def _diagonals(

@@ -116,8 +116,22 @@ def cover(
     check_token_options(geo.scene, options, TOKEN_OPTIONS["cover"])
     pairs = [(attacker, t) for t in targets]
     answers = cover_all(system, geo, pairs, attack, options, budget=budget)
-    results = [_flag_hidden(geo.scene, r) for r in answers]
+    results = [_in_spaces(geo.scene, _flag_hidden(geo.scene, r)) for r in answers]
     return {"ruleset": system.id, "attacker": args.get("attacker"), "results": results}
+
+
+#: GEO-8 "scenes counted in squares": what an answer on such a scene says.
+SPACES_NOTE = (
+    "GEO-8: the scene counts in spaces (grid.units squares): 1 space = 5 ft for every rule "
+    "distance and creature height"
+)
+
+
+def _in_spaces(scene: Scene, result: Any) -> Any:
+    """Say so when the scene counts in spaces (GEO-8): its distances are not feet."""
+    if scene.grid.units != "squares":
+        return result
+    return dataclasses.replace(result, notes=(*result.notes, SPACES_NOTE))
 
 
 def _flag_hidden(scene: Scene, result: Any) -> Any:
@@ -151,6 +165,7 @@ def vision(
     options = ruleset_options(system, args["options"], schemas=(rq.VisionOptionsSchema,))
     check_token_options(geo.scene, options, TOKEN_OPTIONS["vision"])
     results = vision_all(system, geo, [(observer, t) for t in targets], options, budget)
+    results = [_in_spaces(geo.scene, r) for r in results]
     return {"ruleset": system.id, "observer": observer.id, "results": results}
 
 

@@ -1064,13 +1064,11 @@ UNITS = [
         id="schritt",
     ),
     pytest.param(
-        "",
-        "ft",
-        ["grid.units: no unit given, 'ft' assumed (distances stay in grid units)"],
-        id="blank",
-    ),
+        "", "squares", ["grid.units: '': the scene counts in spaces, 1 space = 5 ft (GEO-8)"], id="blank"
+    ),  # GEO-8, FORMATS pitfall 17
+    pytest.param("squares", "squares", ["grid.units: 'squares': the scene counts in spaces, 1 space = 5 ft (GEO-8)"], id="squares"),
     pytest.param(
-        "squares", "ft", ["grid.units: 'squares' is not feet or metres, kept as 'ft'"], id="other"
+        "parsecs", "squares", ["grid.units: 'parsecs' is not feet or metres: the scene counts in spaces, 1 space = 5 ft (GEO-8)"], id="other"
     ),
     pytest.param(
         None,
