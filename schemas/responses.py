@@ -195,10 +195,16 @@ class VisionResultSchema(Schema):
     obscurement = fields.String(metadata={"description": "dnd5e: none|light|heavy"})
     perception_disadvantage = fields.Boolean()
     detection = fields.String(
-        metadata={"description": "pf2e-variant: observed|hidden|undetected|unnoticed"}
+        allow_none=True,
+        metadata={
+            "description": "pf2e-variant: observed|hidden|undetected|unnoticed; null in the "
+            "other rulesets"
+        },
     )
     concealed = fields.Boolean()
-    flat_check_dc = fields.Integer(allow_none=True)
+    flat_check_dc = fields.Integer(
+        allow_none=True, metadata={"description": "pf2e-variant: null|5|11; null elsewhere"}
+    )
     off_guard = fields.Boolean()
     save_disadvantage_levels = fields.Integer()
     auditory_flat_check_dc = fields.Integer(allow_none=True)

@@ -89,7 +89,9 @@ class VisionResult:
     their neutral value (dnd5e: ``obscurement``, ``perception_disadvantage``; starfinder:
     ``concealment``, ``miss_chance``; pf2e-variant: ``detection``, ``concealed``,
     ``flat_check_dc``, ``off_guard``, ``save_disadvantage_levels``,
-    ``auditory_flat_check_dc``). ``distance`` is in grid units (GEO-8).
+    ``auditory_flat_check_dc``). ``detection`` and ``flat_check_dc`` are None outside
+    pf2e-variant (API.md: a neutral "observed" would claim what was not seen).
+    ``distance`` is in grid units (GEO-8).
     """
 
     target: str
@@ -102,7 +104,7 @@ class VisionResult:
     rules: tuple[str, ...]
     obscurement: str = "none"
     perception_disadvantage: bool = False
-    detection: str = "observed"
+    detection: str | None = None
     concealed: bool = False
     flat_check_dc: int | None = None
     off_guard: bool = False

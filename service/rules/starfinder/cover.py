@@ -41,7 +41,7 @@ from service.rules.planning import Asked, Plan, Sampling, plan_pairs
 from service.rules.rulings import Ruling, rulings
 from service.rules.starfinder.concealment import cover_concealment
 from service.rules.starfinder.flanking import DIAGONALS, flanking
-from service.rules.starfinder.obstacles import wall_choices
+from service.rules.starfinder.obstacles import low_obstacle_notes, wall_choices
 from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, vision
 from service.senses import SenseOrder
 
@@ -288,8 +288,14 @@ class Starfinder:
         area = asked.attack.kind == "area"
         degree, facts, measured = _degree(best_rank, loe_clear, partial, area)
         said, notes = rulings(DEGREE_RULINGS, facts, {"measured": measured})
-        rules, notes = ["SF-COV-1", *said], [*asked.plan.notes.get(r, ()), *notes]
         box = tuple(asked.plan.source_boxes[r].tolist())
+        traced = asked.measured[r].lines(built.walls, lines)
+        set_aside = low_obstacle_notes(
+            built, box, built.token_boxes[target.id], _wall_mask(asked, r),
+            [(t.start, t.end) for t in traced],
+        )  # type: ignore[arg-type]  # fmt: skip
+        rules = ["SF-COV-1", *said]
+        notes = [*asked.plan.notes.get(r, ()), *set_aside, *notes]
         found, chance = cover_concealment(
             built, attacker, target, asked.attack, box, lambda: asked.plan.pairs.points(r),
             options, rules, (degree == "total", loe_clear, los_clear),
@@ -310,7 +316,7 @@ class Starfinder:
             can_target=degree != "total",
             line_of_effect=loe_clear,
             rules=rule_ids((*rules, *(m.rule for m in modifiers))),
-            lines=asked.measured[r].lines(built.walls, lines),
+            lines=traced,
             notes=tuple(notes),
             concealment=found,
             miss_chance=chance,
@@ -341,3 +347,10 @@ class Starfinder:
 
 
 RULESET = Starfinder()
+
+
+def _wall_mask(asked: Asked, r: int) -> NDArray[np.bool_] | None:
+    """The walls pair ``r`` traced (its ``WallChoice``'s mask; None: every wall)."""
+    pairs = asked.plan.pairs
+    choice = 0 if pairs.wall_choice is None else int(pairs.wall_choice[r])
+    return pairs.walls[choice].wall_mask
