@@ -142,6 +142,13 @@ class RulesetSchema(Schema):
     )
     options = fields.Dict(keys=fields.String(), values=fields.Nested(OptionSchema))
     capabilities = fields.List(fields.String())
+    conditions = fields.List(
+        fields.String(),
+        metadata={
+            "description": "The token conditions the ruleset reads (GEO-12); others are "
+            "ignored and named in an answer's notes."
+        },
+    )
 
 
 class RulesetsSchema(Schema):

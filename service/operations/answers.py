@@ -49,6 +49,7 @@ from service.rules.ask import cover_all, vision_all
 from service.rules.base import Attack, FlankingRule
 from service.rules.dnd5e import gravity as dnd5e_gravity
 from service.rules.dnd5e import underwater as dnd5e_underwater
+from service.rules.options import unknown_conditions
 from service.rules.pf2e_variant import range_increments as pf2e_range
 
 __all__ = [
@@ -116,8 +117,17 @@ def cover(
     check_token_options(geo.scene, options, TOKEN_OPTIONS["cover"])
     pairs = [(attacker, t) for t in targets]
     answers = cover_all(system, geo, pairs, attack, options, budget=budget)
-    results = [_in_spaces(geo.scene, _flag_hidden(geo.scene, r)) for r in answers]
+    results = [
+        _unknown(system, pair, _in_spaces(geo.scene, _flag_hidden(geo.scene, r)))
+        for pair, r in zip(pairs, answers, strict=True)
+    ]
     return {"ruleset": system.id, "attacker": args.get("attacker"), "results": results}
+
+
+def _unknown(system: rules.RuleSystem, pair: tuple[Any, Any], result: Any) -> Any:
+    """Name the pair's conditions outside the ruleset's vocabulary in ``notes`` (GEO-12)."""
+    said = unknown_conditions(system.conditions, [t for t in pair if t is not None])
+    return dataclasses.replace(result, notes=(*result.notes, *said)) if said else result
 
 
 #: GEO-8 "scenes counted in squares": what an answer on such a scene says.
@@ -165,7 +175,10 @@ def vision(
     options = ruleset_options(system, args["options"], schemas=(rq.VisionOptionsSchema,))
     check_token_options(geo.scene, options, TOKEN_OPTIONS["vision"])
     results = vision_all(system, geo, [(observer, t) for t in targets], options, budget)
-    results = [_in_spaces(geo.scene, r) for r in results]
+    results = [
+        _unknown(system, pair, _in_spaces(geo.scene, r))
+        for pair, r in zip([(observer, t) for t in targets], results, strict=True)
+    ]
     return {"ruleset": system.id, "observer": observer.id, "results": results}
 
 

@@ -146,6 +146,8 @@ class RuleSystem(Protocol):
     senses: SenseOrder
     #: Endpoints beyond cover, vision, lighting and lines (e.g. ``modifiers/flanking``).
     extra_capabilities: tuple[str, ...]
+    #: The token conditions the ruleset reads (GEO-12); others are named in ``notes``.
+    conditions: frozenset[str]
 
     def cover_measure(
         self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool

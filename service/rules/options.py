@@ -25,9 +25,34 @@ from service.engine.scene import BuiltScene
 from service.geometry.questions import Pairs
 from service.model import Token
 from service.rules.base import OptionSpec
+from service.senses.reach import SENSE_CONDITIONS
 
 #: Conditions that make a creature no cover under ``ignore_prone_or_dead``.
 DOWN_CONDITIONS = frozenset({"prone", "dead"})
+#: Conditions that put a creature out of every line, whatever the options (GEO-12:
+#: ``ethereal`` blocks nothing and gives no cover; ``burrowing`` is under the ground).
+ELSEWHERE_CONDITIONS = frozenset({"ethereal", "burrowing"})
+
+#: The conditions every ruleset knows (GEO-12): those the perception reads, and those the
+#: obstacle options read. A ruleset adds its own (``RuleSystem.conditions``).
+COMMON_CONDITIONS = SENSE_CONDITIONS | DOWN_CONDITIONS | ELSEWHERE_CONDITIONS
+
+
+def unknown_conditions(conditions: frozenset[str], tokens: list[Token]) -> list[str]:
+    """One GEO-12 note per condition of ``tokens`` outside ``conditions``, in token order.
+
+    A condition the rules do not know is ignored, and said so (never silently).
+    """
+    notes = []
+    for tok in tokens:
+        for name in dict.fromkeys(tok.conditions):
+            if name not in conditions:
+                notes.append(
+                    f"GEO-12: condition {name!r} of {tok.id} is not in this ruleset's "
+                    "vocabulary (GET /v1/rulesets): ignored"
+                )
+    return notes
+
 
 #: Option -> the tokens it leaves out of every obstacle.
 OBSTACLE_OPTIONS: dict[str, Callable[[Token], bool]] = {
@@ -63,10 +88,13 @@ GM_OPTIONS: dict[str, OptionSpec] = {
 
 
 def set_aside(built: BuiltScene, options: dict[str, Any]) -> frozenset[str]:
-    """Ids of the tokens that the options given leave out of every obstacle."""
+    """Ids of the tokens left out of every obstacle.
+
+    Those the options given set aside, and the ethereal and burrowing creatures always
+    (GEO-12).
+    """
     tests = [test for name, test in OBSTACLE_OPTIONS.items() if options.get(name)]
-    if not tests:
-        return frozenset()
+    tests.append(lambda tok: not ELSEWHERE_CONDITIONS.isdisjoint(tok.conditions))
     return frozenset(tok.id for tok in built.scene.tokens if any(t(tok) for t in tests))
 
 

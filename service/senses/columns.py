@@ -31,7 +31,7 @@ from service.senses.darkness import darkness_cuts
 from service.senses.distances import big_hexes, pair_distances
 from service.senses.lines import measure_lines, pair_bands
 from service.senses.obscurement import wholly_inside
-from service.senses.reach import LIGHT_CODE, sense_reaches
+from service.senses.reach import LIGHT_CODE, sense_reaches, underground
 
 #: Each distinct light sample asked: the target, the observer whose private light shines
 #: there (else ``None``) and the lights shining.
@@ -105,6 +105,7 @@ class SenseColumns:
         extents = np.array([built.span(t) for t in tokens], dtype=np.float64).reshape(-1, 2)
         measured = measure_lines(built, boxes, extents, rows, budget, listed=listed)
         clear = np.stack([m[1] for m in measured])
+        clear[:2] &= ~underground(tokens, rows)  # GEO-12: no sight or effect to a burrower
         distance = pair_distances(built, pairs, diagonals, (tokens, rows))
         light_keys, samples, light_of = _light_samples(built, tokens, rows, budget)
         reaches, invisible, sees_invisible = sense_reaches(

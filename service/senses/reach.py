@@ -39,8 +39,11 @@ _RANGES = (
     "hearing",
 )
 
-#: The conditions read into columns, in this order.
-_FLAGS = ("blinded", "deafened", "invisible", "flying")
+#: The conditions read into columns, in this order: the perception's vocabulary (GEO-12;
+#: ``ethereal``: on the Ethereal Plane, ``burrowing``: under the ground).
+_FLAGS = ("blinded", "deafened", "invisible", "flying", "ethereal", "burrowing")
+#: The conditions the perception reads (every ruleset's vocabulary holds them, GEO-12).
+SENSE_CONDITIONS = frozenset(_FLAGS)
 
 
 @dataclass(frozen=True)
@@ -96,8 +99,17 @@ def _sense_ranges(tokens: list[Token]) -> NDArray[np.float64]:
     ).reshape(-1, len(_RANGES))
 
 
+def underground(tokens: list[Token], rows: NDArray[np.intp]) -> NDArray[np.bool_]:
+    """Pairs of which either creature is ``burrowing`` (GEO-12): no line of effect or sight.
+
+    ``rows`` (p, 2): each pair's rows of ``tokens``; returns (p,) bool.
+    """
+    burrowing = _condition_flags(tokens)[:, _FLAGS.index("burrowing")]
+    return burrowing[rows[:, 0]] | burrowing[rows[:, 1]]  # type: ignore[no-any-return]
+
+
 def _condition_flags(tokens: list[Token]) -> NDArray[np.bool_]:
-    """Whether each token has each condition of ``_FLAGS``, shape (t, 4)."""
+    """Whether each token has each condition of ``_FLAGS``, shape (t, 6)."""
     return np.array(
         [tuple(flag in t.conditions for flag in _FLAGS) for t in tokens], dtype=bool
     ).reshape(-1, len(_FLAGS))
@@ -124,7 +136,8 @@ def sense_reaches(
     reaches : dict of str to ndarray (p,) of bool
         Each sense of ``PRECISE``, then ``hearing``.
     invisible : ndarray (p,) of bool
-        The target has the ``invisible`` condition.
+        The target has the ``invisible`` condition (or ``ethereal``, which sight likewise
+        needs truesight or seeing invisibility for, GEO-12).
     sees_invisible : ndarray (p,) of bool
         The observer sees invisible creatures at this distance (see invisibility or
         truesight in range).
@@ -140,6 +153,8 @@ def sense_reaches(
 
     blinded, deafened = flags[obs, 0], flags[obs, 1]
     invisible = flags[tgt, 2]
+    # GEO-12: an ethereal target is perceived only by truesight or seeing invisibility
+    ethereal = flags[tgt, 4]
     sees_invisible = within("see_invisibility")
     lit = (level >= LIGHT_CODE["dim"]) & ~magical
     truesight, darkvision, devils_sight = (
@@ -149,19 +164,20 @@ def sense_reaches(
     )
     los, loe, sound = clear
     eyes_ok = ~blinded & ~(in_fog[obs] | in_fog[tgt]) & los
-    visible = ~invisible | sees_invisible
+    visible = ~(invisible | ethereal) | sees_invisible
     on_ground = ~flags[tgt, 3] & (elevation[tgt] <= np.maximum(0.0, elevation[obs]))
+    here = ~ethereal  # the senses that are not sight stay on this plane (GEO-12)
     reaches = {
         "sight": eyes_ok & visible & lit,
         "darkvision": eyes_ok & visible & darkvision & ~magical,
         "devils_sight": eyes_ok & visible & devils_sight,
         "truesight": eyes_ok & truesight,
-        "blindsight": within("blindsight") & loe,
-        "tremorsense": within("tremorsense") & on_ground,
+        "blindsight": here & within("blindsight") & loe,
+        "tremorsense": here & within("tremorsense") & on_ground,
         "xray": ~blinded & visible & within("xray") & (lit | darkvision & ~magical | devils_sight),
-        "hearing": ~deafened & within("hearing") & sound,  # 0: cannot hear (``Senses``)
+        "hearing": here & ~deafened & within("hearing") & sound,  # 0: cannot hear (``Senses``)
     }
-    return reaches, invisible, sees_invisible | truesight
+    return reaches, invisible | ethereal, sees_invisible | truesight
 
 
 def _unlimited(rng: float | None) -> float:

@@ -226,7 +226,7 @@ def _reports(
             light=cols.samples[at],
             obscurement=fog,
             reaches=dict(zip(names, reached, strict=True)),
-            line_of_sight=sight[k].clear,
+            line_of_sight=bool(cols.clear[0, k]),  # the line, unless a burrower (GEO-12)
             line_of_effect=bool(cols.clear[1, k]),
             blockers=named,
             invisible=bool(cols.invisible[k]),

@@ -30,6 +30,7 @@ from service.rules.base import (
     has_low_obstacles,
     rule_ids,
 )
+from service.rules.options import COMMON_CONDITIONS
 from service.rules.pf2e_variant.vision import EXTRA_OPTIONS, SENSES, vision
 from service.rules.planning import Asked, Plan, Sampling, WallChoices, plan_pairs
 from service.rules.rulings import Ruling, rulings
@@ -208,6 +209,8 @@ class Pf2eVariant:
     cover_degrees: tuple[str, ...] = DEGREES
     options: dict[str, OptionSpec] = OPTIONS
     extra_capabilities: tuple[str, ...] = ("modifiers/range",)
+    #: The token conditions it reads (GEO-12).
+    conditions: frozenset[str] = COMMON_CONDITIONS
     diagonals: str = "alternating"
     #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).
     senses: SenseOrder = SENSES

@@ -37,9 +37,10 @@ from service.rules.base import (
     has_low_obstacles,
     rule_ids,
 )
+from service.rules.options import COMMON_CONDITIONS
 from service.rules.planning import Asked, Plan, Sampling, plan_pairs
 from service.rules.rulings import Ruling, rulings
-from service.rules.starfinder.concealment import cover_concealment
+from service.rules.starfinder.concealment import CONCEALED_CONDITIONS, cover_concealment
 from service.rules.starfinder.flanking import DIAGONALS, flanking
 from service.rules.starfinder.obstacles import low_obstacle_notes, wall_choices
 from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, vision
@@ -205,6 +206,8 @@ class Starfinder:
     cover_degrees: tuple[str, ...] = DEGREES
     options: dict[str, OptionSpec] = OPTIONS
     extra_capabilities: tuple[str, ...] = ("modifiers/flanking",)
+    #: The token conditions it reads (GEO-12).
+    conditions: frozenset[str] = COMMON_CONDITIONS | CONCEALED_CONDITIONS
     diagonals: str = DIAGONALS
     #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).
     senses: SenseOrder = SENSES
