@@ -123,13 +123,15 @@ def sense_reaches(
     magical: NDArray[np.bool_],
     clear: NDArray[np.bool_],
     in_fog: NDArray[np.bool_],
+    floor_between: NDArray[np.bool_] | None = None,
 ) -> tuple[dict[str, NDArray[np.bool_]], NDArray[np.bool_], NDArray[np.bool_]]:
     """Which senses locate each target (the rules of ``service.senses``), for all pairs.
 
     ``tokens`` and ``rows`` (p, 2) as ``SenseColumns``; ``dist`` (p,) grid units;
     ``level`` (p,) ``LIGHT_CODE`` and ``magical`` (p,) over each target; ``clear`` (3, p):
     line of sight, of effect, for sound; ``in_fog`` (t,): heavy obscurement holds the
-    token's whole space (5E-VIS-1).
+    token's whole space (5E-VIS-1); ``floor_between`` (p,): a floor lies between the two
+    (GEO-10), so tremorsense does not reach (GEO-11; None: no floor anywhere).
 
     Returns
     -------
@@ -145,7 +147,6 @@ def sense_reaches(
     obs, tgt = rows[:, 0], rows[:, 1]
     ranges = _sense_ranges(tokens)[obs]
     flags = _condition_flags(tokens)
-    elevation = np.array([t.elevation for t in tokens], dtype=np.float64)
 
     def within(sense: str) -> NDArray[np.bool_]:
         rng = ranges[:, _RANGES.index(sense)]
@@ -165,7 +166,10 @@ def sense_reaches(
     los, loe, sound = clear
     eyes_ok = ~blinded & ~(in_fog[obs] | in_fog[tgt]) & los
     visible = ~(invisible | ethereal) | sees_invisible
-    on_ground = ~flags[tgt, 3] & (elevation[tgt] <= np.maximum(0.0, elevation[obs]))
+    # GEO-11: the same ground: neither flies and no floor lies between (a ledge is ground)
+    on_ground = ~flags[obs, 3] & ~flags[tgt, 3]
+    if floor_between is not None:
+        on_ground &= ~floor_between
     here = ~ethereal  # the senses that are not sight stay on this plane (GEO-12)
     reaches = {
         "sight": eyes_ok & visible & lit,

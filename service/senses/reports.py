@@ -216,7 +216,6 @@ def _reports(
 ) -> list[SenseReport]:
     """One ``SenseReport`` per pair: the columns' row and the pair's other readings."""
     assert cols.lines is not None
-    sight = cols.lines[0]
     names = tuple(cols.reaches)
     reach_rows = zip(*(cols.reaches[s].tolist() for s in names), strict=True)
     rows = zip(reach_rows, concealed, obscurement, notes, blockers, strict=True)
