@@ -88,6 +88,10 @@ class CoverOptionsSchema(StrictSchema):
     ignore_small_terrain = Flag(load_default=None, allow_none=True)
     ignore_hidden = _option_flag("Hidden tokens neither block, nor give cover (all rulesets).")
     ignore_prone_or_dead = _option_flag("Prone or dead creatures give no cover (all rulesets).")
+    magical_darkness_defeats_darkvision = _option_flag(
+        "starfinder, pf2e-variant: magical darkness defeats darkvision (dnd5e always, "
+        "5E-VIS-5; SF-CON-6)."
+    )
     miss_chance = _miss_chance()
     advantage_levels = fields.Dict(
         keys=fields.String(validate=validate.OneOf(["lesser", "standard", "greater"])),
@@ -263,6 +267,10 @@ class VisionOptionsSchema(StrictSchema):
         "Magical darkness blocks sight through it (all rulesets)."
     )
     darkvision_dim_as_bright = _option_flag("dnd5e: darkvision treats dim light as bright.")
+    magical_darkness_defeats_darkvision = _option_flag(
+        "starfinder, pf2e-variant: magical darkness defeats darkvision (dnd5e always, "
+        "5E-VIS-5; SF-CON-6)."
+    )
     miss_chance = _miss_chance()
 
 

@@ -23,7 +23,7 @@ from service.engine.scene import BuiltScene
 from service.geometry.measure import MeasuredBatch, measure
 from service.model import Token
 from service.rules.base import Attack, CoverResult, RuleSystem, VisionResult
-from service.rules.options import without_set_aside
+from service.rules.options import darkvision_defeated, without_set_aside
 from service.rules.planning import Asked, Plan
 from service.senses import locate_all, perceive_all
 
@@ -148,6 +148,7 @@ def _perception(
         "inset": system.vision_inset(options),
         "budget": budget,
         "magical_darkness_blocks_sight": bool(options.get("magical_darkness_blocks_sight")),
+        "darkvision_defeated": darkvision_defeated(options, system.options),
     }
 
 

@@ -79,6 +79,25 @@ MAGICAL_DARKNESS_BLOCKS_SIGHT = OptionSpec(
     "through. Off: only darkness at the target matters (5E-VIS-4/5).",
 )
 
+MAGICAL_DARKNESS_DEFEATS_DARKVISION = OptionSpec(
+    False,
+    "Vision and concealment: darkvision does not see in magical darkness (dnd5e's 5E-VIS-5 "
+    "reading). Off: the ruleset knows no magical darkness, a magical_darkness region or "
+    "darkness source is darkness and darkvision sees in it (SF-CON-6). dnd5e lists no "
+    "such option: there it always applies.",
+)
+
+
+def darkvision_defeated(options: dict[str, Any], offered: dict[str, OptionSpec]) -> bool:
+    """Whether magical darkness defeats darkvision (SF-CON-6 Decision, 5E-VIS-5).
+
+    A ruleset that offers ``magical_darkness_defeats_darkvision`` (``offered``: its options)
+    applies it only when asked; one that does not (dnd5e) always does.
+    """
+    name = "magical_darkness_defeats_darkvision"
+    return bool(options.get(name)) if name in offered else True
+
+
 #: The GM options every ruleset lists.
 GM_OPTIONS: dict[str, OptionSpec] = {
     "ignore_hidden": IGNORE_HIDDEN,

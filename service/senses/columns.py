@@ -96,8 +96,13 @@ class SenseColumns:
         darkness_blocks: bool,
         *,
         listed: bool,
+        defeated: bool = True,
     ) -> SenseColumns:
-        """Measure every pair (``perceive_all``'s parameters; ``listed``: keep the lines)."""
+        """Measure every pair (``perceive_all``'s parameters).
+
+        ``listed``: keep the lines; ``defeated``: magical darkness defeats darkvision
+        (``perceive_all``'s ``darkvision_defeated``).
+        """
         if budget is not None:
             _spend_pair_units(built, pairs, budget)
         # Each token once (first seen): its inset space and its vertical extent, rows of
@@ -119,6 +124,7 @@ class SenseColumns:
             clear,
             np.array([wholly_inside(built, t, "heavy") for t in tokens], dtype=bool),
             floor_between(built, tokens, rows),
+            defeated,
         )
         darkened = np.zeros(len(pairs), dtype=bool)
         if darkness_blocks:

@@ -124,6 +124,7 @@ def sense_reaches(
     clear: NDArray[np.bool_],
     in_fog: NDArray[np.bool_],
     floor_between: NDArray[np.bool_] | None = None,
+    defeated: bool = True,
 ) -> tuple[dict[str, NDArray[np.bool_]], NDArray[np.bool_], NDArray[np.bool_]]:
     """Which senses locate each target (the rules of ``service.senses``), for all pairs.
 
@@ -131,7 +132,9 @@ def sense_reaches(
     ``level`` (p,) ``LIGHT_CODE`` and ``magical`` (p,) over each target; ``clear`` (3, p):
     line of sight, of effect, for sound; ``in_fog`` (t,): heavy obscurement holds the
     token's whole space (5E-VIS-1); ``floor_between`` (p,): a floor lies between the two
-    (GEO-10), so tremorsense does not reach (GEO-11; None: no floor anywhere).
+    (GEO-10), so tremorsense does not reach (GEO-11; None: no floor anywhere);
+    ``defeated``: magical darkness defeats darkvision (5E-VIS-5; off: SF-CON-6 Decision,
+    magical darkness is darkness and darkvision sees in it).
 
     Returns
     -------
@@ -173,12 +176,15 @@ def sense_reaches(
     here = ~ethereal  # the senses that are not sight stay on this plane (GEO-12)
     reaches = {
         "sight": eyes_ok & visible & lit,
-        "darkvision": eyes_ok & visible & darkvision & ~magical,
+        "darkvision": eyes_ok & visible & darkvision & ~(magical & defeated),
         "devils_sight": eyes_ok & visible & devils_sight,
         "truesight": eyes_ok & truesight,
         "blindsight": here & within("blindsight") & loe,
         "tremorsense": here & within("tremorsense") & on_ground,
-        "xray": ~blinded & visible & within("xray") & (lit | darkvision & ~magical | devils_sight),
+        "xray": ~blinded
+        & visible
+        & within("xray")
+        & (lit | darkvision & ~(magical & defeated) | devils_sight),
         "hearing": here & ~deafened & within("hearing") & sound,  # 0: cannot hear (``Senses``)
     }
     return reaches, invisible | ethereal, sees_invisible | truesight

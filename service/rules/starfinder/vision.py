@@ -16,7 +16,11 @@ from service.engine.spaces import box_centre, inset_corners
 from service.geometry.sampling import square_corners
 from service.model import Token
 from service.rules.base import Attack, VisionResult
-from service.rules.options import GM_OPTIONS
+from service.rules.options import (
+    GM_OPTIONS,
+    MAGICAL_DARKNESS_DEFEATS_DARKVISION,
+    darkvision_defeated,
+)
 from service.rules.starfinder.concealment import (
     CONCEALMENT_RANK,
     MISS_CHANCE_OPTION,
@@ -27,7 +31,11 @@ from service.rules.vision_answer import strongest, vision_answer
 from service.senses import SenseOrder, SenseReport
 
 #: Options of starfinder vision and GM rulings, listed with the ruleset's.
-EXTRA_OPTIONS = {**GM_OPTIONS, "miss_chance": MISS_CHANCE_OPTION}
+EXTRA_OPTIONS = {
+    **GM_OPTIONS,
+    "miss_chance": MISS_CHANCE_OPTION,
+    "magical_darkness_defeats_darkvision": MAGICAL_DARKNESS_DEFEATS_DARKVISION,
+}
 
 #: The first precise sense that reaches sees the target, else hearing locates it.
 SENSES = SenseOrder()
@@ -36,16 +44,27 @@ SENSES = SenseOrder()
 RANGED = Attack("ranged")
 
 
+#: SF-CON-6 Decision (senses that need no sight): a target perceived by one of these has no
+#: concealment from darkness, obscurement or a wall that blocks only sight.
+NOT_SIGHT = ("blindsight", "tremorsense")
+
+
 def _light_concealment(
-    sense: str | None, observer: Token, report: SenseReport, rules: list[str]
+    sense: str | None,
+    observer: Token,
+    report: SenseReport,
+    rules: list[str],
+    defeated: bool = False,
 ) -> list[str]:
     """SF-CON-6: the concealment the light gives (none, one or two degrees); rule ids added.
 
     Not weighed for a target located by blindsight, tremorsense or truesight. Dim light
     conceals unless darkvision is in range or the observer has low-light vision; darkness is
-    total unless darkvision is in range (not in magical darkness) or devil's sight is.
+    total unless darkvision is in range or devil's sight is. Magical darkness is darkness
+    (SF-CON-6 Decision), where darkvision sees unless ``defeated`` (the GM option
+    ``magical_darkness_defeats_darkvision``).
     """
-    if sense in ("blindsight", "tremorsense", "truesight"):
+    if sense in (*NOT_SIGHT, "truesight"):
         return []
     senses, dist = observer.senses, report.distance
     darkvision = senses.darkvision > 0 and dist <= senses.darkvision
@@ -54,7 +73,7 @@ def _light_concealment(
     rules.append("SF-CON-6")  # light weighed, whether or not it conceals
     if level == "dim" and not (darkvision or senses.low_light_vision):
         found.append("concealment")
-    elif level == "dark" and not (darkvision and not report.light.magical_darkness):
+    elif level == "dark" and not (darkvision and not (report.light.magical_darkness and defeated)):
         if not (senses.devils_sight > 0 and dist <= senses.devils_sight):
             found.append("total")
     if "GEO-9" in report.light.rules:
@@ -88,7 +107,14 @@ def vision(
     located, can_see = SENSES.located(report.reaches)
     sense = located if can_see else None
     rules: list[str] = ["SF-CON-1"]
-    found = ["none", *_light_concealment(sense, observer, report, rules)]
+    defeated = darkvision_defeated(options, EXTRA_OPTIONS)
+    found = ["none", *_light_concealment(sense, observer, report, rules, defeated)]
+    if sense in NOT_SIGHT:  # SF-CON-6 Decision: no concealment from what stops only sight
+        rules.append("SF-CON-6")
+        found.append("none" if report.line_of_effect else "total")
+        if not report.line_of_effect:
+            rules.append("SF-COV-9")
+        return _answer(target, report, located, can_see, rules, found, options)
     if not report.line_of_sight:
         found.append("total")
         rules.append("SF-CON-4" if report.line_of_effect else "SF-COV-9")
@@ -115,7 +141,20 @@ def vision(
             rules,
         )
     )
-    degree = strongest(CONCEALMENT_RANK, found)  # SF-CON-3: the strongest applies
+    return _answer(target, report, located, can_see, rules, found, options)
+
+
+def _answer(
+    target: Token,
+    report: SenseReport,
+    located: str | None,
+    can_see: bool,
+    rules: list[str],
+    found: list[str],
+    options: dict[str, Any],
+) -> VisionResult:
+    """The answer from the concealments ``found``: the strongest applies (SF-CON-3)."""
+    degree = strongest(CONCEALMENT_RANK, found)
     if degree != "none":
         rules.append("SF-CON-3")
     chance = miss_chance_of(degree, options, rules)
