@@ -37,14 +37,14 @@ from service.rules.base import (
     has_low_obstacles,
     rule_ids,
 )
-from service.rules.options import COMMON_CONDITIONS
+from service.rules.options import COMMON_CONDITIONS, darkvision_defeated
 from service.rules.planning import Asked, Plan, Sampling, plan_pairs
 from service.rules.rulings import Ruling, rulings
 from service.rules.starfinder.concealment import CONCEALED_CONDITIONS, cover_concealment
 from service.rules.starfinder.flanking import DIAGONALS, flanking
 from service.rules.starfinder.obstacles import low_obstacle_notes, wall_choices
-from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, vision
-from service.senses import SenseOrder
+from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, perceived, vision
+from service.senses import SenseOrder, perceive_all
 
 # ---------------------------------------------------------------------------- tables
 
@@ -275,15 +275,47 @@ class Starfinder:
         """
         best, rank, groups = self._weakest(asked)
         clear = (asked.measured.clear("move").tolist(), asked.measured.clear("sight").tolist())
+        sensed = self._sensed(asked)
         return [
-            self._result(asked, r, groups.lines_of(r, b), k, *seen)
+            self._result(asked, r, groups.lines_of(r, b), k, *seen, sensed=sensed.get(r))
             for r, (b, k, *seen) in enumerate(
                 zip(best.tolist(), rank.tolist(), *clear, strict=True)
             )
         ]
 
+    def _sensed(self, asked: Asked) -> dict[int, tuple[list[str], bool]]:
+        """What each attacker's senses find of its target, by pair row (SF-CON-8).
+
+        ``perceived``'s concealments and whether by sight, so that cover's concealment
+        agrees with ``/v1/vision``; pairs without an attacker (an area's origin) have none.
+        """
+        rows = [r for r, (a, _) in enumerate(asked.pairs) if a is not None]
+        if not rows:
+            return {}
+        pairs = [asked.pairs[r] for r in rows]
+        reports = perceive_all(
+            asked.built,
+            pairs,  # type: ignore[arg-type]  # attackers are tokens here
+            diagonals=self.diagonals,
+            inset=self.vision_inset(asked.options),
+            magical_darkness_blocks_sight=bool(asked.options.get("magical_darkness_blocks_sight")),
+            darkvision_defeated=darkvision_defeated(asked.options, self.options),
+        )
+        out = {}
+        for r, (attacker, _), report in zip(rows, pairs, reports, strict=True):
+            _, _, found, by_sight = perceived(attacker, report, asked.options, [])  # type: ignore[arg-type]
+            out[r] = (found, by_sight)
+        return out
+
     def _result(
-        self, asked: Asked, r: int, lines: slice, best_rank: int, loe_clear: bool, los_clear: bool
+        self,
+        asked: Asked,
+        r: int,
+        lines: slice,
+        best_rank: int,
+        loe_clear: bool,
+        los_clear: bool,
+        sensed: tuple[list[str], bool] | None = None,
     ) -> CoverResult:
         """The answer of pair ``r``, whose weakest corner's ``lines`` give ``best_rank``."""
         built, (attacker, target), options = asked.built, asked.pairs[r], asked.options
@@ -301,7 +333,7 @@ class Starfinder:
         notes = [*asked.plan.notes.get(r, ()), *set_aside, *notes]
         found, chance = cover_concealment(
             built, attacker, target, asked.attack, box, lambda: asked.plan.pairs.points(r),
-            options, rules, (degree == "total", loe_clear, los_clear),
+            options, rules, (degree == "total", loe_clear, los_clear), sensed,
         )  # type: ignore[arg-type]  # fmt: skip
         # SF-COV-5: a low obstacle was weighed for this pair: a `cover: "low"` wall, or a
         # wall covering only part of a chosen line's band (GEO-5a).

@@ -81,6 +81,38 @@ def _light_concealment(
     return found
 
 
+def perceived(
+    observer: Token, report: SenseReport, options: dict[str, Any], rules: list[str]
+) -> tuple[str | None, bool, list[str], bool]:
+    """What the observer's senses give (SF-CON-4/5/6).
+
+    The sense, whether seen, the concealments found from light, sight and invisibility, and
+    whether it perceives by sight.
+
+    The one reading of a pair's ``SenseReport`` that ``vision`` and the cover answer's
+    concealment share (SF-CON-8: they agree). A target perceived by blindsight or
+    tremorsense (``NOT_SIGHT``) has no concealment but total cover's (SF-CON-6 Decision);
+    then regions do not conceal either (``by_sight`` false). ``rules`` gets the rule ids.
+    """
+    located, can_see = SENSES.located(report.reaches)
+    sense = located if can_see else None
+    defeated = darkvision_defeated(options, EXTRA_OPTIONS)
+    found = ["none", *_light_concealment(sense, observer, report, rules, defeated)]
+    if sense in NOT_SIGHT:  # SF-CON-6 Decision: no concealment from what stops only sight
+        rules.append("SF-CON-6")
+        found.append("none" if report.line_of_effect else "total")
+        if not report.line_of_effect:
+            rules.append("SF-COV-9")
+        return located, can_see, found, False
+    if not report.line_of_sight:
+        found.append("total")
+        rules.append("SF-CON-4" if report.line_of_effect else "SF-COV-9")
+    if not report.visible_to_observer and sense is None:
+        found.append("total")
+        rules.append("SF-CON-5")
+    return located, can_see, found, True
+
+
 def vision(
     built: BuiltScene,
     observer: Token,
@@ -104,23 +136,10 @@ def vision(
     VisionResult
         ``concealment`` ``none|concealment|total`` and ``miss_chance`` 0/20/50.
     """
-    located, can_see = SENSES.located(report.reaches)
-    sense = located if can_see else None
     rules: list[str] = ["SF-CON-1"]
-    defeated = darkvision_defeated(options, EXTRA_OPTIONS)
-    found = ["none", *_light_concealment(sense, observer, report, rules, defeated)]
-    if sense in NOT_SIGHT:  # SF-CON-6 Decision: no concealment from what stops only sight
-        rules.append("SF-CON-6")
-        found.append("none" if report.line_of_effect else "total")
-        if not report.line_of_effect:
-            rules.append("SF-COV-9")
+    located, can_see, found, by_sight = perceived(observer, report, options, rules)
+    if not by_sight:
         return _answer(target, report, located, can_see, rules, found, options)
-    if not report.line_of_sight:
-        found.append("total")
-        rules.append("SF-CON-4" if report.line_of_effect else "SF-COV-9")
-    if not report.visible_to_observer and sense is None:
-        found.append("total")
-        rules.append("SF-CON-5")
     source_box = built.token_boxes[observer.id]
 
     def corner_points() -> tuple[np.ndarray, np.ndarray]:
