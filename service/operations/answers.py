@@ -40,6 +40,7 @@ from service.model import Scene
 from service.operations.options import (
     KIND_SCHEMAS,
     TOKEN_OPTIONS,
+    check_corner_inset,
     check_token_options,
     find_targets,
     load_options,
@@ -235,6 +236,7 @@ def _line(
     if sense == "sight" and effect.get("damage") is not None:
         raise RulesError("Breakthrough applies to line of effect only.", ("effect", "damage"))
     inset = args["options"].get("corner_inset")
+    check_corner_inset(geo.scene, inset)
     kw: dict[str, Any] = {} if inset is None else {"corner_inset": inset}
     return line_between(
         geo, source, target, sense, damage=effect.get("damage"), budget=budget, **kw
