@@ -180,10 +180,8 @@ def list_entries(
     values : list
         The collection.
     where : str
-        Path of the collection in warnings. A lone skipped entry of its kind is warned about
-        as ``"<where>[<index>]: <kind> entry skipped"``; several of one kind (471 null walls)
-        give one summary warning with their count and first indices (FORMATS.md A: one
-        warning per kind, not one per entry).
+        Path of the collection in warnings: ``"<where>[<index>]: <kind> entry skipped"``,
+        or one summary with the count and first indices for several of a kind (471 nulls).
     warn : callable
         Receives each warning.
     kind : type
@@ -200,11 +198,9 @@ def list_entries(
             yield i, entry
         else:
             skipped.setdefault(kind_name(entry), []).append(i)
-    for name, indices in skipped.items():
-        if len(indices) == 1:
-            warn(f"{where}[{indices[0]}]: {name} entry skipped")
-        else:
-            warn(f"{where}: {len(indices)} {name} entries skipped (indices {short_list(indices)})")
+    for name, at in skipped.items():
+        many = f"{where}: {len(at)} {name} entries skipped (indices {short_list(at)})"
+        warn(f"{where}[{at[0]}]: {name} entry skipped" if len(at) == 1 else many)
 
 
 def read_bool(
@@ -256,20 +252,15 @@ def grid_units(value: object, where: str, warn: Warn) -> str:
     Returns
     -------
     str
-        ``"ft"`` or ``"m"``; ``"squares"`` for a blank unit, a count of spaces
-        (``squares``, ``hexes`` ...) or an unknown unit, which counts the scene in spaces
-        (GEO-8 "scenes counted in squares": 1 space = 5 ft), with a warning saying so.
+        ``"ft"`` or ``"m"``; else ``"squares"`` (blank, a count of spaces or unknown: the
+        scene counts in spaces, 1 space = 5 ft, GEO-8), with a warning saying so.
     """
     key = value.strip().lower() if isinstance(value, str) else None
-    if key in UNITS:
-        unit = UNITS[key]
-        if unit == "squares":
-            warn(f"{where}: {value!r}: the scene counts in spaces, 1 space = 5 ft (GEO-8)")
+    unit = UNITS.get(key, "") if key is not None else ""
+    if unit in ("ft", "m"):
         return unit
-    warn(
-        f"{where}: {value!r} is not feet or metres: the scene counts in spaces, "
-        "1 space = 5 ft (GEO-8)"
-    )
+    why = "" if unit else " is not feet or metres"
+    warn(f"{where}: {value!r}{why}: the scene counts in spaces, 1 space = 5 ft (GEO-8)")
     return "squares"
 
 

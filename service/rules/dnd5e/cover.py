@@ -207,7 +207,6 @@ class Dnd5e:
     cover_degrees: tuple[str, ...] = DEGREES
     options: dict[str, OptionSpec] = OPTIONS
     extra_capabilities: tuple[str, ...] = ("modifiers/gravity", "modifiers/underwater")
-    #: The token conditions it reads (GEO-12).
     conditions: frozenset[str] = COMMON_CONDITIONS
     diagonals: str = "equidistant"
     #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).

@@ -107,15 +107,13 @@ SAMPLING = {
     "center": Sampling(
         "centre",
         "centre",
-        inner_inset=DEFAULT_CORNER_INSET_PX,
-        inner_follows_inset=False,
+        inner_follows_inset=True,  # GEO-6: corner_inset for every traced line, LoE too
         area_caster_whole=True,
     ),
     "best-corner": Sampling(
         "space corners",
         "centre",
-        inner_inset=DEFAULT_CORNER_INSET_PX,
-        inner_follows_inset=False,
+        inner_follows_inset=True,  # GEO-6: corner_inset for every traced line, LoE too
         area_caster_whole=True,
     ),
 }
@@ -209,7 +207,6 @@ class Pf2eVariant:
     cover_degrees: tuple[str, ...] = DEGREES
     options: dict[str, OptionSpec] = OPTIONS
     extra_capabilities: tuple[str, ...] = ("modifiers/range",)
-    #: The token conditions it reads (GEO-12).
     conditions: frozenset[str] = COMMON_CONDITIONS
     diagonals: str = "alternating"
     #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).

@@ -37,16 +37,19 @@ from service.rules.base import (
     has_low_obstacles,
     rule_ids,
 )
-from service.rules.options import COMMON_CONDITIONS, darkvision_defeated
+from service.rules.options import COMMON_CONDITIONS
 from service.rules.planning import Asked, Plan, Sampling, plan_pairs
 from service.rules.rulings import Ruling, rulings
 from service.rules.starfinder.concealment import CONCEALED_CONDITIONS, cover_concealment
 from service.rules.starfinder.flanking import DIAGONALS, flanking
-from service.rules.starfinder.obstacles import low_obstacle_notes, wall_choices
-from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, perceived, vision
-from service.senses import SenseOrder, perceive_all
+from service.rules.starfinder.obstacles import chosen_line_notes, wall_choices
+from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, sensed_all, vision
+from service.senses import SenseOrder
 
 # ---------------------------------------------------------------------------- tables
+
+#: GEO-12: the token conditions starfinder reads (SF-CON-5's besides the common ones).
+CONDITIONS = COMMON_CONDITIONS | CONCEALED_CONDITIONS
 
 DEGREES = ("none", "partial", "cover", "soft", "improved", "total")
 
@@ -206,8 +209,7 @@ class Starfinder:
     cover_degrees: tuple[str, ...] = DEGREES
     options: dict[str, OptionSpec] = OPTIONS
     extra_capabilities: tuple[str, ...] = ("modifiers/flanking",)
-    #: The token conditions it reads (GEO-12).
-    conditions: frozenset[str] = COMMON_CONDITIONS | CONCEALED_CONDITIONS
+    conditions: frozenset[str] = CONDITIONS
     diagonals: str = DIAGONALS
     #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).
     senses: SenseOrder = SENSES
@@ -275,62 +277,25 @@ class Starfinder:
         """
         best, rank, groups = self._weakest(asked)
         clear = (asked.measured.clear("move").tolist(), asked.measured.clear("sight").tolist())
-        sensed = self._sensed(asked)
+        sensed = sensed_all(asked, self.diagonals, self.vision_inset(asked.options))
         return [
-            self._result(asked, r, groups.lines_of(r, b), k, *seen, sensed=sensed.get(r))
+            self._result(asked, r, groups.lines_of(r, b), k, (*seen, sensed.get(r)))
             for r, (b, k, *seen) in enumerate(
                 zip(best.tolist(), rank.tolist(), *clear, strict=True)
             )
         ]
 
-    def _sensed(self, asked: Asked) -> dict[int, tuple[list[str], bool]]:
-        """What each attacker's senses find of its target, by pair row (SF-CON-8).
-
-        ``perceived``'s concealments and whether by sight, so that cover's concealment
-        agrees with ``/v1/vision``; pairs without an attacker (an area's origin) have none.
-        """
-        rows = [r for r, (a, _) in enumerate(asked.pairs) if a is not None]
-        if not rows:
-            return {}
-        pairs = [asked.pairs[r] for r in rows]
-        reports = perceive_all(
-            asked.built,
-            pairs,  # type: ignore[arg-type]  # attackers are tokens here
-            diagonals=self.diagonals,
-            inset=self.vision_inset(asked.options),
-            magical_darkness_blocks_sight=bool(asked.options.get("magical_darkness_blocks_sight")),
-            darkvision_defeated=darkvision_defeated(asked.options, self.options),
-        )
-        out = {}
-        for r, (attacker, _), report in zip(rows, pairs, reports, strict=True):
-            _, _, found, by_sight = perceived(attacker, report, asked.options, [])  # type: ignore[arg-type]
-            out[r] = (found, by_sight)
-        return out
-
-    def _result(
-        self,
-        asked: Asked,
-        r: int,
-        lines: slice,
-        best_rank: int,
-        loe_clear: bool,
-        los_clear: bool,
-        sensed: tuple[list[str], bool] | None = None,
-    ) -> CoverResult:
-        """The answer of pair ``r``, whose weakest corner's ``lines`` give ``best_rank``."""
+    def _result(self, asked: Asked, r: int, lines: slice, best_rank: int, seen: Any) -> CoverResult:
+        """Pair ``r``'s answer from ``lines`` and ``seen`` (line of effect, of sight, senses)."""
+        loe_clear, los_clear, sensed = seen
         built, (attacker, target), options = asked.built, asked.pairs[r], asked.options
         partial = target.id in (options.get("partial_cover") or ())
         area = asked.attack.kind == "area"
         degree, facts, measured = _degree(best_rank, loe_clear, partial, area)
         said, notes = rulings(DEGREE_RULINGS, facts, {"measured": measured})
         box = tuple(asked.plan.source_boxes[r].tolist())
-        traced = asked.measured[r].lines(built.walls, lines)
-        set_aside = low_obstacle_notes(
-            built, box, built.token_boxes[target.id], _wall_mask(asked, r),
-            [(t.start, t.end) for t in traced],
-        )  # type: ignore[arg-type]  # fmt: skip
-        rules = ["SF-COV-1", *said]
-        notes = [*asked.plan.notes.get(r, ()), *set_aside, *notes]
+        aside = [*asked.plan.notes.get(r, ()), *chosen_line_notes(asked, r, box, lines)]
+        rules, notes = ["SF-COV-1", *said], [*aside, *notes]
         found, chance = cover_concealment(
             built, attacker, target, asked.attack, box, lambda: asked.plan.pairs.points(r),
             options, rules, (degree == "total", loe_clear, los_clear), sensed,
@@ -351,7 +316,7 @@ class Starfinder:
             can_target=degree != "total",
             line_of_effect=loe_clear,
             rules=rule_ids((*rules, *(m.rule for m in modifiers))),
-            lines=traced,
+            lines=asked.measured[r].lines(built.walls, lines),
             notes=tuple(notes),
             concealment=found,
             miss_chance=chance,
@@ -382,10 +347,3 @@ class Starfinder:
 
 
 RULESET = Starfinder()
-
-
-def _wall_mask(asked: Asked, r: int) -> NDArray[np.bool_] | None:
-    """The walls pair ``r`` traced (its ``WallChoice``'s mask; None: every wall)."""
-    pairs = asked.plan.pairs
-    choice = 0 if pairs.wall_choice is None else int(pairs.wall_choice[r])
-    return pairs.walls[choice].wall_mask

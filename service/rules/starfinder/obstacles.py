@@ -24,7 +24,7 @@ from service.engine.scene import BuiltScene
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.questions import WallChoice
 from service.model import Token
-from service.rules.planning import WallChoices
+from service.rules.planning import Asked, WallChoices
 
 #: SF-COV-5: a low obstacle gives cover only within 30 ft (6 squares) of the target, in
 #: feet: converted to the scene's units (GEO-8, 9 m on a metric scene).
@@ -233,3 +233,27 @@ def wall_choices(
         return WallChoices.of(per_pair)
 
     return choose
+
+
+def chosen_line_notes(
+    asked: Asked,
+    r: int,
+    source_box: tuple[float, ...],
+    lines: slice,
+) -> list[str]:
+    """Pair ``r``'s SF-COV-5 notes on the low obstacles set aside.
+
+    Those its chosen ``lines`` (a slice of its traced lines) cross: ``low_obstacle_notes``
+    with the pair's mask.
+    """
+    traced = asked.measured[r].lines(asked.built.walls, lines)
+    pairs = asked.plan.pairs
+    choice = 0 if pairs.wall_choice is None else int(pairs.wall_choice[r])
+    target = asked.pairs[r][1]
+    return low_obstacle_notes(
+        asked.built,
+        source_box,  # type: ignore[arg-type]
+        asked.built.token_boxes[target.id],
+        pairs.walls[choice].wall_mask,
+        [(t.start, t.end) for t in traced],
+    )

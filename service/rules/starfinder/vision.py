@@ -21,6 +21,7 @@ from service.rules.options import (
     MAGICAL_DARKNESS_DEFEATS_DARKVISION,
     darkvision_defeated,
 )
+from service.rules.planning import Asked
 from service.rules.starfinder.concealment import (
     CONCEALMENT_RANK,
     MISS_CHANCE_OPTION,
@@ -28,7 +29,7 @@ from service.rules.starfinder.concealment import (
     miss_chance_of,
 )
 from service.rules.vision_answer import strongest, vision_answer
-from service.senses import SenseOrder, SenseReport
+from service.senses import SenseOrder, SenseReport, perceive_all
 
 #: Options of starfinder vision and GM rulings, listed with the ruleset's.
 EXTRA_OPTIONS = {
@@ -187,3 +188,31 @@ def _answer(
         concealment=degree,
         miss_chance=chance,
     )
+
+
+def sensed_all(asked: Asked, diagonals: str, inset: float) -> dict[int, tuple[list[str], bool]]:
+    """What each attacker's senses find of its target, by pair row (SF-CON-8).
+
+    ``perceived``'s concealments and whether by sight, so that a cover answer's
+    concealment agrees with ``/v1/vision``; pairs without an attacker (an area's point of
+    origin) have none. One ``perceive_all`` for all pairs (``diagonals`` and ``inset`` the
+    ruleset's, for vision).
+    """
+    built, pairs, options = asked.built, asked.pairs, asked.options
+    rows = [r for r, (a, _) in enumerate(pairs) if a is not None]
+    if not rows:
+        return {}
+    with_attacker = [(pairs[r][0], pairs[r][1]) for r in rows]
+    reports = perceive_all(
+        built,
+        with_attacker,  # type: ignore[arg-type]  # attackers are tokens here
+        diagonals=diagonals,
+        inset=inset,
+        magical_darkness_blocks_sight=bool(options.get("magical_darkness_blocks_sight")),
+        darkvision_defeated=darkvision_defeated(options, EXTRA_OPTIONS),
+    )
+    out = {}
+    for r, (attacker, _), report in zip(rows, with_attacker, reports, strict=True):
+        _, _, found, by_sight = perceived(attacker, report, options, [])  # type: ignore[arg-type]
+        out[r] = (found, by_sight)
+    return out
