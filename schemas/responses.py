@@ -64,6 +64,17 @@ class CoverResultSchema(Schema):
         allow_none=True, metadata={"description": "pf2e-variant: cover allows Hide (PV-COV-5)"}
     )
     modifiers = fields.List(fields.Nested(ModifierSchema))
+    reached_around_corners = fields.Boolean(
+        allow_none=True,
+        metadata={"description": "GEO-13, only for attack.spread: reached around corners"},
+    )
+    path_length = fields.Float(
+        allow_none=True,
+        metadata={
+            "description": "GEO-13, only for attack.spread: grid units from the origin to "
+            "the target's space (straight or around walls; null: none within the radius)"
+        },
+    )
 
 
 class CoverResponseSchema(Schema):

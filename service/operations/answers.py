@@ -113,6 +113,8 @@ def cover(
         args["attack"]["kind"],
         tuple(origin) if origin else None,  # type: ignore[arg-type]
         args["attack"].get("elevation"),
+        bool(args["attack"].get("spread")),
+        args["attack"].get("radius"),
     )
     options = ruleset_options(system, args["options"], schemas=(rq.CoverOptionsSchema,))
     check_token_options(geo.scene, options, TOKEN_OPTIONS["cover"])

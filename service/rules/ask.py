@@ -25,6 +25,7 @@ from service.model import Token
 from service.rules.base import Attack, CoverResult, RuleSystem, VisionResult
 from service.rules.options import darkvision_defeated, without_set_aside
 from service.rules.planning import Asked, Plan
+from service.rules.spread import spread_answers
 from service.senses import locate_all, perceive_all
 
 
@@ -61,7 +62,8 @@ def cover_all(
         A pair the ruleset cannot answer (e.g. an area without origin or attacker).
     """
     plan, measured = _measured(system, built, pairs, attack, options, True, budget)
-    return system.covers(Asked(built, plan, measured, pairs, attack, options))
+    results = system.covers(Asked(built, plan, measured, pairs, attack, options))
+    return spread_answers(system, built, pairs, attack, results, budget)  # GEO-13
 
 
 def degrees_all(

@@ -32,12 +32,15 @@ class Attack:
 
     ``origin`` is the point of origin of an area effect in px (``kind == "area"``);
     ``elevation`` its height in grid units (GEO-5a), ``None``: the attacker's elevation, or
-    0 without an attacker.
+    0 without an attacker. ``spread`` with a ``radius`` (grid units): an area that goes
+    around corners (GEO-13, ``service.rules.spread``).
     """
 
     kind: AttackKind = "ranged"
     origin: tuple[float, float] | None = None
     elevation: float | None = None
+    spread: bool = False
+    radius: float | None = None
 
 
 @dataclass(frozen=True)
