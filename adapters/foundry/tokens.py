@@ -188,7 +188,7 @@ def _warn_no_vision(blind: Mapping[str, int], ctx: Context) -> None:
         )
 
 
-def _sight_range(sight: Mapping, ctx: Context, blind: dict[str, int]) -> object:
+def _sight_range(sight: Mapping, ctx: Context, blind: dict[str, int]) -> Any:
     """A v10+ ``sight`` object's range in grid units, 0 when it gives no vision source.
 
     ``sight.enabled: false`` is no vision source at all; ``range: null`` is 0 before v13 and

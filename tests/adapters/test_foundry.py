@@ -1064,11 +1064,25 @@ UNITS = [
         id="schritt",
     ),
     pytest.param(
-        "", "squares", ["grid.units: '': the scene counts in spaces, 1 space = 5 ft (GEO-8)"], id="blank"
+        "",
+        "squares",
+        ["grid.units: '': the scene counts in spaces, 1 space = 5 ft (GEO-8)"],
+        id="blank",
     ),  # GEO-8, FORMATS pitfall 17
-    pytest.param("squares", "squares", ["grid.units: 'squares': the scene counts in spaces, 1 space = 5 ft (GEO-8)"], id="squares"),
     pytest.param(
-        "parsecs", "squares", ["grid.units: 'parsecs' is not feet or metres: the scene counts in spaces, 1 space = 5 ft (GEO-8)"], id="other"
+        "squares",
+        "squares",
+        ["grid.units: 'squares': the scene counts in spaces, 1 space = 5 ft (GEO-8)"],
+        id="squares",
+    ),
+    pytest.param(
+        "parsecs",
+        "squares",
+        [
+            "grid.units: 'parsecs' is not feet or metres: the scene counts in spaces, "
+            "1 space = 5 ft (GEO-8)"
+        ],
+        id="other",
     ),
     pytest.param(
         None,

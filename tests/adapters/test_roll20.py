@@ -930,7 +930,10 @@ GRIDS = [
     pytest.param(
         {"scale_units": "mi"},
         (70, 5, "squares", "square", "equidistant"),  # GEO-8: an unknown unit counts spaces
-        ["maps[0].attributes.scale_units: 'mi' is not feet or metres: the scene counts in spaces, 1 space = 5 ft (GEO-8)"],
+        [
+            "maps[0].attributes.scale_units: 'mi' is not feet or metres: the scene counts in "
+            "spaces, 1 space = 5 ft (GEO-8)"
+        ],
         id="miles",
     ),
     # FORMATS.md pitfall 12: "hex" is Roll20's Hex (V), pointy-topped hexagons in rows ->
