@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from service.model import MAX_COORD_PX, size_from_width
+from service.model import MAX_COORD_PX, SPACE_UNIT_NAMES, size_from_width
 
 #: Decimals ``clean`` keeps: 1e-6 px (or squares) is float noise, far below any visible size.
 CLEAN_DECIMALS = 6
@@ -39,6 +39,7 @@ UNITS = {
     "meters": "m",
     "metre": "m",
     "metres": "m",
+    **dict.fromkeys(SPACE_UNIT_NAMES, "squares"),
 }
 
 #: Wall restrictions of a wall that blocks movement, sight, light and sound.
@@ -179,8 +180,8 @@ def list_entries(
     values : list
         The collection.
     where : str
-        Path of the collection in warnings; each skipped entry is warned about as
-        ``"<where>[<index>]: <kind> entry skipped"``.
+        Path of the collection in warnings: ``"<where>[<index>]: <kind> entry skipped"``,
+        or one summary with the count and first indices for several of a kind (471 nulls).
     warn : callable
         Receives each warning.
     kind : type
@@ -191,11 +192,15 @@ def list_entries(
     tuple of (int, object)
         The index of each kept entry and the entry.
     """
+    skipped: dict[str, list[int]] = {}
     for i, entry in enumerate(values):
         if isinstance(entry, kind):
             yield i, entry
         else:
-            warn(f"{where}[{i}]: {kind_name(entry)} entry skipped")
+            skipped.setdefault(kind_name(entry), []).append(i)
+    for name, at in skipped.items():
+        many = f"{where}: {len(at)} {name} entries skipped (indices {short_list(at)})"
+        warn(f"{where}[{at[0]}]: {name} entry skipped" if len(at) == 1 else many)
 
 
 def read_bool(
@@ -233,7 +238,7 @@ def read_bool(
 
 
 def grid_units(value: object, where: str, warn: Warn) -> str:
-    """Canonical grid unit (``"ft"`` or ``"m"``) of a unit name.
+    """Canonical grid unit (``"ft"``, ``"m"`` or ``"squares"``) of a unit name.
 
     Parameters
     ----------
@@ -247,13 +252,16 @@ def grid_units(value: object, where: str, warn: Warn) -> str:
     Returns
     -------
     str
-        ``"ft"`` or ``"m"``; ``"ft"`` (with a warning) for anything else.
+        ``"ft"`` or ``"m"``; else ``"squares"`` (blank, a count of spaces or unknown: the
+        scene counts in spaces, 1 space = 5 ft, GEO-8), with a warning saying so.
     """
     key = value.strip().lower() if isinstance(value, str) else None
-    if key in UNITS:
-        return UNITS[key]
-    warn(f"{where}: {value!r} is not feet or metres, kept as 'ft'")
-    return "ft"
+    unit = UNITS.get(key, "") if key is not None else ""
+    if unit in ("ft", "m"):
+        return unit
+    why = "" if unit else " is not feet or metres"
+    warn(f"{where}: {value!r}{why}: the scene counts in spaces, 1 space = 5 ft (GEO-8)")
+    return "squares"
 
 
 def diagonal_rule(

@@ -55,7 +55,8 @@ def to_scene(export: object, *, format: str = "auto", **options: Any) -> dict:
         scene (:func:`is_canonical`), or an import answer wrapping one, is returned
         unchanged with ``stats["format"] == "canonical"``.
     **options
-        Adapter options; options given as None are dropped. ``scene`` or ``page`` picks one
+        Adapter options; options given as None are dropped, and so is a blank ``scene``
+        or ``page`` (an empty ``?scene=`` chooses nothing). ``scene`` or ``page`` picks one
         scene of a Foundry world, compendium or NeDB export, or one page of a Roll20
         export (either name, for either format: its name, id or 0-based index);
         ``private_lights`` (Roll20); ``grid_distance`` and ``grid_units`` (UVTT).
@@ -84,7 +85,7 @@ def to_scene(export: object, *, format: str = "auto", **options: Any) -> dict:
         raise AdapterError(
             f"unknown format {format!r}: expected auto, {', '.join(FORMATS)}", ("format",)
         )
-    kw = {k: v for k, v in options.items() if v is not None}
+    kw = {k: v for k, v in options.items() if v is not None and not _blank_pick(k, v)}
     if format == "auto" and (is_canonical(export) or is_import_answer(export)):
         return _canonical(export, kw)
     fmt = detect(export) if format == "auto" else _check_format(export, format)
@@ -111,6 +112,11 @@ def to_scene(export: object, *, format: str = "auto", **options: Any) -> dict:
     result = _ADAPTERS[fmt](export, **kw)
     result["stats"]["format"] = fmt
     return result
+
+
+def _blank_pick(key: str, value: object) -> bool:
+    """Whether ``key`` is a scene/page choice left empty (``?scene=``): no choice at all."""
+    return key in ("scene", "page") and isinstance(value, str) and not value.strip()
 
 
 def _check_format(export: object, fmt: str) -> str:

@@ -81,6 +81,9 @@ class CoverResultJSON(msgspec.Struct):
     miss_chance: int
     can_hide: bool | None
     modifiers: list[ModifierJSON]
+    #: GEO-13, written only for a spread's answers (``rules.spread.SpreadCoverResult``).
+    reached_around_corners: bool | None | msgspec.UnsetType = msgspec.UNSET
+    path_length: float | None | msgspec.UnsetType = msgspec.UNSET
 
 
 class CoverResponseJSON(msgspec.Struct):

@@ -46,6 +46,30 @@ class AttackSchema(StrictSchema):
             "(default: the attacker's elevation, or 0 without an attacker)."
         },
     )
+    spread = Flag(
+        load_default=False,
+        metadata={
+            "description": "GEO-13: an area that goes around corners (with ``origin`` and "
+            "``radius``): it reaches a target whose shortest path around walls that block "
+            "movement is within the radius; cover bonuses do not apply against it (SF-COV-3)."
+        },
+    )
+    radius = Number(
+        load_default=None,
+        allow_none=True,
+        validate=number_range(model.Token, "elevation"),
+        metadata={"description": "GEO-13: a spread's radius in grid units (> 0)."},
+    )
+
+    @validates_schema
+    def spread_needs_origin_and_radius(self, data: dict, **_: Any) -> None:
+        """GEO-13: a spread is an area with a point of origin and a radius above 0."""
+        if not data.get("spread"):
+            return
+        if data.get("kind") != "area" or data.get("origin") is None:
+            raise ValidationError("A spread is an area with an origin.", "spread")
+        if data.get("radius") is None or data["radius"] <= 0:
+            raise ValidationError("A spread needs a radius above 0 (grid units).", "radius")
 
 
 def _option_flag(description: str) -> Flag:
@@ -88,6 +112,10 @@ class CoverOptionsSchema(StrictSchema):
     ignore_small_terrain = Flag(load_default=None, allow_none=True)
     ignore_hidden = _option_flag("Hidden tokens neither block, nor give cover (all rulesets).")
     ignore_prone_or_dead = _option_flag("Prone or dead creatures give no cover (all rulesets).")
+    magical_darkness_defeats_darkvision = _option_flag(
+        "starfinder, pf2e-variant: magical darkness defeats darkvision (dnd5e always, "
+        "5E-VIS-5; SF-CON-6)."
+    )
     miss_chance = _miss_chance()
     advantage_levels = fields.Dict(
         keys=fields.String(validate=validate.OneOf(["lesser", "standard", "greater"])),
@@ -263,6 +291,10 @@ class VisionOptionsSchema(StrictSchema):
         "Magical darkness blocks sight through it (all rulesets)."
     )
     darkvision_dim_as_bright = _option_flag("dnd5e: darkvision treats dim light as bright.")
+    magical_darkness_defeats_darkvision = _option_flag(
+        "starfinder, pf2e-variant: magical darkness defeats darkvision (dnd5e always, "
+        "5E-VIS-5; SF-CON-6)."
+    )
     miss_chance = _miss_chance()
 
 

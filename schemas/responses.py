@@ -64,6 +64,17 @@ class CoverResultSchema(Schema):
         allow_none=True, metadata={"description": "pf2e-variant: cover allows Hide (PV-COV-5)"}
     )
     modifiers = fields.List(fields.Nested(ModifierSchema))
+    reached_around_corners = fields.Boolean(
+        allow_none=True,
+        metadata={"description": "GEO-13, only for attack.spread: reached around corners"},
+    )
+    path_length = fields.Float(
+        allow_none=True,
+        metadata={
+            "description": "GEO-13, only for attack.spread: grid units from the origin to "
+            "the target's space (straight or around walls; null: none within the radius)"
+        },
+    )
 
 
 class CoverResponseSchema(Schema):
@@ -142,6 +153,13 @@ class RulesetSchema(Schema):
     )
     options = fields.Dict(keys=fields.String(), values=fields.Nested(OptionSchema))
     capabilities = fields.List(fields.String())
+    conditions = fields.List(
+        fields.String(),
+        metadata={
+            "description": "The token conditions the ruleset reads (GEO-12); others are "
+            "ignored and named in an answer's notes."
+        },
+    )
 
 
 class RulesetsSchema(Schema):
@@ -195,10 +213,16 @@ class VisionResultSchema(Schema):
     obscurement = fields.String(metadata={"description": "dnd5e: none|light|heavy"})
     perception_disadvantage = fields.Boolean()
     detection = fields.String(
-        metadata={"description": "pf2e-variant: observed|hidden|undetected|unnoticed"}
+        allow_none=True,
+        metadata={
+            "description": "pf2e-variant: observed|hidden|undetected|unnoticed; null in the "
+            "other rulesets"
+        },
     )
     concealed = fields.Boolean()
-    flat_check_dc = fields.Integer(allow_none=True)
+    flat_check_dc = fields.Integer(
+        allow_none=True, metadata={"description": "pf2e-variant: null|5|11; null elsewhere"}
+    )
     off_guard = fields.Boolean()
     save_disadvantage_levels = fields.Integer()
     auditory_flat_check_dc = fields.Integer(allow_none=True)

@@ -24,6 +24,7 @@ from marshmallow import (
     ValidationError,
     fields,
     post_load,
+    pre_load,
     validate,
     validates_schema,
 )
@@ -102,6 +103,14 @@ class GridSchema(StrictSchema):
     type = _choice(model.Grid, "type", load_default="square")
     diagonals = _choice(model.Grid, "diagonals", load_default=None, allow_none=True)
     hex_offset = _choice(model.Grid, "hex_offset", load_default="odd")
+
+    @pre_load
+    def spaces(self, data: Any, **_: Any) -> Any:
+        """A blank unit or a count of spaces (``""``, ``hexes`` ...) is ``squares`` (GEO-8)."""
+        units = data.get("units") if isinstance(data, dict) else None
+        if isinstance(units, str) and units.strip().lower() in model.SPACE_UNIT_NAMES:
+            return {**data, "units": "squares"}
+        return data
 
     @post_load
     def make(self, data: dict, **_: Any) -> model.Grid:

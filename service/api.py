@@ -394,6 +394,7 @@ def list_rulesets() -> dict[str, Any]:
                     for name, o in system.options.items()
                 },
                 "capabilities": system_capabilities(system),
+                "conditions": sorted(system.conditions),
             }
         )
     return {"rulesets": out}

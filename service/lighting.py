@@ -326,7 +326,8 @@ def _region_light(geo: BuiltScene, pts: FloatArray, elev: FloatArray) -> _PointL
     """The scene's ambient light at each point, as the regions set it (GEO-5, GEO-9).
 
     A region's ``light`` replaces the ambient light where it holds the point within its
-    height range (the last such region wins); a ``magical_darkness`` region darkens it.
+    height range; where regions of different ``light`` overlap, the darkest wins, whatever
+    their order (GEO-9 "overlapping regions"); a ``magical_darkness`` region darkens it.
     """
     k = len(pts)
     lit = _PointLight(
@@ -340,8 +341,10 @@ def _region_light(geo: BuiltScene, pts: FloatArray, elev: FloatArray) -> _PointL
             continue
         inside = shapely.intersects_xy(geo.region_shapes[region.id], pts[:, 0], pts[:, 1])
         inside &= in_span(region.elevation, elev)
-        if region.light is not None:  # GEO-9: replaces the ambient light (last one wins)
-            lit.level[inside] = RANK[region.light]
+        if region.light is not None:  # GEO-9: replaces the ambient light, the darkest wins
+            first = inside & ~lit.by_region
+            lit.level[first] = RANK[region.light]
+            lit.level[inside] = np.minimum(lit.level[inside], RANK[region.light])
             lit.by_region |= inside
         if region.magical_darkness:
             lit.magical |= inside

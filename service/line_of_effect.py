@@ -129,6 +129,7 @@ def line_between(
         elevations=elevations,
         wall_mask=geo.tall_mask(index),
         budget=budget,
+        spaces=(_box(geo, source, 0.0), _box(geo, target, 0.0)),  # GEO-6: the corner re-check
     )
     centre_line = (*box_centre(box_s), *box_centre(box_t))
     blocking: list[int] = []

@@ -80,6 +80,10 @@ MAX_EXTENT_PX = 2 * MAX_COORD_PX
 #: Largest distance, radius, range, elevation or height accepted, in grid units.
 MAX_UNITS = 1e6
 
+#: Unit names that count a scene in spaces (GEO-8 "scenes counted in squares"), lower case:
+#: read as the unit ``squares`` by the scene schema and the importers.
+SPACE_UNIT_NAMES = ("", "squares", "square", "sq", "hexes", "hex", "spaces", "space", "cells")
+
 #: Smallest grid distance (units per square): below it px per unit overflows to infinity.
 MIN_GRID_DISTANCE = 1e-3
 #: Grid square size bounds, in px per square.
@@ -159,12 +163,14 @@ class Grid(Value, frozen=True):
     ``hex-col`` flat-topped hexes in columns (HEXODDQ/HEXEVENQ); on hex grids ``size`` is
     the px between the centres of adjacent hexes, and ``hex_offset`` says which rows
     (columns) are shifted by half a hex: ``odd`` (Foundry's ODD types) or ``even``
-    (``service.engine.grids``).
+    (``service.engine.grids``). ``units`` ``squares``: the scene counts in spaces (squares or
+    hexes, Lancer's 1 unit a hex), 1 space = 5 ft for every rule distance and creature height
+    (GEO-8 "scenes counted in squares").
     """
 
     size: Annotated[float, Meta(ge=MIN_GRID_SIZE_PX, le=MAX_GRID_SIZE_PX)]
     distance: Annotated[float, Meta(ge=MIN_GRID_DISTANCE, le=MAX_UNITS)] = 5.0
-    units: Literal["ft", "m"] = "ft"
+    units: Literal["ft", "m", "squares"] = "ft"
     type: GridType = "square"
     diagonals: Diagonals | None = None
     hex_offset: Literal["odd", "even"] = "odd"

@@ -208,18 +208,22 @@ def _hex_size(doc: Mapping, size_px: float, object_grid: bool, read: dict[str, s
 
 
 def _units(value: object, where: str, ctx: Context) -> str:
-    """Canonical unit; Foundry's blank and foreign spellings assumed with a warning."""
+    """Canonical unit; foreign spellings assumed with a warning.
+
+    A blank unit or a count of spaces (Lancer: blank, 1 unit a hex) counts in spaces (GEO-8,
+    FORMATS.md pitfall 17).
+    """
     key = value.strip().lower() if isinstance(value, str) else None
-    if key in UNITS:
+    if key in UNITS and UNITS[key] != "squares":
         return UNITS[key]
     if key in ASSUMED_UNITS:
         unit, why = ASSUMED_UNITS[key]
         ctx.warn(f"{where}: {value!r} read as {unit!r} ({why})")
         return unit
-    if key == "" or value is None:
+    if value is None:
         ctx.warn(f"{where}: no unit given, 'ft' assumed (distances stay in grid units)")
         return "ft"
-    return grid_units(value, where, ctx.warn)
+    return grid_units(value, where, ctx.warn)  # blank or spaces: counted in spaces (GEO-8)
 
 
 def _diagonals(
@@ -312,6 +316,8 @@ def read_environment(doc: Mapping, ctx: Context) -> tuple[dict, float | None, Gl
     its range or under its threshold) the whole scene is lit — bright, or dim when a v12+
     global light is not in bright mode; without it, every place no light reaches is dark
     (the darkness level only tints the canvas). The raw darkness goes into ``stats``.
+    A scene with ``tokenVision: false`` restricts no vision: it is ambient ``bright``, with a
+    warning (FORMATS.md pitfall 14).
     """
     env = doc.get("environment")
     bright_mode = True
@@ -332,4 +338,10 @@ def read_environment(doc: Mapping, ctx: Context) -> tuple[dict, float | None, Gl
         darkness = None
     level = 0 if darkness is None else darkness
     global_light = GlobalLight(enabled, finite_number(threshold), bright_mode)
+    if doc.get("tokenVision") is False:
+        ctx.warn(
+            "tokenVision: false (the scene restricts no vision: players see everything), "
+            "imported as ambient bright light"
+        )
+        return canonical_environment("bright"), darkness, global_light
     return canonical_environment(global_light.light_at(level)), darkness, global_light

@@ -72,6 +72,7 @@ def read_tokens(doc: Mapping, ctx: Context) -> list[dict]:
     """
     tokens: list[dict] = []
     props: list[str] = []
+    blind: dict[str, int] = {"disabled": 0, "null": 0}
     for i, raw in entries(doc, "tokens", ctx.warn):
         if not is_creature(raw):
             props.append(f"{i} ({raw.get('name') or raw.get('_id') or 'unnamed'})")
@@ -91,7 +92,7 @@ def read_tokens(doc: Mapping, ctx: Context) -> list[dict]:
             position,
             (width, height),
             reach=ctx.distance,
-            senses=_senses(raw, i, ctx),
+            senses=_senses(raw, i, ctx, blind),
             light=_token_light(raw, i, ctx),
             hidden=raw.get("hidden") is True,
             elevation=elevation,
@@ -103,6 +104,7 @@ def read_tokens(doc: Mapping, ctx: Context) -> list[dict]:
             f"tokens: {len(props)} tokens without an actor (actorId null) are not creatures, "
             f"left out of the scene (no obstacle, no observer): tokens[{'], tokens['.join(props)}]"
         )
+    _warn_no_vision(blind, ctx)
     if tokens:
         ctx.warn(
             "tokens: conditions, abilities and swim speed live on Foundry actors, "
@@ -172,8 +174,45 @@ def _vertical_extent(raw: Mapping, elevation: float, i: int, ctx: Context) -> fl
     return None
 
 
-def _senses(raw: Mapping, i: int, ctx: Context) -> dict:
-    """Canonical senses (grid units) from v10+ ``sight``/``detectionModes`` or <= v9 fields."""
+def _warn_no_vision(blind: Mapping[str, int], ctx: Context) -> None:
+    """One warning per kind of token whose sight gives no darkvision (FORMATS.md pitfall 13)."""
+    if blind["disabled"]:
+        ctx.warn(
+            f"tokens: {blind['disabled']} tokens with sight disabled (sight.enabled false, "
+            "<= v9 vision false) have no vision source: their sight range gives no darkvision"
+        )
+    if blind["null"]:
+        ctx.warn(
+            f"tokens: {blind['null']} tokens with sight.range null read as range 0 "
+            f"(Foundry v{ctx.version}: null is unlimited only from v13)"
+        )
+
+
+def _sight_range(sight: Mapping, ctx: Context, blind: dict[str, int]) -> Any:
+    """A v10+ ``sight`` object's range in grid units, 0 when it gives no vision source.
+
+    ``sight.enabled: false`` is no vision source at all; ``range: null`` is 0 before v13 and
+    unlimited from v13 (FORMATS.md pitfall 13). ``blind`` counts the tokens concerned: a
+    disabled sight with a range (or null) that would otherwise have given darkvision.
+    """
+    rng = sight.get("range", 0)
+    if sight.get("enabled") is False:
+        blind["disabled"] += rng is None or (finite_number(rng) or 0) > 0
+        return 0
+    if rng is not None:
+        return rng
+    if ctx.version.isdigit() and int(ctx.version) >= 13:
+        return UNLIMITED_RANGE
+    blind["null"] += 1
+    return 0
+
+
+def _senses(raw: Mapping, i: int, ctx: Context, blind: dict[str, int]) -> dict:
+    """Canonical senses (grid units) from v10+ ``sight``/``detectionModes`` or <= v9 fields.
+
+    Sight gives darkvision only from a vision source (:func:`_sight_range`); the detection
+    modes (tremorsense, see invisibility ...) are the actor's and count either way.
+    """
     senses = no_senses()
 
     def raise_to(sense: str, value: float) -> None:
@@ -182,8 +221,7 @@ def _senses(raw: Mapping, i: int, ctx: Context) -> dict:
 
     sight = raw.get("sight")
     if isinstance(sight, Mapping):
-        rng = sight.get("range", 0)
-        rng = UNLIMITED_RANGE if rng is None else rng
+        rng = _sight_range(sight, ctx, blind)
         mode = sight.get("visionMode") or "basic"
         key = norm_name(mode) if isinstance(mode, str) else None
         if finite_number(rng) is None or rng < 0:
@@ -195,6 +233,10 @@ def _senses(raw: Mapping, i: int, ctx: Context) -> dict:
                 raise_to(_VISION_MODES[key], rng)
         else:
             ctx.warn(f"tokens[{i}].sight.visionMode: {mode!r} not mapped")
+    elif raw.get("vision") is False and any(
+        (finite_number(raw.get(key)) or 0) > 0 for key in ("dimSight", "brightSight")
+    ):
+        blind["disabled"] += 1
     else:
         legacy = [
             v

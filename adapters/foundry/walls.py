@@ -116,7 +116,8 @@ def _wall_level(raw: Mapping, i: int, ctx: Context) -> tuple[dict | None, str | 
     ctx.count("wall levels: levels[]")
     if height is None:
         height = level_range(ids, ctx)
-        ctx.count("wall heights: the range of levels[]")
+        if height is not None:
+            ctx.count("wall heights: the range of levels[]")
     return height, ids[0] if len(ids) == 1 else None
 
 
@@ -196,7 +197,8 @@ def _wall_height(flags: object, i: int, ctx: Context) -> dict | None:
     Wall Height 4+ ``flags["wall-height"].top/bottom``; its older ``flags.wallHeight``
     (``top``/``bottom`` or ``wallHeightTop``/``wallHeightBottom``); Levels
     ``flags.levels.rangeBottom/rangeTop``. A null bound is unbounded (Wall Height reads it as
-    +-Infinity). Each wall read counts in ``ctx.read`` under its flag.
+    +-Infinity). Each wall whose flag gives a range counts in ``ctx.read`` under its flag (a
+    flag with both bounds null gives none and is not counted).
     """
     if not isinstance(flags, Mapping):
         return None
@@ -212,8 +214,10 @@ def _wall_height(flags: object, i: int, ctx: Context) -> dict | None:
         if not isinstance(data, Mapping) or not (bottom_key in data or top_key in data):
             continue
         where = f"walls[{i}].flags.{ns}"
-        ctx.count(f"wall heights: flags.{ns}.{bottom_key}/{top_key}")
-        return elevation_range(
+        height = elevation_range(
             data.get(bottom_key), data.get(top_key), where, ctx, (bottom_key, top_key)
         )
+        if height is not None:  # a flag of two null bounds is an infinitely tall wall
+            ctx.count(f"wall heights: flags.{ns}.{bottom_key}/{top_key}")
+        return height
     return None

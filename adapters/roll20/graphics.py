@@ -96,7 +96,7 @@ def read_graphics(
             continue
         light = _read_light(raw, where, ctx, tally)
         on_token_layer = layer in _TOKEN_LAYERS and not drawing
-        creature = on_token_layer and is_creature(raw)
+        creature = on_token_layer and is_creature(raw, lit=light.lit)
         ident = graphic_id(raw)
         if ident is None:
             if creature or light.lit:
@@ -250,19 +250,30 @@ def _warn_skipped(tally: _Tally, has_tokens: bool, ctx: Context) -> None:
         ctx.warn(f"{where}: {len(indices)} {what} not mapped (indices {short_list(indices)})")
 
 
-def is_creature(raw: Mapping) -> bool:
+def is_creature(raw: Mapping, lit: bool = False) -> bool:
     """Tell whether a token-layer graphic is a creature (a token of the canonical scene).
 
     A creature represents a character (``represents``), or carries a bar value
     (``bar1_value`` .. ``bar4_value``: hit points and the like), or has a name (shown or not:
-    a GM hides a monster's name from the players, the monster is still there). A graphic
-    with none of these, such as an unnamed GM-layer marker or a prop, is not a creature;
-    nor is a card dealt onto the table (``cardid`` or ``_subtype`` "card").
+    a GM hides a monster's name from the players, the monster is still there) and emits no
+    light: a named graphic with a light and neither a character nor a bar value ("Light
+    Source", "Torch", "Fungus Light Source") is a light prop (FORMATS.md pitfall 16). A
+    graphic with none of these, such as an unnamed GM-layer marker or a prop, is not a
+    creature; nor is a card dealt onto the table (``cardid`` or ``_subtype`` "card").
+
+    Parameters
+    ----------
+    raw : Mapping
+        The Roll20 graphic.
+    lit : bool
+        Whether the graphic emits light (its name alone then does not make it a creature).
     """
     if _set(raw.get("cardid")) or raw.get("_subtype") == "card":
         return False
-    keys = ("represents", "name", *(f"bar{k}_value" for k in range(1, 5)))
-    return any(_set(raw.get(key)) for key in keys)
+    keys = ("represents", *(f"bar{k}_value" for k in range(1, 5)))
+    if any(_set(raw.get(key)) for key in keys):
+        return True
+    return not lit and _set(raw.get("name"))
 
 
 def graphic_id(raw: Mapping) -> str | None:

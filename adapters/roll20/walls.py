@@ -19,6 +19,7 @@ from adapters._common import (
     fallback_id,
     in_range,
     kind_name,
+    list_entries,
     point,
     short_list,
     warn_zero_length,
@@ -54,11 +55,8 @@ def path_walls(content: Mapping, ctx: Context) -> list[dict]:
         raise ctx.error(f"'paths' must be a list, got {kind_name(raw_paths)}", "paths")
     walls: list[dict] = []
     tally = _PathTally()
-    for i, raw in enumerate(raw_paths):
+    for i, raw in list_entries(raw_paths, ctx.where("paths"), ctx.warn):
         where = ctx.where("paths", i)
-        if not isinstance(raw, Mapping):
-            ctx.warn(f"{where}: {kind_name(raw)} entry skipped")
-            continue
         layer = raw.get("layer")
         if layer != "walls":
             tally.other_layers.setdefault(str(layer), []).append(i)

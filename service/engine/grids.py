@@ -110,10 +110,14 @@ DEFAULT_REACH_FT = 5.0
 def feet_to_units(feet: float, grid: Grid) -> float:
     """A distance the rules give in feet, in the scene's units (GEO-8).
 
-    ``ft`` scenes take it as is; ``m`` scenes take 1.5 m per 5 ft (30 ft -> 9 m).
+    ``ft`` scenes take it as is; ``m`` scenes take 1.5 m per 5 ft (30 ft -> 9 m); scenes
+    counted in spaces (``squares``) take 1 space per 5 ft, ``grid.distance`` units a space
+    (GEO-8 "scenes counted in squares": reach 5 ft is 1 space).
     """
     if grid.units == "m":
         return feet * METRES_PER_SQUARE / FEET_PER_SQUARE
+    if grid.units == "squares":
+        return feet / FEET_PER_SQUARE * grid.distance
     return feet
 
 
@@ -121,6 +125,8 @@ def units_to_feet(units: float, grid: Grid) -> float:
     """The inverse of ``feet_to_units``: scene units in feet (for tables kept in feet)."""
     if grid.units == "m":
         return units * FEET_PER_SQUARE / METRES_PER_SQUARE
+    if grid.units == "squares":
+        return units / grid.distance * FEET_PER_SQUARE
     return units
 
 

@@ -294,6 +294,14 @@ def creature_hits(
     return rows[order], cols[order]
 
 
+def segments_cross_own_boxes(seg: FloatArray, boxes: FloatArray) -> NDArray[np.bool_]:
+    """Whether segment ``seg[i]`` passes through the open interior of ``boxes[i]``.
+
+    Both (p, 4) px, row by row: ``segments_cross_boxes`` without the all-pairs table.
+    """
+    return _slab(seg, boxes)[0]
+
+
 def segments_cross_boxes(seg: FloatArray, boxes: FloatArray) -> NDArray[np.bool_]:
     """Whether each segment passes through the open interior of each axis-aligned box.
 

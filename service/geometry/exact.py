@@ -64,6 +64,37 @@ def centre_lines(boxes_from: FloatArray, boxes_to: FloatArray) -> FloatArray:
     )
 
 
+def toward_centres(bf: FloatArray, bt: FloatArray, cand: FloatArray) -> FloatArray:
+    """From each segment's ends (k, 4) toward the centres of its boxes (k, 4), px (GEO-6).
+
+    ``trace``'s ``inward``: an end point on a wall is on its own space's side; zero at a
+    centre (and for a box of no size, a point).
+    """
+    centre_f = (bf[:, 0:2] + bf[:, 2:4]) * 0.5
+    centre_t = (bt[:, 0:2] + bt[:, 2:4]) * 0.5
+    return np.column_stack([centre_f - cand[:, 0:2], centre_t - cand[:, 2:4]])
+
+
+#: px by which the exact search shrinks a space given at inset 0 (GEO-6's end-point
+#: Decision: a point of a space lying on a wall is on the space's own side of it, so a
+#: space standing flush against a wall is searched from just inside it).
+END_SIDE_PX = 1e-3
+
+
+def _off_the_walls(boxes: FloatArray, spaces: FloatArray) -> FloatArray:
+    """``boxes`` (p, 4), those equal to their ``spaces`` (inset 0) shrunk by ``END_SIDE_PX``.
+
+    Points and spaces too small to shrink are kept as they are.
+    """
+    out = boxes.copy()
+    same = np.all(boxes == spaces, axis=1)
+    same &= (boxes[:, 2] - boxes[:, 0] > 2 * END_SIDE_PX) & (
+        boxes[:, 3] - boxes[:, 1] > 2 * END_SIDE_PX
+    )
+    out[same] += np.array([END_SIDE_PX, END_SIDE_PX, -END_SIDE_PX, -END_SIDE_PX])
+    return out
+
+
 def _corner_lines(boxes_from: FloatArray, boxes_to: FloatArray) -> FloatArray:
     """The 16 corner-to-corner segments of each pair of boxes (p, 4), shape (p, 16, 4) px.
 
@@ -84,6 +115,7 @@ def line_of_effect_between(
     elevations: tuple[float, ...] | None = None,
     wall_mask: NDArray[np.bool_] | None = None,
     budget: WorkBudget | None = None,
+    spaces: tuple[Sequence[float], Sequence[float]] | None = None,
 ) -> LineOfEffect:
     """Exact line of effect between two axis-aligned spaces (5E-LOE-2).
 
@@ -107,6 +139,8 @@ def line_of_effect_between(
         covering part of it is a low obstacle, which never blocks line of effect or sight.
     wall_mask : ndarray of shape (n,), bool, optional
         Walls to consider (default all): low obstacles never block line of effect.
+    spaces : (sequence of 4 floats, sequence of 4 floats), optional
+        The spaces the boxes were inset from (GEO-6, ``lines_of_effect``'s ``spaces``).
 
     Returns
     -------
@@ -120,6 +154,9 @@ def line_of_effect_between(
         elevations=None if elevations is None else np.asarray([elevations], dtype=np.float64),
         wall_mask=wall_mask,
         budget=budget,
+        spaces=None
+        if spaces is None
+        else (np.asarray([spaces[0]], dtype=np.float64), np.asarray([spaces[1]], dtype=np.float64)),
     )[0]
 
 
@@ -143,6 +180,7 @@ def lines_of_effect(
     budget: WorkBudget | None = None,
     density: WallDensity | None = None,
     blockers: bool = True,
+    spaces: tuple[FloatArray, FloatArray] | None = None,
 ) -> list[LineOfEffect]:
     """Exact line of effect for p pairs of spaces (5E-LOE-2), cheap lines first.
 
@@ -171,6 +209,12 @@ def lines_of_effect(
     blockers : bool
         Name what blocks the centre line of each pair without line of effect
         (``LineOfEffect.blockers``; left empty with ``False``, for a bare ``clear``).
+    spaces : (ndarray (p, 4), ndarray (p, 4)), optional
+        The spaces that ``boxes_from`` / ``boxes_to`` were inset from (GEO-6): their
+        corner-to-corner lines are judged with the corner re-check (a wall ending on a
+        token's own corner blocks the inset line only if it blocks the exact corner line;
+        the inset never adds a block). Every line's ends are on their own space's side of a
+        wall they lie on (GEO-6's end-point Decision, ``trace``'s ``inward``).
 
     Returns
     -------
@@ -187,6 +231,8 @@ def lines_of_effect(
     answers = _Answers(
         index, bf, bt, sense, as_bands(elevations, len(bf)), wall_mask, budget, blockers
     )
+    if spaces is not None:
+        answers.spaces = tuple(np.asarray(s, dtype=np.float64).reshape(-1, 4) for s in spaces)
     rest = answers.join_overlapping()
     if len(rest):
         answers.answer(rest, density)
@@ -216,15 +262,33 @@ class _Answers:
         self.wall_mask, self.budget, self.blockers = wall_mask, budget, blockers
         self.out: list[LineOfEffect | None] = [None] * len(bf)
         self.centre_blockers: dict[int, list[int]] = {}
+        self.spaces: tuple[FloatArray, ...] | None = None
 
-    def _trace(self, segments: FloatArray, rows: Any, listed: bool) -> TraceResult:
+    def _trace(
+        self,
+        segments: FloatArray,
+        rows: Any,
+        listed: bool,
+        corners: FloatArray | None = None,
+        inward: FloatArray | None = None,
+    ) -> TraceResult:
         """``trace`` of ``segments`` (m, 4) px, each in the band of its pair ``rows`` (m,).
 
-        ``listed``: with the blockers of each segment.
+        ``listed``: with the blockers of each segment; ``corners``: the exact corner lines
+        the segments were inset from (GEO-6's corner re-check); ``inward``: from each end
+        into its space (``trace``'s, GEO-6's end-point Decision).
         """
         spec = TraceSpec(self.sense, self.wall_mask, low_obstacles=False, with_blockers=listed)
         elevations = None if self.bands is None else self.bands[rows]
-        return trace(self.index, segments, spec, elevations=elevations, budget=self.budget)
+        return trace(
+            self.index,
+            segments,
+            spec,
+            elevations=elevations,
+            budget=self.budget,
+            corners=corners,
+            inward=inward,
+        )
 
     def join_overlapping(self) -> NDArray[np.intp]:
         """Answer the pairs whose spaces overlap (clear, at a shared point); the others' rows."""
@@ -303,7 +367,12 @@ class _Answers:
             return []
         at = [q for q, _ in todo]
         corner = _corner_lines(self.bf[at], self.bt[at])
-        first = self._trace(corner.reshape(-1, 4), np.repeat(at, 16), False).wall_blocked.reshape(
+        exact = None
+        if self.spaces is not None:  # GEO-6: the corner re-check on the exact corner lines
+            exact = _corner_lines(self.spaces[0][at], self.spaces[1][at]).reshape(-1, 4)
+        segs, rows = corner.reshape(-1, 4), np.repeat(at, 16)
+        inward = toward_centres(self.bf[rows], self.bt[rows], segs)  # corners: GEO-6 ends
+        first = self._trace(segs, rows, False, corners=exact, inward=inward).wall_blocked.reshape(
             -1, 16
         )
         still: list[_Pending] = []
@@ -345,10 +414,13 @@ class _Answers:
         if not pending:
             return
         at = [q for q, _ in pending]
+        bf, bt = self.bf[at], self.bt[at]
+        if self.spaces is not None:  # GEO-6: an end on a wall is on its own space's side
+            bf, bt = _off_the_walls(bf, self.spaces[0][at]), _off_the_walls(bt, self.spaces[1][at])
         found = search_many(
             self.index,
-            self.bf[at],
-            self.bt[at],
+            bf,
+            bt,
             self.sense,
             None if self.bands is None else self.bands[at],
             self.wall_mask,

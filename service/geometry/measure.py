@@ -144,9 +144,25 @@ class _ExactLines:
                 budget=self.budget,
                 density=self.built.density,
                 blockers=False,  # only ``clear`` is read (``Measured.clear``)
+                spaces=self._spaces(todo),
             )
             done.update(zip(todo, found, strict=True))
         return {r: done[r] for r in need}
+
+    def _spaces(self, todo: list[int]) -> tuple[FloatArray, FloatArray]:
+        """The spaces the pairs ``todo``'s inner spaces were inset from (GEO-6).
+
+        Each token's space; an area's point of origin as it is.
+        """
+        q = self.questions
+        out = []
+        for side, inner in ((0, q.inner_source), (1, q.inner_target)):
+            boxes = np.array(inner[todo], dtype=np.float64)
+            for k, t in enumerate(q.pair_tokens[todo, side].tolist()):
+                if t >= 0 and (inner[todo[k], 0] != inner[todo[k], 2]):
+                    boxes[k] = self.built.token_boxes[q.token_ids[t]]
+            out.append(boxes)
+        return out[0], out[1]
 
 
 def _afford(
@@ -283,6 +299,34 @@ def _crowd(
     return Creatures(boxes, ids, cmask, mask_rows, spans, grid, where_clear=not spec.blockers)
 
 
+def _inward(questions: Pairs, all_segs: FloatArray, rows: NDArray[np.intp]) -> FloatArray:
+    """From each line's ends into its pair's spaces: toward their centres, (n, 4) px.
+
+    GEO-6's end-point Decision (``trace``'s ``inward``): a corner lying on a wall is on its
+    creature's side. Zero at a space's centre and at an area's point of origin.
+    """
+    of = np.repeat(np.arange(len(questions)), np.diff(rows))
+    s, t = questions.inner_source[of], questions.inner_target[of]
+    centre_s = np.column_stack([(s[:, 0] + s[:, 2]) / 2, (s[:, 1] + s[:, 3]) / 2])
+    centre_t = np.column_stack([(t[:, 0] + t[:, 2]) / 2, (t[:, 1] + t[:, 3]) / 2])
+    return np.column_stack([centre_s - all_segs[:, 0:2], centre_t - all_segs[:, 2:4]])
+
+
+def _at(rows_of: FloatArray | None, sel: NDArray[np.intp]) -> FloatArray | None:
+    """``rows_of[sel]``, or None."""
+    return None if rows_of is None else rows_of[sel]
+
+
+def _spaces_of_lines(built: BuiltScene, questions: Pairs, rows: NDArray[np.intp]) -> FloatArray:
+    """Each line's source and target token spaces (n, 8) px, NaN for a point (GEO-6)."""
+    boxes = np.array(
+        [built.token_boxes[t] for t in questions.token_ids] + [(np.nan,) * 4], dtype=np.float64
+    ).reshape(-1, 4)
+    of = np.repeat(np.arange(len(questions)), np.diff(rows))
+    ends = questions.pair_tokens[of]  # -1 (a point) reads the last row: NaN
+    return np.column_stack([boxes[ends[:, 0]], boxes[ends[:, 1]]])
+
+
 def _trace_lines(
     built: BuiltScene,
     spec: Measure,
@@ -310,7 +354,11 @@ def _trace_lines(
     elev = np.repeat(pair_bands.reshape(-1, 4), np.diff(rows), axis=0)
     with_corners = questions.exact_sources is not None
     corners = questions.joined(exact=True)[0] if with_corners and n else None
+    inward = _inward(questions, all_segs, rows) if n else None
     crowd = _crowd(built, spec, questions, rows)
+    spaces = (
+        _spaces_of_lines(built, questions, rows) if crowd is not None and with_corners else None
+    )
     blocked = tuple(np.zeros(n, dtype=bool) for _ in range(4))
     none: list[Any] = []  # no blockers listed (``Measure.blockers`` off): one shared empty list
     lists = tuple([[] for _ in range(n)] if spec.blockers else [none] * n for _ in range(3))
@@ -322,7 +370,7 @@ def _trace_lines(
             sel = np.concatenate([np.arange(rows[r], rows[r + 1]) for r in members.tolist()])
         if not len(sel):
             continue
-        lines = _Group(built, spec, all_segs, elev, corners, budget, choice)
+        lines = _Group(built, spec, all_segs, elev, corners, (inward, spaces), budget, choice)
         lines.trace(sel, crowd, second, blocked, lists)
     return blocked, lists  # type: ignore[return-value]
 
@@ -336,6 +384,7 @@ class _Group:
     all_segs: FloatArray
     elev: FloatArray
     corners: FloatArray | None
+    ends: tuple[FloatArray | None, FloatArray | None]  # ``_inward``, ``_spaces_of_lines``
     budget: WorkBudget | None
     choice: WallChoice = ALL_WALLS
 
@@ -364,6 +413,8 @@ class _Group:
             corners=None if self.corners is None else self.corners[sel],
             budget=self.budget,
             creatures=None if crowd is None else crowd.of_lines(sel),
+            inward=_at(self.ends[0], sel),
+            spaces=_at(self.ends[1], sel),
         )
         wall_blocked[sel] = traced.wall_blocked
         creature_blocked[sel] = traced.creature_blocked
@@ -401,6 +452,7 @@ class _Group:
             elevations=self.elev[again],
             corners=None if self.corners is None else self.corners[again],
             budget=self.budget,
+            inward=_at(self.ends[0], again),
         )
         full_blocked[again] = full.wall_blocked
         if full.corner_cleared is not None:

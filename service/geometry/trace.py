@@ -19,10 +19,11 @@ from numpy.typing import NDArray
 
 from service.engine.budget import WorkBudget
 from service.engine.density import wall_density
+from service.engine.tolerances import QUERY_TOL_PX
 from service.engine.walls import FloatArray, WallGrid, WallIndex, build_grid, index_walls
 from service.geometry import walk, wall_tests
 from service.geometry.bands import as_bands
-from service.geometry.creature_tests import creature_hits
+from service.geometry.creature_tests import creature_hits, segments_cross_own_boxes
 from service.geometry.obstacles import MIN_RUN, wall_components
 from service.geometry.surfaces import surface_blocked
 from service.geometry.walk import estimate_tests
@@ -166,6 +167,8 @@ def trace(
     corners: FloatArray | None = None,
     creatures: Creatures | None = None,
     budget: WorkBudget | None = None,
+    inward: FloatArray | None = None,
+    spaces: FloatArray | None = None,
     _inward: FloatArray | None = None,
     _only: tuple[NDArray[np.int64], bool] | None = None,
 ) -> TraceResult:
@@ -197,6 +200,21 @@ def trace(
         line when they separate the token's space from its direction (``end_junctions``).
     creatures : Creatures, optional
         The creature spaces that block (GEO-7); none by default.
+    inward : ndarray of shape (m, 4), optional
+        For segments whose ends are exact points of token spaces (no inset: ``corners``
+        absent or equal to the segments), the direction from each end into its token's
+        space (toward its centre; zero for a point such as a light or an area's origin).
+        GEO-6's end-point Decision: an end point lying on a wall is on its own creature's
+        side, so a wall whose interior holds the end blocks a line leaving toward its other
+        side, and walls meeting there block as they separate the space from the line
+        (``junctions.end_junctions``). Ignored for inset segments (the corner re-check
+        judges those on their exact corner lines).
+    spaces : ndarray of shape (m, 8), optional
+        Each segment's source and target token spaces ``x0, y0, x1, y1`` px (NaN: a point).
+        With ``corners``, a creature's space with a corner on a corner of either space
+        blocks the inset segment only if it blocks the exact corner line (GEO-6: "the
+        token's own corner" is either end's token's; in a row of four adjacent creatures
+        none gives the others cover by its edges alone).
     budget : WorkBudget, optional
         Spends one unit per (segment, candidate wall) pair before the exact tests; when
         it runs out, ``OverBudget`` (docs/decisions.md "Bounded work").
@@ -211,6 +229,10 @@ def trace(
     exact = None if corners is None else np.asarray(corners, dtype=np.float64).reshape(-1, 4)
     if exact is not None and not np.any(exact != seg):
         exact = None  # no inset: the segments are the exact corner lines
+    if _inward is None and inward is not None and exact is None:
+        ends_in = np.asarray(inward, dtype=np.float64).reshape(-1, 4)
+        if np.any(ends_in != 0):  # GEO-6: an end point on a wall is on its creature's side
+            _inward = ends_in
     corner_comp = None
     if exact is not None and index.size:
         corner_comp = np.full((m, 2), -1, dtype=np.int64)
@@ -245,7 +267,15 @@ def trace(
     if creatures is not None and len(creatures.boxes):
         live = np.flatnonzero(~out.blocked) if creatures.where_clear else np.arange(m)
         if len(live):
-            _creatures_on(creatures, seg, bands, exact, live, creature_blocked, creature_blockers)
+            _creatures_on(
+                creatures,
+                seg,
+                bands,
+                (exact, spaces),
+                live,
+                creature_blocked,
+                creature_blockers,
+            )
     return TraceResult(
         seg,
         out.blocked,
@@ -381,15 +411,18 @@ def _creatures_on(
     creatures: Creatures,
     seg: FloatArray,
     bands: FloatArray | None,
-    exact: FloatArray | None,
+    corners: tuple[FloatArray | None, FloatArray | None],
     live: NDArray[np.intp],
     blocked: NDArray[np.bool_],
     blockers: list[list[str]],
 ) -> None:
     """Fill ``blocked`` (m,) and, when listed, ``blockers`` for the segments ``live`` (GEO-7).
 
-    At most ``CHUNK_CELLS`` (segment, space) pairs at once (bounded memory).
+    ``corners``: the exact corner lines (m, 4) and the ends' token spaces (m, 8), or None
+    (``trace``'s ``corners`` and ``spaces``). At most ``CHUNK_CELLS`` (segment, space) pairs
+    at once (bounded memory).
     """
+    exact, spaces = corners
     boxes = np.asarray(creatures.boxes, dtype=np.float64)
     spans = None
     if creatures.spans is not None and bands is not None:
@@ -419,11 +452,41 @@ def _creatures_on(
         if mask is not None and at_rows is not None:
             keep = mask[at_rows[rows], cols]
             rows, cols = rows[keep], cols[keep]
+        if spaces is not None and exact is not None and len(rows):
+            keep = _beside_own_corner(boxes, live[lo + rows], cols, exact, spaces)
+            rows, cols = rows[keep], cols[keep]
         hit = live[lo + rows]
         blocked[hit] = True
         if blockers:
             for i, j in zip(hit.tolist(), cols.tolist(), strict=True):
                 blockers[i].append(creatures.ids[j])
+
+
+def _beside_own_corner(
+    boxes: FloatArray,
+    rows: NDArray[np.intp],
+    cols: NDArray[np.intp],
+    exact: FloatArray,
+    spaces: FloatArray,
+) -> NDArray[np.bool_]:
+    """Which (segment, space) hits ``rows, cols`` stay: GEO-6 for either end's token.
+
+    A creature's space with a corner on a corner of the segment's source or target space
+    (``spaces`` (m, 8)) blocks only if the exact corner line (``exact`` (m, 4)) crosses it
+    too: the inset never adds a block. The others stay (their heights were weighed on the
+    inset line, GEO-5a). O(hits).
+    """
+    box = boxes[cols]
+    xs, ys = box[:, [0, 2, 2, 0]], box[:, [1, 1, 3, 3]]
+    shared = np.zeros(len(rows), dtype=bool)
+    for end in (0, 4):
+        own = spaces[rows, end : end + 4]
+        ox, oy = own[:, [0, 2, 2, 0]], own[:, [1, 1, 3, 3]]
+        same = (np.abs(xs[:, :, None] - ox[:, None, :]) <= QUERY_TOL_PX) & (
+            np.abs(ys[:, :, None] - oy[:, None, :]) <= QUERY_TOL_PX
+        )
+        shared |= same.any(axis=(1, 2))
+    return ~shared | segments_cross_own_boxes(exact[rows], box)  # type: ignore[no-any-return]
 
 
 def _trace_walls(

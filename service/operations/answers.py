@@ -40,6 +40,7 @@ from service.model import Scene
 from service.operations.options import (
     KIND_SCHEMAS,
     TOKEN_OPTIONS,
+    check_corner_inset,
     check_token_options,
     find_targets,
     load_options,
@@ -49,6 +50,7 @@ from service.rules.ask import cover_all, vision_all
 from service.rules.base import Attack, FlankingRule
 from service.rules.dnd5e import gravity as dnd5e_gravity
 from service.rules.dnd5e import underwater as dnd5e_underwater
+from service.rules.options import unknown_conditions
 from service.rules.pf2e_variant import range_increments as pf2e_range
 
 __all__ = [
@@ -111,13 +113,38 @@ def cover(
         args["attack"]["kind"],
         tuple(origin) if origin else None,  # type: ignore[arg-type]
         args["attack"].get("elevation"),
+        bool(args["attack"].get("spread")),
+        args["attack"].get("radius"),
     )
     options = ruleset_options(system, args["options"], schemas=(rq.CoverOptionsSchema,))
     check_token_options(geo.scene, options, TOKEN_OPTIONS["cover"])
     pairs = [(attacker, t) for t in targets]
     answers = cover_all(system, geo, pairs, attack, options, budget=budget)
-    results = [_flag_hidden(geo.scene, r) for r in answers]
+    results = [
+        _unknown(system, pair, _in_spaces(geo.scene, _flag_hidden(geo.scene, r)))
+        for pair, r in zip(pairs, answers, strict=True)
+    ]
     return {"ruleset": system.id, "attacker": args.get("attacker"), "results": results}
+
+
+def _unknown(system: rules.RuleSystem, pair: tuple[Any, Any], result: Any) -> Any:
+    """Name the pair's conditions outside the ruleset's vocabulary in ``notes`` (GEO-12)."""
+    said = unknown_conditions(system.conditions, [t for t in pair if t is not None])
+    return dataclasses.replace(result, notes=(*result.notes, *said)) if said else result
+
+
+#: GEO-8 "scenes counted in squares": what an answer on such a scene says.
+SPACES_NOTE = (
+    "GEO-8: the scene counts in spaces (grid.units squares): 1 space = 5 ft for every rule "
+    "distance and creature height"
+)
+
+
+def _in_spaces(scene: Scene, result: Any) -> Any:
+    """Say so when the scene counts in spaces (GEO-8): its distances are not feet."""
+    if scene.grid.units != "squares":
+        return result
+    return dataclasses.replace(result, notes=(*result.notes, SPACES_NOTE))
 
 
 def _flag_hidden(scene: Scene, result: Any) -> Any:
@@ -151,6 +178,10 @@ def vision(
     options = ruleset_options(system, args["options"], schemas=(rq.VisionOptionsSchema,))
     check_token_options(geo.scene, options, TOKEN_OPTIONS["vision"])
     results = vision_all(system, geo, [(observer, t) for t in targets], options, budget)
+    results = [
+        _unknown(system, pair, _in_spaces(geo.scene, r))
+        for pair, r in zip([(observer, t) for t in targets], results, strict=True)
+    ]
     return {"ruleset": system.id, "observer": observer.id, "results": results}
 
 
@@ -207,6 +238,7 @@ def _line(
     if sense == "sight" and effect.get("damage") is not None:
         raise RulesError("Breakthrough applies to line of effect only.", ("effect", "damage"))
     inset = args["options"].get("corner_inset")
+    check_corner_inset(geo.scene, inset)
     kw: dict[str, Any] = {} if inset is None else {"corner_inset": inset}
     return line_between(
         geo, source, target, sense, damage=effect.get("damage"), budget=budget, **kw

@@ -27,6 +27,7 @@ from service.model import Scene, Token
 __all__ = [
     "KIND_SCHEMAS",
     "OPTION_ENDPOINTS",
+    "check_corner_inset",
     "TOKEN_OPTIONS",
     "check_token_options",
     "find_targets",
@@ -138,13 +139,35 @@ TOKEN_OPTIONS = {
 
 
 def check_token_options(scene: Scene, options: dict[str, Any], names: tuple[str, ...]) -> None:
-    """Check that the token ids held by the options ``names`` name tokens of ``scene``.
+    """Check the options' token ids and ``corner_inset`` against ``scene``.
 
-    Raises ``UnknownToken`` (404) at ``options.<name>.<i>``.
+    The token ids held by the options ``names`` name tokens of ``scene``; ``corner_inset``
+    is below a quarter square (GEO-6: larger is a 422).
+
+    Raises ``UnknownToken`` (404) at ``options.<name>.<i>``; ``RulesError`` (422) at
+    ``options.corner_inset``.
     """
+    check_corner_inset(scene, options.get("corner_inset"))
     for name in names:
         for i, tid in enumerate(options.get(name, ())):
             find_token(scene, tid, ("options", name, i))
+
+
+def check_corner_inset(scene: Scene, inset: float | None) -> None:
+    """GEO-6: ``corner_inset`` (px) runs from 0 up to, not including, a quarter square.
+
+    Raises ``RulesError`` (422) at ``options.corner_inset`` for one at or past
+    ``grid.size / 4``.
+    """
+    if inset is None:
+        return
+    quarter = scene.grid.size / 4
+    if inset >= quarter:
+        raise RulesError(
+            f"corner_inset {inset:g} px is not below a quarter of a square "
+            f"({quarter:g} px on this grid, GEO-6).",
+            ("options", "corner_inset"),
+        )
 
 
 def find_targets(scene: Scene, ids: list[str], source: Token | None) -> list[Token]:

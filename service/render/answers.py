@@ -214,7 +214,7 @@ def _vision_caption(
         details.append("no line of sight")
     if r["obscurement"] != "none":
         details.append(OBSCURED.get(r["obscurement"], r["obscurement"]))
-    if r["detection"] != "observed":
+    if r["detection"] not in (None, "observed"):
         details.append(DETECTION_WORDS.get(r["detection"], r["detection"]))
     if r["concealed"]:
         details.append(f"concealed (DC {r['flat_check_dc']} flat check)")

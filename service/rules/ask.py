@@ -23,8 +23,9 @@ from service.engine.scene import BuiltScene
 from service.geometry.measure import MeasuredBatch, measure
 from service.model import Token
 from service.rules.base import Attack, CoverResult, RuleSystem, VisionResult
-from service.rules.options import without_set_aside
+from service.rules.options import darkvision_defeated, without_set_aside
 from service.rules.planning import Asked, Plan
+from service.rules.spread import spread_answers
 from service.senses import locate_all, perceive_all
 
 
@@ -61,7 +62,8 @@ def cover_all(
         A pair the ruleset cannot answer (e.g. an area without origin or attacker).
     """
     plan, measured = _measured(system, built, pairs, attack, options, True, budget)
-    return system.covers(Asked(built, plan, measured, pairs, attack, options))
+    results = system.covers(Asked(built, plan, measured, pairs, attack, options))
+    return spread_answers(system, built, pairs, attack, results, budget)  # GEO-13
 
 
 def degrees_all(
@@ -148,6 +150,7 @@ def _perception(
         "inset": system.vision_inset(options),
         "budget": budget,
         "magical_darkness_blocks_sight": bool(options.get("magical_darkness_blocks_sight")),
+        "darkvision_defeated": darkvision_defeated(options, system.options),
     }
 
 

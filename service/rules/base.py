@@ -32,12 +32,15 @@ class Attack:
 
     ``origin`` is the point of origin of an area effect in px (``kind == "area"``);
     ``elevation`` its height in grid units (GEO-5a), ``None``: the attacker's elevation, or
-    0 without an attacker.
+    0 without an attacker. ``spread`` with a ``radius`` (grid units): an area that goes
+    around corners (GEO-13, ``service.rules.spread``).
     """
 
     kind: AttackKind = "ranged"
     origin: tuple[float, float] | None = None
     elevation: float | None = None
+    spread: bool = False
+    radius: float | None = None
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,9 @@ class VisionResult:
     their neutral value (dnd5e: ``obscurement``, ``perception_disadvantage``; starfinder:
     ``concealment``, ``miss_chance``; pf2e-variant: ``detection``, ``concealed``,
     ``flat_check_dc``, ``off_guard``, ``save_disadvantage_levels``,
-    ``auditory_flat_check_dc``). ``distance`` is in grid units (GEO-8).
+    ``auditory_flat_check_dc``). ``detection`` and ``flat_check_dc`` are None outside
+    pf2e-variant (API.md: a neutral "observed" would claim what was not seen).
+    ``distance`` is in grid units (GEO-8).
     """
 
     target: str
@@ -102,7 +107,7 @@ class VisionResult:
     rules: tuple[str, ...]
     obscurement: str = "none"
     perception_disadvantage: bool = False
-    detection: str = "observed"
+    detection: str | None = None
     concealed: bool = False
     flat_check_dc: int | None = None
     off_guard: bool = False
@@ -144,6 +149,8 @@ class RuleSystem(Protocol):
     senses: SenseOrder
     #: Endpoints beyond cover, vision, lighting and lines (e.g. ``modifiers/flanking``).
     extra_capabilities: tuple[str, ...]
+    #: The token conditions the ruleset reads (GEO-12); others are named in ``notes``.
+    conditions: frozenset[str]
 
     def cover_measure(
         self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool

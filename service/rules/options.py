@@ -25,9 +25,34 @@ from service.engine.scene import BuiltScene
 from service.geometry.questions import Pairs
 from service.model import Token
 from service.rules.base import OptionSpec
+from service.senses.reach import SENSE_CONDITIONS
 
 #: Conditions that make a creature no cover under ``ignore_prone_or_dead``.
 DOWN_CONDITIONS = frozenset({"prone", "dead"})
+#: Conditions that put a creature out of every line, whatever the options (GEO-12:
+#: ``ethereal`` blocks nothing and gives no cover; ``burrowing`` is under the ground).
+ELSEWHERE_CONDITIONS = frozenset({"ethereal", "burrowing"})
+
+#: The conditions every ruleset knows (GEO-12): those the perception reads, and those the
+#: obstacle options read. A ruleset adds its own (``RuleSystem.conditions``).
+COMMON_CONDITIONS = SENSE_CONDITIONS | DOWN_CONDITIONS | ELSEWHERE_CONDITIONS
+
+
+def unknown_conditions(conditions: frozenset[str], tokens: list[Token]) -> list[str]:
+    """One GEO-12 note per condition of ``tokens`` outside ``conditions``, in token order.
+
+    A condition the rules do not know is ignored, and said so (never silently).
+    """
+    notes = []
+    for tok in tokens:
+        for name in dict.fromkeys(tok.conditions):
+            if name not in conditions:
+                notes.append(
+                    f"GEO-12: condition {name!r} of {tok.id} is not in this ruleset's "
+                    "vocabulary (GET /v1/rulesets): ignored"
+                )
+    return notes
+
 
 #: Option -> the tokens it leaves out of every obstacle.
 OBSTACLE_OPTIONS: dict[str, Callable[[Token], bool]] = {
@@ -54,6 +79,25 @@ MAGICAL_DARKNESS_BLOCKS_SIGHT = OptionSpec(
     "through. Off: only darkness at the target matters (5E-VIS-4/5).",
 )
 
+MAGICAL_DARKNESS_DEFEATS_DARKVISION = OptionSpec(
+    False,
+    "Vision and concealment: darkvision does not see in magical darkness (dnd5e's 5E-VIS-5 "
+    "reading). Off: the ruleset knows no magical darkness, a magical_darkness region or "
+    "darkness source is darkness and darkvision sees in it (SF-CON-6). dnd5e lists no "
+    "such option: there it always applies.",
+)
+
+
+def darkvision_defeated(options: dict[str, Any], offered: dict[str, OptionSpec]) -> bool:
+    """Whether magical darkness defeats darkvision (SF-CON-6 Decision, 5E-VIS-5).
+
+    A ruleset that offers ``magical_darkness_defeats_darkvision`` (``offered``: its options)
+    applies it only when asked; one that does not (dnd5e) always does.
+    """
+    name = "magical_darkness_defeats_darkvision"
+    return bool(options.get(name)) if name in offered else True
+
+
 #: The GM options every ruleset lists.
 GM_OPTIONS: dict[str, OptionSpec] = {
     "ignore_hidden": IGNORE_HIDDEN,
@@ -63,10 +107,13 @@ GM_OPTIONS: dict[str, OptionSpec] = {
 
 
 def set_aside(built: BuiltScene, options: dict[str, Any]) -> frozenset[str]:
-    """Ids of the tokens that the options given leave out of every obstacle."""
+    """Ids of the tokens left out of every obstacle.
+
+    Those the options given set aside, and the ethereal and burrowing creatures always
+    (GEO-12).
+    """
     tests = [test for name, test in OBSTACLE_OPTIONS.items() if options.get(name)]
-    if not tests:
-        return frozenset()
+    tests.append(lambda tok: not ELSEWHERE_CONDITIONS.isdisjoint(tok.conditions))
     return frozenset(tok.id for tok in built.scene.tokens if any(t(tok) for t in tests))
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import shapely
 from numpy.typing import NDArray
 
 from service.engine.budget import HEX_CELL_UNITS, WorkBudget, vision_units
@@ -25,13 +26,14 @@ from service.engine.scene import BuiltScene, distinct_tokens
 from service.engine.spaces import inset_box
 from service.errors import OverBudget
 from service.geometry.exact import LineOfEffect
+from service.geometry.surfaces import planes
 from service.lighting import LightSample, has_private_light, light_over_token, shining_lights
 from service.model import Light, Token
 from service.senses.darkness import darkness_cuts
 from service.senses.distances import big_hexes, pair_distances
 from service.senses.lines import measure_lines, pair_bands
 from service.senses.obscurement import wholly_inside
-from service.senses.reach import LIGHT_CODE, sense_reaches
+from service.senses.reach import LIGHT_CODE, sense_reaches, underground
 
 #: Each distinct light sample asked: the target, the observer whose private light shines
 #: there (else ``None``) and the lights shining.
@@ -94,8 +96,13 @@ class SenseColumns:
         darkness_blocks: bool,
         *,
         listed: bool,
+        defeated: bool = True,
     ) -> SenseColumns:
-        """Measure every pair (``perceive_all``'s parameters; ``listed``: keep the lines)."""
+        """Measure every pair (``perceive_all``'s parameters).
+
+        ``listed``: keep the lines; ``defeated``: magical darkness defeats darkvision
+        (``perceive_all``'s ``darkvision_defeated``).
+        """
         if budget is not None:
             _spend_pair_units(built, pairs, budget)
         # Each token once (first seen): its inset space and its vertical extent, rows of
@@ -105,6 +112,7 @@ class SenseColumns:
         extents = np.array([built.span(t) for t in tokens], dtype=np.float64).reshape(-1, 2)
         measured = measure_lines(built, boxes, extents, rows, budget, listed=listed)
         clear = np.stack([m[1] for m in measured])
+        clear[:2] &= ~underground(tokens, rows)  # GEO-12: no sight or effect to a burrower
         distance = pair_distances(built, pairs, diagonals, (tokens, rows))
         light_keys, samples, light_of = _light_samples(built, tokens, rows, budget)
         reaches, invisible, sees_invisible = sense_reaches(
@@ -115,6 +123,8 @@ class SenseColumns:
             np.array([s.magical_darkness for s in samples], dtype=bool)[light_of],
             clear,
             np.array([wholly_inside(built, t, "heavy") for t in tokens], dtype=bool),
+            floor_between(built, tokens, rows),
+            defeated,
         )
         darkened = np.zeros(len(pairs), dtype=bool)
         if darkness_blocks:
@@ -135,6 +145,32 @@ class SenseColumns:
             sees_invisible,
             darkened,
         )
+
+
+def floor_between(
+    built: BuiltScene, tokens: list[Token], rows: NDArray[np.intp]
+) -> NDArray[np.bool_]:
+    """Pairs with a floor between them (GEO-10, for GEO-11's "the same ground"), (p,) bool.
+
+    A surface that blocks movement lies between two creatures when its elevation is above
+    the lower one's and at most the higher one's, and it holds either one's centre (the
+    floor the higher one stands on, the ceiling over the lower one). O(surfaces x pairs).
+    """
+    out = np.zeros(len(rows), dtype=bool)
+    surfaces = built.surfaces
+    if surfaces is None or not surfaces.size or not len(rows):
+        return out
+    elevation = np.array([t.elevation for t in tokens], dtype=np.float64)
+    centre = np.array([built.centre(t) for t in tokens], dtype=np.float64).reshape(-1, 2)
+    lo = np.minimum(elevation[rows[:, 0]], elevation[rows[:, 1]])
+    hi = np.maximum(elevation[rows[:, 0]], elevation[rows[:, 1]])
+    for level, shape in planes(surfaces, "move"):
+        between = (lo < level) & (level <= hi)
+        if not between.any():
+            continue
+        inside = shapely.contains_xy(shape, centre[:, 0], centre[:, 1])
+        out |= between & (inside[rows[:, 0]] | inside[rows[:, 1]])
+    return out
 
 
 def _spend_pair_units(

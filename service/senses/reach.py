@@ -39,8 +39,11 @@ _RANGES = (
     "hearing",
 )
 
-#: The conditions read into columns, in this order.
-_FLAGS = ("blinded", "deafened", "invisible", "flying")
+#: The conditions read into columns, in this order: the perception's vocabulary (GEO-12;
+#: ``ethereal``: on the Ethereal Plane, ``burrowing``: under the ground).
+_FLAGS = ("blinded", "deafened", "invisible", "flying", "ethereal", "burrowing")
+#: The conditions the perception reads (every ruleset's vocabulary holds them, GEO-12).
+SENSE_CONDITIONS = frozenset(_FLAGS)
 
 
 @dataclass(frozen=True)
@@ -96,8 +99,17 @@ def _sense_ranges(tokens: list[Token]) -> NDArray[np.float64]:
     ).reshape(-1, len(_RANGES))
 
 
+def underground(tokens: list[Token], rows: NDArray[np.intp]) -> NDArray[np.bool_]:
+    """Pairs of which either creature is ``burrowing`` (GEO-12): no line of effect or sight.
+
+    ``rows`` (p, 2): each pair's rows of ``tokens``; returns (p,) bool.
+    """
+    burrowing = _condition_flags(tokens)[:, _FLAGS.index("burrowing")]
+    return burrowing[rows[:, 0]] | burrowing[rows[:, 1]]  # type: ignore[no-any-return]
+
+
 def _condition_flags(tokens: list[Token]) -> NDArray[np.bool_]:
-    """Whether each token has each condition of ``_FLAGS``, shape (t, 4)."""
+    """Whether each token has each condition of ``_FLAGS``, shape (t, 6)."""
     return np.array(
         [tuple(flag in t.conditions for flag in _FLAGS) for t in tokens], dtype=bool
     ).reshape(-1, len(_FLAGS))
@@ -111,20 +123,26 @@ def sense_reaches(
     magical: NDArray[np.bool_],
     clear: NDArray[np.bool_],
     in_fog: NDArray[np.bool_],
+    floor_between: NDArray[np.bool_] | None = None,
+    defeated: bool = True,
 ) -> tuple[dict[str, NDArray[np.bool_]], NDArray[np.bool_], NDArray[np.bool_]]:
     """Which senses locate each target (the rules of ``service.senses``), for all pairs.
 
     ``tokens`` and ``rows`` (p, 2) as ``SenseColumns``; ``dist`` (p,) grid units;
     ``level`` (p,) ``LIGHT_CODE`` and ``magical`` (p,) over each target; ``clear`` (3, p):
     line of sight, of effect, for sound; ``in_fog`` (t,): heavy obscurement holds the
-    token's whole space (5E-VIS-1).
+    token's whole space (5E-VIS-1); ``floor_between`` (p,): a floor lies between the two
+    (GEO-10), so tremorsense does not reach (GEO-11; None: no floor anywhere);
+    ``defeated``: magical darkness defeats darkvision (5E-VIS-5; off: SF-CON-6 Decision,
+    magical darkness is darkness and darkvision sees in it).
 
     Returns
     -------
     reaches : dict of str to ndarray (p,) of bool
         Each sense of ``PRECISE``, then ``hearing``.
     invisible : ndarray (p,) of bool
-        The target has the ``invisible`` condition.
+        The target has the ``invisible`` condition (or ``ethereal``, which sight likewise
+        needs truesight or seeing invisibility for, GEO-12).
     sees_invisible : ndarray (p,) of bool
         The observer sees invisible creatures at this distance (see invisibility or
         truesight in range).
@@ -132,7 +150,6 @@ def sense_reaches(
     obs, tgt = rows[:, 0], rows[:, 1]
     ranges = _sense_ranges(tokens)[obs]
     flags = _condition_flags(tokens)
-    elevation = np.array([t.elevation for t in tokens], dtype=np.float64)
 
     def within(sense: str) -> NDArray[np.bool_]:
         rng = ranges[:, _RANGES.index(sense)]
@@ -140,6 +157,8 @@ def sense_reaches(
 
     blinded, deafened = flags[obs, 0], flags[obs, 1]
     invisible = flags[tgt, 2]
+    # GEO-12: an ethereal target is perceived only by truesight or seeing invisibility
+    ethereal = flags[tgt, 4]
     sees_invisible = within("see_invisibility")
     lit = (level >= LIGHT_CODE["dim"]) & ~magical
     truesight, darkvision, devils_sight = (
@@ -149,19 +168,26 @@ def sense_reaches(
     )
     los, loe, sound = clear
     eyes_ok = ~blinded & ~(in_fog[obs] | in_fog[tgt]) & los
-    visible = ~invisible | sees_invisible
-    on_ground = ~flags[tgt, 3] & (elevation[tgt] <= np.maximum(0.0, elevation[obs]))
+    visible = ~(invisible | ethereal) | sees_invisible
+    # GEO-11: the same ground: neither flies and no floor lies between (a ledge is ground)
+    on_ground = ~flags[obs, 3] & ~flags[tgt, 3]
+    if floor_between is not None:
+        on_ground &= ~floor_between
+    here = ~ethereal  # the senses that are not sight stay on this plane (GEO-12)
     reaches = {
         "sight": eyes_ok & visible & lit,
-        "darkvision": eyes_ok & visible & darkvision & ~magical,
+        "darkvision": eyes_ok & visible & darkvision & ~(magical & defeated),
         "devils_sight": eyes_ok & visible & devils_sight,
         "truesight": eyes_ok & truesight,
-        "blindsight": within("blindsight") & loe,
-        "tremorsense": within("tremorsense") & on_ground,
-        "xray": ~blinded & visible & within("xray") & (lit | darkvision & ~magical | devils_sight),
-        "hearing": ~deafened & within("hearing") & sound,  # 0: cannot hear (``Senses``)
+        "blindsight": here & within("blindsight") & loe,
+        "tremorsense": here & within("tremorsense") & on_ground,
+        "xray": ~blinded
+        & visible
+        & within("xray")
+        & (lit | darkvision & ~(magical & defeated) | devils_sight),
+        "hearing": here & ~deafened & within("hearing") & sound,  # 0: cannot hear (``Senses``)
     }
-    return reaches, invisible, sees_invisible | truesight
+    return reaches, invisible | ethereal, sees_invisible | truesight
 
 
 def _unlimited(rng: float | None) -> float:

@@ -113,6 +113,7 @@ def perceive_all(
     inset: float = DEFAULT_CORNER_INSET_PX,
     budget: WorkBudget | None = None,
     magical_darkness_blocks_sight: bool = False,
+    darkvision_defeated: bool = True,
 ) -> list[SenseReport]:
     """Which of each observer's senses locate each target (see ``service.senses``).
 
@@ -133,6 +134,9 @@ def perceive_all(
         The request's budget of line-wall tests (``service.engine.budget``).
     magical_darkness_blocks_sight : bool
         GM option (see ``service.senses``); default off.
+    darkvision_defeated : bool
+        Whether darkvision fails in magical darkness (5E-VIS-5; SF-CON-6 Decision: only with
+        the GM option in starfinder and pf2e-variant, ``rules.options.darkvision_defeated``).
 
     Returns
     -------
@@ -153,7 +157,14 @@ def perceive_all(
     if not pairs:
         return []
     cols = SenseColumns.measure(
-        built, pairs, diagonals, inset, budget, magical_darkness_blocks_sight, listed=True
+        built,
+        pairs,
+        diagonals,
+        inset,
+        budget,
+        magical_darkness_blocks_sight,
+        listed=True,
+        defeated=darkvision_defeated,
     )
     assert cols.lines is not None
     return _reports(
@@ -216,7 +227,6 @@ def _reports(
 ) -> list[SenseReport]:
     """One ``SenseReport`` per pair: the columns' row and the pair's other readings."""
     assert cols.lines is not None
-    sight = cols.lines[0]
     names = tuple(cols.reaches)
     reach_rows = zip(*(cols.reaches[s].tolist() for s in names), strict=True)
     rows = zip(reach_rows, concealed, obscurement, notes, blockers, strict=True)
@@ -226,7 +236,7 @@ def _reports(
             light=cols.samples[at],
             obscurement=fog,
             reaches=dict(zip(names, reached, strict=True)),
-            line_of_sight=sight[k].clear,
+            line_of_sight=bool(cols.clear[0, k]),  # the line, unless a burrower (GEO-12)
             line_of_effect=bool(cols.clear[1, k]),
             blockers=named,
             invisible=bool(cols.invisible[k]),
@@ -250,6 +260,7 @@ def locate_all(
     inset: float = DEFAULT_CORNER_INSET_PX,
     budget: WorkBudget | None = None,
     magical_darkness_blocks_sight: bool = False,
+    darkvision_defeated: bool = True,
 ) -> tuple[list[str | None], list[bool]]:
     """The sense that locates each target, and whether it sees it: a bare vision matrix.
 
@@ -266,6 +277,13 @@ def locate_all(
     if not pairs:
         return [], []
     cols = SenseColumns.measure(
-        built, pairs, diagonals, inset, budget, magical_darkness_blocks_sight, listed=False
+        built,
+        pairs,
+        diagonals,
+        inset,
+        budget,
+        magical_darkness_blocks_sight,
+        listed=False,
+        defeated=darkvision_defeated,
     )
     return order.located_all(cols.reaches)

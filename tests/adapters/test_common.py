@@ -104,8 +104,19 @@ def test_read_bool(raw, kw, expected, warnings):
     [
         ("Feet", "ft", []),
         (" metres ", "m", []),
-        ("mi", "ft", ["u: 'mi' is not feet or metres, kept as 'ft'"]),
-        (None, "ft", ["u: None is not feet or metres, kept as 'ft'"]),
+        # GEO-8 "scenes counted in squares": blank, unknown or a count of spaces
+        (
+            "mi",
+            "squares",
+            ["u: 'mi' is not feet or metres: the scene counts in spaces, 1 space = 5 ft (GEO-8)"],
+        ),
+        (
+            None,
+            "squares",
+            ["u: None is not feet or metres: the scene counts in spaces, 1 space = 5 ft (GEO-8)"],
+        ),
+        ("", "squares", ["u: '': the scene counts in spaces, 1 space = 5 ft (GEO-8)"]),
+        ("Hexes", "squares", ["u: 'Hexes': the scene counts in spaces, 1 space = 5 ft (GEO-8)"]),
     ],
 )
 def test_grid_units(value, expected, warnings):

@@ -110,8 +110,18 @@ REAL = [
     ("foundry-v9-vttom-tower-levels.json", 180, 83, 0, 0, 21, 0, "gridless", "m"),
     ("foundry-v10-delian-tomb.json", 43, 0, 14, 0, 2, 0, "square", "ft"),
     ("foundry-v10-harn-forest-road-hex.json", 117, 0, 0, 0, 1, 0, "hex-col", "ft"),
-    ("foundry-v10-lancer-crashed-ship-hex-heights.json", 413, 413, 23, 19, 4, 0, "hex-row", "ft"),
-    ("foundry-v10-lancer-dingy-hostel-gridless.json", 64, 0, 14, 0, 10, 0, "gridless", "ft"),
+    (
+        "foundry-v10-lancer-crashed-ship-hex-heights.json",
+        413,
+        413,
+        23,
+        19,
+        4,
+        0,
+        "hex-row",
+        "squares",
+    ),
+    ("foundry-v10-lancer-dingy-hostel-gridless.json", 64, 0, 14, 0, 10, 0, "gridless", "squares"),
     ("foundry-v12-fa-cult-sanctuary.json", 84, 0, 0, 0, 9, 8, "square", "ft"),
     ("foundry-v12-fa-manor-house-regions.json", 325, 0, 0, 0, 112, 54, "square", "ft"),
     ("foundry-v13-fa-butcher-shop.json", 81, 0, 0, 0, 2, 1, "square", "ft"),
@@ -188,7 +198,11 @@ def test_real_lancer_crashed_ship_wall_height_ranges_and_elevated_tokens():
     assert (
         result["stats"]["read"]["grid.type"] == "grid.type HEXODDR (2): hex-row, odd rows shifted"
     )
-    assert "grid.units: no unit given, 'ft' assumed" in result["warnings"][0]
+    # blank units, 1 unit a hex: the scene counts in spaces (GEO-8, FORMATS pitfall 17)
+    assert scene["grid"]["units"] == "squares"
+    assert (
+        "grid.units: '': the scene counts in spaces, 1 space = 5 ft (GEO-8)" in result["warnings"]
+    )
 
 
 def test_real_t2k_humvee_hex_metres():

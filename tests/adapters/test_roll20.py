@@ -526,6 +526,7 @@ def graphic(**kw) -> dict:
         "id": "g0",
         "type": "image",
         "name": "Orc",
+        "represents": "-charOrc",
         "layer": "objects",
         "left": 105,
         "top": 105,
@@ -928,8 +929,11 @@ GRIDS = [
     pytest.param({"scale_units": "Feet"}, (70, 5, "ft", "square", "equidistant"), [], id="feet"),
     pytest.param(
         {"scale_units": "mi"},
-        (70, 5, "ft", "square", "equidistant"),
-        ["maps[0].attributes.scale_units: 'mi' is not feet or metres, kept as 'ft'"],
+        (70, 5, "squares", "square", "equidistant"),  # GEO-8: an unknown unit counts spaces
+        [
+            "maps[0].attributes.scale_units: 'mi' is not feet or metres: the scene counts in "
+            "spaces, 1 space = 5 ft (GEO-8)"
+        ],
         id="miles",
     ),
     # FORMATS.md pitfall 12: "hex" is Roll20's Hex (V), pointy-topped hexagons in rows ->

@@ -124,7 +124,9 @@ CREATURES = [
 def test_what_a_creature_is(fields, is_token, layer):
     """A token-layer graphic is a creature when it represents a character, carries a bar
     value or has a name (shown or not); otherwise it is skipped with a warning naming it."""
-    result = convert(module(graphics=[graphic(id="g7", layer=layer, **fields)]))
+    result = convert(
+        module(graphics=[graphic(id="g7", layer=layer, **{"represents": "", **fields})])
+    )
     tokens = result["scene"]["tokens"]
     assert [(t["id"], t["hidden"]) for t in tokens] == (
         [("g7", layer == "gmlayer")] if is_token else []
@@ -138,10 +140,10 @@ def test_what_a_creature_is(fields, is_token, layer):
 
 
 def test_skipped_graphics_are_named_by_id_per_layer():
-    graphics = [graphic(id=f"m{k}", name="", layer="gmlayer") for k in range(14)]
+    graphics = [graphic(id=f"m{k}", name="", represents="", layer="gmlayer") for k in range(14)]
     graphics += [
-        graphic(id="", _id="api-id", name="", layer="objects"),
-        graphic(id=None, name="", layer="objects"),
+        graphic(id="", _id="api-id", name="", represents="", layer="objects"),
+        graphic(id=None, name="", represents="", layer="objects"),
         graphic(id="orc", name="Orc"),
     ]
     result = convert(module(graphics=graphics))
@@ -161,10 +163,10 @@ def test_lit_graphic_that_is_not_a_creature_is_a_scene_light():
     """A torch prop on the token layer (no name, no character) lights the scene; its light is
     kept as a scene light at the graphic's centre, public or private as Roll20 showed it."""
     torches = [
-        graphic(id="torch", name="", left=140, top=210, light_radius=40, light_dimradius=20,
-                light_otherplayers=True),
-        graphic(id="gm-glow", name="", layer="gmlayer", left=350, top=70, light_radius=30,
-                light_otherplayers=False),
+        graphic(id="torch", name="", represents="", left=140, top=210, light_radius=40,
+                light_dimradius=20, light_otherplayers=True),
+        graphic(id="gm-glow", name="", represents="", layer="gmlayer", left=350, top=70,
+                light_radius=30, light_otherplayers=False),
     ]  # fmt: skip
     result = convert(module(graphics=torches, showlighting=True))
     assert result["scene"]["tokens"] == []

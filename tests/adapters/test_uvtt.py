@@ -538,13 +538,13 @@ def test_null_entries_and_bad_points_are_skipped_with_warnings():
     result = convert(doc)
     assert [w["id"] for w in result["scene"]["walls"]] == ["los-1-2", "los-3-1"]
     assert result["warnings"] == [
-        "line_of_sight[0]: null entry skipped",
         "line_of_sight[1]: points 1 are not {x, y} numbers, segments touching them skipped",
         "line_of_sight[2]: fewer than 2 points, no wall",
+        "line_of_sight[0]: null entry skipped",  # the skipped entries are told after the others
         "line_of_sight: 1 zero-length segments (repeated points) skipped: line_of_sight[3] (1)",
-        "portals[0]: null entry skipped",
         "portals[1].bounds: [{'x': 0, 'y': 0}] is not two {x, y} points, portal skipped",
         "portals[2].bounds: zero-length portal skipped",
+        "portals[0]: null entry skipped",
         "lights[0]: null entry skipped",
     ]
 

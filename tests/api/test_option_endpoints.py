@@ -27,6 +27,7 @@ VALUES: dict[str, Any] = {
     "ignore_hidden": True,
     "ignore_prone_or_dead": True,
     "magical_darkness_blocks_sight": True,
+    "magical_darkness_defeats_darkvision": True,
     "darkvision_dim_as_bright": True,
     "levels_rounding": "up",
     "miss_chance": 20,

@@ -499,7 +499,7 @@ def test_low_obstacle_range_in_feet(g, gap_px, covered):
         [{"id": "low", "c": [x, -300, x, 400], "cover": "low"}],
     )
     built = build_scene(sc)
-    mask, _notes = low_obstacle_mask(built, built.token_boxes["A"], built.token_boxes["T"])
+    mask = low_obstacle_mask(built, built.token_boxes["A"], built.token_boxes["T"])
     assert mask is not None
     assert bool(mask[0]) is covered
 

@@ -103,11 +103,12 @@ def test_region_light_over_a_token_uses_its_elevation():
     assert light_over_token(built, scene.token("high")).level == "bright"
 
 
-def test_last_region_in_scene_order_decides():
-    """GEO-9 Decision: overlapping light regions, the last one in scene order decides."""
+def test_overlapping_regions_the_darkest_decides():
+    """GEO-9 Decision (overlapping regions): the darkest wins, whatever the scene order
+    (more in ``test_overlapping_regions``)."""
     first = {**region("dark"), "id": "a"}
     second = {**region("dim"), "id": "b"}
-    assert level_at((750, 50), "bright", [first, second]).level == "dim"
+    assert level_at((750, 50), "bright", [first, second]).level == "dark"
     assert level_at((750, 50), "bright", [second, first]).level == "dark"
 
 

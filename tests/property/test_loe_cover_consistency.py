@@ -15,6 +15,9 @@ block") and took a line cleared that way as showing a line of effect, while
 ``/v1/line-of-effect`` searches between the spaces shrunk by the inset and finds none. Now a
 line cleared only by the corner sentence does not show a line of effect
 (``TraceResult.corner_cleared``): the exact search decides, and no line of effect is total.
+Since GEO-6's later Decisions (either end's token's corner; the inset never adds a block,
+in the exact line of effect too) the exact line judges those walls on the exact corner
+lines as well: the four have a line of effect, and cover agrees.
 """
 
 from __future__ import annotations
@@ -80,31 +83,39 @@ def answers(segs, a, t):
     return loe, res
 
 
-#: (walls in squares, A's square, T's square, cover before the fix): no line of effect.
+#: (walls in squares, A's square, T's square, line of effect, cover): the counter-examples,
+#: as GEO-6's Decisions now read them. A wall that only ends on a token's corner (either
+#: end's token) is met at its free tip and never blocks there, and the inset never adds a
+#: block, in the exact line of effect too.
 COUNTER_EXAMPLES = [
     pytest.param(
-        [(1, 1, 2, 1)], (1, 0), (1, 1), "none", id="wall exactly on the edge the two share"
+        [(1, 1, 2, 1)], (1, 0), (1, 1), True, "none", id="wall exactly on the edge the two share"
     ),
     pytest.param(
-        [(-1, 1, 2, 1)], (1, 0), (1, 1), "half", id="wall along the shared edge, end on a corner"
+        [(-1, 1, 2, 1)], (1, 0), (1, 1), True, "half",
+        id="wall along the shared edge, end on a corner",
     ),
-    pytest.param([(1, 1, 2, 1)], (1, 0), (1, 2), "half", id="wall along A's edge, T beyond"),
+    pytest.param(
+        [(1, 1, 2, 1)], (1, 0), (1, 2), True, "half", id="wall along A's edge, T beyond"
+    ),
     pytest.param(
         [(0, 1, 1, 1), (1, 1, 1, 2), (1, 2, 0, 2), (0, 2, 0, 1)],
         (0, 0),
         (0, 2),
+        True,
         "none",
         id="a one-square pillar both stand flush against",
     ),
-]
+]  # fmt: skip
 
 
-@pytest.mark.parametrize(("segs", "a", "t", "before"), COUNTER_EXAMPLES)
-def test_counter_examples_are_total(segs, a, t, before):
-    """No line of effect (5E-LOE-2) is total cover (5E-COV-3), whatever the corner lines."""
+@pytest.mark.parametrize(("segs", "a", "t", "clear", "cover"), COUNTER_EXAMPLES)
+def test_counter_examples_agree(segs, a, t, clear, cover):
+    """No line of effect (5E-LOE-2) is total cover (5E-COV-3), and a line of effect is not:
+    the exact line and the corner lines read GEO-6 alike."""
     loe, res = answers(segs, a, t)
-    assert not loe.clear
-    assert (res.cover, res.can_target, res.line_of_effect) == ("total", False, False)
+    assert loe.clear is clear
+    assert (res.cover, res.can_target, res.line_of_effect) == (cover, clear, clear)
 
 
 @example(runs=[(False, 1, 1, 1, 0)], rooms=[], tees=[], a=(1, 0), t=(1, 1))

@@ -390,7 +390,8 @@ def test_candle_across_a_dark_field():
 def test_starfinder_concealment(senses, env, target_kw, regions, concealment, miss):
     res = see(senses, env, regions=regions, target_kw=target_kw, ruleset="starfinder")
     assert (res.concealment, res.miss_chance) == (concealment, miss)
-    assert (res.detection, res.flat_check_dc, res.obscurement) == ("observed", None, "none")
+    # API.md: detection and flat_check_dc are null outside pf2e-variant
+    assert (res.detection, res.flat_check_dc, res.obscurement) == (None, None, "none")
 
 
 def test_starfinder_sight_blocked_but_effect_passes_is_total_concealment():

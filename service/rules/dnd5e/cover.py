@@ -33,6 +33,7 @@ from service.rules.base import (
 )
 from service.rules.dnd5e.modifiers import scene_modifiers
 from service.rules.dnd5e.vision import EXTRA_OPTIONS, SENSES, vision
+from service.rules.options import COMMON_CONDITIONS
 from service.rules.planning import Asked, Plan, Sampling, plan_pairs
 from service.rules.rulings import Ruling, rulings
 from service.senses import SenseOrder
@@ -206,6 +207,7 @@ class Dnd5e:
     cover_degrees: tuple[str, ...] = DEGREES
     options: dict[str, OptionSpec] = OPTIONS
     extra_capabilities: tuple[str, ...] = ("modifiers/gravity", "modifiers/underwater")
+    conditions: frozenset[str] = COMMON_CONDITIONS
     diagonals: str = "equidistant"
     #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).
     senses: SenseOrder = SENSES

@@ -42,6 +42,7 @@ SENSE_RULE = {
     "devils_sight": "5E-VIS-6",
     "truesight": "5E-VIS-7",
     "blindsight": "5E-VIS-8",
+    "tremorsense": "GEO-11",  # cited by its own name, never as blindsight
     "xray": "5E-VIS-9",
 }
 #: 5E-VIS-4..9: the first precise sense that reaches sees the target, else hearing

@@ -30,6 +30,7 @@ from service.rules.base import (
     has_low_obstacles,
     rule_ids,
 )
+from service.rules.options import COMMON_CONDITIONS
 from service.rules.pf2e_variant.vision import EXTRA_OPTIONS, SENSES, vision
 from service.rules.planning import Asked, Plan, Sampling, WallChoices, plan_pairs
 from service.rules.rulings import Ruling, rulings
@@ -106,15 +107,13 @@ SAMPLING = {
     "center": Sampling(
         "centre",
         "centre",
-        inner_inset=DEFAULT_CORNER_INSET_PX,
-        inner_follows_inset=False,
+        inner_follows_inset=True,  # GEO-6: corner_inset for every traced line, LoE too
         area_caster_whole=True,
     ),
     "best-corner": Sampling(
         "space corners",
         "centre",
-        inner_inset=DEFAULT_CORNER_INSET_PX,
-        inner_follows_inset=False,
+        inner_follows_inset=True,  # GEO-6: corner_inset for every traced line, LoE too
         area_caster_whole=True,
     ),
 }
@@ -208,6 +207,7 @@ class Pf2eVariant:
     cover_degrees: tuple[str, ...] = DEGREES
     options: dict[str, OptionSpec] = OPTIONS
     extra_capabilities: tuple[str, ...] = ("modifiers/range",)
+    conditions: frozenset[str] = COMMON_CONDITIONS
     diagonals: str = "alternating"
     #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).
     senses: SenseOrder = SENSES

@@ -31,7 +31,7 @@ from typing import Any
 from service.engine.scene import BuiltScene
 from service.model import Token
 from service.rules.base import VisionResult
-from service.rules.options import GM_OPTIONS
+from service.rules.options import GM_OPTIONS, MAGICAL_DARKNESS_DEFEATS_DARKVISION
 from service.rules.vision_answer import vision_answer
 from service.senses import SenseOrder, SenseReport
 
@@ -47,7 +47,10 @@ IMPRECISE = ("tremorsense",)
 SENSES = SenseOrder(PRECISE, (*IMPRECISE, "hearing"))
 
 #: Options of pf2e-variant vision and GM rulings, listed with the ruleset's.
-EXTRA_OPTIONS = dict(GM_OPTIONS)
+EXTRA_OPTIONS = {
+    **GM_OPTIONS,
+    "magical_darkness_defeats_darkvision": MAGICAL_DARKNESS_DEFEATS_DARKVISION,
+}
 
 # fmt: off
 #: PV-DET-3/4: what each detection state gives the observer's actions against the target:

@@ -24,6 +24,7 @@ from service.geometry.bands import region_meets
 from service.geometry.creature_tests import segments_touch_regions
 from service.model import Token
 from service.rules.base import Attack, OptionSpec
+from service.rules.vision_answer import strongest
 
 #: SF-CON-3/4: miss chance per concealment degree (several do not stack).
 MISS_CHANCE = {"none": 0, "concealment": 20, "total": 50}
@@ -142,22 +143,31 @@ def cover_concealment(
     options: dict[str, Any],
     rules: list[str],
     found: tuple[bool, bool, bool],
+    sensed: tuple[list[str], bool] | None = None,
 ) -> tuple[str, int]:
-    """A cover answer's concealment and miss chance (SF-CON-1..5, SF-CON-7).
+    """A cover answer's concealment and miss chance (SF-CON-1..8).
 
     ``found``: whether the cover is total, and the pair's line of effect and of sight. Under
     total cover there is no concealment to tell; line of effect without line of sight is
-    total concealment (SF-CON-4); else ``concealment``. ``rules`` gets the rule ids applied.
+    total concealment (SF-CON-4); else ``concealment``. ``sensed``: what the attacker's
+    senses found (``vision.perceived``: the concealments from light, sight and
+    invisibility, and whether by sight), so that the answer agrees with ``/v1/vision``
+    (SF-CON-8); a target perceived without sight has no concealment from regions either.
+    ``rules`` gets the rule ids applied.
     """
     total, loe_clear, los_clear = found
     degree = "none"
     if not total:
-        degree = concealment(
-            built, attacker, target, attack, source_box, corner_points, options, rules
-        )
-        if loe_clear and not los_clear:
+        by_sight = sensed is None or sensed[1]
+        if by_sight:
+            degree = concealment(
+                built, attacker, target, attack, source_box, corner_points, options, rules
+            )
+        if loe_clear and not los_clear and by_sight:
             degree = "total"
             rules.append("SF-CON-4")
+        if sensed is not None:
+            degree = strongest(CONCEALMENT_RANK, [degree, *sensed[0]])
     if degree != "none":
         rules.append("SF-CON-3")
     return degree, miss_chance_of(degree, options, rules)  # SF-CON-7: the GM's override

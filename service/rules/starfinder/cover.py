@@ -37,15 +37,19 @@ from service.rules.base import (
     has_low_obstacles,
     rule_ids,
 )
+from service.rules.options import COMMON_CONDITIONS
 from service.rules.planning import Asked, Plan, Sampling, plan_pairs
 from service.rules.rulings import Ruling, rulings
-from service.rules.starfinder.concealment import cover_concealment
+from service.rules.starfinder.concealment import CONCEALED_CONDITIONS, cover_concealment
 from service.rules.starfinder.flanking import DIAGONALS, flanking
-from service.rules.starfinder.obstacles import wall_choices
-from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, vision
+from service.rules.starfinder.obstacles import chosen_line_notes, wall_choices
+from service.rules.starfinder.vision import EXTRA_OPTIONS, SENSES, sensed_all, vision
 from service.senses import SenseOrder
 
 # ---------------------------------------------------------------------------- tables
+
+#: GEO-12: the token conditions starfinder reads (SF-CON-5's besides the common ones).
+CONDITIONS = COMMON_CONDITIONS | CONCEALED_CONDITIONS
 
 DEGREES = ("none", "partial", "cover", "soft", "improved", "total")
 
@@ -205,6 +209,7 @@ class Starfinder:
     cover_degrees: tuple[str, ...] = DEGREES
     options: dict[str, OptionSpec] = OPTIONS
     extra_capabilities: tuple[str, ...] = ("modifiers/flanking",)
+    conditions: frozenset[str] = CONDITIONS
     diagonals: str = DIAGONALS
     #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).
     senses: SenseOrder = SENSES
@@ -272,27 +277,28 @@ class Starfinder:
         """
         best, rank, groups = self._weakest(asked)
         clear = (asked.measured.clear("move").tolist(), asked.measured.clear("sight").tolist())
+        sensed = sensed_all(asked, self.diagonals, self.vision_inset(asked.options))
         return [
-            self._result(asked, r, groups.lines_of(r, b), k, *seen)
+            self._result(asked, r, groups.lines_of(r, b), k, (*seen, sensed.get(r)))
             for r, (b, k, *seen) in enumerate(
                 zip(best.tolist(), rank.tolist(), *clear, strict=True)
             )
         ]
 
-    def _result(
-        self, asked: Asked, r: int, lines: slice, best_rank: int, loe_clear: bool, los_clear: bool
-    ) -> CoverResult:
-        """The answer of pair ``r``, whose weakest corner's ``lines`` give ``best_rank``."""
+    def _result(self, asked: Asked, r: int, lines: slice, best_rank: int, seen: Any) -> CoverResult:
+        """Pair ``r``'s answer from ``lines`` and ``seen`` (line of effect, of sight, senses)."""
+        loe_clear, los_clear, sensed = seen
         built, (attacker, target), options = asked.built, asked.pairs[r], asked.options
         partial = target.id in (options.get("partial_cover") or ())
         area = asked.attack.kind == "area"
         degree, facts, measured = _degree(best_rank, loe_clear, partial, area)
         said, notes = rulings(DEGREE_RULINGS, facts, {"measured": measured})
-        rules, notes = ["SF-COV-1", *said], [*asked.plan.notes.get(r, ()), *notes]
         box = tuple(asked.plan.source_boxes[r].tolist())
+        aside = [*asked.plan.notes.get(r, ()), *chosen_line_notes(asked, r, box, lines)]
+        rules, notes = ["SF-COV-1", *said], [*aside, *notes]
         found, chance = cover_concealment(
             built, attacker, target, asked.attack, box, lambda: asked.plan.pairs.points(r),
-            options, rules, (degree == "total", loe_clear, los_clear),
+            options, rules, (degree == "total", loe_clear, los_clear), sensed,
         )  # type: ignore[arg-type]  # fmt: skip
         # SF-COV-5: a low obstacle was weighed for this pair: a `cover: "low"` wall, or a
         # wall covering only part of a chosen line's band (GEO-5a).
