@@ -20,6 +20,9 @@ SCENE = {
 }
 LIMIT = 64 * 1024
 
+#: The 422 of an unknown ruleset: it lists the known ones.
+UNKNOWN_GURPS = "Unknown ruleset 'gurps'; known: dnd2024, dnd5e, pf2e, pf2e-variant, starfinder."
+
 
 def cover(**kw):
     return {"ruleset": "dnd5e", "attacker": "A", "targets": ["B"], "scene": SCENE, **kw}
@@ -131,16 +134,7 @@ CASES = [
         "post",
         "/v1/cover",
         {"json": cover(ruleset="gurps")},
-        body(
-            422,
-            "Unprocessable Entity",
-            "Unknown ruleset 'gurps'; known: dnd2024, dnd5e, pf2e, pf2e-variant, starfinder.",
-            {
-                "json": {
-                    "ruleset": ["Unknown ruleset 'gurps'; known: dnd2024, dnd5e, pf2e, pf2e-variant, starfinder."]
-                }
-            },
-        ),
+        body(422, "Unprocessable Entity", UNKNOWN_GURPS, {"json": {"ruleset": [UNKNOWN_GURPS]}}),
         id="422 RulesError",
     ),
     pytest.param(

@@ -35,7 +35,12 @@ from service.rules.base import (
     rule_ids,
 )
 from service.rules.dnd5e.cover import BONUS, DEGREES, METHODS, Dnd5e, Method
-from service.rules.dnd2024.attacks import attack_modifiers, close_combat_all
+from service.rules.dnd2024.attacks import (
+    CONDITION_EFFECTS,
+    INCAPACITATED,
+    attack_modifiers,
+    close_combat_all,
+)
 from service.rules.dnd2024.vision import EXTRA_OPTIONS, SENSES, vision
 from service.rules.planning import Asked, Plan, Sampling, plan_pairs
 from service.rules.rulings import Ruling, rulings
@@ -113,6 +118,11 @@ class Dnd2024(Dnd5e):
     extra_capabilities: tuple[str, ...] = ()
     #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).
     senses: SenseOrder = SENSES
+    #: The token conditions the ruleset reads (GEO-12): dnd5e's, the conditions that change
+    #: an attack roll (24-VIS-7/8, 24-ATK-4) and those that include Incapacitated (24-ATK-2).
+    conditions: frozenset[str] = (
+        Dnd5e.conditions | {c for _, c in CONDITION_EFFECTS} | INCAPACITATED
+    )
 
     def cover_measure(
         self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool

@@ -26,6 +26,7 @@ from service.geometry.measure import Measure, MeasuredBatch
 from service.model import Token
 from service.rules import selection
 from service.rules.base import Attack, CoverResult, Modifier, OptionSpec, rule_ids
+from service.rules.options import COMMON_CONDITIONS
 from service.rules.pf2e.attacks import prone_modifiers
 from service.rules.pf2e.vision import EXTRA_OPTIONS, SENSES, vision
 from service.rules.planning import Asked, Plan, Sampling, plan_pairs
@@ -168,6 +169,8 @@ class Pf2e:
     diagonals: str = "alternating"
     #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).
     senses: SenseOrder = SENSES
+    #: The token conditions the ruleset reads (GEO-12): the common ones and deafened.
+    conditions: frozenset[str] = COMMON_CONDITIONS | {"deafened"}
 
     def cover_measure(
         self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool
