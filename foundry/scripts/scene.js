@@ -149,7 +149,9 @@ export function buildGrid(scene, grid) {
   if (size === null) throw new Error(`grid size must be a positive number of pixels, got ${raw.size}`);
   let distance = positive(raw.distance);
   if (distance === null || distance < MIN_GRID_DISTANCE || distance > MAX_UNITS) distance = 5;
-  const units = typeof raw.units === "string" ? UNITS[raw.units.trim().toLowerCase()] ?? "ft" : "ft";
+  // A blank unit, a count of spaces or an unknown name counts in spaces (GEO-8, FORMATS
+  // pitfall 17: Lancer's blank units, 1 a hex); no unit at all is feet, as the importer reads.
+  const units = raw.units == null ? "ft" : typeof raw.units === "string" ? UNITS[raw.units.trim().toLowerCase()] ?? "squares" : "squares";
   const type = raw.type === undefined || raw.type === null ? "square" : lookup(GRID_TYPES, raw.type, "square");
   const diagonals = lookup(DIAGONALS, grid?.diagonals ?? raw.diagonals, null);
   // A legacy hex grid (`flags.core.legacyHex`: made before v10) measured its size across the
@@ -187,7 +189,9 @@ export function darknessLevel(scene) {
  * scene is lit, bright or dim by the global light's mode; otherwise unlit places are dark.
  */
 function environment(scene) {
-  return { light: globalLightAt(scene, darknessLevel(scene)), gravity: 1, underwater: false };
+  // tokenVision false: the scene restricts no vision, players see everything (FORMATS pitfall 14).
+  const light = scene.tokenVision === false ? "bright" : globalLightAt(scene, darknessLevel(scene));
+  return { light, gravity: 1, underwater: false };
 }
 
 /**
@@ -295,8 +299,14 @@ function detectionModes(raw) {
   return raw.filter((mode) => mode && typeof mode === "object" && typeof mode.id === "string").map((mode) => [mode.id, mode]);
 }
 
+/** The Foundry generation a scene document was saved by (`_stats.coreVersion`), or null. */
+export function sceneGeneration(scene) {
+  const major = Number.parseInt(String(scene?._stats?.coreVersion ?? ""), 10);
+  return Number.isFinite(major) ? major : null;
+}
+
 /** Senses in grid units from the token's vision mode, sight range and detection modes. */
-export function tokenSenses(doc) {
+export function tokenSenses(doc, generation = null) {
   const senses = noSenses();
   const raise = (sense, value) => {
     const current = senses[sense];
@@ -304,7 +314,10 @@ export function tokenSenses(doc) {
   };
   const sight = doc.sight;
   if (sight && typeof sight === "object") {
-    const range = sight.range === undefined ? 0 : sight.range === null ? UNLIMITED_RANGE : sight.range;
+    // No vision source without sight enabled; a null range is unlimited only from v13
+    // (FORMATS pitfall 13), as the importer reads it.
+    const open = generation === null || generation >= 13 ? UNLIMITED_RANGE : 0;
+    const range = sight.enabled === false ? 0 : sight.range === undefined ? 0 : sight.range === null ? open : sight.range;
     const key = norm(sight.visionMode || "basic");
     if (finite(range) !== null && range >= 0) {
       if (key === "lightamplification") senses.low_light_vision = true;
@@ -388,7 +401,7 @@ export function buildTokens(scene, distance) {
     const width = positive(doc.width) ?? 1;
     const height = positive(doc.height) ?? 1;
     const actor = doc.actor ?? null;
-    const senses = tokenSenses(doc);
+    const senses = tokenSenses(doc, sceneGeneration(scene));
     for (const [sense, value] of Object.entries(actorSenses(actor))) {
       senses[sense] = typeof value === "boolean" ? value || senses[sense] : Math.max(senses[sense] ?? 0, value);
     }

@@ -203,6 +203,7 @@ export function makeSceneDocument(exportDoc) {
     padding: data.padding,
     environment: data.environment,
     flags: data.flags ?? {},
+    _stats: data._stats ?? { coreVersion: "12.331" },
   };
   scene.walls = embed(data.walls, scene, "Wall");
   scene.tokens = embed(data.tokens, scene, "Token");

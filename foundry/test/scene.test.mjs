@@ -48,7 +48,10 @@ test("grid: type, units, diagonals from the core setting (GEO-8), canvas size wi
   // legacy hex grids (made before v10) measured their size across the corners
   assert.equal(build({ grid: { type: 4, size: 100, distance: 5, units: "ft" }, flags: { core: { legacyHex: true } } }).grid.size, 86.60254);
   assert.equal(build({ grid: { type: 1, size: 100, distance: 5, units: "ft" }, flags: { core: { legacyHex: true } } }).grid.size, 100);
-  assert.equal(build({ grid: { type: 2, size: 80, distance: 1, units: "" } }).grid.units, "ft");
+  // GEO-8 (FORMATS pitfall 17): a blank unit or a count of spaces counts in spaces; none is feet.
+  assert.equal(build({ grid: { type: 2, size: 80, distance: 1, units: "" } }).grid.units, "squares");
+  assert.equal(build({ grid: { type: 2, size: 80, distance: 1, units: "Hexes" } }).grid.units, "squares");
+  assert.equal(build({ grid: { type: 2, size: 80, distance: 1 } }).grid.units, "ft");
   assert.equal(build().width, 1000 + 2 * 100);
   // darkness 0.6 above the global light's 0.5: unlit places are dark
   assert.equal(build().environment.light, "dark");
