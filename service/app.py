@@ -22,8 +22,12 @@ from service.cache import SceneCache
 from service.engine.budget import set_core_limits
 from service.guard import Guard
 from service.http_errors import OPEN_PATHS, Api
+from service.limits import SCENE_LIMITS
 from service.local_store import FILE_MB_PER_CACHE_MB, SqliteSceneStore
-from service.store import SceneStore, SharedSceneStore
+from service.store import INFLATE_PER_BODY_BYTE, SceneStore, SharedSceneStore
+
+#: The config keys of the per-scene count limits (``service.limits``).
+LIMIT_KEYS = tuple(key for _, key in SCENE_LIMITS)
 
 #: Origins a Foundry VTT client typically runs on (any port of localhost / 127.0.0.1).
 DEFAULT_CORS_ORIGINS = list(settings.DEFAULT_CORS_ORIGINS)
@@ -68,7 +72,9 @@ def cors_origins(origins: Any, replace: Any) -> list[str]:
     Parameters
     ----------
     origins : str or list of str
-        ``SIGHTLINE_CORS_ORIGINS``: one origin or regex, or a JSON list of them.
+        ``SIGHTLINE_CORS_ORIGINS``: one origin or origin pattern, or a list of them
+        (``service.settings.origin_pattern``: exact origins, ``*`` as leftmost host labels
+        or as the port).
     replace : bool, int or str
         ``SIGHTLINE_CORS_REPLACE``: true (``true``, ``1``, ``yes``) to allow ``origins``
         only, without :data:`DEFAULT_CORS_ORIGINS`.
@@ -76,7 +82,7 @@ def cors_origins(origins: Any, replace: Any) -> list[str]:
     Returns
     -------
     list of str
-        Origins and regexes for flask-cors, defaults first.
+        The origins and patterns, defaults first (:func:`_allow_cors` compiles them).
 
     Raises
     ------
@@ -144,14 +150,35 @@ def _configure(app: Flask, test_config: dict[str, Any] | None) -> None:
 
 
 def _allow_cors(app: Flask) -> None:
-    """CORS for the configured origins (:func:`cors_origins`)."""
+    """CORS for the configured origins (:func:`cors_origins`), each an anchored pattern.
+
+    A request without an ``Origin`` header gets no ``Access-Control-Allow-Origin`` (flask-cors
+    would otherwise send a configured origin); an allowed origin gets itself back.
+
+    Raises
+    ------
+    service.settings.SettingError
+        An origin that is neither an exact origin nor a documented pattern (``test_config``;
+        the environment's are checked by ``settings.load`` already).
+    """
+    patterns = []
+    for origin in cors_origins(app.config["CORS_ORIGINS"], app.config["CORS_REPLACE"]):
+        pattern = settings.origin_pattern(origin) if isinstance(origin, str) else None
+        if pattern is None:
+            setting = settings.BY_NAME["CORS_ORIGINS"]
+            raise settings.SettingError(
+                f"{setting.variable}: {str(origin)[:80]!r} is invalid: expected "
+                f"{setting.expected()}."
+            )
+        patterns.append(pattern)
     # Chrome's private-network preflight (an https Foundry page calling a LAN or localhost
     # service) is answered `Access-Control-Allow-Private-Network: true` for allowed origins.
     CORS(
         app,
-        origins=cors_origins(app.config["CORS_ORIGINS"], app.config["CORS_REPLACE"]),
+        origins=patterns,
         methods=["GET", "POST", "OPTIONS"],
         allow_private_network=True,
+        always_send=False,
     )
 
 
@@ -182,11 +209,17 @@ def _scene_store(config: Any) -> SharedSceneStore | None:
     (``gunicorn.conf.py`` names the file) an app has one process and no store.
     """
     ttl = int(config["SCENE_TTL"])
+    # What is read is checked as a request is: the scene limits, bounded inflating.
+    checks = {
+        "limits": {key: config[key] for key in (*LIMIT_KEYS, "MAX_REGION_POINTS")},
+        "max_stored": INFLATE_PER_BODY_BYTE * int(config["MAX_CONTENT_LENGTH"]),
+    }
     if config["REDIS_URL"]:
-        return SceneStore(str(config["REDIS_URL"]), ttl, float(config["REDIS_TIMEOUT"]))
+        url = str(config["REDIS_URL"])
+        return SceneStore(url, ttl, float(config["REDIS_TIMEOUT"]), **checks)
     if config["SCENE_FILE"] and config["SCENE_FILE"] != settings.PATH_OFF:
         budget = int(config["SCENE_CACHE_MAX_MB"]) * FILE_MB_PER_CACHE_MB * 1024 * 1024
-        return SqliteSceneStore(str(config["SCENE_FILE"]), ttl, max_bytes=budget)
+        return SqliteSceneStore(str(config["SCENE_FILE"]), ttl, max_bytes=budget, **checks)
     return None
 
 

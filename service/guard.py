@@ -18,7 +18,9 @@
   sent; a worker still above its ceiling then retires (gunicorn starts a fresh one).
 - **Chunked bodies.** A body without ``Content-Length`` (``Transfer-Encoding: chunked``) is
   read up to one byte past ``max_body``; werkzeug then sees a ``Content-Length`` and answers
-  413 when it is over the limit, instead of parsing a body cut at the limit.
+  413 when it is over the limit, instead of parsing a body cut at the limit. It is read once
+  the watchdog is armed, so a client sending it slowly gets the watchdog's 503 rather than
+  holding the worker until gunicorn kills it.
 """
 
 from __future__ import annotations
@@ -180,8 +182,8 @@ class Guard:
         """Run the app on one request under the watchdog; free memory after the answer."""
         armed = False
         try:
-            self._bound_body(environ)
             armed = self._arm()
+            self._bound_body(environ)  # under the watchdog: a slow chunked body is stopped
             result = self.app(environ, start_response)
         except (RequestTimedOut, MemoryError) as err:  # raised outside Flask's handlers
             environ[RELEASE_KEY] = True

@@ -8,9 +8,10 @@ Every error answers flask-smorest's JSON error shape (``shared/DESIGN.md`` "Erro
 ``message`` and an ``errors`` object; ``RulesError`` (and its 404 subclasses) and JSON nested
 too deeply become HTTP errors and go through the same handler; a request stopped by the
 watchdog (``service.guard.RequestTimedOut``) or out of memory (``MemoryError``) answers 503
-with ``Retry-After``; an unexpected exception answers a fixed 500 message, logged
-server-side with its traceback and never sent. No message (in ``message`` or ``errors``, keys
-included) is longer than ``MAX_MESSAGE_CHARS``, whatever client value it quotes.
+with ``Retry-After``, also when it happens inside another error handler; an unexpected
+exception answers a fixed 500 message, logged server-side with its traceback and never sent.
+No message (in ``message`` or ``errors``, keys included) is longer than
+``MAX_MESSAGE_CHARS``, whatever client value it quotes.
 """
 
 from __future__ import annotations
@@ -220,6 +221,9 @@ class Api(smorest.Api):
         """
         if (error.code or 500) >= 500 and error.code != 503:  # 503: handle_overload's own
             original = getattr(error, "original_exception", None) or error
+            overload = _overload_cause(original)
+            if overload is not None:  # the watchdog or memory stopped another error handler
+                return self.handle_overload(overload)
             current_app.logger.error("Unhandled error", exc_info=original)
             error = InternalServerError()
             error.data = {"message": INTERNAL_MESSAGE}  # type: ignore[attr-defined]
@@ -263,11 +267,9 @@ class Api(smorest.Api):
         The watchdog's ``RequestTimedOut`` raised while compiled code runs comes out of it
         as a ``SystemError`` caused by it; any other ``SystemError`` is a 500.
         """
-        cause: BaseException | None = error
-        while cause is not None:
-            if isinstance(cause, (RequestTimedOut, MemoryError)):
-                return self.handle_overload(cause)
-            cause = cause.__cause__ or cause.__context__
+        cause = _overload_cause(error)
+        if cause is not None:
+            return self.handle_overload(cause)
         return self.handle_http_exception(InternalServerError(original_exception=error))
 
     def handle_recursion_error(self, error: RecursionError) -> Any:
@@ -275,6 +277,23 @@ class Api(smorest.Api):
         return self.handle_http_exception(
             http_error(400, TOO_DEEP_MESSAGE, {"json": [TOO_DEEP_MESSAGE]})
         )
+
+
+def _overload_cause(error: BaseException) -> RequestTimedOut | MemoryError | None:
+    """The watchdog's ``RequestTimedOut`` or a ``MemoryError`` behind ``error``, if any.
+
+    ``error`` itself, or its chain of causes and contexts: a ``SystemError`` out of compiled
+    code, or an exception raised while another error handler ran (Flask hands the handler's
+    own exception to the 500 handler). At most 16 links are followed.
+    """
+    cause: BaseException | None = error
+    for _ in range(16):
+        if cause is None:
+            return None
+        if isinstance(cause, (RequestTimedOut, MemoryError)):
+            return cause
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 class JSONBodyParser(FlaskParser):
