@@ -38,6 +38,7 @@ from schemas.suggest import hint_text, suggest_fields
 from service.errors import RulesError
 from service.guard import RELEASE_KEY, RETRY_AFTER_SECONDS, RequestTimedOut, overload_message
 from service.limits import check_size
+from service.model import RULESET_IDS
 
 #: The message of every 500 answer (the cause is logged, never sent).
 INTERNAL_MESSAGE = "Internal error; it has been logged."
@@ -139,15 +140,109 @@ def _markdown(text: str) -> str:
     return text.replace("``", "`")
 
 
+#: The scene's lists the server counts against its limits: (property, config key).
+SCENE_LIST_LIMITS = (
+    ("walls", "MAX_WALLS"),
+    ("tokens", "MAX_TOKENS"),
+    ("lights", "MAX_LIGHTS"),
+    ("regions", "MAX_REGIONS"),
+)
+#: apispec's OpenAPI 3.0 form of ``allow_none`` beside a nested schema: any object, which
+#: the document then accepts where the server takes only the nested schema or null.
+_ANY_OBJECT_OR_NULL = {"type": "object", "nullable": True}
+
+
+#: Fields of which a body gives exactly one side (the schemas' ``validates_schema`` rules:
+#: "Give exactly one of ..."): (one side, the other side, fields only the other side may
+#: give). A side is given when its first field is present and not null; its other fields
+#: are required with it. Each side is one branch of a ``oneOf``.
+EXCLUSIVE: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = (
+    (("scene",), ("scene_id",), ()),
+    (("scene",), ("export", "format"), ("page",)),
+    (("attack",), ("effect",), ()),
+)
+
+
+def _given(name: str) -> dict[str, Any]:
+    """The schema of "``name`` is present and not null"."""
+    return {"required": [name], "properties": {name: {"not": {"nullable": True, "enum": [None]}}}}
+
+
+def _exclusive(definition: dict) -> None:
+    """The :data:`EXCLUSIVE` rules that ``definition``'s properties hold, as ``oneOf``."""
+    props = definition.get("properties") or {}
+    for left, right, right_only in EXCLUSIVE:
+        names = (*left, *right, *right_only)
+        if not all(name in props for name in names) or "oneOf" in definition:
+            continue
+        definition["oneOf"] = [
+            {
+                "allOf": [_given(n) for n in one],
+                "not": {"anyOf": [_given(n) for n in (other[0], *only)]},
+            }
+            for one, other, only in ((left, right, right_only), (right, left, ()))
+        ]
+
+
+def _null_only(node: Any) -> None:
+    """Every ``anyOf`` branch "any object or null" of ``node`` made "null" only, in place."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if (
+                key == "anyOf"
+                and isinstance(value, list)
+                and any(isinstance(v, dict) and v.get("$ref") for v in value)
+            ):
+                node[key] = [
+                    {**v, "enum": [None]} if v == _ANY_OBJECT_OR_NULL else v for v in value
+                ]
+            _null_only(node[key])
+    elif isinstance(node, list):
+        for value in node:
+            _null_only(value)
+
+
 class ContractPlugin(BasePlugin):
-    """Completes each operation of the OpenAPI document (an apispec plugin).
+    """Completes each operation and schema of the OpenAPI document (an apispec plugin).
 
     Each operation gets an ``operationId`` (its view function's name, method-prefixed when
     one view answers several methods), Markdown instead of the docstrings' reStructuredText
     in its summary and description, the error answers it may give with the error schema
     (``ERRORS_OF_*``; a 4xx or 5xx the view documents without a body gets the schema too),
     and its ``security``: the optional API key, or none on :data:`OPEN_PATHS`.
+
+    Each schema says the limits this server refuses past (``limits``: the app's config):
+    the scene's lists (:data:`SCENE_LIST_LIMITS`) and a region's outline
+    (``SIGHTLINE_MAX_REGION_POINTS``, the bound on all regions together, so on each one) as
+    ``maxItems``, and ``targets`` (``SIGHTLINE_MAX_TARGETS``); a nested object that may be
+    null accepts the nested schema or null, not any object; fields of which a body gives
+    exactly one side are a ``oneOf`` (:data:`EXCLUSIVE`); a ``ruleset`` lists the rulesets
+    (``service.model.RULESET_IDS``, or the one its description names: "Must be `dnd5e`.").
     """
+
+    def __init__(self, limits: Mapping[str, Any] | None = None) -> None:
+        super().__init__()
+        self.limits = dict(limits or {})
+
+    def schema_helper(self, name: str, definition: dict, **kwargs: Any) -> dict | None:
+        """The limits of this server and null-only branches in ``definition``, in place."""
+        _null_only(definition)
+        _exclusive(definition)
+        props = definition.get("properties") or {}
+        limits = self.limits
+        if name == "Scene":
+            for prop, key in SCENE_LIST_LIMITS:
+                _max_items(props.get(prop), limits.get(key), f"SIGHTLINE_{key}")
+        if name == "Shape" and isinstance(props.get("points"), dict):
+            _max_items(props["points"], limits.get("MAX_REGION_POINTS"),
+                       "SIGHTLINE_MAX_REGION_POINTS, all regions together")  # fmt: skip
+        ruleset = props.get("ruleset")
+        if isinstance(ruleset, dict) and ruleset.get("type") == "string" and "enum" not in ruleset:
+            only = re.fullmatch(r"Must be `([a-z0-9-]+)`\.", str(ruleset.get("description", "")))
+            ruleset["enum"] = [only[1]] if only else sorted(RULESET_IDS)
+        if isinstance(props.get("targets"), dict):
+            _max_items(props["targets"], limits.get("MAX_TARGETS"), "SIGHTLINE_MAX_TARGETS")
+        return None
 
     def operation_helper(
         self, path: str | None = None, operations: dict | None = None, **kwargs: Any
@@ -184,6 +279,15 @@ class ContractPlugin(BasePlugin):
         op["security"] = [] if open_path else [{SECURITY_SCHEME: []}, {}]
 
 
+def _max_items(prop: Any, limit: Any, setting: str) -> None:
+    """``maxItems: limit`` on array schema ``prop``, its description naming ``setting``."""
+    if not isinstance(prop, dict) or limit is None or prop.get("type") != "array":
+        return
+    prop["maxItems"] = int(limit)
+    note = f"At most {int(limit):,} on this server ({setting}); past it 422."
+    prop["description"] = f"{prop['description']} {note}" if prop.get("description") else note
+
+
 class Api(smorest.Api):
     """flask-smorest's ``Api`` with Sightline's error answers.
 
@@ -197,7 +301,7 @@ class Api(smorest.Api):
     def _init_spec(self, **kwargs: Any) -> None:
         super()._init_spec(**kwargs)
         self.ma_plugin.converter.add_attribute_function(exclusive_range)
-        contract = ContractPlugin()
+        contract = ContractPlugin(self._app.config)
         contract.init_spec(self.spec)
         self.spec.plugins.append(contract)
         self.spec.components.security_scheme(SECURITY_SCHEME, SECURITY)
