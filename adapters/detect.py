@@ -17,6 +17,7 @@ from typing import Any
 
 from adapters import foundry, roll20, uvtt
 from adapters.errors import AdapterError
+from adapters.limits import import_limits
 from adapters.sniff import FORMAT_NAMES, describe, detect, is_canonical, is_import_answer, sniff
 
 __all__ = ["FORMATS", "describe", "detect", "is_canonical", "parse_text", "sniff", "to_scene"]
@@ -73,7 +74,8 @@ def to_scene(export: object, *, format: str = "auto", **options: Any) -> dict:
         message says what the body looks like, e.g. a canonical scene sent as
         ``foundry``); an option the chosen adapter does not take, or ``scene`` and ``page``
         naming different scenes; an export no adapter recognises; or anything the adapter
-        itself raises.
+        itself raises, among it ``adapters.limits.ExportOverLimits`` for an export holding
+        more than this server's scene limits (counted before it is translated).
 
     References
     ----------
@@ -108,7 +110,7 @@ def to_scene(export: object, *, format: str = "auto", **options: Any) -> dict:
             f"(its options: {', '.join(_OPTIONS[fmt])})",
             (),
         )
-    result = _ADAPTERS[fmt](export, **kw)
+    result = _ADAPTERS[fmt](export, limits=import_limits(), **kw)
     result["stats"]["format"] = fmt
     return result
 

@@ -73,6 +73,7 @@ from adapters._common import (
     warn_zero_length,
 )
 from adapters.errors import AdapterError
+from adapters.limits import check_counts
 from adapters.sniff import format_hint
 from service.model import (
     MAX_COORD_PX,
@@ -121,7 +122,13 @@ class _Ctx:
 # --------------------------------------------------------------------------- public API
 
 
-def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: str = "ft") -> dict:
+def to_scene(
+    export: Mapping | list,
+    *,
+    grid_distance: float = 5.0,
+    grid_units: str = "ft",
+    limits: Mapping[str, int] | None = None,
+) -> dict:
     """Translate a Universal VTT file into the canonical scene.
 
     Parameters
@@ -132,6 +139,9 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
         Distance units per grid square (UVTT files do not say); 5 by default.
     grid_units : {"ft", "m"}
         Unit of ``grid_distance``; "ft" by default.
+    limits : mapping, optional
+        The server's scene limits (``adapters.limits``): the file is counted
+        (:func:`count_export`) and refused past them before anything is translated.
 
     Returns
     -------
@@ -152,7 +162,8 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
         When the export is not a UVTT file (with a hint when it looks like another supported
         format), ``resolution`` or ``resolution.pixels_per_grid`` is missing or unusable,
         ``line_of_sight``/``objects_line_of_sight``/``portals`` is present but not a list, or
-        ``grid_distance``/``grid_units`` are invalid. Nothing else is raised.
+        ``grid_distance``/``grid_units`` are invalid; ``adapters.limits.ExportOverLimits``
+        when the file holds more than ``limits``. Nothing else is raised.
 
     References
     ----------
@@ -160,6 +171,7 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
     """
     distance = _checked_grid(grid_distance, grid_units)
     export = _checked_export(export)
+    check_counts(*count_export(export), limits)
     warnings: list[str] = []
     version = _format(export.get("format"), warnings)
     ctx = _frame(export.get("resolution"), distance, warnings)
@@ -189,6 +201,33 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
         }
     )
     return {"scene": canonical, "stats": stats, "warnings": ctx.warnings}
+
+
+def count_export(export: Mapping) -> tuple[dict[str, int], dict[str, str]]:
+    """What a Universal VTT file holds, from its arrays alone; and where it was read.
+
+    ``walls``: a segment per consecutive point pair of each ``line_of_sight`` and
+    ``objects_line_of_sight`` polyline, and one per ``portals`` entry; ``lights``: the
+    ``lights`` entries. Nothing is translated. Cost: O(polylines).
+    """
+    segments = sum(
+        max(len(line) - 1, 0)
+        for key in ("line_of_sight", "objects_line_of_sight")
+        if isinstance(export.get(key), list)
+        for line in export[key]
+        if isinstance(line, list)
+    )
+    portals = export.get("portals")
+    lights = export.get("lights")
+    counts = {
+        "walls": segments + (len(portals) if isinstance(portals, list) else 0),
+        "lights": len(lights) if isinstance(lights, list) else 0,
+    }
+    where = {
+        "walls": "segments of line_of_sight and objects_line_of_sight, and portals",
+        "lights": "lights",
+    }
+    return counts, where
 
 
 def _checked_grid(grid_distance: float, grid_units: str) -> int | float:

@@ -16,6 +16,7 @@ from flask import Flask, request, send_from_directory
 from flask_cors import CORS
 from flask_smorest import abort
 
+from adapters.limits import use_limits
 from schemas.scene import SceneSchema
 from service import __version__, settings
 from service.cache import SceneCache
@@ -126,6 +127,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["sightline_cache"] = _scene_cache(app)
     _require_api_key(app)
     _require_json(app)
+    _count_imports(app)
     if app.config["TEST_HOOKS"]:  # SIGHTLINE_TEST_HOOKS=1 only: tests/e2e/test_limits.py
         from service import test_hooks
 
@@ -210,16 +212,15 @@ def _scene_store(config: Any) -> SharedSceneStore | None:
     """
     ttl = int(config["SCENE_TTL"])
     # What is read is checked as a request is: the scene limits, bounded inflating.
-    checks = {
-        "limits": {key: config[key] for key in (*LIMIT_KEYS, "MAX_REGION_POINTS")},
-        "max_stored": INFLATE_PER_BODY_BYTE * int(config["MAX_CONTENT_LENGTH"]),
-    }
+    limits = {key: config[key] for key in (*LIMIT_KEYS, "MAX_REGION_POINTS")}
+    inflated = INFLATE_PER_BODY_BYTE * int(config["MAX_CONTENT_LENGTH"])
     if config["REDIS_URL"]:
-        url = str(config["REDIS_URL"])
-        return SceneStore(url, ttl, float(config["REDIS_TIMEOUT"]), **checks)
+        url, timeout = str(config["REDIS_URL"]), float(config["REDIS_TIMEOUT"])
+        return SceneStore(url, ttl, timeout, limits=limits, max_stored=inflated)
     if config["SCENE_FILE"] and config["SCENE_FILE"] != settings.PATH_OFF:
+        path = str(config["SCENE_FILE"])
         budget = int(config["SCENE_CACHE_MAX_MB"]) * FILE_MB_PER_CACHE_MB * 1024 * 1024
-        return SqliteSceneStore(str(config["SCENE_FILE"]), ttl, max_bytes=budget, **checks)
+        return SqliteSceneStore(path, ttl, budget, limits=limits, max_stored=inflated)
     return None
 
 
@@ -261,6 +262,22 @@ def _require_api_key(app: Flask) -> None:
                 message="A valid API key is required: send 'Authorization: Bearer <key>'.",
                 headers={"WWW-Authenticate": 'Bearer realm="sightline"'},
             )
+
+
+def _count_imports(app: Flask) -> None:
+    """During each request, exports are counted against this app's scene limits first.
+
+    ``adapters.limits.use_limits``: a context variable set for the request and cleared at
+    its end, so the limits of one app never reach another, nor the CLI's imports.
+    """
+
+    @app.before_request
+    def import_limits() -> None:
+        use_limits(app.config)
+
+    @app.teardown_request
+    def no_import_limits(_: BaseException | None) -> None:
+        use_limits(None)
 
 
 def _require_json(app: Flask) -> None:

@@ -76,6 +76,7 @@ from adapters.foundry.regions import read_regions
 from adapters.foundry.scenes import detect_version, has_grid_info, parse_nedb, select_scene
 from adapters.foundry.tokens import UNLIMITED_RANGE, read_tokens
 from adapters.foundry.walls import read_walls
+from adapters.limits import check_counts
 from adapters.sniff import sniff
 
 __all__ = ["UNLIMITED_RANGE", "parse_nedb", "to_scene"]
@@ -90,7 +91,9 @@ _UNMAPPED = {
 _HEIGHT_FLAGS = ("wall-height", "wallHeight", "levels")
 
 
-def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
+def to_scene(
+    export: Mapping | list, *, scene: str | None = None, limits: Mapping[str, int] | None = None
+) -> dict:
     """Translate a Foundry VTT scene export into the canonical scene.
 
     Parameters
@@ -102,6 +105,9 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
     scene : str, optional
         Which scene of a multi-scene export to use: its ``name``, its ``_id`` or its
         0-based index written as a string. Required when the export holds several scenes.
+    limits : mapping, optional
+        The server's scene limits (``adapters.limits``): the chosen scene is counted
+        (:func:`count_export`) and refused past them before anything is translated.
 
     Returns
     -------
@@ -129,7 +135,8 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
         When the export is not a Foundry scene (not a mapping, neither ``walls`` nor grid
         information, ``walls`` not a list), when the grid size is missing, zero or not a
         number (path ``("grid",)`` or ``("grid", "size")``), or when the wanted scene
-        cannot be picked out of a multi-scene export. Nothing else is raised.
+        cannot be picked out of a multi-scene export; ``adapters.limits.ExportOverLimits``
+        when the scene holds more than ``limits``. Nothing else is raised.
 
     References
     ----------
@@ -139,6 +146,7 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
     doc, prefix = select_scene(export, scene, warnings)
     ctx = Context(version=detect_version(doc), prefix=prefix, warnings=warnings)
     _check_scene(doc, export, ctx)
+    check_counts(*count_export(doc), limits)
     settings = export.get("settings") if isinstance(export, Mapping) else None
     grid, grid_read = read_grid(doc, ctx, settings)
     ctx.distance = grid["distance"]
@@ -163,6 +171,37 @@ def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
         {"foundry_version": ctx.version, "darkness": darkness, "read": {**grid_read, **ctx.read}}
     )
     return {"scene": canonical, "stats": stats, "warnings": ctx.warnings}
+
+
+def count_export(doc: Mapping) -> tuple[dict[str, int], dict[str, str]]:
+    """What one Foundry scene document holds, from its arrays alone; and where it was read.
+
+    ``walls``, ``tokens``, ``lights``: the lengths of those arrays; ``regions``: the shapes
+    of every v12+ region (each becomes a canonical region); ``region_points``: the points of
+    its polygon shapes (flat ``points`` arrays, two numbers a point). Nothing is translated.
+    Cost: O(regions + shapes).
+    """
+    counts = {key: _length(doc.get(key)) for key in ("walls", "tokens", "lights")}
+    shapes = [
+        shape
+        for region in _items(doc.get("regions"))
+        for shape in _items(region.get("shapes") if isinstance(region, Mapping) else None)
+    ]
+    counts["regions"] = len(shapes)
+    counts["region_points"] = sum(
+        _length(shape.get("points")) // 2 for shape in shapes if isinstance(shape, Mapping)
+    )
+    where = {k: k for k in counts}
+    where.update(regions="regions[].shapes", region_points="regions[].shapes[].points")
+    return counts, where
+
+
+def _length(value: object) -> int:
+    return len(value) if isinstance(value, list) else 0
+
+
+def _items(value: object) -> list:
+    return value if isinstance(value, list) else []
 
 
 def _check_scene(doc: Mapping, export: object, ctx: Context) -> None:
