@@ -383,12 +383,19 @@ class Api(smorest.Api):
         )
 
 
+#: Messages of a failed allocation that C libraries report as another exception: GEOS'
+#: ``std::bad_alloc`` (shapely's ``GEOSException``), shapely's own "Could not allocate".
+ALLOCATION_FAILED = ("bad_alloc", "could not allocate")
+
+
 def _overload_cause(error: BaseException) -> RequestTimedOut | MemoryError | None:
-    """The watchdog's ``RequestTimedOut`` or a ``MemoryError`` behind ``error``, if any.
+    """The watchdog's ``RequestTimedOut`` or a failed allocation behind ``error``, if any.
 
     ``error`` itself, or its chain of causes and contexts: a ``SystemError`` out of compiled
     code, or an exception raised while another error handler ran (Flask hands the handler's
-    own exception to the 500 handler). At most 16 links are followed.
+    own exception to the 500 handler). A failed allocation is a ``MemoryError``, or an
+    exception whose message names one (:data:`ALLOCATION_FAILED`), answered as a
+    ``MemoryError``. At most 16 links are followed.
     """
     cause: BaseException | None = error
     for _ in range(16):
@@ -396,6 +403,9 @@ def _overload_cause(error: BaseException) -> RequestTimedOut | MemoryError | Non
             return None
         if isinstance(cause, (RequestTimedOut, MemoryError)):
             return cause
+        text = str(cause).lower()
+        if isinstance(cause, Exception) and any(word in text for word in ALLOCATION_FAILED):
+            return MemoryError(str(cause)[:200])
         cause = cause.__cause__ or cause.__context__
     return None
 

@@ -191,7 +191,7 @@ SETTINGS: tuple[Setting, ...] = (
             "seconds to connect to Redis, and per Redis reply"),
     Setting("WORKER_MAX_MB", "int", 1024, 64, 1_000_000, "MB per worker",
             "503 JSON with `Retry-After`; the worker frees memory at once",
-            "memory ceiling of a worker (what it may add past its start; its RSS)",
+            "memory ceiling of a worker: its resident memory, watched while a request runs",
             shown_default="1024 MB"),
     Setting("REQUEST_TIMEOUT", "seconds", None, 0.05, 86_400, "seconds",
             "503 JSON with `Retry-After`",
@@ -234,10 +234,11 @@ def shown_secret(setting: Setting, text: str) -> str:
     """``text`` of a secret setting as an error line may show it.
 
     API keys: only their length, but for words that are never keys (``false``, ``[]``,
-    ``""`` ...). A Redis URL: with its password (and user) replaced by ``***``; a value that
+    ``[""]`` ...). A Redis URL: with its password (and user) replaced by ``***``; a value that
     does not parse as a URL: only its length.
     """
-    if setting.kind == "keys" and (text.strip().lower() in _NOT_KEYS or not text.strip()):
+    bare = re.sub(r'[\[\]",\s]', "", text)  # no key left once the list syntax is gone
+    if setting.kind == "keys" and (text.strip().lower() in _NOT_KEYS or not bare):
         return text
     if setting.kind == "redis":
         try:

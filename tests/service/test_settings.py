@@ -51,7 +51,8 @@ def test_a_bad_value_is_refused_in_one_line_naming_it(variable, value):
         load({variable: value}, scope="all")
     line = str(err.value)
     assert "\n" not in line
-    if variable == "SIGHTLINE_API_KEYS" and value.strip().lower() not in {"", *settings._NOT_KEYS}:
+    shown = value.strip().lower() in settings._NOT_KEYS or not value.strip('[]", ')
+    if variable == "SIGHTLINE_API_KEYS" and not shown:
         # What may be a mistyped key is not printed (tests/service/test_hardening.py).
         assert line.startswith(f"{variable}='<{len(value)} characters, not shown>' is invalid")
         return
