@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from bench import servers
-from tests.service.test_cache_lazy import lattice
+from bench.worst import lattice
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

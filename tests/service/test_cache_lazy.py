@@ -12,22 +12,11 @@ from __future__ import annotations
 
 import pytest
 
+from bench.worst import lattice
 from service.app import create_app
 from service.cache import BYTES_PER_GEOMETRY, approx_bytes, lazy_bytes
 
 MB = 2**20
-
-
-def lattice(n: int = 300, seed: int = 0, span: float = 16_000.0) -> dict:
-    """``n / 2`` horizontal and ``n / 2`` vertical walls across the map: ``(n / 2)^2`` rooms."""
-    half = n // 2
-    step = span / half
-    off = 0.37 * seed  # distinct scenes, the same lattice
-    at = [round(i * step + step / 2 + off, 2) for i in range(half)]
-    walls = [{"id": f"h{i}", "c": [0, y, span, y]} for i, y in enumerate(at)]
-    walls += [{"id": f"v{i}", "c": [x, 0, x, span]} for i, x in enumerate(at)]
-    tokens = [{"id": "a", "x": 10, "y": 10}, {"id": "b", "x": 10 + 3 * step, "y": 10 + 3 * step}]
-    return {"grid": {"size": 100, "distance": 5, "units": "ft"}, "walls": walls, "tokens": tokens}
 
 
 def ask(client, sid: str) -> None:
