@@ -2,12 +2,13 @@
 
 An import's cost grows with what the export holds: a 254,898-wall Foundry scene or a
 Universal VTT file of a million segments would be translated whole, then refused (or
-answered with a body of a hundred megabytes). So each format's entry function counts its
-scene from the export's own structure first, in one helper per format
-(``adapters.foundry.count_export``, ``adapters.roll20.count_export``,
-``adapters.uvtt.count_export``: list lengths and command counts, nothing translated), and
-:func:`check_counts` refuses a count past the server's scene limits with
-:class:`ExportOverLimits`, a 422 naming the count, the limit and its setting. The counts are
+answered with a body of a hundred megabytes). So ``adapters.detect.to_scene`` counts the
+scene the adapter would read (the same scene or page picked) from the export's own structure
+first, with one helper per format (``adapters.foundry.count_export``,
+``adapters.roll20.count_export``, ``adapters.uvtt.count_export``: list lengths and command
+counts, nothing translated), and :func:`check_counts` refuses a count past the server's
+scene limits with :class:`ExportOverLimits`, a 422 naming the count, the limit and its
+setting. The counts are
 what the export holds, before any item is skipped (an item the adapter would skip costs its
 reading all the same).
 

@@ -73,7 +73,6 @@ from adapters._common import (
     warn_zero_length,
 )
 from adapters.errors import AdapterError
-from adapters.limits import check_counts
 from adapters.sniff import format_hint
 from service.model import (
     MAX_COORD_PX,
@@ -84,7 +83,7 @@ from service.model import (
     MIN_GRID_SIZE_PX,
 )
 
-__all__ = ["KNOWN_FORMATS", "MAX_COORD_PX", "to_scene"]
+__all__ = ["KNOWN_FORMATS", "MAX_COORD_PX", "count_export", "to_scene"]
 
 #: UVTT ``format`` values this adapter was written against.
 KNOWN_FORMATS = (0.2, 0.3)
@@ -122,13 +121,7 @@ class _Ctx:
 # --------------------------------------------------------------------------- public API
 
 
-def to_scene(
-    export: Mapping | list,
-    *,
-    grid_distance: float = 5.0,
-    grid_units: str = "ft",
-    limits: Mapping[str, int] | None = None,
-) -> dict:
+def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: str = "ft") -> dict:
     """Translate a Universal VTT file into the canonical scene.
 
     Parameters
@@ -139,9 +132,6 @@ def to_scene(
         Distance units per grid square (UVTT files do not say); 5 by default.
     grid_units : {"ft", "m"}
         Unit of ``grid_distance``; "ft" by default.
-    limits : mapping, optional
-        The server's scene limits (``adapters.limits``): the file is counted
-        (:func:`count_export`) and refused past them before anything is translated.
 
     Returns
     -------
@@ -162,8 +152,7 @@ def to_scene(
         When the export is not a UVTT file (with a hint when it looks like another supported
         format), ``resolution`` or ``resolution.pixels_per_grid`` is missing or unusable,
         ``line_of_sight``/``objects_line_of_sight``/``portals`` is present but not a list, or
-        ``grid_distance``/``grid_units`` are invalid; ``adapters.limits.ExportOverLimits``
-        when the file holds more than ``limits``. Nothing else is raised.
+        ``grid_distance``/``grid_units`` are invalid. Nothing else is raised.
 
     References
     ----------
@@ -171,7 +160,6 @@ def to_scene(
     """
     distance = _checked_grid(grid_distance, grid_units)
     export = _checked_export(export)
-    check_counts(*count_export(export), limits)
     warnings: list[str] = []
     version = _format(export.get("format"), warnings)
     ctx = _frame(export.get("resolution"), distance, warnings)

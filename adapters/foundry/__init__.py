@@ -76,10 +76,9 @@ from adapters.foundry.regions import read_regions
 from adapters.foundry.scenes import detect_version, has_grid_info, parse_nedb, select_scene
 from adapters.foundry.tokens import UNLIMITED_RANGE, read_tokens
 from adapters.foundry.walls import read_walls
-from adapters.limits import check_counts
 from adapters.sniff import sniff
 
-__all__ = ["UNLIMITED_RANGE", "parse_nedb", "to_scene"]
+__all__ = ["UNLIMITED_RANGE", "count_export", "parse_nedb", "to_scene"]
 
 _UNMAPPED = {
     "drawings": "drawings",
@@ -91,9 +90,7 @@ _UNMAPPED = {
 _HEIGHT_FLAGS = ("wall-height", "wallHeight", "levels")
 
 
-def to_scene(
-    export: Mapping | list, *, scene: str | None = None, limits: Mapping[str, int] | None = None
-) -> dict:
+def to_scene(export: Mapping | list, *, scene: str | None = None) -> dict:
     """Translate a Foundry VTT scene export into the canonical scene.
 
     Parameters
@@ -105,9 +102,6 @@ def to_scene(
     scene : str, optional
         Which scene of a multi-scene export to use: its ``name``, its ``_id`` or its
         0-based index written as a string. Required when the export holds several scenes.
-    limits : mapping, optional
-        The server's scene limits (``adapters.limits``): the chosen scene is counted
-        (:func:`count_export`) and refused past them before anything is translated.
 
     Returns
     -------
@@ -135,8 +129,7 @@ def to_scene(
         When the export is not a Foundry scene (not a mapping, neither ``walls`` nor grid
         information, ``walls`` not a list), when the grid size is missing, zero or not a
         number (path ``("grid",)`` or ``("grid", "size")``), or when the wanted scene
-        cannot be picked out of a multi-scene export; ``adapters.limits.ExportOverLimits``
-        when the scene holds more than ``limits``. Nothing else is raised.
+        cannot be picked out of a multi-scene export. Nothing else is raised.
 
     References
     ----------
@@ -146,7 +139,6 @@ def to_scene(
     doc, prefix = select_scene(export, scene, warnings)
     ctx = Context(version=detect_version(doc), prefix=prefix, warnings=warnings)
     _check_scene(doc, export, ctx)
-    check_counts(*count_export(doc), limits)
     settings = export.get("settings") if isinstance(export, Mapping) else None
     grid, grid_read = read_grid(doc, ctx, settings)
     ctx.distance = grid["distance"]

@@ -114,7 +114,6 @@ from typing import Any
 
 from adapters._common import kind_name, scene_stats, unique_ids
 from adapters.errors import AdapterError
-from adapters.limits import check_counts
 from adapters.roll20._context import UNIT_PX, Context
 from adapters.roll20.graphics import read_graphics
 from adapters.roll20.grid import lighting_mode, page_size, read_environment, read_grid
@@ -123,15 +122,11 @@ from adapters.roll20.paths import CURVE_SEGMENTS
 from adapters.roll20.walls import path_walls, udl_openings
 from service.model import MAX_COORD_PX, MAX_UNITS
 
-__all__ = ["CURVE_SEGMENTS", "MAX_COORD_PX", "MAX_UNITS", "UNIT_PX", "to_scene"]
+__all__ = ["CURVE_SEGMENTS", "MAX_COORD_PX", "MAX_UNITS", "UNIT_PX", "count_export", "to_scene"]
 
 
 def to_scene(
-    export: Mapping | list,
-    *,
-    page: str | int | None = None,
-    private_lights: str = "vision",
-    limits: Mapping[str, int] | None = None,
+    export: Mapping | list, *, page: str | int | None = None, private_lights: str = "vision"
 ) -> dict:
     """Translate a Roll20 page export into the canonical scene.
 
@@ -148,9 +143,6 @@ def to_scene(
         ``"vision"`` (default) as the token's darkvision, ``"light"`` as a private light it
         carries (``seen_by`` ``"controllers"``). Private lights on tokens without sight are
         always private lights.
-    limits : mapping, optional
-        The server's scene limits (``adapters.limits``): the page is counted
-        (:func:`count_export`) and refused past them before anything is translated.
 
     Returns
     -------
@@ -173,8 +165,7 @@ def to_scene(
         supported format), holds no page, holds several and ``page`` is not given, the wanted
         page does not exist (an index out of range says which indices exist), the page has no
         attributes object, ``paths`` is not a list, or ``private_lights`` is not one of the
-        two choices; ``adapters.limits.ExportOverLimits`` when the page holds more than
-        ``limits``. Nothing else is raised.
+        two choices. Nothing else is raised.
 
     References
     ----------
@@ -185,7 +176,6 @@ def to_scene(
             f"private_lights must be 'vision' or 'light', got {private_lights!r}", ()
         )
     chosen, warnings = select_page(export, page)
-    check_counts(*count_export(chosen.content), limits)
     ctx = Context(prefix=chosen.prefix, error_prefix=chosen.error_prefix, warnings=warnings)
     attrs = chosen.attributes
     grid = read_grid(attrs, chosen, ctx)

@@ -4,7 +4,8 @@ limit and its setting, for ``POST /v1/import/<format>`` and ``POST /v1/scenes`` 
 
 Each format gets a body just over and just under each limit it can pass, hand-made here
 (small limits, small bodies); the refusal is shown to come before any translation (the
-format's readers are replaced by ones that fail the test when called).
+format's readers are replaced by ones that fail the test when called). Outside a request
+(the CLI, ``adapters.detect`` called directly) nothing is counted.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import adapters.foundry as foundry_adapter
 import adapters.roll20 as roll20_adapter
 import adapters.uvtt as uvtt_adapter
 from adapters import detect
-from adapters.limits import ExportOverLimits, check_counts
+from adapters.limits import ExportOverLimits, check_counts, use_limits
 from service.app import create_app
 
 LIMITS = {
@@ -184,9 +185,15 @@ def test_the_refusal_comes_before_any_translation(
 
     for name in readers:
         monkeypatch.setattr(module, name, translated)
-    with pytest.raises(ExportOverLimits) as err:
-        module.to_scene(over, limits=LIMITS)
+    use_limits(LIMITS)  # what the app does for each request
+    try:
+        with pytest.raises(ExportOverLimits) as err:
+            detect.to_scene(over, format=fmt)
+    finally:
+        use_limits(None)
     assert (err.value.count, err.value.limit, err.value.path) == (count, limit, (field,))
+    with pytest.raises(AssertionError, match="translated before it was counted"):
+        detect.to_scene(under, format=fmt)  # under the limits: translated (the stubs fail)
 
 
 def test_no_limits_no_refusal(client):
