@@ -280,11 +280,15 @@ class ContractPlugin(BasePlugin):
 
 
 def _max_items(prop: Any, limit: Any, setting: str) -> None:
-    """``maxItems: limit`` on array schema ``prop``, its description naming ``setting``."""
+    """``maxItems: limit`` (or the schema's own, if lower) on array schema ``prop``.
+
+    Its description names ``setting``.
+    """
     if not isinstance(prop, dict) or limit is None or prop.get("type") != "array":
         return
-    prop["maxItems"] = int(limit)
-    note = f"At most {int(limit):,} on this server ({setting}); past it 422."
+    limit = min(int(limit), int(prop.get("maxItems", limit)))  # never above the schema's own
+    prop["maxItems"] = limit
+    note = f"At most {limit:,} on this server ({setting}); past it 422."
     prop["description"] = f"{prop['description']} {note}" if prop.get("description") else note
 
 

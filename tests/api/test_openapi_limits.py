@@ -18,7 +18,7 @@ import pytest
 
 from service.app import create_app
 from service.http_errors import SCENE_LIST_LIMITS
-from service.model import RULESET_IDS
+from service.model import MAX_POLYGON_POINTS, RULESET_IDS
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +44,9 @@ def test_the_scene_limits_of_this_server_are_max_items(schemas):
     for prop, key in SCENE_LIST_LIMITS:
         assert f"SIGHTLINE_{key}" in props[prop]["description"], prop
     assert schemas["Shape"]["properties"]["points"]["maxItems"] == 4321
+    loose = create_app({"MAX_REGION_POINTS": 10**6}).test_client().get("/openapi.json")
+    points = loose.get_json()["components"]["schemas"]["Shape"]["properties"]["points"]
+    assert points["maxItems"] == MAX_POLYGON_POINTS  # the schema's own bound, lower
     for name in ("CoverRequest", "VisionRequest"):
         assert schemas[name]["properties"]["targets"]["maxItems"] == 33, name
 
