@@ -17,6 +17,9 @@ from typing import Any
 
 from adapters import foundry, roll20, uvtt
 from adapters.errors import AdapterError
+from adapters.foundry.scenes import select_scene
+from adapters.limits import check_counts, import_limits
+from adapters.roll20.pages import select_page
 from adapters.sniff import FORMAT_NAMES, describe, detect, is_canonical, is_import_answer, sniff
 
 __all__ = ["FORMATS", "describe", "detect", "is_canonical", "parse_text", "sniff", "to_scene"]
@@ -74,7 +77,8 @@ def to_scene(export: object, *, format: str = "auto", **options: Any) -> dict:
         message says what the body looks like, e.g. a canonical scene sent as
         ``foundry``); an option the chosen adapter does not take, or ``scene`` and ``page``
         naming different scenes; an export no adapter recognises; or anything the adapter
-        itself raises.
+        itself raises, among it ``adapters.limits.ExportOverLimits`` for an export holding
+        more than this server's scene limits (counted before it is translated).
 
     References
     ----------
@@ -109,6 +113,9 @@ def to_scene(export: object, *, format: str = "auto", **options: Any) -> dict:
             f"(its options: {', '.join(_OPTIONS[fmt])})",
             (),
         )
+    limits = import_limits()
+    if limits:  # the scene the adapter would read, counted before it is translated
+        check_counts(*_COUNTERS[fmt](export, kw), limits)
     result = _ADAPTERS[fmt](export, **kw)
     result["stats"]["format"] = fmt
     return result
@@ -117,6 +124,30 @@ def to_scene(export: object, *, format: str = "auto", **options: Any) -> dict:
 def _blank_pick(key: str, value: object) -> bool:
     """Whether ``key`` is a scene/page choice left empty (``?scene=``): no choice at all."""
     return key in ("scene", "page") and isinstance(value, str) and not value.strip()
+
+
+def _count_foundry(export: Any, kw: Mapping[str, Any]) -> tuple[dict, dict]:
+    """``foundry.count_export`` of the scene ``to_scene`` would pick (its own errors if none)."""
+    doc, _ = select_scene(export, kw.get("scene"), [])
+    return foundry.count_export(doc)
+
+
+def _count_roll20(export: Any, kw: Mapping[str, Any]) -> tuple[dict, dict]:
+    """``roll20.count_export`` of the page ``to_scene`` would pick (its own errors if none)."""
+    return roll20.count_export(select_page(export, kw.get("page"))[0].content)
+
+
+def _count_uvtt(export: Any, kw: Mapping[str, Any]) -> tuple[dict, dict]:
+    """``uvtt.count_export`` of the file (nothing for a file that is not an object)."""
+    return uvtt.count_export(export) if isinstance(export, Mapping) else ({}, {})
+
+
+#: What each format's scene holds, counted from the export (``adapters.limits``).
+_COUNTERS: dict[str, Callable[[Any, Mapping[str, Any]], tuple[dict, dict]]] = {
+    "foundry": _count_foundry,
+    "roll20": _count_roll20,
+    "uvtt": _count_uvtt,
+}
 
 
 def _check_format(export: object, fmt: str) -> str:

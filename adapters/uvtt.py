@@ -83,7 +83,7 @@ from service.model import (
     MIN_GRID_SIZE_PX,
 )
 
-__all__ = ["KNOWN_FORMATS", "MAX_COORD_PX", "to_scene"]
+__all__ = ["KNOWN_FORMATS", "MAX_COORD_PX", "count_export", "to_scene"]
 
 #: UVTT ``format`` values this adapter was written against.
 KNOWN_FORMATS = (0.2, 0.3)
@@ -189,6 +189,33 @@ def to_scene(export: Mapping | list, *, grid_distance: float = 5.0, grid_units: 
         }
     )
     return {"scene": canonical, "stats": stats, "warnings": ctx.warnings}
+
+
+def count_export(export: Mapping) -> tuple[dict[str, int], dict[str, str]]:
+    """What a Universal VTT file holds, from its arrays alone; and where it was read.
+
+    ``walls``: a segment per consecutive point pair of each ``line_of_sight`` and
+    ``objects_line_of_sight`` polyline, and one per ``portals`` entry; ``lights``: the
+    ``lights`` entries. Nothing is translated. Cost: O(polylines).
+    """
+    segments = sum(
+        max(len(line) - 1, 0)
+        for key in ("line_of_sight", "objects_line_of_sight")
+        if isinstance(export.get(key), list)
+        for line in export[key]
+        if isinstance(line, list)
+    )
+    portals = export.get("portals")
+    lights = export.get("lights")
+    counts = {
+        "walls": segments + (len(portals) if isinstance(portals, list) else 0),
+        "lights": len(lights) if isinstance(lights, list) else 0,
+    }
+    where = {
+        "walls": "segments of line_of_sight and objects_line_of_sight, and portals",
+        "lights": "lights",
+    }
+    return counts, where
 
 
 def _checked_grid(grid_distance: float, grid_units: str) -> int | float:

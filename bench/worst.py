@@ -23,6 +23,20 @@ Each kind is a request body that once cost minutes or gigabytes while inside eve
 - ``hexcrowd``: N tokens 70 by 70 on a hex grid (3,675 hexes each), the dnd5e vision matrix
   (each pair's distance compares two footprints).
 
+Issue 32's kinds:
+
+- ``foundry``, ``roll20``, ``uvtt`` (imports translate everything before any limit): an
+  export of N walls (Foundry walls, one Roll20 path of N ``L`` commands, UVTT
+  ``line_of_sight`` segments) through ``POST /v1/import/<format>``: 200 up to
+  ``SIGHTLINE_MAX_WALLS`` (50,000), 422 past it, counted before translating
+  (``adapters.limits``); the row adds the ms spent in the adapter;
+- ``ceiling`` (the memory ceiling crashed C code): a request holding N MB of GEOS geometries
+  (shapely buffers) against the 1,024 MB ceiling, then a cover question; the row adds the RSS
+  after the 503 (``service.guard.MemoryWatch``);
+- ``lattice`` (the cache bound missed the rooms): N distinct lattice scenes (150 by 150
+  crossing walls, 15 kB, 22,201 closed rooms each) uploaded and asked a cover matrix and a
+  vision question; the row adds what the cache counts and how much the process grew.
+
 ``python -m bench.worst`` measures each kind at each size in a fresh child process (seconds,
 peak RSS, status) through the real app (Flask test client), and prints the table with the
 fitted exponent in walls. Each request's milliseconds in the app are split: all, and the part
@@ -160,6 +174,138 @@ def hex_crowd(n: int, seed: int = 1) -> dict[str, Any]:
     return {"grid": {"type": "hex-row", "size": 100, "distance": 5}, "walls": [], "tokens": tokens}
 
 
+def foundry_export(n: int) -> dict[str, Any]:
+    """A Foundry scene document of ``n`` short walls in rows, two tokens."""
+    walls = [{"_id": f"w{k}", "c": [10 * (k % 1000), 10 * (k // 1000), 10 * (k % 1000) + 5,
+                                     10 * (k // 1000)]} for k in range(n)]  # fmt: skip
+    tokens = [{"_id": f"t{k}", "name": f"T{k}", "actorId": f"a{k}", "x": 100 * k, "y": 0,
+               "width": 1, "height": 1} for k in range(2)]  # fmt: skip
+    return {
+        "_id": "s",
+        "name": "Bench",
+        "width": 12000,
+        "height": 12000,
+        "padding": 0,
+        "grid": {"size": 100, "distance": 5, "type": 1},
+        "walls": walls,
+        "tokens": tokens,
+    }
+
+
+def roll20_export(n: int) -> dict[str, Any]:
+    """A betteR20 page with one walls-layer path of ``n`` ``L`` commands (a zigzag)."""
+    cmds = [["M", 0, 0]] + [["L", 10 * (k + 1), 10 * (k % 2)] for k in range(n)]
+    path = {"id": "p", "layer": "walls", "left": 5 * n, "top": 5, "width": 10 * n, "height": 10,
+            "path": json.dumps(cmds)}  # fmt: skip
+    attributes = {"name": "Bench", "width": 200, "height": 200, "snapping_increment": 1,
+                  "scale_number": 5, "scale_units": "ft", "grid_type": "square"}  # fmt: skip
+    return {"schema_version": 1, "maps": [{"attributes": attributes, "paths": [path]}]}
+
+
+def uvtt_export(n: int) -> dict[str, Any]:
+    """A Universal VTT file whose ``line_of_sight`` holds ``n`` segments (polylines of 100)."""
+    lines = [[{"x": (k % 100) * 0.1, "y": j * 0.1} for k in range(min(101, n - j * 100 + 1))]
+             for j in range(math.ceil(n / 100))]  # fmt: skip
+    return {"format": 0.3, "line_of_sight": lines, "portals": [], "lights": [],
+            "resolution": {"map_origin": {"x": 0, "y": 0}, "map_size": {"x": 100, "y": 100},
+                           "pixels_per_grid": 100}}  # fmt: skip
+
+
+def lattice(n: int = 300, seed: int = 0, span: float = 16_000.0) -> dict[str, Any]:
+    """``n / 2`` horizontal and ``n / 2`` vertical walls across the map: ``(n / 2)^2`` rooms.
+
+    ``seed`` shifts the lattice by 0.37 px a step: distinct scenes of the same lattice.
+    """
+    half = n // 2
+    step = span / half
+    off = 0.37 * seed
+    at = [round(i * step + step / 2 + off, 2) for i in range(half)]
+    walls = [{"id": f"h{i}", "c": [0, y, span, y]} for i, y in enumerate(at)]
+    walls += [{"id": f"v{i}", "c": [x, 0, x, span]} for i, x in enumerate(at)]
+    tokens = [{"id": "a", "x": 10, "y": 10}, {"id": "b", "x": 10 + 3 * step, "y": 10 + 3 * step}]
+    return {"grid": {"size": 100, "distance": 5, "units": "ft"}, "walls": walls, "tokens": tokens}
+
+
+#: Milliseconds spent in the adapters (``adapters.detect.to_scene``), per import.
+_ADAPTER_MS: list[float] = []
+
+
+def _time_adapters() -> None:
+    """Time the adapters' translation, counting included (called once in the child)."""
+    from adapters import detect
+
+    inner = detect.to_scene
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            _ADAPTER_MS.append((time.perf_counter() - start) * 1000)
+
+    detect.to_scene = timed  # type: ignore[assignment]
+
+
+def _issue32(kind: str, size: int, app: Any, client: Any, row: dict[str, Any]) -> Any:
+    """Run one of issue 32's kinds; its status (or statuses), extra columns in ``row``."""
+    ms: list[float] = row["ms"]
+    if kind in ("foundry", "roll20", "uvtt"):
+        export = {"foundry": foundry_export, "roll20": roll20_export, "uvtt": uvtt_export}[kind]
+        code, took = _post_timed(client, f"/v1/import/{kind}", export(size))
+        ms.append(round(took, 1))
+        row["adapter_ms"] = round(_ADAPTER_MS[-1], 1) if _ADAPTER_MS else None
+        return code
+    if kind == "ceiling":
+        import numpy as np
+        import shapely
+
+        from service.guard import memory_mb
+
+        @app.get("/_bench/geos")
+        def geos() -> Any:
+            start = memory_mb()[0]
+            points = shapely.points(np.random.default_rng(1).random((20_000, 2)) * 1000)
+            held = []
+            while memory_mb()[0] - start < size:
+                held.append(shapely.buffer(points, 10, quad_segs=16))
+            return {"buffers": len(held)}
+
+        start = time.perf_counter()
+        resp = client.get("/_bench/geos")
+        code = resp.status_code
+        ms.append(round((time.perf_counter() - start) * 1000, 1))
+        resp.close()  # the answer sent: the worker frees memory now (service.guard)
+        row["rss_after_mb"] = round(_rss_mb(), 1)
+        cover = {"ruleset": "dnd5e", "scene_id": "sample", "attacker": "archer",
+                 "targets": ["goblin"]}  # fmt: skip
+        return [code, _post_timed(client, "/v1/cover", cover)[0]]
+    statuses = set()
+    cache = app.extensions["sightline_cache"]
+    for k in range(size):
+        data = json.dumps({"scene": lattice(seed=k)})
+        begin = time.perf_counter()
+        resp = client.post("/v1/scenes", data=data, content_type="application/json")
+        took = (time.perf_counter() - begin) * 1000
+        code, sid = resp.status_code, (resp.get_json() or {}).get("scene_id", "")
+        statuses.add(code)
+        ms.append(round(took, 1))
+        for path, body in (
+            ("/v1/matrix", {"ruleset": "dnd5e", "scene_id": sid, "kind": "cover"}),
+            ("/v1/vision", {"ruleset": "dnd5e", "scene_id": sid, "observer": "a",
+                            "targets": ["b"]}),
+        ):  # fmt: skip
+            statuses.add(_post_timed(client, path, body)[0])
+    cache.get("sample")  # an access: the last scene's rooms counted
+    row["cached"] = len(cache)
+    row["counted_mb"] = round(cache.counted_bytes() / 2**20, 1)
+    return sorted(statuses)
+
+
+#: Issue 32's kinds (``_issue32``), with the app's settings for them.
+ISSUE_32 = {"foundry": {}, "roll20": {}, "uvtt": {}, "ceiling": {"WORKER_MAX_MB": 1024},
+            "lattice": {}}  # fmt: skip
+
+
 def _time_parsing() -> None:
     """Time the app's body reading (called once in the child, before any request)."""
     from service.http_errors import JSONBodyParser
@@ -198,14 +344,18 @@ def _one(kind: str, size: int) -> dict[str, Any]:
     trace.warm_up()
     exact.warm_up()
     _time_parsing()
-    app = create_app({"TESTING": False})
+    _time_adapters()
+    app = create_app({"TESTING": False, **ISSUE_32.get(kind, {})})
     client = app.test_client()
     gc.freeze()  # as gunicorn.conf.py's when_ready: full collections skip what is preloaded
     base_mb = _rss_mb()
     start = time.perf_counter()
     status: Any
     ms: list[float] = []
-    if kind in ("crossing", "hexhuge", "flank", "matrix", "stack", "hexcrowd"):
+    extra: dict[str, Any] = {"ms": ms}
+    if kind in ISSUE_32:
+        status = _issue32(kind, size, app, client, extra)
+    elif kind in ("crossing", "hexhuge", "flank", "matrix", "stack", "hexcrowd"):
         calls: list[tuple[str, dict[str, Any]]] = []
         if kind == "crossing":
             scene = crossing(size)
@@ -280,7 +430,9 @@ def _one(kind: str, size: int) -> dict[str, Any]:
     if kind == "uploads":  # what the cache counts against what the process grew by
         cache = app.extensions["sightline_cache"]
         row["cached"] = len(cache)
-        row["counted_mb"] = round(sum(cache._bytes.values()) / 2**20, 1)
+        row["counted_mb"] = round(cache.counted_bytes() / 2**20, 1)
+    row.update({k: v for k, v in extra.items() if k != "ms"})
+    if "counted_mb" in row:
         row["grown_mb"] = round(_rss_mb() - base_mb, 1)
     return row
 
@@ -306,6 +458,11 @@ SIZES = {
     "matrix": (100, 200),
     "stack": (100, 200),
     "hexcrowd": (20, 40, 200),
+    "foundry": (5_000, 50_000, 50_001, 120_000),  # 120,000: 9.6 MB, under the body limit
+    "roll20": (5_000, 50_000, 50_001, 300_000),
+    "uvtt": (5_000, 50_000, 50_001, 300_000),
+    "ceiling": (100, 2_000),
+    "lattice": (10, 45, 100),
 }
 
 
@@ -366,6 +523,10 @@ def main() -> int:
                 f"  cache: {r['cached']} scenes, {r['counted_mb']:g} MB counted, "
                 f"process grew {r['grown_mb']:g} MB"
             )
+        if r.get("adapter_ms") is not None:
+            text += f"  adapter {r['adapter_ms']:g} ms"
+        if "rss_after_mb" in r:
+            text += f"  RSS after the 503: {r['rss_after_mb']:g} MB"
         print(f"{r['kind']:<9}{r['size']:>7}{s:>9}{m:>9}  {r['status']}{text}")
     for kind in ("scatter", "copies", "crossing"):
         pts = [(r["size"], r["seconds"]) for r in rows if r["kind"] == kind and r["seconds"]]

@@ -16,14 +16,19 @@ from flask import Flask, request, send_from_directory
 from flask_cors import CORS
 from flask_smorest import abort
 
+from adapters.limits import use_limits
 from schemas.scene import SceneSchema
 from service import __version__, settings
 from service.cache import SceneCache
 from service.engine.budget import set_core_limits
 from service.guard import Guard
 from service.http_errors import OPEN_PATHS, Api
+from service.limits import SCENE_LIMITS
 from service.local_store import FILE_MB_PER_CACHE_MB, SqliteSceneStore
-from service.store import SceneStore, SharedSceneStore
+from service.store import INFLATE_PER_BODY_BYTE, SceneStore, SharedSceneStore
+
+#: The config keys of the per-scene count limits (``service.limits``).
+LIMIT_KEYS = tuple(key for _, key in SCENE_LIMITS)
 
 #: Origins a Foundry VTT client typically runs on (any port of localhost / 127.0.0.1).
 DEFAULT_CORS_ORIGINS = list(settings.DEFAULT_CORS_ORIGINS)
@@ -68,7 +73,9 @@ def cors_origins(origins: Any, replace: Any) -> list[str]:
     Parameters
     ----------
     origins : str or list of str
-        ``SIGHTLINE_CORS_ORIGINS``: one origin or regex, or a JSON list of them.
+        ``SIGHTLINE_CORS_ORIGINS``: one origin or origin pattern, or a list of them
+        (``service.settings.origin_pattern``: exact origins, ``*`` as leftmost host labels
+        or as the port).
     replace : bool, int or str
         ``SIGHTLINE_CORS_REPLACE``: true (``true``, ``1``, ``yes``) to allow ``origins``
         only, without :data:`DEFAULT_CORS_ORIGINS`.
@@ -76,7 +83,7 @@ def cors_origins(origins: Any, replace: Any) -> list[str]:
     Returns
     -------
     list of str
-        Origins and regexes for flask-cors, defaults first.
+        The origins and patterns, defaults first (:func:`_allow_cors` compiles them).
 
     Raises
     ------
@@ -120,6 +127,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["sightline_cache"] = _scene_cache(app)
     _require_api_key(app)
     _require_json(app)
+    _count_imports(app)
     if app.config["TEST_HOOKS"]:  # SIGHTLINE_TEST_HOOKS=1 only: tests/e2e/test_limits.py
         from service import test_hooks
 
@@ -144,14 +152,35 @@ def _configure(app: Flask, test_config: dict[str, Any] | None) -> None:
 
 
 def _allow_cors(app: Flask) -> None:
-    """CORS for the configured origins (:func:`cors_origins`)."""
+    """CORS for the configured origins (:func:`cors_origins`), each an anchored pattern.
+
+    A request without an ``Origin`` header gets no ``Access-Control-Allow-Origin`` (flask-cors
+    would otherwise send a configured origin); an allowed origin gets itself back.
+
+    Raises
+    ------
+    service.settings.SettingError
+        An origin that is neither an exact origin nor a documented pattern (``test_config``;
+        the environment's are checked by ``settings.load`` already).
+    """
+    patterns = []
+    for origin in cors_origins(app.config["CORS_ORIGINS"], app.config["CORS_REPLACE"]):
+        pattern = settings.origin_pattern(origin) if isinstance(origin, str) else None
+        if pattern is None:
+            setting = settings.BY_NAME["CORS_ORIGINS"]
+            raise settings.SettingError(
+                f"{setting.variable}: {str(origin)[:80]!r} is invalid: expected "
+                f"{setting.expected()}."
+            )
+        patterns.append(pattern)
     # Chrome's private-network preflight (an https Foundry page calling a LAN or localhost
     # service) is answered `Access-Control-Allow-Private-Network: true` for allowed origins.
     CORS(
         app,
-        origins=cors_origins(app.config["CORS_ORIGINS"], app.config["CORS_REPLACE"]),
+        origins=patterns,
         methods=["GET", "POST", "OPTIONS"],
         allow_private_network=True,
+        always_send=False,
     )
 
 
@@ -182,11 +211,16 @@ def _scene_store(config: Any) -> SharedSceneStore | None:
     (``gunicorn.conf.py`` names the file) an app has one process and no store.
     """
     ttl = int(config["SCENE_TTL"])
+    # What is read is checked as a request is: the scene limits, bounded inflating.
+    limits = {key: config[key] for key in (*LIMIT_KEYS, "MAX_REGION_POINTS")}
+    inflated = INFLATE_PER_BODY_BYTE * int(config["MAX_CONTENT_LENGTH"])
     if config["REDIS_URL"]:
-        return SceneStore(str(config["REDIS_URL"]), ttl, float(config["REDIS_TIMEOUT"]))
+        url, timeout = str(config["REDIS_URL"]), float(config["REDIS_TIMEOUT"])
+        return SceneStore(url, ttl, timeout, limits=limits, max_stored=inflated)
     if config["SCENE_FILE"] and config["SCENE_FILE"] != settings.PATH_OFF:
+        path = str(config["SCENE_FILE"])
         budget = int(config["SCENE_CACHE_MAX_MB"]) * FILE_MB_PER_CACHE_MB * 1024 * 1024
-        return SqliteSceneStore(str(config["SCENE_FILE"]), ttl, max_bytes=budget)
+        return SqliteSceneStore(path, ttl, budget, limits=limits, max_stored=inflated)
     return None
 
 
@@ -228,6 +262,22 @@ def _require_api_key(app: Flask) -> None:
                 message="A valid API key is required: send 'Authorization: Bearer <key>'.",
                 headers={"WWW-Authenticate": 'Bearer realm="sightline"'},
             )
+
+
+def _count_imports(app: Flask) -> None:
+    """During each request, exports are counted against this app's scene limits first.
+
+    ``adapters.limits.use_limits``: a context variable set for the request and cleared at
+    its end, so the limits of one app never reach another, nor the CLI's imports.
+    """
+
+    @app.before_request
+    def import_limits() -> None:
+        use_limits(app.config)
+
+    @app.teardown_request
+    def no_import_limits(_: BaseException | None) -> None:
+        use_limits(None)
 
 
 def _require_json(app: Flask) -> None:

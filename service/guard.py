@@ -10,15 +10,27 @@
   instead of being killed. Python handles a signal between bytecodes: a single C call
   (a long shapely or numpy operation) finishes first, and gunicorn's timeout stays the
   backstop. Armed only in the main thread (gunicorn's sync worker).
-- **Memory.** ``apply_ceiling`` (called when a gunicorn worker starts) caps the address
-  space the worker may add past its start at ``SIGHTLINE_WORKER_MAX_MB``: an allocation
-  past it raises ``MemoryError``, answered 503 JSON with ``Retry-After``. After any such
-  answer, and after any request that leaves the worker's RSS above the ceiling,
-  ``release_memory`` runs (``gc.collect`` and glibc's ``malloc_trim``) once the answer is
-  sent; a worker still above its ceiling then retires (gunicorn starts a fresh one).
+- **Memory.** A soft ceiling on the worker's resident memory (``SIGHTLINE_WORKER_MAX_MB``):
+  while a request runs, a thread of the worker (:class:`MemoryWatch`) reads its RSS every
+  :data:`POLL_SECONDS`; past the ceiling it signals the main thread (``SIGALRM``, the
+  watchdog's handler), which raises ``MemoryError`` inside the request, answered 503 JSON
+  with ``Retry-After``. It is not an address-space limit (``RLIMIT_AS``): under one, an
+  allocation that fails inside C code (GEOS, numpy, numba) crashes the worker (SIGSEGV in
+  ``STRtree.query``) or surfaces as an unrelated error, never the 503. As with the
+  watchdog, a single C call finishes first; the machine's (or container's) memory is the
+  backstop. A failed C allocation that a library does report (numpy's ``MemoryError``,
+  GEOS' ``std::bad_alloc``, shapely's "Could not allocate") is answered the same 503
+  (``service.http_errors``). After any such answer, and after any request that leaves the
+  worker's RSS above the ceiling, ``release_memory`` runs (``gc.collect`` and glibc's
+  ``malloc_trim``) once the answer is sent; a worker that then still holds more than
+  :data:`RETAIN_FRACTION` of the ceiling above its RSS at its first request (after a 503)
+  or more than the ceiling (after any request) retires: gunicorn's graceful stop, a fresh
+  worker forked from the preloaded master in its place.
 - **Chunked bodies.** A body without ``Content-Length`` (``Transfer-Encoding: chunked``) is
   read up to one byte past ``max_body``; werkzeug then sees a ``Content-Length`` and answers
-  413 when it is over the limit, instead of parsing a body cut at the limit.
+  413 when it is over the limit, instead of parsing a body cut at the limit. It is read once
+  the watchdog is armed, so a client sending it slowly gets the watchdog's 503 rather than
+  holding the worker until gunicorn kills it.
 """
 
 from __future__ import annotations
@@ -29,10 +41,10 @@ import gc
 import io
 import json
 import os
-import resource
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from http import HTTPStatus
 from typing import Any
@@ -41,6 +53,12 @@ from typing import Any
 RETRY_AFTER_SECONDS = 5
 #: ``environ`` key set by the error handler when a request ran out of memory or time.
 RELEASE_KEY = "sightline.release_memory"
+#: Seconds between two looks at the worker's RSS while a request runs (a read of
+#: ``/proc/self/statm``, about 10 µs: 0.1 % of a core).
+POLL_SECONDS = 0.01
+#: After a 503 of memory or time, the share of the ceiling a worker may still hold above its
+#: RSS at its first request once it freed what it could; past it, it retires.
+RETAIN_FRACTION = 0.15
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -82,25 +100,47 @@ def release_memory() -> None:
         _TRIM(0)
 
 
-def apply_ceiling(max_mb: int) -> int | None:
-    """Cap the address space this process may still add at ``max_mb`` MB minus its RSS.
+class MemoryWatch:
+    """A daemon thread that looks at this process's RSS while a request runs.
 
-    Called in each gunicorn worker after the app is loaded: the worker's RSS can then grow
-    to about ``max_mb`` (what is mapped but not resident at start is left out of the count).
-    Returns the limit set in bytes, or ``None`` where ``RLIMIT_AS`` cannot be set.
+    Past ``max_mb`` it calls ``fire`` once per request (from its own thread). One per
+    process (:meth:`of_this_process`), started on the process's first request (a thread does
+    not survive gunicorn's fork, so the master never runs one). Idle between requests (it
+    waits on an event).
     """
-    rss, size = memory_mb()
-    if not size:
-        return None
-    limit = int((size - rss + max_mb) * 2**20)
-    try:
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    except (ValueError, OSError):
-        return None
-    return limit
+
+    _current: MemoryWatch | None = None
+
+    def __init__(self) -> None:
+        self.max_mb = 0.0
+        self.fire: Callable[[], None] = lambda: None
+        self._running = threading.Event()
+        self.pid = os.getpid()
+        threading.Thread(target=self._run, name="sightline-memory-watch", daemon=True).start()
+
+    @classmethod
+    def of_this_process(cls) -> MemoryWatch:
+        """The watch of this process, started on first use (again in a forked child)."""
+        if cls._current is None or cls._current.pid != os.getpid():
+            cls._current = cls()
+        return cls._current
+
+    def watch(self, max_mb: float, fire: Callable[[], None]) -> None:
+        """A request starts: look at the RSS every :data:`POLL_SECONDS` until :meth:`stop`."""
+        self.max_mb, self.fire = max_mb, fire
+        self._running.set()
+
+    def stop(self) -> None:
+        """The request is over (or was told it is over the ceiling)."""
+        self._running.clear()
+
+    def _run(self) -> None:
+        while True:
+            self._running.wait()
+            time.sleep(POLL_SECONDS)
+            if self._running.is_set() and memory_mb()[0] > self.max_mb:
+                self._running.clear()
+                self.fire()
 
 
 def error_body(code: int, message: str) -> bytes:
@@ -112,7 +152,7 @@ def error_body(code: int, message: str) -> bytes:
 
 
 class Guard:
-    """WSGI middleware: the watchdog, the memory check after each request, chunked bodies.
+    """WSGI middleware: the watchdog, the memory watch and check, chunked bodies.
 
     Parameters
     ----------
@@ -131,28 +171,55 @@ class Guard:
         self.seconds = seconds
         self.max_body = max_body
         self.max_mb = max_mb
-        self._armed = False
+        self._armed = False  # the watchdog's timer runs for this request
+        self._running = False  # a request runs in the main thread (the watch may fire)
+        self._over_memory = False  # the watch saw the RSS past the ceiling
         self._installed = False
+        self._watch: MemoryWatch | None = None
+        self._base_mb = 0.0  # RSS at this process's first request
 
-    # -- the watchdog ------------------------------------------------------------------
+    # -- the watchdog and the memory watch ----------------------------------------------
     def _alarm(self, signum: int, frame: Any) -> None:
+        if self._over_memory:
+            self._over_memory = False
+            if self._running:
+                self._armed = False
+                raise MemoryError(f"RSS past {self.max_mb} MB (SIGHTLINE_WORKER_MAX_MB)")
         if self._armed:
             self._armed = False
             raise RequestTimedOut(self.seconds)
 
+    def _over_ceiling(self) -> None:
+        """From the watch's thread: make the main thread raise ``MemoryError``."""
+        self._over_memory = True
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGALRM)
+
     def _arm(self) -> bool:
-        if self.seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        """Start the watchdog and the memory watch (main thread only); whether they run."""
+        if threading.current_thread() is not threading.main_thread():
             return False
         if not self._installed:
             signal.signal(signal.SIGALRM, self._alarm)
             self._installed = True
-        self._armed = True
-        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        if self.max_mb > 0 and (self._watch is None or self._watch.pid != os.getpid()):
+            self._base_mb = memory_mb()[0]  # a new process (a forked worker): its own watch
+            self._watch = MemoryWatch.of_this_process()
+        self._over_memory = False
+        self._running = True
+        if self._watch is not None:
+            self._watch.watch(self.max_mb, self._over_ceiling)
+        if self.seconds > 0:
+            self._armed = True
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
         return True
 
     def _disarm(self) -> None:
+        self._running = False
         self._armed = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        if self._watch is not None:
+            self._watch.stop()
+        if self.seconds > 0:
+            signal.setitimer(signal.ITIMER_REAL, 0)
 
     # -- chunked bodies ----------------------------------------------------------------
     def _bound_body(self, environ: dict[str, Any]) -> None:
@@ -180,8 +247,8 @@ class Guard:
         """Run the app on one request under the watchdog; free memory after the answer."""
         armed = False
         try:
-            self._bound_body(environ)
             armed = self._arm()
+            self._bound_body(environ)  # under the watchdog: a slow chunked body is stopped
             result = self.app(environ, start_response)
         except (RequestTimedOut, MemoryError) as err:  # raised outside Flask's handlers
             environ[RELEASE_KEY] = True
@@ -203,10 +270,19 @@ class Guard:
         return [body]
 
     def _after(self, environ: dict[str, Any]) -> None:
-        """Once the answer is sent: free memory if needed; retire a worker still too big."""
-        if environ.get(RELEASE_KEY) or memory_mb()[0] > self.max_mb:
+        """Once the answer is sent: free memory if needed; retire a worker still too big.
+
+        After a 503 of memory or time, the worker may keep :data:`RETAIN_FRACTION` of the
+        ceiling above its RSS at its first request; after any other request, the ceiling.
+        """
+        overloaded = bool(environ.get(RELEASE_KEY))
+        if overloaded or memory_mb()[0] > self.max_mb:
             release_memory()
-            if memory_mb()[0] > self.max_mb and "gunicorn.socket" in environ:
+            kept = memory_mb()[0]
+            allowed = float(self.max_mb)
+            if overloaded and self._base_mb:
+                allowed = min(allowed, self._base_mb + RETAIN_FRACTION * self.max_mb)
+            if kept > allowed and "gunicorn.socket" in environ:
                 os.kill(os.getpid(), signal.SIGTERM)  # gunicorn: finish, exit, replace
 
 

@@ -8,9 +8,10 @@ Every error answers flask-smorest's JSON error shape (``shared/DESIGN.md`` "Erro
 ``message`` and an ``errors`` object; ``RulesError`` (and its 404 subclasses) and JSON nested
 too deeply become HTTP errors and go through the same handler; a request stopped by the
 watchdog (``service.guard.RequestTimedOut``) or out of memory (``MemoryError``) answers 503
-with ``Retry-After``; an unexpected exception answers a fixed 500 message, logged
-server-side with its traceback and never sent. No message (in ``message`` or ``errors``, keys
-included) is longer than ``MAX_MESSAGE_CHARS``, whatever client value it quotes.
+with ``Retry-After``, also when it happens inside another error handler; an unexpected
+exception answers a fixed 500 message, logged server-side with its traceback and never sent.
+No message (in ``message`` or ``errors``, keys included) is longer than
+``MAX_MESSAGE_CHARS``, whatever client value it quotes.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from schemas.suggest import hint_text, suggest_fields
 from service.errors import RulesError
 from service.guard import RELEASE_KEY, RETRY_AFTER_SECONDS, RequestTimedOut, overload_message
 from service.limits import check_size
+from service.model import RULESET_IDS
 
 #: The message of every 500 answer (the cause is logged, never sent).
 INTERNAL_MESSAGE = "Internal error; it has been logged."
@@ -138,15 +140,109 @@ def _markdown(text: str) -> str:
     return text.replace("``", "`")
 
 
+#: The scene's lists the server counts against its limits: (property, config key).
+SCENE_LIST_LIMITS = (
+    ("walls", "MAX_WALLS"),
+    ("tokens", "MAX_TOKENS"),
+    ("lights", "MAX_LIGHTS"),
+    ("regions", "MAX_REGIONS"),
+)
+#: apispec's OpenAPI 3.0 form of ``allow_none`` beside a nested schema: any object, which
+#: the document then accepts where the server takes only the nested schema or null.
+_ANY_OBJECT_OR_NULL = {"type": "object", "nullable": True}
+
+
+#: Fields of which a body gives exactly one side (the schemas' ``validates_schema`` rules:
+#: "Give exactly one of ..."): (one side, the other side, fields only the other side may
+#: give). A side is given when its first field is present and not null; its other fields
+#: are required with it. Each side is one branch of a ``oneOf``.
+EXCLUSIVE: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = (
+    (("scene",), ("scene_id",), ()),
+    (("scene",), ("export", "format"), ("page",)),
+    (("attack",), ("effect",), ()),
+)
+
+
+def _given(name: str) -> dict[str, Any]:
+    """The schema of "``name`` is present and not null"."""
+    return {"required": [name], "properties": {name: {"not": {"nullable": True, "enum": [None]}}}}
+
+
+def _exclusive(definition: dict) -> None:
+    """The :data:`EXCLUSIVE` rules that ``definition``'s properties hold, as ``oneOf``."""
+    props = definition.get("properties") or {}
+    for left, right, right_only in EXCLUSIVE:
+        names = (*left, *right, *right_only)
+        if not all(name in props for name in names) or "oneOf" in definition:
+            continue
+        definition["oneOf"] = [
+            {
+                "allOf": [_given(n) for n in one],
+                "not": {"anyOf": [_given(n) for n in (other[0], *only)]},
+            }
+            for one, other, only in ((left, right, right_only), (right, left, ()))
+        ]
+
+
+def _null_only(node: Any) -> None:
+    """Every ``anyOf`` branch "any object or null" of ``node`` made "null" only, in place."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if (
+                key == "anyOf"
+                and isinstance(value, list)
+                and any(isinstance(v, dict) and v.get("$ref") for v in value)
+            ):
+                node[key] = [
+                    {**v, "enum": [None]} if v == _ANY_OBJECT_OR_NULL else v for v in value
+                ]
+            _null_only(node[key])
+    elif isinstance(node, list):
+        for value in node:
+            _null_only(value)
+
+
 class ContractPlugin(BasePlugin):
-    """Completes each operation of the OpenAPI document (an apispec plugin).
+    """Completes each operation and schema of the OpenAPI document (an apispec plugin).
 
     Each operation gets an ``operationId`` (its view function's name, method-prefixed when
     one view answers several methods), Markdown instead of the docstrings' reStructuredText
     in its summary and description, the error answers it may give with the error schema
     (``ERRORS_OF_*``; a 4xx or 5xx the view documents without a body gets the schema too),
     and its ``security``: the optional API key, or none on :data:`OPEN_PATHS`.
+
+    Each schema says the limits this server refuses past (``limits``: the app's config):
+    the scene's lists (:data:`SCENE_LIST_LIMITS`) and a region's outline
+    (``SIGHTLINE_MAX_REGION_POINTS``, the bound on all regions together, so on each one) as
+    ``maxItems``, and ``targets`` (``SIGHTLINE_MAX_TARGETS``); a nested object that may be
+    null accepts the nested schema or null, not any object; fields of which a body gives
+    exactly one side are a ``oneOf`` (:data:`EXCLUSIVE`); a ``ruleset`` lists the rulesets
+    (``service.model.RULESET_IDS``, or the one its description names: "Must be `dnd5e`.").
     """
+
+    def __init__(self, limits: Mapping[str, Any] | None = None) -> None:
+        super().__init__()
+        self.limits = dict(limits or {})
+
+    def schema_helper(self, name: str, definition: dict, **kwargs: Any) -> dict | None:
+        """The limits of this server and null-only branches in ``definition``, in place."""
+        _null_only(definition)
+        _exclusive(definition)
+        props = definition.get("properties") or {}
+        limits = self.limits
+        if name == "Scene":
+            for prop, key in SCENE_LIST_LIMITS:
+                _max_items(props.get(prop), limits.get(key), f"SIGHTLINE_{key}")
+        if name == "Shape" and isinstance(props.get("points"), dict):
+            _max_items(props["points"], limits.get("MAX_REGION_POINTS"),
+                       "SIGHTLINE_MAX_REGION_POINTS, all regions together")  # fmt: skip
+        ruleset = props.get("ruleset")
+        if isinstance(ruleset, dict) and ruleset.get("type") == "string" and "enum" not in ruleset:
+            only = re.fullmatch(r"Must be `([a-z0-9-]+)`\.", str(ruleset.get("description", "")))
+            ruleset["enum"] = [only[1]] if only else sorted(RULESET_IDS)
+        if isinstance(props.get("targets"), dict):
+            _max_items(props["targets"], limits.get("MAX_TARGETS"), "SIGHTLINE_MAX_TARGETS")
+        return None
 
     def operation_helper(
         self, path: str | None = None, operations: dict | None = None, **kwargs: Any
@@ -183,6 +279,19 @@ class ContractPlugin(BasePlugin):
         op["security"] = [] if open_path else [{SECURITY_SCHEME: []}, {}]
 
 
+def _max_items(prop: Any, limit: Any, setting: str) -> None:
+    """``maxItems: limit`` (or the schema's own, if lower) on array schema ``prop``.
+
+    Its description names ``setting``.
+    """
+    if not isinstance(prop, dict) or limit is None or prop.get("type") != "array":
+        return
+    limit = min(int(limit), int(prop.get("maxItems", limit)))  # never above the schema's own
+    prop["maxItems"] = limit
+    note = f"At most {limit:,} on this server ({setting}); past it 422."
+    prop["description"] = f"{prop['description']} {note}" if prop.get("description") else note
+
+
 class Api(smorest.Api):
     """flask-smorest's ``Api`` with Sightline's error answers.
 
@@ -196,7 +305,7 @@ class Api(smorest.Api):
     def _init_spec(self, **kwargs: Any) -> None:
         super()._init_spec(**kwargs)
         self.ma_plugin.converter.add_attribute_function(exclusive_range)
-        contract = ContractPlugin()
+        contract = ContractPlugin(self._app.config)
         contract.init_spec(self.spec)
         self.spec.plugins.append(contract)
         self.spec.components.security_scheme(SECURITY_SCHEME, SECURITY)
@@ -220,6 +329,9 @@ class Api(smorest.Api):
         """
         if (error.code or 500) >= 500 and error.code != 503:  # 503: handle_overload's own
             original = getattr(error, "original_exception", None) or error
+            overload = _overload_cause(original)
+            if overload is not None:  # the watchdog or memory stopped another error handler
+                return self.handle_overload(overload)
             current_app.logger.error("Unhandled error", exc_info=original)
             error = InternalServerError()
             error.data = {"message": INTERNAL_MESSAGE}  # type: ignore[attr-defined]
@@ -263,11 +375,9 @@ class Api(smorest.Api):
         The watchdog's ``RequestTimedOut`` raised while compiled code runs comes out of it
         as a ``SystemError`` caused by it; any other ``SystemError`` is a 500.
         """
-        cause: BaseException | None = error
-        while cause is not None:
-            if isinstance(cause, (RequestTimedOut, MemoryError)):
-                return self.handle_overload(cause)
-            cause = cause.__cause__ or cause.__context__
+        cause = _overload_cause(error)
+        if cause is not None:
+            return self.handle_overload(cause)
         return self.handle_http_exception(InternalServerError(original_exception=error))
 
     def handle_recursion_error(self, error: RecursionError) -> Any:
@@ -275,6 +385,33 @@ class Api(smorest.Api):
         return self.handle_http_exception(
             http_error(400, TOO_DEEP_MESSAGE, {"json": [TOO_DEEP_MESSAGE]})
         )
+
+
+#: Messages of a failed allocation that C libraries report as another exception: GEOS'
+#: ``std::bad_alloc`` (shapely's ``GEOSException``), shapely's own "Could not allocate".
+ALLOCATION_FAILED = ("bad_alloc", "could not allocate")
+
+
+def _overload_cause(error: BaseException) -> RequestTimedOut | MemoryError | None:
+    """The watchdog's ``RequestTimedOut`` or a failed allocation behind ``error``, if any.
+
+    ``error`` itself, or its chain of causes and contexts: a ``SystemError`` out of compiled
+    code, or an exception raised while another error handler ran (Flask hands the handler's
+    own exception to the 500 handler). A failed allocation is a ``MemoryError``, or an
+    exception whose message names one (:data:`ALLOCATION_FAILED`), answered as a
+    ``MemoryError``. At most 16 links are followed.
+    """
+    cause: BaseException | None = error
+    for _ in range(16):
+        if cause is None:
+            return None
+        if isinstance(cause, (RequestTimedOut, MemoryError)):
+            return cause
+        text = str(cause).lower()
+        if isinstance(cause, Exception) and any(word in text for word in ALLOCATION_FAILED):
+            return MemoryError(str(cause)[:200])
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 class JSONBodyParser(FlaskParser):

@@ -36,13 +36,20 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from service.model import Scene
-from service.store import PatchRecord, StoreState, decode_value, encode_patch, encode_scene
+from service.store import (
+    DEFAULT_MAX_STORED,
+    PatchRecord,
+    StoreState,
+    decode_value,
+    encode_patch,
+    encode_scene,
+)
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +139,10 @@ class SqliteSceneStore:
         bytes alone pass it is not stored.
     timeout : float
         Seconds to wait for another process's write (SQLite's busy timeout).
+    limits : mapping, optional
+        The scene limits a scene read must keep (``service.store.decode_value``).
+    max_stored : int
+        Bytes a value read may inflate to (``service.store.decode_scene``).
     """
 
     backend = "sqlite"
@@ -142,8 +153,12 @@ class SqliteSceneStore:
         ttl: int = 86400,
         max_bytes: int = 64 * 1024 * 1024,
         timeout: float = BUSY_TIMEOUT,
+        limits: Mapping[str, Any] | None = None,
+        max_stored: int = DEFAULT_MAX_STORED,
     ) -> None:
         self.path = os.fspath(path)
+        self.limits = limits
+        self.max_stored = int(max_stored)
         self.ttl = max(1, int(ttl))
         self.max_bytes = max(1, int(max_bytes))
         self.timeout = float(timeout)
@@ -258,7 +273,8 @@ class SqliteSceneStore:
         """The scene or patched scene's record under ``sid`` (its time to live restarts).
 
         ``None`` when the file does not hold it, holds it expired, cannot be read in time,
-        or holds bytes that are not a scene (logged, and the row deleted). Cost: O(log n)
+        or holds bytes that are not a scene, inflate past ``max_stored`` or hold a scene
+        past ``limits`` (logged, and the row deleted). Cost: O(log n)
         for the row (one write: its time of last use), and decoding the scene.
         """
         now = time.time()
@@ -274,7 +290,7 @@ class SqliteSceneStore:
         if not isinstance(data, bytes):
             return None
         try:
-            return decode_value(data)
+            return decode_value(data, self.limits, self.max_stored)
         except ValueError as err:
             log.warning("scene file %s: %s holds no valid scene (%s)", self.path, sid, err)
             self.delete(sid)

@@ -10,7 +10,17 @@ worker is forked, with one line naming the variable, the value and what is expec
 
 The README's limits table lists the same rows (``tests/service/test_settings.py`` checks it).
 Variables of the environment that are not in the table (``SIGHTLINE_URL`` and
-``SIGHTLINE_API_KEY`` of the CLI, for example) are not read here.
+``SIGHTLINE_API_KEY`` of the CLI, for example) are not read here, with one exception: a
+server given ``SIGHTLINE_API_KEY`` (the CLI's client key) without ``SIGHTLINE_API_KEYS``
+refuses to start, naming the variable it reads (:data:`MISNAMED`), rather than run open.
+The value of a secret (API keys, a Redis URL's password) is never printed whole.
+
+CORS origins (``SIGHTLINE_CORS_ORIGINS``) are exact origins (``https://vtt.example:30000``)
+or patterns with ``*`` as the leftmost labels of the host (``https://*.vtt.example``: any
+subdomain, never ``vtt.example.attacker.net``) or as the port (``http://localhost:*``: any
+port, or none), or ``*`` alone (every origin). :func:`origin_pattern` compiles each to an
+anchored, linear-time regular expression; anything else (a regular expression, a path) is
+refused at start.
 """
 
 from __future__ import annotations
@@ -22,11 +32,27 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 PREFIX = "SIGHTLINE_"
 
 #: The origins a Foundry VTT client typically runs on (any port of localhost / 127.0.0.1).
-DEFAULT_CORS_ORIGINS = (r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$",)
+DEFAULT_CORS_ORIGINS = tuple(
+    f"{scheme}://{host}:*"
+    for host in ("localhost", "127.0.0.1", "[::1]")
+    for scheme in ("http", "https")
+)
+
+#: Variables a server may be given by mistake for a setting: (wrong name, the right one,
+#: the setting beside which the wrong one is harmless or ``""``, what to add). The CLI reads
+#: ``SIGHTLINE_API_KEY`` as its key for ``--url``: beside ``SIGHTLINE_API_KEYS`` it is that;
+#: alone, it is a server meant to need keys that would answer without any.
+MISNAMED = (
+    ("API_KEY", "API_KEYS", "API_KEYS",
+     " SIGHTLINE_API_KEY is the CLI's key for --url: without SIGHTLINE_API_KEYS this server "
+     "would answer every request without a key."),
+    ("CORS_ORIGIN", "CORS_ORIGINS", "", ""),
+)  # fmt: skip
 
 #: Values that read as "no" or "nothing" and must never be taken as an API key.
 _NOT_KEYS = {"0", "1", "false", "true", "null", "none", "no", "yes", "off", "on", "[]", "{}", '""'}
@@ -96,8 +122,9 @@ class Setting:
                 "one or more API keys, as 'key1,key2' or a JSON list of non-empty strings "
                 '(\'["key1", "key2"]\'); unset the variable to run without keys'
             ),
-            "origins": "an origin or regular expression, or a JSON list of them "
-            "('[\"https://x.example\"]')",
+            "origins": "an origin (scheme://host[:port]) or a pattern with * as the host's "
+            "leftmost labels or as the port ('https://*.x.example', 'http://localhost:*'), or "
+            "a JSON list of them ('[\"https://x.example\"]'); no regular expressions",
             "bind": "HOST:PORT with a port from 1 to 65535, or unix:PATH",
             "redis": "a Redis URL (redis://HOST:PORT/DB, rediss://... or unix://PATH)",
             "path": "a file path in an existing directory, or off",
@@ -164,7 +191,7 @@ SETTINGS: tuple[Setting, ...] = (
             "seconds to connect to Redis, and per Redis reply"),
     Setting("WORKER_MAX_MB", "int", 1024, 64, 1_000_000, "MB per worker",
             "503 JSON with `Retry-After`; the worker frees memory at once",
-            "memory ceiling of a worker (what it may add past its start; its RSS)",
+            "memory ceiling of a worker: its resident memory, watched while a request runs",
             shown_default="1024 MB"),
     Setting("REQUEST_TIMEOUT", "seconds", None, 0.05, 86_400, "seconds",
             "503 JSON with `Retry-After`",
@@ -183,7 +210,8 @@ SETTINGS: tuple[Setting, ...] = (
             doc="API keys (`\"k1,k2\"` or a JSON list); unset: open"),
     Setting("CORS_ORIGINS", "origins", (), status="no CORS headers",
             doc="browser origins, added to the localhost defaults (one origin, or a JSON list; "
-            "regexes allowed)", shown_default="localhost, 127.0.0.1, [::1], any port"),
+            "`*` as leftmost host labels or port: `https://*.vtt.example`, `http://host:*`)",
+            shown_default="localhost, 127.0.0.1, [::1], any port"),
     Setting("CORS_REPLACE", "bool", False,
             doc="allow only `SIGHTLINE_CORS_ORIGINS`, without the localhost defaults"),
     Setting("PRELOAD_SAMPLE", "bool", True, doc="load the sample scene as `scene_id: \"sample\"`"),
@@ -198,8 +226,37 @@ SETTINGS: tuple[Setting, ...] = (
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
 
 
+#: Kinds of setting whose value is a secret, never printed whole in an error line.
+SECRET_KINDS = ("keys", "redis")
+
+
+def shown_secret(setting: Setting, text: str) -> str:
+    """``text`` of a secret setting as an error line may show it.
+
+    API keys: only their length, but for words that are never keys (``false``, ``[]``,
+    ``[""]`` ...). A Redis URL: with its password (and user) replaced by ``***``; a value that
+    does not parse as a URL: only its length.
+    """
+    bare = re.sub(r'[\[\]",\s]', "", text)  # no key left once the list syntax is gone
+    if setting.kind == "keys" and (text.strip().lower() in _NOT_KEYS or not bare):
+        return text
+    if setting.kind == "redis":
+        try:
+            parts = urlsplit(text.strip())
+            host = parts.hostname or ""
+            port = f":{parts.port}" if parts.port else ""
+        except ValueError:
+            parts = None
+        if parts is not None and parts.scheme and "@" not in host:
+            auth = "***@" if "@" in parts.netloc else ""
+            return urlunsplit((parts.scheme, auth + host + port, parts.path, "", ""))
+    return f"<{len(text)} characters, not shown>"
+
+
 def _refuse(setting: Setting, shown_value: Any) -> SettingError:
     text = shown_value if isinstance(shown_value, str) else json.dumps(shown_value, default=str)
+    if setting.kind in SECRET_KINDS:
+        text = shown_secret(setting, text)
     if len(text) > 80:
         text = text[:79] + "…"
     return SettingError(f"{setting.variable}={text!r} is invalid: expected {setting.expected()}.")
@@ -261,14 +318,52 @@ def _origins(setting: Setting, value: Any, raw: Any) -> tuple[str, ...]:
     if not isinstance(value, list | tuple):
         raise _refuse(setting, raw)
     for origin in value:
-        if not isinstance(origin, str) or not origin.strip():
+        if not isinstance(origin, str) or origin_pattern(origin) is None:
             raise _refuse(setting, raw)
-        if origin != "*":
-            try:
-                re.compile(origin)
-            except re.error:
-                raise _refuse(setting, raw) from None
-    return tuple(value)
+    return tuple(o.strip() for o in value)
+
+
+#: An origin or pattern: scheme, host (a name with ``*.`` labels first, or ``*`` alone; an
+#: IPv4 or bracketed IPv6 address), an optional port (digits or ``*``), nothing after.
+_ORIGIN = re.compile(
+    r"(?P<scheme>[a-z][a-z0-9+.-]{0,30})://"
+    r"(?P<host>(?:\*\.)*[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})*|\[[0-9a-f:.]{2,45}\])"
+    r"(?::(?P<port>\d{1,5}|\*))?",
+    re.IGNORECASE,
+)
+#: A host label, as an origin's ``*`` stands for one or more of them.
+_LABEL = r"[a-z0-9-]{1,63}"
+
+
+def origin_pattern(origin: str) -> re.Pattern[str] | None:
+    """The anchored regular expression of a CORS origin or pattern, or ``None`` if it is neither.
+
+    ``origin`` is an exact origin (``https://vtt.example:30000``: scheme, host, optional port,
+    no path), a pattern with ``*.`` as the host's leftmost labels (one or more labels: a
+    subdomain) or ``*`` as the port (any port, or none), or ``*`` alone (every origin).
+    The expression is case-insensitive, anchored at both ends and
+    linear in the length of the origin it is matched with (a ``*`` label cannot contain a
+    dot). Cost: O(len(origin)).
+    """
+    text = origin.strip()
+    if text == "*":
+        return re.compile(r"\A.*\Z", re.DOTALL)
+    found = _ORIGIN.fullmatch(text)
+    if found is None:
+        return None
+    host, port = found["host"], found["port"]
+    name = host.lstrip("*.") if not host.startswith("[") else host
+    if not name or (port and port != "*" and not 0 < int(port) <= 65535):
+        return None
+    stars = (len(host) - len(name)) // 2 if not host.startswith("[") else 0
+    regex = re.escape(found["scheme"].lower()) + "://"
+    regex += rf"(?:{_LABEL}\.)+" if stars else ""
+    regex += re.escape(name.lower())
+    if port == "*":
+        regex += r"(?::\d{1,5})?"
+    elif port:
+        regex += re.escape(":" + port)
+    return re.compile(rf"\A{regex}\Z", re.IGNORECASE)
 
 
 def _bool(setting: Setting, value: Any, raw: Any) -> bool:
@@ -375,10 +470,12 @@ def load(
     ------
     SettingError
         The first bad setting, in one line naming the variable, its value and what is
-        expected; or ``REQUEST_TIMEOUT`` not below ``WORKER_TIMEOUT``.
+        expected (a secret's value hidden: :func:`shown_secret`); ``REQUEST_TIMEOUT`` not
+        below ``WORKER_TIMEOUT``; or a misnamed variable (:data:`MISNAMED`).
     """
     environ = os.environ if environ is None else environ
     overrides = overrides or {}
+    _refuse_misnamed(environ, overrides)
     values: dict[str, Any] = {}
     for setting in SETTINGS:
         if scope == "app" and setting.scope != "app":
@@ -403,6 +500,20 @@ def load(
             "watchdog answers before gunicorn kills the worker."
         )
     return values
+
+
+def _refuse_misnamed(environ: Mapping[str, str], overrides: Mapping[str, Any]) -> None:
+    """``SettingError`` for a variable of :data:`MISNAMED` the server would silently ignore."""
+    for wrong, right, ok_beside, why in MISNAMED:
+        if PREFIX + wrong not in environ:
+            continue
+        beside = ok_beside and (PREFIX + ok_beside in environ or ok_beside in overrides)
+        if beside:
+            continue
+        raise SettingError(
+            f"{PREFIX}{wrong} is set, but the server reads {PREFIX}{right}: rename it, or unset "
+            f"{PREFIX}{wrong} (its value is not shown).{why}"
+        )
 
 
 def markdown_table() -> str:

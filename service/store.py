@@ -17,6 +17,11 @@ move, not the scene. A reader rebuilds it from its parent (``service.cache``); t
 records back to a whole scene is at most ``service.cache.MAX_CHAIN`` long (then the whole
 scene is stored), and storing a record restarts the time to live of every scene on it.
 
+What a store reads is checked as a request is: a compressed value is inflated to at most
+``max_stored`` bytes (a zlib bomb reads as a miss), and a scene over the scene limits
+(``service.limits``: ``SIGHTLINE_MAX_WALLS`` ...), or a patched scene's change adding more
+items than they allow, reads as a miss too (logged), before anything is built from it.
+
 The store never raises to its callers. Redis down, slow, or answering garbage reads as a
 miss (``get`` returns ``None``) and a write as not done (``put`` returns ``False``); each
 call is bounded by the connect and socket timeouts (redis-py, one retry, no backoff). After
@@ -30,15 +35,18 @@ import logging
 import threading
 import time
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from schemas.size import size_of_scene
 from service.engine.live import Change
+from service.limits import SCENE_LIMITS, size_problems
 from service.model import Scene
 
 log = logging.getLogger(__name__)
@@ -58,6 +66,13 @@ ZLIB_LEVEL = 1
 RETRY_AFTER = 1.0
 #: Default seconds for connecting to Redis and for each reply.
 DEFAULT_TIMEOUT = 0.5
+#: Stored bytes a scene may inflate to, per byte of ``SIGHTLINE_MAX_CONTENT_LENGTH``: a
+#: stored scene is MessagePack, about as long as the JSON it came in (a 50,000-wall scene:
+#: 3.0 MB against 2.9 MB of JSON), and a patched scene stored whole may have grown past
+#: one body. Past it a value is a miss, never inflated further.
+INFLATE_PER_BODY_BYTE = 4
+#: ``max_stored`` without a configured body limit (10 MiB bodies).
+DEFAULT_MAX_STORED = INFLATE_PER_BODY_BYTE * 10 * 1024 * 1024
 
 
 class PatchRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -95,17 +110,32 @@ def encode_patch(record: PatchRecord) -> bytes:
     return FORMAT_PATCH + _ENCODE.encode(record)
 
 
-def decode_value(data: bytes) -> Scene | PatchRecord:
+def decode_value(
+    data: bytes, limits: Mapping[str, Any] | None = None, max_stored: int = DEFAULT_MAX_STORED
+) -> Scene | PatchRecord:
     """A stored scene (``decode_scene``) or patched scene's record, checked again.
+
+    With ``limits`` (the app's config), a record whose change adds more walls, tokens,
+    lights or regions than a scene may hold is refused (what the change applies to is
+    checked when it is loaded in turn). Cost: O(stored bytes).
 
     Raises
     ------
     ValueError
-        As ``decode_scene``; for a record, bytes that are not a valid record.
+        As ``decode_scene``; for a record, bytes that are not a valid record, or past the
+        limits.
     """
     if data[:1] == FORMAT_PATCH:
-        return _DECODE_PATCH.decode(data[1:])
-    return decode_scene(data)
+        if len(data) > max_stored:
+            raise ValueError(f"stored change: {len(data)} bytes, over {max_stored}")
+        record = _DECODE_PATCH.decode(data[1:])
+        if limits is not None:
+            for field, key in SCENE_LIMITS:
+                count, limit = len(getattr(record.change, field)), int(limits[key])
+                if count > limit:
+                    raise ValueError(f"stored change: {count} {field}, over {key}={limit}")
+        return record
+    return decode_scene(data, limits, max_stored)
 
 
 def encode_scene(scene: Scene) -> bytes:
@@ -124,24 +154,56 @@ def encode_scene(scene: Scene) -> bytes:
     return FORMAT_RAW + raw
 
 
-def decode_scene(data: bytes) -> Scene:
+def decode_scene(
+    data: bytes, limits: Mapping[str, Any] | None = None, max_stored: int = DEFAULT_MAX_STORED
+) -> Scene:
     """The scene of stored bytes (``encode_scene``), checked against the model again.
+
+    Parameters
+    ----------
+    data : bytes
+        A stored value.
+    limits : mapping, optional
+        The scene limits (the app's config: ``MAX_WALLS`` ... ``MAX_REGION_POINTS``); a
+        scene past one is refused, as ``service.limits`` refuses a request's.
+    max_stored : int
+        Most bytes the MessagePack may have, compressed or not: a compressed value is
+        inflated in steps and refused once past it (a zlib bomb costs ``max_stored``).
 
     Raises
     ------
     ValueError
-        Unknown format byte, broken compression, or bytes that are not a valid scene
-        (``msgspec.DecodeError`` and ``msgspec.ValidationError`` subclass ``ValueError``).
+        Unknown format byte, broken compression, more than ``max_stored`` bytes, bytes that
+        are not a valid scene (``msgspec.DecodeError`` and ``msgspec.ValidationError``
+        subclass ``ValueError``), or a scene past ``limits``.
     """
     kind, body = data[:1], data[1:]
     if kind == FORMAT_ZLIB:
-        try:
-            body = zlib.decompress(body)
-        except zlib.error as err:
-            raise ValueError(f"stored scene: {err}") from err
+        body = _inflate(body, max_stored)
     elif kind != FORMAT_RAW:
         raise ValueError(f"stored scene: unknown format byte {kind!r}")
-    return _DECODE.decode(body)
+    if len(body) > max_stored:
+        raise ValueError(f"stored scene: over {max_stored} bytes")
+    scene = _DECODE.decode(body)
+    if limits is not None:
+        problems = size_problems(size_of_scene(scene), limits)
+        if problems:
+            raise ValueError(f"stored scene: {problems[0][0]}")
+    return scene
+
+
+def _inflate(body: bytes, max_stored: int) -> bytes:
+    """Inflate zlib ``body``; ``ValueError`` when broken or past ``max_stored`` bytes."""
+    inflater = zlib.decompressobj()
+    try:
+        out = inflater.decompress(body, max_stored + 1)
+    except zlib.error as err:
+        raise ValueError(f"stored scene: {err}") from err
+    if len(out) > max_stored or inflater.unconsumed_tail:
+        raise ValueError(f"stored scene: inflates past {max_stored} bytes")
+    if not inflater.eof:
+        raise ValueError("stored scene: truncated compressed data")
+    return out
 
 
 #: The setting that configures each backend, named where the store fails (``/readyz``).
@@ -230,13 +292,26 @@ class SceneStore:
         Seconds a scene is kept after it was last stored or read (``SET EX``, ``GETEX``).
     timeout : float
         Seconds to connect and seconds per reply; past it the call counts as a failure.
+    limits : mapping, optional
+        The scene limits a scene read must keep (``decode_value``); ``None``: not checked.
+    max_stored : int
+        Bytes a value read may inflate to (``decode_scene``).
     """
 
     backend = "redis"
 
-    def __init__(self, url: str, ttl: int = 86400, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        url: str,
+        ttl: int = 86400,
+        timeout: float = DEFAULT_TIMEOUT,
+        limits: Mapping[str, Any] | None = None,
+        max_stored: int = DEFAULT_MAX_STORED,
+    ) -> None:
         self.ttl = max(1, int(ttl))
         self.timeout = float(timeout)
+        self.limits = limits
+        self.max_stored = int(max_stored)
         # The pool reconnects after a fork (gunicorn workers) and after Redis restarts; one
         # retry without backoff replaces a pooled connection that Redis closed meanwhile.
         self._redis = redis.Redis.from_url(
@@ -297,7 +372,8 @@ class SceneStore:
         """The scene or patched scene's record stored under ``sid`` (its TTL restarts).
 
         ``None`` when Redis does not hold it, cannot be reached in time, or holds bytes that
-        are neither (logged).
+        are neither, inflate past ``max_stored`` or hold a scene past ``limits`` (logged; the
+        value stays: a replica with higher limits may have stored it).
         """
         if not self._available():
             return None
@@ -309,7 +385,7 @@ class SceneStore:
         if not isinstance(data, bytes):
             return None
         try:
-            return decode_value(data)
+            return decode_value(data, self.limits, self.max_stored)
         except ValueError as err:
             log.warning("scene store: %s holds no valid scene (%s)", sid, err)
             return None

@@ -1,7 +1,8 @@
 """The gunicorn pieces of ``gunicorn.conf.py``: the worker class and the access log.
 
-- ``Worker`` is gunicorn's sync worker. When it starts, after the app is loaded, it caps its
-  memory (``service.guard.apply_ceiling`` with ``SIGHTLINE_WORKER_MAX_MB``). The errors
+- ``Worker`` is gunicorn's sync worker; its memory is watched by the app's
+  ``service.guard.Guard`` (a soft ceiling on its RSS, ``SIGHTLINE_WORKER_MAX_MB``: no
+  address-space limit, under which C code crashes when an allocation fails). The errors
   gunicorn answers itself, before the app sees the request (a request line over
   ``limit_request_line``: 414; too many or too big header fields: 431; a bad
   ``Content-Length``, chunk size or request line: 400), are written in the JSON error shape
@@ -23,7 +24,6 @@ from gunicorn import util
 from gunicorn.glogging import Logger
 from gunicorn.workers.sync import SyncWorker
 
-from service.guard import apply_ceiling
 from service.settings import BY_NAME, check
 
 #: Longest message gunicorn's own errors may carry (they can quote the request line).
@@ -56,7 +56,7 @@ def write_json_error(sock: Any, status_int: int, reason: str, mesg: str) -> None
 
 
 class Worker(SyncWorker):
-    """gunicorn's sync worker with a memory ceiling and JSON framing errors."""
+    """gunicorn's sync worker with JSON framing errors."""
 
     def init_process(self) -> None:
         """Answer framing errors in JSON in this process, then gunicorn's own start."""
@@ -64,13 +64,12 @@ class Worker(SyncWorker):
         super().init_process()
 
     def load_wsgi(self) -> None:
-        """Load (or take the preloaded) app, then cap this worker's memory."""
+        """Load (or take the preloaded) app; say the memory ceiling it watches."""
         super().load_wsgi()
         setting = BY_NAME["WORKER_MAX_MB"]
         raw = os.environ.get(setting.variable)
         max_mb = int(setting.default if raw is None else check(setting, raw))
-        limit = apply_ceiling(max_mb)
-        self.log.debug("Memory ceiling %s MB (address space limit %s bytes)", max_mb, limit)
+        self.log.debug("Memory ceiling %s MB of RSS (soft: service.guard.MemoryWatch)", max_mb)
 
 
 class JSONLogger(Logger):

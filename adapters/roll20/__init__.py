@@ -122,7 +122,7 @@ from adapters.roll20.paths import CURVE_SEGMENTS
 from adapters.roll20.walls import path_walls, udl_openings
 from service.model import MAX_COORD_PX, MAX_UNITS
 
-__all__ = ["CURVE_SEGMENTS", "MAX_COORD_PX", "MAX_UNITS", "UNIT_PX", "to_scene"]
+__all__ = ["CURVE_SEGMENTS", "MAX_COORD_PX", "MAX_UNITS", "UNIT_PX", "count_export", "to_scene"]
 
 
 def to_scene(
@@ -199,6 +199,62 @@ def to_scene(
         }
     )
     return {"scene": canonical, "stats": stats, "warnings": ctx.warnings}
+
+
+#: Path commands that draw a segment (``M`` only moves), and how many walls each makes.
+_DRAWN = {"L": 1, "Z": 1, "Q": CURVE_SEGMENTS, "C": CURVE_SEGMENTS}
+#: Layers whose graphics may be creatures (``adapters.roll20.graphics``).
+_TOKEN_LAYERS = ("objects", "gmlayer")
+#: Fields of a graphic that make it emit light (legacy and Updated Dynamic Lighting).
+_LIGHT_FIELDS = ("light_radius", "emits_bright_light", "emits_low_light")
+
+
+def count_export(content: Mapping) -> tuple[dict[str, int], dict[str, str]]:
+    """What one Roll20 page holds, from its arrays and path commands; and where it was read.
+
+    ``walls``: the segments the ``walls``-layer paths draw (an ``L`` or ``Z`` command one, a
+    ``Q`` or ``C`` curve :data:`CURVE_SEGMENTS`; a command list given as a JSON string is
+    counted in the string, not parsed) and the UDL ``doors`` and ``windows``; ``tokens``:
+    the graphics of the token layers; ``lights``: the graphics that set a light field.
+    Nothing is translated. Cost: O(paths + graphics + bytes of the command strings).
+    """
+    walls = 0
+    for raw in _items(content.get("paths")):
+        if isinstance(raw, Mapping) and raw.get("layer") == "walls":
+            commands = raw.get("path") if raw.get("path") is not None else raw.get("_path")
+            walls += _drawn(commands)
+    walls += sum(len(_items(content.get(key))) for key in ("doors", "windows"))
+    graphics = [g for g in _items(content.get("graphics")) if isinstance(g, Mapping)]
+    counts = {
+        "walls": walls,
+        "tokens": sum(g.get("layer") in _TOKEN_LAYERS for g in graphics),
+        "lights": sum(
+            any(g.get(f) not in (None, "", 0, "0", False) for f in _LIGHT_FIELDS) for g in graphics
+        ),  # fmt: skip
+    }
+    where = {
+        "walls": "segments of the walls-layer paths, doors and windows",
+        "tokens": "graphics on the objects and GM layers",
+        "lights": "graphics that emit light",
+    }
+    return counts, where
+
+
+def _drawn(commands: object) -> int:
+    """Segments a path's commands draw (:data:`_DRAWN`), a JSON string counted unparsed."""
+    if isinstance(commands, str):
+        return sum(n * commands.count(f'"{c}"') for c, n in _DRAWN.items())
+    if isinstance(commands, list):
+        return sum(
+            _DRAWN.get(cmd[0], 0) if isinstance(cmd, list) and cmd and isinstance(cmd[0], str)
+            else 0
+            for cmd in commands
+        )  # fmt: skip
+    return 0
+
+
+def _items(value: object) -> list:
+    return value if isinstance(value, list) else []
 
 
 def _walls(content: Mapping, ctx: Context) -> list[dict]:

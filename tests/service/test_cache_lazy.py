@@ -1,0 +1,81 @@
+"""The scene cache's memory bound counts what queries build lazily on a scene (``service.cache``).
+
+Closed rooms (``service.geometry.rooms``: per sense and wall choice), junction labels and the
+wall grid are built after a scene is cached; a lattice of crossing walls (15 kB of JSON)
+closes 22,201 rooms, about 10 MB, where the scene's own estimate is half a megabyte. The
+cache measures them (``lazy_bytes``) at its next access and evicts past the bound, so
+distinct lattice scenes keep the counted memory under ``SIGHTLINE_SCENE_CACHE_MAX_MB``; the
+e2e test (``tests/e2e/test_cache_bound.py``) shows a real worker's RSS staying flat over 45.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.worst import lattice
+from service.app import create_app
+from service.cache import BYTES_PER_GEOMETRY, approx_bytes, lazy_bytes
+
+MB = 2**20
+
+
+def ask(client, sid: str) -> None:
+    """A cover matrix and a vision question: the rooms of each sense get built."""
+    for path, body in (
+        ("/v1/matrix", {"ruleset": "dnd5e", "scene_id": sid, "kind": "cover"}),
+        ("/v1/vision", {"ruleset": "dnd5e", "scene_id": sid, "observer": "a", "targets": ["b"]}),
+    ):
+        assert client.post(path, json=body).status_code == 200
+
+
+def test_the_rooms_built_by_queries_are_counted():
+    app = create_app({"SCENE_CACHE_MAX_MB": 1000})
+    client = app.test_client()
+    cache = app.extensions["sightline_cache"]
+    before = cache.counted_bytes()
+    sid = client.post("/v1/scenes", json={"scene": lattice()}).get_json()["scene_id"]
+    ask(client, sid)
+    geo = cache.get(sid)  # an access: what the queries built is counted now
+    rooms = lazy_bytes(geo)
+    assert rooms > 20_000 * BYTES_PER_GEOMETRY  # 22,201 rooms
+    assert rooms > 10 * approx_bytes(geo)  # what the estimate from the counts misses
+    assert cache.counted_bytes() - before >= approx_bytes(geo) + rooms
+
+
+def test_distinct_lattice_scenes_keep_the_cache_within_its_bound():
+    bound_mb = 64
+    app = create_app({"SCENE_CACHE_MAX_MB": bound_mb, "SCENE_CACHE_SIZE": 1000})
+    client = app.test_client()
+    cache = app.extensions["sightline_cache"]
+    held = []
+    for k in range(12):  # 45 scenes in a real worker: tests/e2e/test_cache_bound.py
+        sid = client.post("/v1/scenes", json={"scene": lattice(seed=k)}).get_json()["scene_id"]
+        ask(client, sid)
+        cache.get(sid)
+        assert cache.counted_bytes() <= bound_mb * MB, (k, cache.counted_bytes() / MB)
+        held.append(len(cache))
+    assert max(held) < 10  # about 10 MB a scene: a handful fit, the rest are evicted
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_shared_wall_index_is_counted_once(shared):
+    app = create_app({"SCENE_CACHE_MAX_MB": 1000})
+    client = app.test_client()
+    cache = app.extensions["sightline_cache"]
+    first = lattice()
+    sid = client.post("/v1/scenes", json={"scene": first}).get_json()["scene_id"]
+    ask(client, sid)
+    cache.get(sid)
+    one = cache.counted_bytes()
+    second = {**first, "tokens": [*first["tokens"], {"id": "c", "x": 500, "y": 500}]}
+    if not shared:
+        second = lattice(seed=1)
+    other = client.post("/v1/scenes", json={"scene": second}).get_json()["scene_id"]
+    ask(client, other)
+    cache.get(other)
+    rooms = lazy_bytes(cache.get(sid))
+    grown = cache.counted_bytes() - one
+    if shared:  # the same walls: one index, its rooms counted with one scene only
+        assert grown < rooms / 2
+    else:
+        assert grown > rooms / 2
