@@ -37,7 +37,7 @@ Decisions taken where Foundry data has no direct canonical meaning
 * Heights (GEO-5, GEO-5a): walls from Wall Height (``flags["wall-height"].top/bottom``,
   older ``flags.wallHeight``) or Levels (``flags.levels.rangeBottom/rangeTop``); token
   heights (``vertical_extent``) from Wall Height ``tokenHeight`` (0 = from size) or Levels
-  ``tokenHeight``/``losHeight``; light elevation from v12+ ``elevation`` or Levels
+  ``tokenHeight``; light elevation from v12+ ``elevation`` or Levels
   ``rangeBottom``. ``stats["read"]`` says how many came from each source.
 * Floors (GEO-5, GEO-10, ``adapters.foundry.levels``): v14 ``levels`` and the Levels
   module's ``sceneLevels`` become ``levels``; v14 "Define Surface" regions, or Levels floor

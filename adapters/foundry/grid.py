@@ -326,7 +326,7 @@ def read_environment(doc: Mapping, ctx: Context) -> tuple[dict, float | None, Gl
         glight = env.get("globalLight")
         glight = glight if isinstance(glight, Mapping) else {}
         enabled = glight.get("enabled") is True
-        bright_mode = glight.get("bright") is not False
+        bright_mode = glight.get("bright") is True  # v12's field starts false (dim)
         limits = glight.get("darkness")
         threshold = limits.get("max") if isinstance(limits, Mapping) else None
     else:

@@ -129,11 +129,11 @@ def is_creature(raw: Mapping) -> bool:
 
 
 #: Token height flags, in the order they are tried: (flags path, absolute eye level?).
+#: (Levels' ``losHeight`` is computed at run time, never stored: not a flag to read.)
 _HEIGHT_FLAGS = (
     (("wall-height", "tokenHeight"), False),
     (("wallHeight", "tokenHeight"), False),
     (("levels", "tokenHeight"), False),
-    (("levels", "losHeight"), True),
 )
 
 
@@ -142,9 +142,8 @@ def _vertical_extent(raw: Mapping, elevation: float, i: int, ctx: Context) -> fl
 
     Foundry v14's ``depth`` (grid spaces, times ``grid.distance``) first; else read from
     Wall Height's ``flags["wall-height"].tokenHeight`` (older ``flags.wallHeight``),
-    else Levels' ``flags.levels.tokenHeight``, else Levels' ``flags.levels.losHeight`` (the
-    absolute height of the eyes: the height above the elevation is used). Wall Height reads
-    0 as "automatic, from the token's size", and so does the importer (None).
+    else Levels' ``flags.levels.tokenHeight``. Wall Height reads 0 as "automatic, from the
+    token's size", and so does the importer (None).
     """
     depth = finite_number(raw.get("depth"))
     if depth is not None and 0 < depth * ctx.distance <= MAX_UNITS:
@@ -165,7 +164,7 @@ def _vertical_extent(raw: Mapping, elevation: float, i: int, ctx: Context) -> fl
             continue
         height = number - elevation if absolute else number
         if height <= 0:
-            continue  # 0 = automatic (Wall Height); a losHeight at or below the feet: unset
+            continue  # 0 = automatic (Wall Height)
         if height > MAX_UNITS:
             ctx.warn(f"{where}: height {height} above {MAX_UNITS}, size used")
             continue

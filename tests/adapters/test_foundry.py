@@ -1219,7 +1219,7 @@ ENVIRONMENTS = [
                 "globalLight": {"enabled": True, "darkness": {"min": 0, "max": 1}},
             }
         },
-        "bright",
+        "dim",  # no ``bright``: v12's field starts false, the global light is dim
         0.3,
         id="v12-cult",
     ),

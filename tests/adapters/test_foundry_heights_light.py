@@ -452,7 +452,8 @@ TOKEN_HEIGHTS = [
     pytest.param({"wall-height": {"tokenHeight": 0}}, 0, None, id="wall-height-0-auto"),
     pytest.param({"wallHeight": {"tokenHeight": 4}}, 0, 4, id="old-wallHeight"),
     pytest.param({"levels": {"tokenHeight": 12}}, 5, 12, id="levels-tokenHeight"),
-    pytest.param({"levels": {"losHeight": 9}}, 5, 4, id="levels-losHeight-above-elevation"),
+    # Levels computes losHeight at run time and never stores it: not read (as the module).
+    pytest.param({"levels": {"losHeight": 9}}, 5, None, id="levels-losHeight-not-a-flag"),
     pytest.param(
         {"wall-height": {"tokenHeight": 3}, "levels": {"tokenHeight": 12}},
         0,
@@ -552,3 +553,20 @@ def test_wall_sense_migrates_field_by_field(fields, expected):
     raw = {"_id": "w", "c": [0, 0, 100, 0], "move": 1, **fields}
     (out,) = to_scene(v07_doc(walls=[raw]))["scene"]["walls"]
     assert (out["move"], out["sight"], out["light"], out["sound"]) == expected
+
+
+@pytest.mark.parametrize(
+    ("global_light", "light"),
+    [
+        ({"enabled": True, "bright": True}, "bright"),
+        ({"enabled": True, "bright": False}, "dim"),
+        ({"enabled": True}, "dim"),  # v12's field starts false: dim, as the module reads it
+        ({"enabled": False, "bright": True}, "dark"),
+    ],
+)
+def test_a_v12_global_light_is_bright_only_in_bright_mode(global_light, light):
+    """GEO-9 (FORMATS pitfall 14's neighbour): v12+ ``environment.globalLight`` lights the
+    scene bright only when ``bright`` is true; without the field it is dim."""
+    doc = v10_doc()
+    doc["environment"] = {"darknessLevel": 1.0, "globalLight": global_light}
+    assert to_scene(doc)["scene"]["environment"]["light"] == light
