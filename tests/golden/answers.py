@@ -26,7 +26,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 GOLDEN = ROOT / "answers.json.gz"
-RULESETS = ("dnd5e", "starfinder", "pf2e-variant")
+RULESETS = ("dnd5e", "starfinder", "pf2e-variant", "dnd2024", "pf2e")
 MAX_TOKENS = 24
 FULL_TARGETS = 6
 LATTICE = 5
