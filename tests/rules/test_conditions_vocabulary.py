@@ -15,7 +15,7 @@ import pytest
 from service.app import create_app
 from tests.scenes import scene_dict, tok
 
-SYSTEMS = ("dnd5e", "starfinder", "pf2e-variant")
+SYSTEMS = ("dnd5e", "starfinder", "pf2e-variant", "dnd2024", "pf2e")
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def test_rulesets_list_their_vocabulary(client):
 @pytest.mark.parametrize("endpoint", ["cover", "vision"])
 def test_unknown_conditions_are_named(client, ruleset, endpoint):
     """GEO-12: an unknown condition is ignored and named in ``notes``, never silently."""
-    tokens = [tok("O", 0, 0, conditions=["raging"]), tok("T", 0, 300, conditions=["petrified"])]
+    tokens = [tok("O", 0, 0, conditions=["raging"]), tok("T", 0, 300, conditions=["hasted"])]
     scene = scene_dict([], tokens)
     who = {"cover": "attacker", "vision": "observer"}[endpoint]
     body = {"ruleset": ruleset, "scene": scene, who: "O", "targets": ["T"]}
@@ -55,7 +55,7 @@ def test_unknown_conditions_are_named(client, ruleset, endpoint):
     assert resp.status_code == 200, resp.get_json()
     notes = [n for n in resp.get_json()["results"][0]["notes"] if n.startswith("GEO-12")]
     assert len(notes) == 2
-    assert "'raging' of O" in notes[0] and "'petrified' of T" in notes[1]
+    assert "'raging' of O" in notes[0] and "'hasted' of T" in notes[1]
 
 
 # (ruleset, observer senses, light, can_see, sense) -- the target is ethereal
