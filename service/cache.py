@@ -463,9 +463,9 @@ class SceneCache:
             )
         else:
             why = (
-                f"nor does the scene store ({BACKEND_SETTINGS[self.store.backend]}): it "
-                "expired (SIGHTLINE_SCENE_TTL seconds unused), was dropped to keep the store "
-                "within its bounds, or the store did not answer"
+                f"the scene store ({BACKEND_SETTINGS[self.store.backend]}) does not hold it "
+                "either: it expired (SIGHTLINE_SCENE_TTL seconds unused), was dropped to keep "
+                "the store within its bounds, or the store did not answer"
             )
         return SceneNotFound(
             f"Scene {shown(sid, 90)} is not cached here: {why}. Send the scene itself (inline "
