@@ -10,10 +10,12 @@
   instead of being killed. Python handles a signal between bytecodes: a single C call
   (a long shapely or numpy operation) finishes first, and gunicorn's timeout stays the
   backstop. Armed only in the main thread (gunicorn's sync worker).
-- **Memory.** A soft ceiling on the worker's resident memory (``SIGHTLINE_WORKER_MAX_MB``):
-  while a request runs, a thread of the worker (:class:`MemoryWatch`) reads its RSS every
-  :data:`POLL_SECONDS`; past the ceiling it signals the main thread (``SIGALRM``, the
-  watchdog's handler), which raises ``MemoryError`` inside the request, answered 503 JSON
+- **Memory.** A soft ceiling on how far the worker's resident memory grows past its first
+  request's (``SIGHTLINE_WORKER_MAX_MB``; a process serving many apps in tests is judged
+  from each app's start): while a request runs, a thread of the worker
+  (:class:`MemoryWatch`) reads its RSS every :data:`POLL_SECONDS`; past the ceiling it
+  signals the main thread (``SIGALRM``, the watchdog's handler), which raises
+  ``MemoryError`` inside the request, answered 503 JSON
   with ``Retry-After``. It is not an address-space limit (``RLIMIT_AS``): under one, an
   allocation that fails inside C code (GEOS, numpy, numba) crashes the worker (SIGSEGV in
   ``STRtree.query``) or surfaces as an unrelated error, never the 503. As with the
@@ -206,8 +208,8 @@ class Guard:
             self._watch = MemoryWatch.of_this_process()
         self._over_memory = False
         self._running = True
-        if self._watch is not None:
-            self._watch.watch(self.max_mb, self._over_ceiling)
+        if self._watch is not None:  # what the process may grow past its start
+            self._watch.watch(self._base_mb + self.max_mb, self._over_ceiling)
         if self.seconds > 0:
             self._armed = True
             signal.setitimer(signal.ITIMER_REAL, self.seconds)

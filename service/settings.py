@@ -191,7 +191,8 @@ SETTINGS: tuple[Setting, ...] = (
             "seconds to connect to Redis, and per Redis reply"),
     Setting("WORKER_MAX_MB", "int", 1024, 64, 1_000_000, "MB per worker",
             "503 JSON with `Retry-After`; the worker frees memory at once",
-            "memory ceiling of a worker: its resident memory, watched while a request runs",
+            "memory ceiling of a worker: how far its resident memory may grow past its first "
+            "request's, watched while a request runs",
             shown_default="1024 MB"),
     Setting("REQUEST_TIMEOUT", "seconds", None, 0.05, 86_400, "seconds",
             "503 JSON with `Retry-After`",
