@@ -408,17 +408,22 @@ def in_water(built: BuiltScene, token: Token) -> bool:
 
 
 def distinct_tokens(
-    pairs: Sequence[tuple[Token, Token]],
+    pairs: Sequence[tuple[Token | None, Token]],
 ) -> tuple[list[Token], NDArray[np.intp]]:
     """The distinct tokens of ``pairs`` (by id, first seen), and each pair's two rows (p, 2).
 
-    O(pairs): one pass over the ids, one dictionary look-up each (``np.fromiter``).
+    A ``None`` end (an area's point of origin instead of an attacker) has row -1. O(pairs):
+    one pass over the ids, one dictionary look-up each (``np.fromiter``).
     """
-    ids = [tok.id for pair in pairs for tok in pair]
-    row = {tid: k for k, tid in enumerate(dict.fromkeys(ids))}
-    by_id = {tok.id: tok for pair in reversed(pairs) for tok in reversed(pair)}  # first seen
+    ids = [None if tok is None else tok.id for pair in pairs for tok in pair]
+    row: dict[str | None, int] = {
+        tid: k for k, tid in enumerate(dict.fromkeys(t for t in ids if t is not None))
+    }
+    first = {tok.id: tok for pair in reversed(pairs) for tok in reversed(pair) if tok is not None}
+    tokens = [first[tid] for tid in row if tid is not None]
+    row[None] = -1
     rows = np.fromiter(map(row.__getitem__, ids), dtype=np.intp, count=len(ids))
-    return [by_id[tid] for tid in row], rows.reshape(-1, 2)
+    return tokens, rows.reshape(-1, 2)
 
 
 def find_token(scene: Scene, token_id: str, path: tuple[str | int, ...]) -> Token:

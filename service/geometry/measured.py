@@ -239,47 +239,6 @@ class MeasuredBatch(Sequence[Measured]):
             self._made[r] = found
         return found
 
-    @classmethod
-    def of(cls, measured: Sequence[Measured]) -> MeasuredBatch:
-        """``measured`` itself when it is a batch, else a batch of its items (one pair)."""
-        if isinstance(measured, MeasuredBatch):
-            return measured
-        rows = np.cumsum([0] + [len(m.segments) for m in measured]).astype(np.intp)
-        n = int(rows[-1])
-
-        def joined(name: str) -> NDArray[np.bool_]:
-            parts = [getattr(m, name) for m in measured]
-            parts = [
-                np.zeros(len(m.segments), bool) if p is None else p
-                for p, m in zip(parts, measured, strict=True)
-            ]
-            return np.concatenate(parts) if n else np.zeros(0, dtype=bool)
-
-        batch = cls(
-            rows,
-            np.vstack([m.segments for m in measured]) if n else np.empty((0, 4)),
-            (
-                joined("wall_blocked"),
-                joined("full_blocked"),
-                joined("creature_blocked"),
-                joined("corner_cleared"),
-            ),
-            (
-                [b for m in measured for b in m.wall_blockers],
-                [b for m in measured for b in m.creature_blockers],
-                [b for m in measured for b in (m.low_blockers or [[]] * len(m.segments))],
-            ),
-            [m.band for m in measured],  # type: ignore[misc]
-            np.array([m.traced for m in measured], dtype=bool),
-        )
-        for r, m in enumerate(measured):
-            batch._made[r] = m
-            for sense, loe in m.exact.items():
-                found = batch.exact.setdefault(sense, {})
-                if loe is not None:
-                    found[r] = loe
-        return batch
-
     def clear(self, sense: str) -> NDArray[np.bool_]:
         """``Measured.clear`` of every question, shape (q,)."""
         out = np.ones(len(self), dtype=bool)

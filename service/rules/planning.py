@@ -21,7 +21,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from service.engine.scene import BuiltScene
+from service.engine.scene import BuiltScene, distinct_tokens
 from service.engine.spaces import box_centre, boxes_overlap, inset_box
 from service.engine.walls import FloatArray
 from service.errors import RulesError
@@ -348,24 +348,6 @@ class _Table:
         return points, exact, counts, inner
 
 
-def _token_rows(
-    built: BuiltScene, pairs: Sequence[TokenPair]
-) -> tuple[list[Token], NDArray[np.intp]]:
-    """The distinct tokens of ``pairs`` (first seen) and each pair's two rows (q, 2), -1: none.
-
-    O(pairs): one pass over the ids, one dictionary look-up each (``np.fromiter``).
-    """
-    ids = [None if tok is None else tok.id for pair in pairs for tok in pair]
-    row: dict[str | None, int] = {
-        tid: k for k, tid in enumerate(dict.fromkeys(t for t in ids if t is not None))
-    }
-    first = {tok.id: tok for pair in reversed(pairs) for tok in reversed(pair) if tok is not None}
-    tokens = [first[tid] for tid in row if tid is not None]
-    row[None] = -1
-    ends = np.fromiter(map(row.__getitem__, ids), dtype=np.intp, count=len(ids))
-    return tokens, ends.reshape(-1, 2)
-
-
 def _sources(
     built: BuiltScene,
     pairs: Sequence[TokenPair],
@@ -466,7 +448,7 @@ def plan_pairs(
     RulesError
         An area attack without ``attack.origin`` and without an attacker.
     """
-    tokens, ends_of = _token_rows(built, pairs)
+    tokens, ends_of = distinct_tokens(pairs)
     ends = _Ends(built, how, attack.kind == "area")
     sources, source_row, boxes, spans = _sources(built, pairs, attack, tokens, ends_of, ends)
     from_origin = attack.kind == "area" and attack.origin is not None
