@@ -217,7 +217,8 @@ def wall_choices(
     height likewise where it covers only part of a line's band (``partial_obstacles``).
     ``None`` when the scene has neither (every pair traces every wall).
     """
-    if not (low_walls(built) or built.heights):
+    has_low = bool(low_walls(built))  # once, not once per pair
+    if not (has_low or built.heights):
         return None
 
     def choose(sources: FloatArray) -> WallChoices:
@@ -226,7 +227,7 @@ def wall_choices(
         per_pair = []
         for r, ((_, target), low) in enumerate(zip(pairs, partial, strict=True)):
             mask: NDArray[np.bool_] | None = None
-            if low_walls(built):
+            if has_low:
                 source = (sources[r, 0], sources[r, 1], sources[r, 2], sources[r, 3])
                 mask = low_obstacle_mask(built, source, built.token_boxes[target.id])
             per_pair.append(WallChoice(mask, low))
