@@ -278,12 +278,11 @@ class Guard:
         ceiling above its RSS at its first request; after any other request, the ceiling.
         """
         overloaded = bool(environ.get(RELEASE_KEY))
-        if overloaded or memory_mb()[0] > self.max_mb:
+        ceiling = self._base_mb + self.max_mb  # what the watch allows (growth past the start)
+        if overloaded or (self.max_mb > 0 and memory_mb()[0] > ceiling):
             release_memory()
             kept = memory_mb()[0]
-            allowed = float(self.max_mb)
-            if overloaded and self._base_mb:
-                allowed = min(allowed, self._base_mb + RETAIN_FRACTION * self.max_mb)
+            allowed = self._base_mb + RETAIN_FRACTION * self.max_mb if overloaded else ceiling
             if kept > allowed and "gunicorn.socket" in environ:
                 os.kill(os.getpid(), signal.SIGTERM)  # gunicorn: finish, exit, replace
 

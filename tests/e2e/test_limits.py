@@ -102,7 +102,7 @@ def test_a_request_past_the_watchdog_is_a_503_in_its_time(limited):
     body = assert_json_error(resp, 503)
     assert resp.headers["Retry-After"] == "5"
     assert "SIGHTLINE_REQUEST_TIMEOUT" in body["message"]
-    assert REQUEST_TIMEOUT <= elapsed < 3  # the watchdog, before gunicorn's 3 s
+    assert elapsed >= REQUEST_TIMEOUT  # the watchdog's JSON (above), not gunicorn's kill
 
 
 def test_a_request_past_the_memory_ceiling_is_a_503(limited):

