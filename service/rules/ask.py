@@ -96,12 +96,15 @@ def _measured(
 ) -> tuple[Plan, MeasuredBatch]:
     """Every pair planned by the ruleset (``cover_plan``) and measured at once."""
     spec = system.cover_measure(built, attack, options, detail)
+    plan = None
     if budget is not None and pairs:  # refuse before planning every pair
         first = system.cover_plan(built, pairs[:1], attack, options)
         lines = int(first.pairs.counts()[0])
         creatures = len(built.scene.tokens) if spec.creatures else 0
         budget.afford(trace_units(lines * len(pairs), creatures, len(pairs)))
-    plan = system.cover_plan(built, pairs, attack, options)
+        plan = first if len(pairs) == 1 else None  # one pair: that plan is the whole plan
+    if plan is None:
+        plan = system.cover_plan(built, pairs, attack, options)
     questions = without_set_aside(built, plan.pairs, options)
     return plan, measure(built, spec, questions, budget)
 
