@@ -221,7 +221,7 @@ export function visionData({ i18n, ruleset, observer, names, vision, summaries }
  * message in the chat log (targeting one token after another updates one card).
  *
  * @param {object} deps
- * @param {Function} deps.ChatMessage  the ChatMessage class
+ * @param {{create: (data: object) => Promise<object>}} deps.ChatMessage  the ChatMessage class
  * @param {object} deps.messages       `game.messages`
  * @param {object} deps.user           `game.user`
  * @param {object} card

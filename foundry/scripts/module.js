@@ -64,7 +64,7 @@ export class SightlineModule {
    * @param {object} deps.game
    * @param {Function} deps.canvas          returns the current `canvas`
    * @param {object} deps.Hooks
-   * @param {Function} deps.ChatMessage
+   * @param {any} deps.ChatMessage        the ChatMessage class (`create`, `getSpeaker`)
    * @param {object} deps.ui
    * @param {object} deps.foundry
    * @param {object} [deps.CONFIG]

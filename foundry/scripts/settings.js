@@ -224,6 +224,7 @@ export function rulesMenuClass({ foundry, client, game, notifier }) {
       });
     }
 
+    /** @this {SightlineRulesConfig} (ApplicationV2 calls the form handler on the instance) */
     static async #submit(event, form, formData) {
       const data = foundry.utils.expandObject(formData.object);
       const ruleset = (this.#listing?.rulesets ?? []).find((r) => r.id === data.ruleset);
