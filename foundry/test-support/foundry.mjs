@@ -134,6 +134,18 @@ class Collection extends Map {
 /** v14 documents that list their levels (a SetField: an array in the export, a Set live). */
 const ON_LEVELS = new Set(["Wall", "AmbientLight", "Region", "Tile"]);
 
+/** Document#update's change of dotted keys, in place; the document's `updates` count it. */
+function updateDocument(doc, changes) {
+  for (const [key, value] of Object.entries(changes)) {
+    const parts = key.split(".");
+    let node = doc;
+    for (const part of parts.slice(0, -1)) node = node[part] ??= {};
+    node[parts.at(-1)] = clone(value);
+  }
+  Object.defineProperty(doc, "updates", { enumerable: false, configurable: true, value: (doc.updates ?? 0) + 1 });
+  return doc;
+}
+
 function embed(list, parent, documentName) {
   const out = new Collection();
   for (const data of list ?? []) {
@@ -141,6 +153,8 @@ function embed(list, parent, documentName) {
     const doc = { ...clone(data), id: data._id, parent, documentName };
     if (documentName === "Region") doc.behaviors = embed(data.behaviors, doc, "RegionBehavior");
     if (ON_LEVELS.has(documentName) && Array.isArray(data.levels)) doc.levels = new Set(data.levels);
+    // Document#update with dotted keys (flags.sightline.override.<id>), not an own field.
+    Object.defineProperty(doc, "update", { enumerable: false, value: async (changes) => updateDocument(doc, changes) });
     out.set(doc.id, doc);
   }
   return out;
