@@ -583,7 +583,7 @@ export class SightlineModule {
   }
 
   /**
-   * The GM's degree for `attacker` at `target` (override.js): kept on the target token and
+   * The GM's degree for `attacker` at `target` (override.js): kept on the scene and
    * applied at once through the integrations that are on; the GMs get a whisper saying so.
    *
    * @param {object} args
@@ -599,10 +599,10 @@ export class SightlineModule {
     const scene = this.live()?.scene;
     const attackerDoc = scene?.tokens?.get?.(attacker);
     const targetDoc = scene?.tokens?.get?.(target);
-    if (!game.user?.isGM || !attackerDoc || !targetDoc) return null;
+    if (!game.user?.isGM || !attackerDoc || !targetDoc || typeof scene.update !== "function") return null;
     const s = this.settings;
     answered ??= this.answers.get(this.cacheKey(attacker, kind))?.cover?.results?.find((r) => r.target === target)?.cover ?? null;
-    await targetDoc.update(overrideUpdate(targetDoc, attackerDoc, degree));
+    await scene.update(overrideUpdate(targetDoc, attackerDoc, degree));
     const result = withDegree({ target, cover: answered }, s.ruleset, degree);
     const system = game.system?.id;
     if (system === "dnd5e" && targetDoc.actor && (this.applies("dnd5e") || this.applies("midi-qol"))) {

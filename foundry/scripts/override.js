@@ -4,7 +4,8 @@
  * A card only GMs see (the GMs' whisper of a player's attack, or a card whose audience is
  * GMs only) shows, per target, the ruleset's degrees as buttons
  * (`data-action="sightline-override"`): the GM confirms the service's degree or picks
- * another. The choice is kept on the target token, `flags.sightline.override[attackerId]`,
+ * another. The choice is kept on the Scene document, `flags.sightline.override[targetId]
+ * [attackerId]` (a scene only GMs may change: a token's own flags its owner could write),
  * with both tokens' positions, so it lapses as soon as either token moves (a new position is
  * a new answer). Every later use of that attacker's answer at that target reads it: the
  * marker, the card, and what is applied to the roll. With the setting "apply after the GM
@@ -17,7 +18,7 @@
 import { COVER_DEGREES } from "./bounds.js";
 import { MODULE_ID } from "./constants.js";
 
-/** The token flag (under `flags.sightline`) holding the GM's choices, by attacker id. */
+/** The scene flag (under `flags.sightline`) holding the GM's choices, by target and attacker id. */
 export const OVERRIDE_FLAG = "override";
 
 /** Where a token stands: `[x, y, elevation]` (its document's fields). */
@@ -35,21 +36,22 @@ export function degreesOf(ruleset) {
 /**
  * The GM's degree for `attacker` at `target`, or null (none, or either token moved since).
  *
+ * @param {object} scene     the Scene document
  * @param {object} target    the target's TokenDocument
  * @param {object} attacker  the attacker's TokenDocument
  * @returns {string|null}
  */
-export function overrideOf(target, attacker) {
-  const chosen = target?.flags?.[MODULE_ID]?.[OVERRIDE_FLAG]?.[attacker?.id];
+export function overrideOf(scene, target, attacker) {
+  const chosen = scene?.flags?.[MODULE_ID]?.[OVERRIDE_FLAG]?.[target?.id]?.[attacker?.id];
   if (!chosen?.degree) return null;
   if (!same(chosen.attacker, standing(attacker)) || !same(chosen.target, standing(target))) return null;
   return chosen.degree;
 }
 
-/** The token update that records the GM's `degree` for `attacker` at `target`. */
+/** The Scene update that records the GM's `degree` for `attacker` at `target`. */
 export function overrideUpdate(target, attacker, degree) {
   return {
-    [`flags.${MODULE_ID}.${OVERRIDE_FLAG}.${attacker.id}`]: { degree, attacker: standing(attacker), target: standing(target) },
+    [`flags.${MODULE_ID}.${OVERRIDE_FLAG}.${target.id}.${attacker.id}`]: { degree, attacker: standing(attacker), target: standing(target) },
   };
 }
 
@@ -84,7 +86,7 @@ export function withOverrides(results, { scene, attacker, ruleset, confirmedOnly
   const attackerDoc = scene?.tokens?.get?.(attacker) ?? null;
   const out = [];
   for (const result of results) {
-    const degree = attackerDoc ? overrideOf(scene.tokens.get(result.target), attackerDoc) : null;
+    const degree = attackerDoc ? overrideOf(scene, scene.tokens.get(result.target), attackerDoc) : null;
     if (degree) out.push(withDegree(result, ruleset, degree));
     else if (!confirmedOnly) out.push(result);
   }

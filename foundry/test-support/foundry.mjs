@@ -153,8 +153,6 @@ function embed(list, parent, documentName) {
     const doc = { ...clone(data), id: data._id, parent, documentName };
     if (documentName === "Region") doc.behaviors = embed(data.behaviors, doc, "RegionBehavior");
     if (ON_LEVELS.has(documentName) && Array.isArray(data.levels)) doc.levels = new Set(data.levels);
-    // Document#update with dotted keys (flags.sightline.override.<id>), not an own field.
-    Object.defineProperty(doc, "update", { enumerable: false, value: async (changes) => updateDocument(doc, changes) });
     out.set(doc.id, doc);
   }
   return out;
@@ -219,6 +217,8 @@ export function makeSceneDocument(exportDoc) {
     flags: data.flags ?? {},
     _stats: data._stats ?? { coreVersion: "12.331" },
   };
+  // Scene#update with dotted keys (flags.sightline.override...), not an own field.
+  Object.defineProperty(scene, "update", { enumerable: false, value: async (changes) => updateDocument(scene, changes) });
   scene.walls = embed(data.walls, scene, "Wall");
   scene.tokens = embed(data.tokens, scene, "Token");
   scene.lights = embed(data.lights, scene, "AmbientLight");

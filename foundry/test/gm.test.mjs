@@ -3,7 +3,7 @@
  * makeTable: a GM's and a player's client over one module socket):
  *
  * - the GM's confirm / override of a degree on a card only GMs see (override.js): kept on the
- *   target token, applied to the roll (dnd5e status and AC), lapsing when a token moves; with
+ *   scene, applied to the roll (dnd5e status and AC), lapsing when a token moves; with
  *   "apply once the GM confirms" nothing is applied before;
  * - the overlay of the traced lines (overlay.js): the GM's toggle draws the lines of the last
  *   cover answer (a player's, relayed) on the GM's canvas; a player has no toggle and no lines;
@@ -234,8 +234,11 @@ describe("the GM's confirm or override", () => {
     const note = table.messages.contents.find((m) => m.flags[MODULE_ID].card === "gm-override");
     assert.deepEqual(note.whisper, ["gm1"], "whispered to the GMs");
     assert.match(note.content, /Goblin's cover against Archer to Three-quarters cover \(the service: Half cover\)/);
-    assert.equal(overrideOf(table.scene.tokens.get(GOBLIN), table.scene.tokens.get(ARCHER)), "three-quarters");
+    assert.equal(overrideOf(table.scene, table.scene.tokens.get(GOBLIN), table.scene.tokens.get(ARCHER)), "three-quarters");
+    assert.equal(table.scene.tokens.get(GOBLIN).flags?.[MODULE_ID], undefined, "on the scene (GMs only), not on a token its owner may write");
     assert.ok(goblin.statuses.has("coverThreeQuarters"), "the status the GM chose, applied at once");
+    assert.equal(await player.module.override({ attacker: ARCHER, target: GOBLIN, degree: "none" }), null, "a player's client overrides nothing");
+    assert.equal(overrideOf(table.scene, table.scene.tokens.get(GOBLIN), table.scene.tokens.get(ARCHER)), "three-quarters");
 
     const after = await attack.rollAttack();
     assert.equal(after.target, 18, "AC 13 + 5 (three-quarters, 5E-COV-5), the status counted once");
@@ -249,7 +252,7 @@ describe("the GM's confirm or override", () => {
 
     // the goblin steps aside: the GM's degree lapses, the service's is back
     table.scene.tokens.get(GOBLIN).x += 1;
-    assert.equal(overrideOf(table.scene.tokens.get(GOBLIN), table.scene.tokens.get(ARCHER)), null);
+    assert.equal(overrideOf(table.scene, table.scene.tokens.get(GOBLIN), table.scene.tokens.get(ARCHER)), null);
     const cover = player.module.answers.values().next().value.cover;
     assert.deepEqual(player.module.shownResults(cover, ARCHER, null, "ranged").map((r) => r.cover), ["half"]);
     assert.deepEqual(player.module.resultsToApply(cover, ARCHER, null, "ranged"), [], "confirm: nothing to apply again");
