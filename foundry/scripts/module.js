@@ -336,7 +336,7 @@ export class SightlineModule {
     if (system === "pf2e" && this.applies("pf2e")) {
       for (const result of results) await this.gm("pf2eCover", { token: result.target, degree: result.cover, attacker: attacker.id });
     }
-    if (system === "sfrpg" && this.applies("sfrpg") && attacker.actor?.isOwner !== false && attacker.actor && results.length) {
+    if (system === "sfrpg" && this.applies("sfrpg") && attacker.actor?.isOwner !== false && attacker.actor) {
       const one = results.length === 1 ? results[0] : null;
       const label = `Sightline: ${this.game.i18n.localize(`SIGHTLINE.Cover.${one?.cover ?? "none"}`)}`;
       await setSfrpgModifier(attacker.actor, { bonus: one?.ac_bonus ?? 0, kind, label });
