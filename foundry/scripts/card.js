@@ -159,6 +159,12 @@ export function cardData({ i18n, ruleset, attacker, names, cover, vision = null,
         value: i18n.format("SIGHTLINE.Card.IgnoredBy", { degree: label(i18n, `SIGHTLINE.Cover.${result.ignored.degree}`, result.ignored.degree), source: result.ignored.source }),
       });
     }
+    if (result.overridden) {
+      rows.push({
+        label: label(i18n, "SIGHTLINE.Card.OverriddenLabel", "GM"),
+        value: i18n.format("SIGHTLINE.Card.Overridden", { degree: label(i18n, `SIGHTLINE.Cover.${degree}`, degree), answered: label(i18n, `SIGHTLINE.Cover.${result.overridden.from}`, result.overridden.from ?? "?") }),
+      });
+    }
     const flatCheck = sight?.flat_check_dc ?? null;
     if (flatCheck !== null) {
       rows.push({ label: label(i18n, "SIGHTLINE.Card.FlatCheck", "Flat check"), value: i18n.format("SIGHTLINE.Card.DC", { dc: flatCheck }) });
@@ -221,7 +227,7 @@ export function visionData({ i18n, ruleset, observer, names, vision, summaries }
  * message in the chat log (targeting one token after another updates one card).
  *
  * @param {object} deps
- * @param {Function} deps.ChatMessage  the ChatMessage class
+ * @param {{create: (data: object) => Promise<object>}} deps.ChatMessage  the ChatMessage class
  * @param {object} deps.messages       `game.messages`
  * @param {object} deps.user           `game.user`
  * @param {object} card

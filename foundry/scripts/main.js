@@ -10,13 +10,14 @@ import { MODULE_ID, TEMPLATES } from "./constants.js";
 import { SightlineModule } from "./module.js";
 
 /** Foundry v13 moved renderTemplate and loadTemplates under foundry.applications.handlebars. */
+/** @returns {any} */
 const handlebars = () => foundry.applications?.handlebars ?? {};
 const render = (path, data) => (handlebars().renderTemplate ?? globalThis.renderTemplate)(path, data);
 const preload = (paths) => (handlebars().loadTemplates ?? globalThis.loadTemplates)(paths);
 
 const sightline = new SightlineModule({
   game,
-  canvas: () => globalThis.canvas,
+  canvas: () => /** @type {any} */ (globalThis).canvas,
   Hooks,
   ChatMessage,
   ui,
@@ -35,7 +36,7 @@ const sightline = new SightlineModule({
 Hooks.once("init", () => {
   sightline.init();
   preload(Object.values(TEMPLATES));
-  game.modules.get(MODULE_ID).api = sightline;
+  /** @type {any} */ (game.modules.get(MODULE_ID)).api = sightline;
 });
 
 Hooks.once("ready", () => sightline.ready());

@@ -11,6 +11,8 @@
  * the card comes with the attack roll (or a button). What players may see of a card holds no
  * secret (privacy.js): the details go to the GMs in a whisper, and the rest follows the roll
  * mode; the picture of a card players see is drawn from the attacker's view, cropped.
+ * A card only GMs see carries the GM's confirm / override of each degree (override.js), and
+ * a GM's client has a toggle for the overlay of the traced lines on its canvas (overlay.js).
  */
 
 import { SightlineClient, SightlineError } from "./client.js";
@@ -23,6 +25,8 @@ import { SceneSync } from "./sync.js";
 import { RelayClient, RelayServer, ownsToken } from "./relay.js";
 import { cardAudience, gmIds, playersSee, secretsOf } from "./privacy.js";
 import { clearMarker, showMarker } from "./marker.js";
+import { overrideButtons, overrideUpdate, withDegree, withOverrides } from "./override.js";
+import { LinesOverlay, recordingCover } from "./overlay.js";
 import {
   DND5E_STATUS,
   appliedResults,
@@ -64,7 +68,7 @@ export class SightlineModule {
    * @param {object} deps.game
    * @param {Function} deps.canvas          returns the current `canvas`
    * @param {object} deps.Hooks
-   * @param {Function} deps.ChatMessage
+   * @param {any} deps.ChatMessage        the ChatMessage class (`create`, `getSpeaker`)
    * @param {object} deps.ui
    * @param {object} deps.foundry
    * @param {object} [deps.CONFIG]
@@ -89,6 +93,7 @@ export class SightlineModule {
     this.answers = new Map();
     this.pending = new Set();
     this.retried = new WeakSet();
+    this.overlay = new LinesOverlay({ PIXI: () => this.deps.PIXI ?? globalThis.PIXI, canvas: () => this.deps.canvas() });
   }
 
   get game() {
@@ -151,7 +156,9 @@ export class SightlineModule {
   makeClient() {
     const s = readSettings(this.deps.game.settings);
     if (this.relay && s.connection !== "direct") return this.relay;
-    return new SightlineClient({ url: s.url, apiKey: s.apiKey, fetch: this.deps.fetch ?? globalThis.fetch?.bind(globalThis) });
+    const client = new SightlineClient({ url: s.url, apiKey: s.apiKey, fetch: this.deps.fetch ?? globalThis.fetch?.bind(globalThis) });
+    // A GM's client keeps each cover answer (its own and the players' it relays) for the overlay.
+    return this.game.user?.isGM ? recordingCover(client, (answer) => this.overlay.record(answer)) : client;
   }
 
   settingChanged(key) {
@@ -175,10 +182,23 @@ export class SightlineModule {
     return readSettings(this.deps.game.settings);
   }
 
-  /** Whether an integration is on and cover is applied to rolls. */
+  /** Whether an integration is on and cover is applied to rolls (at once, or once the GM confirms). */
   applies(id) {
     const s = this.settings;
-    return s.applyCover === "roll" && s.integrations[id] !== false;
+    return s.applyCover !== "tell" && s.integrations[id] !== false;
+  }
+
+  /** The results shown for an answer: less what the attacker ignores (ignores.js), with the GM's choices. */
+  shownResults(cover, attackerId, actor, kind) {
+    const results = appliedResults(cover, this.game.system?.id, actor, kind);
+    return withOverrides(results, { scene: this.live()?.scene, attacker: attackerId, ruleset: this.settings.ruleset });
+  }
+
+  /** The results applied to a roll: the shown ones; with "apply once the GM confirms", the GM's only. */
+  resultsToApply(cover, attackerId, actor, kind) {
+    const results = appliedResults(cover, this.game.system?.id, actor, kind);
+    const s = this.settings;
+    return withOverrides(results, { scene: this.live()?.scene, attacker: attackerId, ruleset: s.ruleset, confirmedOnly: s.applyCover === "confirm" });
   }
 
   /** Wait for the background work started by hooks (status changes, retried rolls). */
@@ -299,7 +319,7 @@ export class SightlineModule {
     if (!s.marker) return;
     const { i18n } = this.game;
     const seen = new Map((vision?.results ?? []).map((r) => [r.target, r]));
-    const results = appliedResults(cover, this.game.system?.id, attacker.actor, "ranged");
+    const results = this.shownResults(cover, attacker.id, attacker.actor, "ranged");
     for (const token of targets) {
       const result = results.find((r) => r.target === token.id);
       if (!result) continue;
@@ -312,7 +332,7 @@ export class SightlineModule {
   /** pf2e and sfrpg have no pre-roll hook: their cover is set when the targets are known. */
   async applyOnTargeting(attacker, targets, { cover }, kind) {
     const system = this.game.system?.id;
-    const results = appliedResults(cover, system, attacker.actor, kind);
+    const results = this.resultsToApply(cover, attacker.id, attacker.actor, kind);
     if (system === "pf2e" && this.applies("pf2e")) {
       for (const result of results) await this.gm("pf2eCover", { token: result.target, degree: result.cover, attacker: attacker.id });
     }
@@ -350,7 +370,7 @@ export class SightlineModule {
       this.track(this.ask(attacker.id, targets.map((t) => t.id), kind).then(() => config.subject.rollAttack(again, dialog, message)));
       return false;
     }
-    const results = appliedResults(answers.cover, "dnd5e", attacker.actor, kind);
+    const results = this.resultsToApply(answers.cover, attacker.id, attacker.actor, kind);
     const entries = targets.map((token) => ({ token, result: results.find((r) => r.target === token.id) })).filter((e) => e.result);
     for (const { token, status } of dnd5eAdjust(config, message, entries)) {
       this.track(this.gm("dnd5eStatus", { token: token.id, status }));
@@ -367,7 +387,7 @@ export class SightlineModule {
     const kind = dnd5eKind(workflow.activity);
     try {
       const answers = this.cached(attacker.id, targets.map((t) => t.id), kind) ?? (await this.ask(attacker.id, targets.map((t) => t.id), kind));
-      for (const result of appliedResults(answers.cover, "dnd5e", attacker.actor, kind)) {
+      for (const result of this.resultsToApply(answers.cover, attacker.id, attacker.actor, kind)) {
         await this.gm("dnd5eStatus", { token: result.target, status: DND5E_STATUS[result.cover] ?? null });
       }
     } catch (err) {
@@ -421,11 +441,12 @@ export class SightlineModule {
         attacker: { id: attacker.id, name: attacker.name },
         names: Object.fromEntries(targets.map((t) => [t.id, t.name])),
         ...answers,
-        results: appliedResults(answers.cover, game.system?.id, attacker.actor, kind),
+        results: this.shownResults(answers.cover, attacker.id, attacker.actor, kind),
         summaries: this.summaries,
         hide: forPlayers ? secrets : null,
         details: forPlayers ? null : secrets,
       });
+      if (!forPlayers) this.withOverrideButtons(data, answers.cover, kind);
       const content = await renderTemplate(TEMPLATES.card, data);
       const message = await postCard(
         { ChatMessage, messages: game.messages, user: game.user },
@@ -437,7 +458,8 @@ export class SightlineModule {
           flags: { card: "attack", attacker: attacker.id, targets: ids, ruleset: s.ruleset },
         },
       );
-      if (anySecret && forPlayers) await this.gm("details", { attacker: attacker.id, targets: ids, kind });
+      // The GMs' whisper: the secrets, and the degrees to confirm or override (override.js).
+      if (forPlayers && (anySecret || s.applyCover === "confirm")) await this.gm("details", { attacker: attacker.id, targets: ids, kind });
       return message;
     } catch (err) {
       this.notifier.error(err);
@@ -465,10 +487,11 @@ export class SightlineModule {
       attacker: { id: attacker, name: attackerDoc?.name ?? attacker },
       names,
       ...answers,
-      results: appliedResults(answers.cover, game.system?.id, attackerDoc?.actor, kind),
+      results: this.shownResults(answers.cover, attacker, attackerDoc?.actor, kind),
       summaries: this.summaries,
       details: secretsOf(answers.cover, scene),
     });
+    this.withOverrideButtons(data, answers.cover, kind);
     const content = await renderTemplate(TEMPLATES.card, { ...data, gm: true });
     return postCard(
       { ChatMessage, messages: game.messages, user: game.user },
@@ -517,7 +540,10 @@ export class SightlineModule {
     }
   }
 
-  /** The "vision" button of a rendered card (an HTMLElement: v13 renderChatMessageHTML). */
+  /**
+   * The buttons of a rendered card (an HTMLElement: v13 renderChatMessageHTML): "vision", and
+   * on a GM's client the degrees to confirm or override (removed on any other client).
+   */
   bindCard(element) {
     if (!element?.querySelectorAll) return;
     for (const button of element.querySelectorAll("[data-action=sightline-vision]")) {
@@ -526,21 +552,99 @@ export class SightlineModule {
         this.askVision(button.dataset.token || null);
       });
     }
+    for (const group of element.querySelectorAll(".sightline-override")) {
+      if (!this.game.user?.isGM) {
+        group.remove();
+        continue;
+      }
+      for (const button of group.querySelectorAll("[data-action=sightline-override]")) {
+        button.addEventListener("click", (event) => {
+          event.preventDefault();
+          const { attacker, target, kind } = group.dataset;
+          const answered = group.querySelector("[data-answered=true]")?.dataset.degree ?? null;
+          this.track(this.override({ attacker, target, kind, answered, degree: button.dataset.degree })).then((done) => {
+            if (!done) return;
+            for (const other of group.querySelectorAll("[data-action=sightline-override]")) other.setAttribute("aria-pressed", String(other === button));
+          });
+        });
+      }
+    }
   }
 
-  /** Two buttons in the token controls: cover of my targets, what my token can see. */
+  /** Each target of a card only GMs see gets the degrees to confirm or override (not in "only tell"). */
+  withOverrideButtons(data, cover, kind) {
+    const s = this.settings;
+    if (s.applyCover === "tell") return data;
+    const answered = new Map((cover?.results ?? []).map((r) => [r.target, r.cover]));
+    for (const target of data.targets) {
+      target.override = { kind, buttons: overrideButtons(this.game.i18n, data.ruleset, target.degree, answered.get(target.id) ?? target.degree) };
+    }
+    return data;
+  }
+
+  /**
+   * The GM's degree for `attacker` at `target` (override.js): kept on the scene and
+   * applied at once through the integrations that are on; the GMs get a whisper saying so.
+   *
+   * @param {object} args
+   * @param {string} args.attacker  token id
+   * @param {string} args.target    token id
+   * @param {string} args.degree    a degree of the ruleset
+   * @param {string} [args.kind]    attack kind (sfrpg's modifier is per melee / ranged)
+   * @param {string} [args.answered] the service's degree (the card's), else this client's last answer's
+   * @returns {Promise<object|null>} the result applied, or null (not a GM, unknown token)
+   */
+  async override({ attacker, target, degree, kind = "ranged", answered = null }) {
+    const { game, ChatMessage } = this.deps;
+    const scene = this.live()?.scene;
+    const attackerDoc = scene?.tokens?.get?.(attacker);
+    const targetDoc = scene?.tokens?.get?.(target);
+    if (!game.user?.isGM || !attackerDoc || !targetDoc || typeof scene.update !== "function") return null;
+    const s = this.settings;
+    answered ??= this.answers.get(this.cacheKey(attacker, kind))?.cover?.results?.find((r) => r.target === target)?.cover ?? null;
+    await scene.update(overrideUpdate(targetDoc, attackerDoc, degree));
+    const result = withDegree({ target, cover: answered }, s.ruleset, degree);
+    const system = game.system?.id;
+    if (system === "dnd5e" && targetDoc.actor && (this.applies("dnd5e") || this.applies("midi-qol"))) {
+      await setDnd5eStatus(targetDoc.actor, DND5E_STATUS[degree] ?? null);
+    }
+    if (system === "pf2e" && targetDoc.actor && this.applies("pf2e")) {
+      await setPf2eCover(targetDoc.actor, degree, { fromUuid: this.deps.fromUuid, attacker });
+    }
+    if (system === "sfrpg" && attackerDoc.actor && this.applies("sfrpg")) {
+      const label = `Sightline: ${game.i18n.localize(`SIGHTLINE.Cover.${degree}`)}`;
+      await setSfrpgModifier(attackerDoc.actor, { bonus: result.ac_bonus ?? 0, kind, label });
+    }
+    const name = (key) => game.i18n.localize(`SIGHTLINE.Cover.${key}`);
+    const content = game.i18n.format("SIGHTLINE.Override.Set", {
+      attacker: attackerDoc.name ?? attacker,
+      target: targetDoc.name ?? target,
+      degree: name(degree),
+      answered: answered ? name(answered) : "?",
+    });
+    await postCard({ ChatMessage, messages: game.messages, user: game.user }, { content: `<p class="sightline-override-note">${content}</p>`, whisper: gmIds(game), flags: { card: "gm-override", attacker, targets: [target], degree } });
+    return result;
+  }
+
+  /**
+   * Buttons in the token controls: cover of my targets, what my token can see; for a GM, the
+   * toggle of the traced lines' overlay (overlay.js).
+   */
   addControls(controls) {
     const { game } = this.deps;
     const tools = [
       { name: `${MODULE_ID}-cover`, title: "SIGHTLINE.Controls.Cover", icon: "fa-solid fa-shield-halved", run: () => this.askCover() },
       { name: `${MODULE_ID}-vision`, title: "SIGHTLINE.Controls.Vision", icon: "fa-solid fa-eye", run: () => this.askVision() },
     ];
+    const lines = { name: `${MODULE_ID}-lines`, title: "SIGHTLINE.Controls.Lines", icon: "fa-solid fa-bezier-curve", toggle: (on) => this.overlay.toggle(on) };
+    const gm = Boolean(game.user?.isGM);
     if (Array.isArray(controls)) {
       // v12: an array of controls, each with an array of tools and onClick.
       const token = controls.find((c) => c.name === "token");
       for (const tool of tools) {
         token?.tools.push({ name: tool.name, title: game.i18n.localize(tool.title), icon: tool.icon, button: true, onClick: tool.run });
       }
+      if (gm) token?.tools.push({ name: lines.name, title: game.i18n.localize(lines.title), icon: lines.icon, toggle: true, active: this.overlay.on, onClick: lines.toggle });
       return;
     }
     // v13: a record of controls, each with a record of tools and onChange.
@@ -556,6 +660,18 @@ export class SightlineModule {
         onChange: () => tool.run(),
       };
     }
+    if (!gm) return;
+    // v13 toggles: onChange(event, active).
+    token.tools[lines.name] = {
+      name: lines.name,
+      title: lines.title,
+      icon: lines.icon,
+      order: Object.keys(token.tools).length,
+      toggle: true,
+      active: this.overlay.on,
+      visible: true,
+      onChange: (event, active) => lines.toggle(active),
+    };
   }
 }
 

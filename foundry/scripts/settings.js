@@ -30,8 +30,11 @@ export const integrationKey = (id) => `integration-${id}`;
 /** Who calls the service: the GM's client for everyone (default), or every client itself. */
 export const CONNECTIONS = ["gm", "direct"];
 
-/** What is done with the cover: applied to the roll (default), or only told. */
-export const APPLY_COVER = ["roll", "tell"];
+/**
+ * What is done with the cover: applied to the roll (default), applied once the GM confirms or
+ * overrides it on the card (override.js), or only told.
+ */
+export const APPLY_COVER = ["roll", "confirm", "tell"];
 
 /** Default service URL: `make run` on the GM's machine. */
 export const DEFAULT_URL = "http://127.0.0.1:8000";
@@ -224,6 +227,7 @@ export function rulesMenuClass({ foundry, client, game, notifier }) {
       });
     }
 
+    /** @this {SightlineRulesConfig} (ApplicationV2 calls the form handler on the instance) */
     static async #submit(event, form, formData) {
       const data = foundry.utils.expandObject(formData.object);
       const ruleset = (this.#listing?.rulesets ?? []).find((r) => r.id === data.ruleset);

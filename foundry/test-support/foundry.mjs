@@ -134,6 +134,18 @@ class Collection extends Map {
 /** v14 documents that list their levels (a SetField: an array in the export, a Set live). */
 const ON_LEVELS = new Set(["Wall", "AmbientLight", "Region", "Tile"]);
 
+/** Document#update's change of dotted keys, in place; the document's `updates` count it. */
+function updateDocument(doc, changes) {
+  for (const [key, value] of Object.entries(changes)) {
+    const parts = key.split(".");
+    let node = doc;
+    for (const part of parts.slice(0, -1)) node = node[part] ??= {};
+    node[parts.at(-1)] = clone(value);
+  }
+  Object.defineProperty(doc, "updates", { enumerable: false, configurable: true, value: (doc.updates ?? 0) + 1 });
+  return doc;
+}
+
 function embed(list, parent, documentName) {
   const out = new Collection();
   for (const data of list ?? []) {
@@ -205,6 +217,8 @@ export function makeSceneDocument(exportDoc) {
     flags: data.flags ?? {},
     _stats: data._stats ?? { coreVersion: "12.331" },
   };
+  // Scene#update with dotted keys (flags.sightline.override...), not an own field.
+  Object.defineProperty(scene, "update", { enumerable: false, value: async (changes) => updateDocument(scene, changes) });
   scene.walls = embed(data.walls, scene, "Wall");
   scene.tokens = embed(data.tokens, scene, "Token");
   scene.lights = embed(data.lights, scene, "AmbientLight");

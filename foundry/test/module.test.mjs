@@ -187,12 +187,13 @@ describe("when to ask", () => {
     assert.equal(m.game.messages.contents.length, 2, "one card per attack");
   });
 
-  test("by button: the token controls get two buttons (v12 array, v13 record)", async (t) => {
+  test("by button: the token controls get two buttons, and a GM's the lines toggle (v12 array, v13 record)", async (t) => {
     if (skip(t)) return;
     const m = await setup({ settings: { askWhen: "button" } });
     const v12 = [{ name: "token", tools: [{ name: "select" }] }];
     m.module.addControls(v12);
-    assert.deepEqual(v12[0].tools.map((tool) => tool.name), ["select", "sightline-cover", "sightline-vision"]);
+    assert.deepEqual(v12[0].tools.map((tool) => tool.name), ["select", "sightline-cover", "sightline-vision", "sightline-lines"]);
+    assert.equal(v12[0].tools[3].toggle, true);
     assert.equal(v12[0].tools[1].title, EN.SIGHTLINE.Controls.Cover);
     const v13 = { tokens: { tools: { select: { name: "select" } } } };
     m.module.addControls(v13);

@@ -86,7 +86,7 @@ test("a one-line summary for every rule id of RULES.md", (t) => {
   assert.deepEqual(Object.keys(summaries).filter((id) => !ids.includes(id)), []);
 });
 
-test("data/bounds.json is current with service/model.py and adapters/foundry (foundry/tools/bounds.py)", async (t) => {
+test("data/bounds.json is current with service/model.py, adapters/foundry and the rulesets' cover tables (foundry/tools/bounds.py)", async (t) => {
   const { VENV } = await import("../test-support/service.mjs");
   const python = join(VENV, "bin", "python");
   if (!existsSync(python)) return t.skip(`no ${python}: run 'make install' first`);

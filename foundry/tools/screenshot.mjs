@@ -1,23 +1,28 @@
 #!/usr/bin/env node
 /**
- * Render the chat card in headless Chromium to a PNG.
+ * Render the chat card, as a player sees it, in headless Chromium to a PNG.
  *
- * Starts the service from the project's .venv (as the tests do), posts the card of the handed
- * case (test-support/handed.mjs: an archer, a goblin behind a post, a kobold behind a wall)
- * through the module on the mocked Foundry, puts the card's HTML in a page styled like
- * Foundry's chat sidebar with the module's CSS (one rule tooltip shown open), and has
- * Debian's `chromium` take the screenshot.
+ * Starts the service from the project's .venv (as the tests do) and seats a table on the
+ * mocked Foundry (test-support/foundry.mjs makeTable): the GM's client, which calls the
+ * service, and a player's client that owns the archer and asks through the GM's over the
+ * module socket. The scene is the handed case (test-support/handed.mjs: an archer, a goblin
+ * behind a post, a kobold behind a wall) with a hidden "Invisible Stalker" near the goblin.
+ * The player's card holds the picture drawn from the archer's view and cropped
+ * (`/v1/render` `viewer` and `crop`): no hidden creature in it. The card's HTML goes in a
+ * page styled like Foundry's chat sidebar with the module's CSS (one rule tooltip shown
+ * open); Debian's `chromium` takes the screenshot into a temporary file, moved into place.
  *
- * Usage: node foundry/tools/screenshot.mjs [out.png] [--ruleset dnd5e] [--height 740]
+ * Usage: node foundry/tools/screenshot.mjs [out.png] [--ruleset dnd5e] [--height 740] [--gm]
+ * `--gm`: the GM's own card instead (the whole secrets, the GM's picture).
  * Default output: docs/foundry-chat-card.png. Needs `make install` and `chromium`.
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { SightlineModule } from "../scripts/module.js";
-import { FOUNDRY_DIR, REPO_DIR, makeFoundry, renderTemplate } from "../test-support/foundry.mjs";
+import { FOUNDRY_DIR, REPO_DIR, makeFoundry, makeTable, renderTemplate } from "../test-support/foundry.mjs";
 import { startService } from "../test-support/service.mjs";
 import { ARCHER, GOBLIN, HANDED, KOBOLD } from "../test-support/handed.mjs";
 
@@ -26,6 +31,8 @@ const rulesetAt = args.indexOf("--ruleset");
 const ruleset = rulesetAt >= 0 ? args.splice(rulesetAt, 2)[1] : "dnd5e";
 const heightAt = args.indexOf("--height");
 const height = heightAt >= 0 ? Number(args.splice(heightAt, 2)[1]) : 740;
+const gmAt = args.indexOf("--gm");
+const asGm = gmAt >= 0 && args.splice(gmAt, 1).length > 0;
 const out = resolve(args[0] ?? join(REPO_DIR, "docs", "foundry-chat-card.png"));
 const chromium = ["chromium", "chromium-browser"].find((c) => spawnSync("which", [c]).status === 0);
 if (!chromium) {
@@ -33,35 +40,55 @@ if (!chromium) {
   process.exit(2);
 }
 
-const service = await startService();
+/** The handed case with a hidden creature by the goblin's lines: the player's picture leaves it out. */
+const SCENE = structuredClone(HANDED);
+SCENE.tokens.push({ _id: "lurkerToken00001", name: "Invisible Stalker", x: 300, y: 170, width: 1, height: 1, hidden: true });
+const KEY = "screenshot-key";
+
+const service = await startService({ SIGHTLINE_API_KEYS: KEY, SIGHTLINE_SCENE_FILE: "off" });
 if (service.skip) {
   console.error(service.skip);
   process.exit(2);
 }
 let tmp = null;
+const modules = [];
 try {
-  const f = makeFoundry(HANDED, { settings: { serviceUrl: service.url, ruleset, askWhen: "button" } });
   const rules = JSON.parse(readFileSync(join(FOUNDRY_DIR, "data", "rules.json"), "utf8"));
-  const module = new SightlineModule({
-    game: f.game,
-    canvas: () => f.canvas,
-    Hooks: f.Hooks,
-    ChatMessage: f.ChatMessage,
-    ui: f.ui,
-    foundry: f.foundry,
-    CONFIG: {},
-    renderTemplate,
-    loadRules: async () => rules,
-  });
-  module.init();
-  await module.ready();
-  f.canvas.tokens.controlled = [f.canvas.tokens.get(ARCHER)];
-  f.game.user.targets = new Set([GOBLIN, KOBOLD].map((id) => f.canvas.tokens.get(id)));
-  const message = await module.askCover();
-  module.sync.stop();
-  if (!message) throw new Error(`no card: ${f.ui.log.error.join(" | ")}`);
+  const table = makeTable(SCENE, [
+    { id: "gm1", name: "Gamemaster", isGM: true, active: true },
+    { id: "player1", name: "Player", isGM: false, active: true },
+  ]);
+  for (const d of table.scene.tokens.contents) d.testUserPermission = (user) => Boolean(user?.isGM || (d.id === ARCHER && user?.id === "player1"));
+  const seat = async (userId, isGM) => {
+    const f = makeFoundry(SCENE, { table, userId, isGM, settings: { serviceUrl: isGM ? service.url : "http://127.0.0.1:9", apiKey: isGM ? KEY : "", ruleset, askWhen: "button" } });
+    const module = new SightlineModule({
+      game: f.game,
+      canvas: () => f.canvas,
+      Hooks: f.Hooks,
+      ChatMessage: f.ChatMessage,
+      ui: f.ui,
+      foundry: f.foundry,
+      CONFIG: {},
+      renderTemplate,
+      loadRules: async () => rules,
+      log: () => {},
+      // the player's client makes no HTTP request: everything goes through the GM's
+      ...(isGM ? {} : { fetch: async (url) => Promise.reject(new Error(`no HTTP from a player: ${url}`)) }),
+    });
+    module.init();
+    await module.ready();
+    modules.push(module);
+    return { f, module };
+  };
+  const gm = await seat("gm1", true);
+  const asker = asGm ? gm : await seat("player1", false);
+  asker.f.canvas.tokens.controlled = [asker.f.canvas.tokens.get(ARCHER)];
+  asker.f.game.user.targets = new Set([GOBLIN, KOBOLD].map((id) => asker.f.canvas.tokens.get(id)));
+  const message = await asker.module.askCover();
+  if (!message) throw new Error(`no card: ${asker.f.ui.log.error.join(" | ")}`);
+  const f = asker.f;
 
-  const css = readFileSync(join(FOUNDRY_DIR, "styles", "sightline.css"), "utf8");
+const css = readFileSync(join(FOUNDRY_DIR, "styles", "sightline.css"), "utf8");
   const page = `<!doctype html><html><head><meta charset="utf-8"><style>
     body { margin: 0; background: #3a3a3a; font-family: "Signika", "Segoe UI", sans-serif; color: #191813; }
     #chat { width: 300px; padding: 8px; }
@@ -84,16 +111,26 @@ try {
   </script></body></html>`;
   tmp = mkdtempSync(join(tmpdir(), "sightline-card-"));
   const html = join(tmp, "card.html");
+  const shotFile = join(tmp, "card.png");
   writeFileSync(html, page);
   const shot = spawnSync(
     chromium,
     ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", `--user-data-dir=${join(tmp, "profile")}`,
-      `--window-size=320,${height}`, `--screenshot=${out}`, `file://${html}`],
+      `--window-size=320,${height}`, `--screenshot=${shotFile}`, `file://${html}`],
     { encoding: "utf8", timeout: 120_000 },
   );
   if (shot.status !== 0) throw new Error(`chromium failed (${shot.status}): ${shot.stderr}`);
-  console.log(`wrote ${out}`);
+  // into place in one step: a temporary file beside the output, renamed over it
+  const partial = join(dirname(out), `.${Date.now()}.partial.png`);
+  copyFileSync(shotFile, partial);
+  renameSync(partial, out);
+  console.log(`wrote ${out} (${asGm ? "the GM's card" : "the card the player sees"})`);
 } finally {
+  for (const m of modules) {
+    m.sync?.stop();
+    m.relay?.stop();
+    m.server?.stop();
+  }
   await service.stop();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 }
