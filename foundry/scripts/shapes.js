@@ -154,13 +154,23 @@ export function token(shape, cellPx) {
   return cleaned([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]);
 }
 
-/** The box `[x0, y0, x1, y1]` grown by `r` px with quarter-circle corners. */
+/**
+ * The box `[x0, y0, x1, y1]` grown by `r` px with quarter-circle corners.
+ *
+ * @param {number[]} box  `[x0, y0, x1, y1]` px
+ * @param {number} r      px
+ */
 function roundedBox([x0, y0, x1, y1], r) {
   if (r === 0) return cleaned([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]);
   return cleaned([...arc(x1, y1, r, 0, 90), ...arc(x0, y1, r, 90, 180), ...arc(x0, y0, r, 180, 270), ...arc(x1, y0, r, 270, 360)]);
 }
 
-/** An ellipse's outline `(cx, cy, rx, ry, rotation)` moved `r` px outward along its normals. */
+/**
+ * An ellipse's outline `(cx, cy, rx, ry, rotation)` moved `r` px outward along its normals.
+ *
+ * @param {number[]} oval  `[cx, cy, rx, ry, rotation]` (px, degrees)
+ * @param {number} r       px
+ */
 function offsetEllipse([cx, cy, rx, ry, rotation], r) {
   const offsets = [];
   for (let k = 0; k < ARC_VERTICES; k += 1) {
