@@ -30,7 +30,7 @@ from marshmallow import (
 )
 
 from schemas.bounds import number_range
-from schemas.common import MAX_DAMAGE
+from schemas.common import MAX_DAMAGE, shown
 from schemas.scene import Flag, Number, StrictSchema
 from service import model
 
@@ -80,25 +80,16 @@ def _damage(description: str, **kw: Any) -> fields.Integer:
     )
 
 
-def _shown(value: object, limit: int = 60) -> str:
-    """``repr`` of a client's value cut to ``limit`` characters.
-
-    ``service.errors.shown``'s rule; schemas import nothing of the service but the model.
-    """
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def ruleset_for(answering: str, what: str, rule_ids: str) -> Callable[[str], None]:
     """A validator of ``ruleset``: a known id, and the one whose seed defines ``what``."""
 
     def check(value: str) -> None:
         if value not in model.RULESET_IDS:
             known = ", ".join(sorted(model.RULESET_IDS))
-            raise ValidationError(f"Unknown ruleset {_shown(value)}; known: {known}.")
+            raise ValidationError(f"Unknown ruleset {shown(value)}; known: {known}.")
         if value != answering:
             raise ValidationError(
-                f"{what} ({rule_ids}) come from the {answering} seed; ruleset {_shown(value)} does "
+                f"{what} ({rule_ids}) come from the {answering} seed; ruleset {shown(value)} does "
                 f"not define them. Send ruleset {answering!r}."
             )
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from schemas import requests as rq
 from service import rules
+from service.citations import light_rules
 from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene, find_token
 from service.errors import RulesError
@@ -191,9 +192,10 @@ def lighting(
     """``POST /v1/lighting``: the light at each point (px), then over each token's space.
 
     ``args`` is loaded by ``LightingRequestSchema`` (``points`` ``[[x, y]]`` px, ``tokens``
-    ids). Returns ``{"results": [{"point", "token", "level", "magical_darkness", "lights",
-    "rules"}]}``, points first, with ``notes`` when lights within reach do not shine there
-    (switched off, private: ``service.lighting``). Raises ``UnknownToken`` at ``tokens.<i>``.
+    ids, ``ruleset`` whose rule ids ``rules`` cites: ``service.citations``). Returns
+    ``{"results": [{"point", "token", "level", "magical_darkness", "lights", "rules"}]}``, points
+    first, with ``notes`` when lights within reach do not shine there (switched off, private:
+    ``service.lighting``). Raises ``UnknownToken`` at ``tokens.<i>``.
     """
     tokens = [find_token(geo.scene, t, ("tokens", i)) for i, t in enumerate(args["tokens"])]
     out: list[dict[str, Any]] = []
@@ -211,6 +213,8 @@ def lighting(
         light = light_over_token(geo, tok, budget, sources=sources)
         notes = silent_light_notes(geo, token_sample_points(geo, tok, sources))
         out.append({"point": None, "token": tok.id, **light.__dict__, **_notes(notes)})
+    for row in out:
+        row["rules"] = light_rules(row["rules"], args.get("ruleset"))
     return {"results": out}
 
 
@@ -241,7 +245,14 @@ def _line(
     check_corner_inset(geo.scene, inset)
     kw: dict[str, Any] = {} if inset is None else {"corner_inset": inset}
     return line_between(
-        geo, source, target, sense, damage=effect.get("damage"), budget=budget, **kw
+        geo,
+        source,
+        target,
+        sense,
+        damage=effect.get("damage"),
+        budget=budget,
+        ruleset=args.get("ruleset"),
+        **kw,
     )
 
 
