@@ -53,6 +53,7 @@ from service.rules.dnd5e import gravity as dnd5e_gravity
 from service.rules.dnd5e import underwater as dnd5e_underwater
 from service.rules.options import unknown_conditions
 from service.rules.pf2e_variant import range_increments as pf2e_range
+from service.rules.starfinder import gravity as sf_gravity
 
 __all__ = [
     "cover",
@@ -353,13 +354,19 @@ def flanking(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
     return {"flanking": ok, "attack_bonus": 2 if ok else 0, "rules": rule_ids, "reason": reason}
 
 
-def gravity(_geo: None, args: dict[str, Any]) -> dnd5e_gravity.GravityResult:
-    """``POST /v1/modifiers/gravity``: abnormal gravity (5E-GRV-1..6).
+def gravity(
+    _geo: None, args: dict[str, Any]
+) -> dnd5e_gravity.GravityResult | sf_gravity.ZeroGravityResult:
+    """``POST /v1/modifiers/gravity``: abnormal gravity (5E-GRV-1..6) or zero-g (SF-PRN-2).
 
-    ``args`` are the keyword arguments of ``rules.dnd5e.gravity.gravity_modifiers``, as
-    ``GravityRequestSchema`` loads them; no scene.
+    ``args`` (``GravityRequestSchema``) are ``ruleset`` and the keyword arguments of
+    ``rules.dnd5e.gravity.gravity_modifiers`` (dnd5e) or of
+    ``rules.starfinder.gravity.zero_gravity`` (starfinder); no scene.
     """
-    return dnd5e_gravity.gravity_modifiers(**args)
+    kwargs = dict(args)
+    if kwargs.pop("ruleset") == "starfinder":
+        return sf_gravity.zero_gravity(**kwargs)
+    return dnd5e_gravity.gravity_modifiers(**kwargs)
 
 
 def underwater(_geo: None, args: dict[str, Any]) -> Any:
