@@ -82,6 +82,23 @@ def _span(geo: BuiltScene, end: Endpoint) -> tuple[float, float]:
     return (end.elevation, end.elevation)
 
 
+def _citations(ruleset: str | None, damage: int | None) -> dict[str, str | None]:
+    """The rule ids ``ruleset`` cites (``LINE_RULES``; ``None``: dnd5e's).
+
+    Raises ``RulesError`` at ``effect.damage`` for a breakthrough (``damage`` given) in a
+    ruleset without that rule (5E-LOE-4/5 are dnd5e's).
+    """
+    cites = LINE_RULES[ruleset or DEFAULT_RULESET]
+    if damage is not None and cites["damage"] is None:
+        having = ", ".join(BREAKTHROUGH_RULESETS)
+        raise RulesError(
+            f"Breakthrough (5E-LOE-4/5) is a rule of {having} only; ruleset {ruleset!r} has "
+            "none. Leave out effect.damage, or send a ruleset that has it.",
+            ("effect", "damage"),
+        )
+    return cites
+
+
 def line_between(
     geo: BuiltScene,
     source: Endpoint,
@@ -108,27 +125,15 @@ def line_between(
     corner_inset : float
         px (GEO-6).
     ruleset : str, optional
-        Whose rule ids ``rules`` cites (``service.citations.LINE_RULES``); default dnd5e's.
+        Whose rule ids ``rules`` cites (``_citations``, which refuses ``damage`` elsewhere).
 
     Returns
     -------
     LineAnswer
         ``clear`` is exact between spaces (5E-LOE-2); ``witness`` a clear segment;
         ``blockers`` the walls on the centre-to-centre line when not clear.
-
-    Raises
-    ------
-    RulesError
-        ``damage`` for a ruleset without breakthrough (at ``effect.damage``).
     """
-    cites = LINE_RULES[ruleset or DEFAULT_RULESET]
-    if damage is not None and sense == "move" and cites["damage"] is None:
-        having = ", ".join(BREAKTHROUGH_RULESETS)
-        raise RulesError(
-            f"Breakthrough (5E-LOE-4/5) is a rule of {having} only; ruleset {ruleset!r} has "
-            "none. Leave out effect.damage, or send a ruleset that has it.",
-            ("effect", "damage"),
-        )
+    cites = _citations(ruleset, damage if sense == "move" else None)
     box_s = _box(geo, source, corner_inset)
     box_t = _box(geo, target, corner_inset)
     # GEO-5a: the band from the source's extent to the target's; walls covering only part
@@ -172,7 +177,7 @@ def line_between(
     if damage is not None and sense == "move":
         breakthrough = _breakthrough(geo, [w for w, _ in ordered], damage, result.clear)
         rules.append(cites["damage" if damage > 0 else "no_damage"])
-    cited = tuple(dict.fromkeys(r for r in rules if r is not None))
+    cited = tuple(r for r in rules if r is not None)
     return LineAnswer(result.clear, witness, blockers, cited, breakthrough)
 
 
