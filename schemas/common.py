@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from marshmallow import fields
+from marshmallow import ValidationError, fields
 
 from schemas.bounds import item_range, length
 from schemas.scene import Number, StrictSchema
@@ -24,6 +24,22 @@ def point_field(**kw: object) -> fields.List:
         validate=length(model.Point),
         **kw,  # type: ignore[arg-type]
     )
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """``repr`` of a client's value cut to ``limit`` characters.
+
+    ``service.errors.shown``'s rule; schemas import nothing of the service but the model.
+    """
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def known_ruleset(value: str) -> None:
+    """Validate a ruleset id (``service.model.RULESET_IDS``), in the words of ``rules.get``."""
+    if value not in model.RULESET_IDS:
+        known = ", ".join(sorted(model.RULESET_IDS))
+        raise ValidationError(f"Unknown ruleset {shown(value)}; known: {known}.")
 
 
 _POINTS = list[model.Point]
@@ -50,4 +66,13 @@ class PointList(fields.List):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
-__all__ = ["MAX_CORNER_INSET", "MAX_DAMAGE", "Number", "PointList", "StrictSchema", "point_field"]
+__all__ = [
+    "MAX_CORNER_INSET",
+    "MAX_DAMAGE",
+    "Number",
+    "PointList",
+    "StrictSchema",
+    "known_ruleset",
+    "point_field",
+    "shown",
+]

@@ -6,9 +6,11 @@ Each request's ``post_load`` returns the keyword arguments of the rule function 
 ``service.rules.dnd5e`` or ``service.rules.pf2e_variant``) its view calls, so the views stay
 one line.
 
-- ``gravity`` and ``underwater`` answer for ruleset ``dnd5e`` (5E-GRV-1..6, 5E-UW-1..9),
-  ``range`` for ``pf2e-variant`` (PV-RNG-1..2); another known ruleset answers 422 at
-  ``ruleset`` saying which seed the rules come from.
+- ``gravity`` answers for ruleset ``dnd5e`` (5E-GRV-1..6) and ``starfinder`` (its one
+  gravity rule, SF-PRN-2: prone in zero gravity); ``underwater`` for ``dnd5e`` (5E-UW-1..9),
+  ``range`` for ``pf2e-variant`` (PV-RNG-1..2). No other seed or SRD the service follows
+  defines them (docs/rules.md): another known ruleset answers 422 at ``ruleset`` naming the
+  rulesets that do.
 - ``underwater`` takes either ``attack`` (with an optional ``attacker``) or ``effect``; the
   ``effect`` fields depend on its ``kind`` (see ``EFFECT_FIELDS``), and a field of another
   kind is rejected at its path.
@@ -30,7 +32,8 @@ from marshmallow import (
 )
 
 from schemas.bounds import number_range
-from schemas.common import MAX_DAMAGE
+from schemas.common import MAX_DAMAGE, known_ruleset, shown
+from schemas.responses import ModifierSchema
 from schemas.scene import Flag, Number, StrictSchema
 from service import model
 
@@ -80,25 +83,14 @@ def _damage(description: str, **kw: Any) -> fields.Integer:
     )
 
 
-def _shown(value: object, limit: int = 60) -> str:
-    """``repr`` of a client's value cut to ``limit`` characters.
-
-    ``service.errors.shown``'s rule; schemas import nothing of the service but the model.
-    """
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def ruleset_for(answering: str, what: str, rule_ids: str) -> Callable[[str], None]:
     """A validator of ``ruleset``: a known id, and the one whose seed defines ``what``."""
 
     def check(value: str) -> None:
-        if value not in model.RULESET_IDS:
-            known = ", ".join(sorted(model.RULESET_IDS))
-            raise ValidationError(f"Unknown ruleset {_shown(value)}; known: {known}.")
+        known_ruleset(value)
         if value != answering:
             raise ValidationError(
-                f"{what} ({rule_ids}) come from the {answering} seed; ruleset {_shown(value)} does "
+                f"{what} ({rule_ids}) come from the {answering} seed; ruleset {shown(value)} does "
                 f"not define them. Send ruleset {answering!r}."
             )
 
@@ -139,6 +131,8 @@ class GravityWeaponSchema(StrictSchema):
 
 
 class GravityOptionsSchema(StrictSchema):
+    """Options of ruleset dnd5e's answer (5E-GRV-3/4); starfinder takes none."""
+
     levels_rounding = fields.String(
         load_default="down",
         validate=validate.OneOf(["down", "up"]),
@@ -149,30 +143,88 @@ class GravityOptionsSchema(StrictSchema):
     )
 
 
-class GravityRequestSchema(StrictSchema):
-    """``POST /v1/modifiers/gravity`` (5E-GRV-1..6)."""
+#: Rulesets with gravity rules, and which: the dnd5e seed's abnormal gravity, the starfinder
+#: seed's prone in zero gravity. The other rulesets (their seeds or SRDs, docs/rules.md) have
+#: none, and ``ruleset`` names these.
+GRAVITY_RULES = {"dnd5e": "5E-GRV-1..6", "starfinder": "SF-PRN-2"}
+#: What only ruleset dnd5e reads (5E-GRV-1..6): the creature's abilities, a weapon, options.
+DND5E_ONLY = ("creature", "weapon", "options")
 
-    ruleset = _ruleset("dnd5e", "Gravity modifiers", "5E-GRV-1..6")
+
+def _gravity_ruleset(value: str) -> None:
+    """A known ruleset with gravity rules (``GRAVITY_RULES``), else a message naming them."""
+    known_ruleset(value)
+    if value not in GRAVITY_RULES:
+        having = ", ".join(f"{r} ({ids})" for r, ids in GRAVITY_RULES.items())
+        raise ValidationError(
+            f"Ruleset {shown(value)} has no gravity rules; these rulesets do: {having}."
+        )
+
+
+class GravityRequestSchema(StrictSchema):
+    """``POST /v1/modifiers/gravity``: dnd5e (5E-GRV-1..6) or starfinder (SF-PRN-2)."""
+
+    ruleset = fields.String(
+        required=True,
+        validate=_gravity_ruleset,
+        metadata={
+            "description": "`dnd5e` (abnormal gravity, 5E-GRV-1..6) or `starfinder` (prone in "
+            "zero gravity, SF-PRN-2: the answer's `weightless` and `prone`); the other rulesets "
+            "have no gravity rules (422).",
+            "example": "dnd5e",
+            "enum": list(GRAVITY_RULES),
+        },
+    )
     gravity = Number(
         required=True,
         allow_nan=False,
         validate=number_range(model.Gravity),
         metadata={"description": "X = local gravity / 10 m/s^2 (1 = standard, 0 = weightless)."},
     )
-    creature = fields.Nested(GravityCreatureSchema, required=True)
+    creature = fields.Nested(
+        GravityCreatureSchema,
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "Required with ruleset dnd5e; not with starfinder."},
+    )
     weapon = fields.Nested(
         GravityWeaponSchema,
         load_default=None,
         allow_none=True,
-        metadata={"description": "A ranged weapon whose ranges to scale (5E-GRV-1)."},
+        metadata={"description": "A ranged weapon whose ranges to scale (5E-GRV-1; dnd5e)."},
     )
     options = fields.Nested(GravityOptionsSchema, load_default=lambda: {"levels_rounding": "down"})
 
+    @validates_schema(pass_original=True)
+    def fields_of_ruleset(self, data: dict, original: Any, **_: Any) -> None:
+        """dnd5e needs ``creature``; starfinder takes none of ``DND5E_ONLY``."""
+        given = set(original) if isinstance(original, dict) else set()
+        if data.get("ruleset") == "dnd5e" and data.get("creature") is None:
+            raise ValidationError("Missing data for required field (ruleset dnd5e).", "creature")
+        if data.get("ruleset") == "starfinder":
+            errors = {
+                name: [
+                    "Only with ruleset dnd5e (5E-GRV-1..6): the starfinder seed's one gravity "
+                    "rule is SF-PRN-2."
+                ]
+                for name in DND5E_ONLY
+                if name in given
+            }
+            if errors:
+                raise ValidationError(errors)
+
     @post_load
     def kwargs(self, data: dict, **_: Any) -> dict[str, Any]:
-        """Keyword arguments of ``service.rules.dnd5e.gravity.gravity_modifiers``."""
+        """``{"ruleset", "x"}`` for starfinder, else ``{"ruleset", **kwargs}`` of dnd5e.
+
+        The dnd5e keywords are those of ``service.rules.dnd5e.gravity.gravity_modifiers``;
+        starfinder's ``x`` that of ``service.rules.starfinder.gravity.zero_gravity``.
+        """
+        if data["ruleset"] == "starfinder":
+            return {"ruleset": "starfinder", "x": data["gravity"]}
         creature, weapon = data["creature"], data.get("weapon") or {}
         return {
+            "ruleset": "dnd5e",
             "x": data["gravity"],
             "str_mod": creature["str"],
             "dex_mod": creature["dex"],
@@ -204,6 +256,16 @@ class EntrySaveSchema(Schema):
 
 
 class GravityResponseSchema(Schema):
+    """dnd5e's fields (5E-GRV-1..6), or starfinder's (``weightless``, ``prone``, SF-PRN-1/2)."""
+
+    weightless = fields.Boolean(metadata={"description": "starfinder: gravity 0 (SF-PRN-2)."})
+    prone = fields.List(
+        fields.Nested(ModifierSchema),
+        metadata={
+            "description": "starfinder: what being knocked prone does here: weightless instead "
+            "(SF-PRN-2) at gravity 0, else SF-PRN-1's modifiers."
+        },
+    )
     weight_multiplier = TidyNumber()
     fall_distance_multiplier = TidyNumber()
     fall_damage_cap = fields.String(

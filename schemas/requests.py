@@ -7,7 +7,14 @@ from typing import Any
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from schemas.bounds import number_range
-from schemas.common import MAX_CORNER_INSET, MAX_DAMAGE, Number, PointList, point_field
+from schemas.common import (
+    MAX_CORNER_INSET,
+    MAX_DAMAGE,
+    Number,
+    PointList,
+    known_ruleset,
+    point_field,
+)
 from schemas.scene import Flag, SceneSchema, StrictSchema
 from service import model
 
@@ -202,6 +209,25 @@ class ImportQuerySchema(StrictSchema):
     )
 
 
+def citing_ruleset(what: str) -> fields.String:
+    """The optional ``ruleset`` of an answer whose geometry is every ruleset's (GEO-1..9).
+
+    It changes only the rule ids the answer cites (``service.citations``); omitted, the
+    answer cites dnd5e's ids, as before the field existed.
+    """
+    return fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=known_ruleset,
+        metadata={
+            "description": f"Whose rule ids `rules` cites ({what} is the same in every ruleset): "
+            + ", ".join(f"`{r}`" for r in model.RULESET_IDS)
+            + "; omitted or null, dnd5e's.",
+            "example": "starfinder",
+        },
+    )
+
+
 class EndpointField(fields.Field):
     """A token id (string) or ``{"point": [x, y], "elevation": z}`` (px, grid units)."""
 
@@ -224,7 +250,10 @@ class EffectSchema(StrictSchema):
         load_default=None,
         allow_none=True,
         validate=validate.Range(min=0, max=MAX_DAMAGE),
-        metadata={"description": "Damage for breakthrough (5E-LOE-4); 0 = non-damaging."},
+        metadata={
+            "description": "Damage for breakthrough (5E-LOE-4: ruleset dnd5e, or none "
+            "given); 0 = non-damaging."
+        },
     )
 
 
@@ -257,6 +286,7 @@ ENDPOINT_DOC = {
 
 
 class LineRequestSchema(SceneRefSchema):
+    ruleset = citing_ruleset("whether the line is clear")
     source = EndpointField(required=True, data_key="from", metadata=ENDPOINT_DOC)
     target = EndpointField(required=True, data_key="to", metadata=ENDPOINT_DOC)
     effect = fields.Nested(EffectSchema, load_default=None, allow_none=True)
@@ -310,6 +340,7 @@ MAX_POINTS = 10000
 
 
 class LightingRequestSchema(SceneRefSchema):
+    ruleset = citing_ruleset("the light")
     points = PointList(load_default=list, validate=validate.Length(max=MAX_POINTS))
     tokens = fields.List(fields.String(), load_default=list)
 

@@ -295,7 +295,9 @@ class RuleSchema(Schema):
     )
     title = fields.String(metadata={"example": "Paired corners"})
     text = fields.String(
-        metadata={"description": "The whole entry in Markdown: `summary`, then `decisions`."}
+        metadata={
+            "description": "The whole entry in Markdown: what the rule says, then `decisions`."
+        }
     )
     section = fields.String(
         metadata={"description": "The part of docs/rules.md holding the rule.", "example": "dnd5e"}
@@ -308,8 +310,10 @@ class RuleSchema(Schema):
     )
     summary = fields.String(
         metadata={
-            "description": "What the rule says, in Markdown (the source text summarised; may be "
-            "empty when the whole entry is a Decision)."
+            "description": "One line (at most 120 characters) saying what the rule does, for a "
+            "tooltip or a list; `text` holds the whole entry.",
+            "example": "Paired corners: of the four corner-to-corner lines, 2 blocked give half, "
+            "3 three-quarters, 4 total.",
         }
     )
     decisions = fields.List(

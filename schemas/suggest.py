@@ -1,11 +1,13 @@
-"""Did-you-mean for unknown fields: marshmallow's "Unknown field." with the nearest known name.
+"""Did-you-mean for unknown fields and token ids: the nearest known name, in the message.
 
 A request with ``attaker`` for ``attacker`` (or ``cover_metod`` in ``options``, or ``sise``
 in a scene's token) fails its schema with ``{"attaker": ["Unknown field."]}``.
 :func:`suggest_fields` walks those messages beside the schema that produced them (nested
 schemas, lists of them, dicts of them) and adds to each such message the closest field name
 of that level (difflib), so both the HTTP answer and the command line can say it. Cost:
-O(messages × fields of their level).
+O(messages × fields of their level). :func:`token_hint` does the same for a token id the
+scene does not hold (``service.engine.scene.find_token``, the 404 at ``attacker``,
+``targets.<i>`` ...). Standard library and marshmallow only.
 """
 
 from __future__ import annotations
@@ -38,6 +40,35 @@ def _schema_of(field: fields.Field | None) -> Schema | None:
 NEAR = 0.75
 
 
+def nearest(word: str, known: list[str], cutoff: float = NEAR) -> str | None:
+    """The name of ``known`` closest to ``word`` (difflib ratio at least ``cutoff``), or None."""
+    near = difflib.get_close_matches(word, known, n=1, cutoff=cutoff)
+    return near[0] if near else None
+
+
+def token_hint(word: str, tokens: list[tuple[str, str]]) -> str:
+    """``" Did you mean 'goblin'?"`` for an unknown token id ``word``, or ``""``.
+
+    ``tokens`` are the scene's ``(id, name)`` pairs. A token whose name is ``word`` (any
+    letter case: a client sent the name for the id) is named first, then the nearest id,
+    then the nearest name (``nearest``; ids and names in any case). Cost: O(tokens).
+    """
+    folded = word.casefold()
+    for tid, name in tokens:
+        if name.casefold() == folded and tid != word:
+            return f" Did you mean {tid!r} (the token named {name!r})?"
+    by_id = {tid.casefold(): tid for tid, _ in tokens}
+    near = nearest(folded, list(by_id))
+    if near is not None:
+        return f" Did you mean {by_id[near]!r}?"
+    by_name = {name.casefold(): (tid, name) for tid, name in tokens}
+    near = nearest(folded, list(by_name))
+    if near is not None:
+        tid, name = by_name[near]
+        return f" Did you mean {tid!r} (the token named {name!r})?"
+    return ""
+
+
 def _walk(node: Any, schema: Schema | None, path: tuple[str, ...], out: list[tuple]) -> Any:
     if not isinstance(node, dict) or schema is None:
         return node
@@ -45,12 +76,10 @@ def _walk(node: Any, schema: Schema | None, path: tuple[str, ...], out: list[tup
     result: dict[str, Any] = {}
     for key, value in node.items():
         if isinstance(value, list) and UNKNOWN in value:
-            near = difflib.get_close_matches(str(key), list(known), n=1, cutoff=NEAR)
-            if near:
-                out.append(((*path, str(key)), near[0]))
-                value = [
-                    f"{UNKNOWN} Did you mean {near[0]!r}?" if m == UNKNOWN else m for m in value
-                ]
+            near = nearest(str(key), list(known))
+            if near is not None:
+                out.append(((*path, str(key)), near))
+                value = [f"{UNKNOWN} Did you mean {near!r}?" if m == UNKNOWN else m for m in value]
             result[key] = value
             continue
         field = known.get(str(key))

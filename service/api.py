@@ -596,7 +596,8 @@ def cover(args: dict[str, Any]) -> Any:
 def line_of_effect(args: dict[str, Any]) -> Any:
     """Line of effect between tokens or points (exact between spaces, 5E-LOE-2).
 
-    With ``effect.damage``, breakthrough: walls with hp absorb damage in order (5E-LOE-4/5).
+    With ``effect.damage``, breakthrough: walls with hp absorb damage in order (5E-LOE-4/5,
+    dnd5e only). ``ruleset`` (optional, default dnd5e) picks the rule ids ``rules`` cites.
     """
     return LINE.answer(resolve_scene(args), args, budget=request_budget())
 
@@ -607,7 +608,10 @@ def line_of_effect(args: dict[str, Any]) -> Any:
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
 def line_of_sight(args: dict[str, Any]) -> Any:
-    """Line of sight between tokens or points: walls that restrict sight (GEO-1)."""
+    """Line of sight between tokens or points: walls that restrict sight (GEO-1).
+
+    ``ruleset`` (optional, default dnd5e) picks the rule ids ``rules`` cites.
+    """
     return SIGHT.answer(resolve_scene(args), args, budget=request_budget())
 
 
@@ -640,7 +644,10 @@ def vision(args: dict[str, Any]) -> dict[str, Any]:
 @blp.alt_response(404, description=ERRORS["404"])
 @blp.alt_response(422, description=ERRORS["422"])
 def lighting(args: dict[str, Any]) -> dict[str, Any]:
-    """Light level at points and over token spaces (bright/dim/dark, magical darkness)."""
+    """Light level at points and over token spaces (bright/dim/dark, magical darkness).
+
+    ``ruleset`` (optional, default dnd5e) picks the rule ids ``rules`` cites.
+    """
     check_targets(args["tokens"], "tokens")
     return LIGHTING.answer(resolve_scene(args), args, budget=request_budget())  # type: ignore[no-any-return]
 

@@ -3,8 +3,8 @@
 Thin views: flask-smorest loads the request schema of the operation
 (``service.operations.OPERATIONS``, ``schemas.modifiers``), which returns the keyword
 arguments of one rule function of the ruleset owning the rules (``rules.dnd5e.gravity``,
-``rules.dnd5e.underwater``, ``rules.pf2e_variant.range_increments``); the view calls the
-operation and its
+``rules.starfinder.gravity``, ``rules.dnd5e.underwater``,
+``rules.pf2e_variant.range_increments``); the view calls the operation and its
 response schema dumps the frozen result. Contract: ``docs/api.md`` (Modifiers).
 Registered by the app factory with ``api.register_blueprint(api_modifiers.blp)``.
 """
@@ -24,8 +24,10 @@ blp = Blueprint(
     "modifiers",
     __name__,
     url_prefix="/v1/modifiers",
-    description="Environment modifiers: abnormal gravity and underwater combat (dnd5e), "
-    "range bands and increments (pf2e-variant). Contract: docs/api.md, Modifiers.",
+    description="Environment modifiers: abnormal gravity (dnd5e) and prone in zero gravity "
+    "(starfinder), underwater combat (dnd5e), range bands and increments (pf2e-variant); "
+    "another ruleset is a 422 naming those that have the rules. Contract: docs/api.md, "
+    "Modifiers.",
 )
 
 ERROR_422 = "Invalid request (field path in errors.json), or a ruleset without these rules"
@@ -44,7 +46,11 @@ ERROR_422 = "Invalid request (field path in errors.json), or a ruleset without t
 @blp.response(200, GRAVITY.response)
 @blp.alt_response(422, description=ERROR_422)
 def gravity(args: dict[str, Any]) -> Any:
-    """Abnormal gravity X for one creature and optionally one ranged weapon (5E-GRV-1..6)."""
+    """Abnormal gravity X for one creature and optionally one ranged weapon (5E-GRV-1..6).
+
+    With ruleset ``starfinder``, its one gravity rule: a creature knocked prone in zero
+    gravity is weightless instead (SF-PRN-2; ``weightless``, ``prone``), no creature needed.
+    """
     return GRAVITY.answer(None, args)
 
 
@@ -66,7 +72,10 @@ def gravity(args: dict[str, Any]) -> Any:
 @blp.response(200, UNDERWATER.response)
 @blp.alt_response(422, description=ERROR_422)
 def underwater(args: dict[str, Any]) -> Any:
-    """A weapon attack underwater (5E-UW-1/2/9) or an underwater effect (5E-UW-3..8)."""
+    """A weapon attack underwater (5E-UW-1/2/9) or an underwater effect (5E-UW-3..8).
+
+    Ruleset ``dnd5e`` only: no other ruleset's rules define underwater combat (422).
+    """
     return UNDERWATER.answer(None, args)
 
 

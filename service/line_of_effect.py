@@ -3,7 +3,9 @@
 Pure (no Flask). Between two spaces the answer is exact (5E-LOE-2, ``geometry.
 line_of_effect_between``); between points it is the one segment. Line of effect uses the
 walls' movement/effect restriction, line of sight their sight restriction (GEO-1).
-Breakthrough (5E-LOE-4/5): walls with ``hp`` along the line absorb damage in order.
+Breakthrough (5E-LOE-4/5): walls with ``hp`` along the line absorb damage in order. The rule
+ids an answer cites are its ruleset's (``service.citations.LINE_RULES``); breakthrough is
+dnd5e's alone.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from service.citations import BREAKTHROUGH_RULESETS, DEFAULT_RULESET, LINE_RULES
 from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.errors import RulesError
 from service.geometry.exact import line_of_effect_between
 from service.geometry.measure import Blocker, wall_blocker
 from service.geometry.trace import TraceSpec, crossing_order, trace
@@ -78,6 +82,23 @@ def _span(geo: BuiltScene, end: Endpoint) -> tuple[float, float]:
     return (end.elevation, end.elevation)
 
 
+def _citations(ruleset: str | None, damage: int | None) -> dict[str, str | None]:
+    """The rule ids ``ruleset`` cites (``LINE_RULES``; ``None``: dnd5e's).
+
+    Raises ``RulesError`` at ``effect.damage`` for a breakthrough (``damage`` given) in a
+    ruleset without that rule (5E-LOE-4/5 are dnd5e's).
+    """
+    cites = LINE_RULES[ruleset or DEFAULT_RULESET]
+    if damage is not None and cites["damage"] is None:
+        having = ", ".join(BREAKTHROUGH_RULESETS)
+        raise RulesError(
+            f"Breakthrough (5E-LOE-4/5) is a rule of {having} only; ruleset {ruleset!r} has "
+            "none. Leave out effect.damage, or send a ruleset that has it.",
+            ("effect", "damage"),
+        )
+    return cites
+
+
 def line_between(
     geo: BuiltScene,
     source: Endpoint,
@@ -87,6 +108,7 @@ def line_between(
     damage: int | None = None,
     corner_inset: float = DEFAULT_CORNER_INSET_PX,
     budget: WorkBudget | None = None,
+    ruleset: str | None = None,
 ) -> LineAnswer:
     """Whether an effect (``sense="move"``) or sight (``"sight"``) gets from source to target.
 
@@ -102,6 +124,8 @@ def line_between(
         non-damaging effect, which stops at the first blocking object (5E-LOE-5).
     corner_inset : float
         px (GEO-6).
+    ruleset : str, optional
+        Whose rule ids ``rules`` cites (``_citations``, which refuses ``damage`` elsewhere).
 
     Returns
     -------
@@ -109,16 +133,17 @@ def line_between(
         ``clear`` is exact between spaces (5E-LOE-2); ``witness`` a clear segment;
         ``blockers`` the walls on the centre-to-centre line when not clear.
     """
+    cites = _citations(ruleset, damage if sense == "move" else None)
     box_s = _box(geo, source, corner_inset)
     box_t = _box(geo, target, corner_inset)
     # GEO-5a: the band from the source's extent to the target's; walls covering only part
     # of it are low obstacles, which never block line of effect or sight.
     (s_bottom, s_top), (t_bottom, t_top) = _span(geo, source), _span(geo, target)
     elevations = (s_bottom, t_bottom, s_top, t_top)
-    rules = ["GEO-1", "GEO-6"]
-    rules.append("5E-LOE-1" if sense == "move" else "5E-VIS-2")
+    rules: list[str | None] = ["GEO-1", "GEO-6"]
+    rules.append(cites["effect" if sense == "move" else "sight"])
     if source.token is not None or target.token is not None:
-        rules.append("5E-LOE-2")
+        rules.append(cites["spaces"])
     # Line of sight also stops at the outline of heavy obscurement (5E-VIS-2).
     index = geo.sight if sense == "sight" else geo.walls
     result = line_of_effect_between(
@@ -151,8 +176,9 @@ def line_between(
     breakthrough = None
     if damage is not None and sense == "move":
         breakthrough = _breakthrough(geo, [w for w, _ in ordered], damage, result.clear)
-        rules.append("5E-LOE-4" if damage > 0 else "5E-LOE-5")
-    return LineAnswer(result.clear, witness, blockers, tuple(rules), breakthrough)
+        rules.append(cites["damage" if damage > 0 else "no_damage"])
+    cited = tuple(r for r in rules if r is not None)
+    return LineAnswer(result.clear, witness, blockers, cited, breakthrough)
 
 
 def _breakthrough(geo: BuiltScene, walls: list[int], damage: int, clear: bool) -> Breakthrough:

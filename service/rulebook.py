@@ -9,11 +9,13 @@ equal). Standard library only: the CLI and the web layer both import it.
 
 An entry is a dict::
 
-    {"id": "5E-COV-5", "ruleset": "dnd5e", "title": "Paired corners", "text": "...",
-     "section": "dnd5e", "rulesets": ["dnd5e"], "summary": "...", "decisions": [...]}
+    {"id": "5E-COV-5", "ruleset": "dnd5e", "title": "Paired corners", "summary": "...",
+     "text": "...", "section": "dnd5e", "rulesets": ["dnd5e"], "decisions": [...]}
 
-``text`` is the whole entry: its ``summary`` (what the rule says) then its ``decisions`` (the
-readings this project takes where its source text is silent or ambiguous, each starting with
+``summary`` is one line (at most ``SUMMARY_CHARS`` characters) saying what the rule does, for
+a tooltip, a rule chip or a list: the page's ``> ...`` line under the entry's heading.
+``text`` is the whole entry: what the rule says, then its ``decisions`` (the readings this
+project takes where its source text is silent or ambiguous, each starting with
 ``**Decision``), Markdown, paragraphs separated by a blank line. ``ruleset`` is null for the
 shared geometry (``GEO-n``), which ``rulesets`` lists as every ruleset.
 """
@@ -43,6 +45,10 @@ RULE_ID = re.compile(r"\b(?:GEO-\d+[a-z]?|(?:SF|5E|PV|24|PF2)-[A-Z]{2,3}-\d+[a-z
 #: An entry's heading in docs/rules.md: ``### ID — title``.
 _HEADING = re.compile(r"^### (\S+) — (.+)$")
 _DECISION = "**Decision"
+#: An entry's one-line summary in docs/rules.md: the ``> ...`` line under its heading.
+_SUMMARY = "> "
+#: Longest summary: one line of a tooltip or a terminal table.
+SUMMARY_CHARS = 120
 #: Where the packaged copy lives, inside the ``service`` package.
 DATA_PATH = "data/rules.json"
 
@@ -68,9 +74,23 @@ def _split_decisions(paragraph: str) -> list[str]:
 
 
 def _entry(rule_id: str, title: str, section: str, lines: list[str]) -> dict[str, Any]:
-    """One entry from its heading and body lines (paragraphs joined into one line each)."""
-    paragraphs = [" ".join(p.split()) for p in "\n".join(lines).split("\n\n") if p.strip()]
-    summary: list[str] = []
+    """One entry from its heading and body lines (paragraphs joined into one line each).
+
+    The first body line is the summary (``> ...``); the paragraphs after it are the text.
+    """
+    prefix = rule_id.split("-", 1)[0]
+    if prefix not in PREFIX_RULESETS or not RULE_ID.fullmatch(rule_id):
+        raise ValueError(
+            f"docs/rules.md: {rule_id!r} is not a rule id (GEO-n, SF-/5E-/PV-/24-/PF2-XXX-n)"
+        )
+    body = "\n".join(lines).strip()
+    first, _, body = body.partition("\n")
+    if not first.startswith(_SUMMARY) or body[:1] not in ("", "\n"):
+        raise ValueError(
+            f"docs/rules.md: {rule_id} needs its one-line summary, `> ...`, under its heading"
+        )
+    paragraphs = [" ".join(p.split()) for p in body.split("\n\n") if p.strip()]
+    statement: list[str] = []
     decisions: list[str] = []
     for paragraph in paragraphs:
         head, *rest = _split_decisions(paragraph)
@@ -78,22 +98,17 @@ def _entry(rule_id: str, title: str, section: str, lines: list[str]) -> dict[str
             if decisions:  # a paragraph after a decision continues it
                 decisions[-1] += "\n\n" + head
             else:
-                summary.append(head)
+                statement.append(head)
         decisions.extend(rest)
-    prefix = rule_id.split("-", 1)[0]
-    if prefix not in PREFIX_RULESETS or not RULE_ID.fullmatch(rule_id):
-        raise ValueError(
-            f"docs/rules.md: {rule_id!r} is not a rule id (GEO-n, SF-/5E-/PV-/24-/PF2-XXX-n)"
-        )
     rulesets = list(PREFIX_RULESETS[prefix])
     return {
         "id": rule_id,
         "ruleset": rulesets[0] if len(rulesets) == 1 else None,
         "title": title.strip(),
-        "text": "\n\n".join([*summary, *decisions]),
+        "summary": first[len(_SUMMARY) :].strip(),
+        "text": "\n\n".join([*statement, *decisions]),
         "section": section,
         "rulesets": rulesets,
-        "summary": "\n\n".join(summary),
         "decisions": decisions,
     }
 
@@ -165,9 +180,8 @@ def select(ruleset: str | None = None) -> list[dict[str, Any]]:
 
 
 def as_text(entry: dict[str, Any]) -> str:
-    """An entry as plain text for a terminal: ``ID — title``, the summary, each decision."""
-    plain = [_plain(entry["summary"])] if entry["summary"] else []
-    plain += [_plain(d) for d in entry["decisions"]]
+    """An entry as plain text for a terminal: ``ID — title``, the summary, the text's paragraphs."""
+    plain = [_plain(entry["summary"])] + [_plain(p) for p in entry["text"].split("\n\n")]
     where = ", ".join(entry["rulesets"])
     return f"{entry['id']} — {entry['title']} ({where})\n\n" + "\n\n".join(plain)
 

@@ -43,6 +43,8 @@ from service.cli.text import (
 )
 
 ATTACK_KINDS = ("ranged", "melee", "area", "spell")
+#: ``--ruleset``'s help: every ruleset (the rule book's list: no heavy import for --help).
+RULESET_HELP = ", ".join(rulebook.PREFIX_RULESETS["GEO"]) + "."
 
 
 @click.group(cls=SightlineGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -50,9 +52,20 @@ ATTACK_KINDS = ("ranged", "melee", "area", "spell")
 def main() -> None:
     """Sightline: cover, line of effect, lighting and vision for VTT scenes.
 
-    SCENE is a canonical scene JSON or a Foundry VTT, Roll20 or Universal VTT export.
-    Commands answer locally, or through a server with --url.
-    """
+    SCENE is a canonical scene JSON or a Foundry VTT, Roll20 or Universal VTT export, or
+    `sample`: the bundled sample scene (a room with a pillar, a door, a window and six
+    creatures). Commands answer locally, or through a server with --url.
+
+    \b
+    Examples (the sample scene; a scene file or an EXPORT works the same):
+      sightline cover sample -r dnd5e --attacker archer --target goblin --target kobold
+      sightline vision sample -r pf2e-variant --observer goblin --target archer
+      sightline lighting sample -r starfinder --token goblin --point 150,150
+      sightline matrix sample -r starfinder
+      sightline render sample -r dnd5e --cover archer:goblin -o cover.svg
+      sightline import EXPORT -o scene.json
+      sightline rules 5E-COV-5
+    """  # noqa: D301 (click's \b keeps the examples' lines as written)
 
 
 def _gunicorn_config() -> Path | None:
@@ -190,7 +203,7 @@ def import_cmd(
 
 @main.command()
 @scene_command
-@click.option("--ruleset", "-r", required=True, help="dnd5e, starfinder or pf2e-variant.")
+@click.option("--ruleset", "-r", required=True, help=RULESET_HELP)
 @click.option("--attacker", "-a", help="Attacker token id or name (not needed for --kind area).")
 @click.option("--target", "-t", "targets", multiple=True, required=True, help="Target (repeat).")
 @click.option("--kind", type=click.Choice(ATTACK_KINDS), default="ranged", show_default=True)
@@ -218,7 +231,7 @@ def cover(**kw: Any) -> None:
 
 @main.command()
 @scene_command
-@click.option("--ruleset", "-r", required=True, help="dnd5e, starfinder or pf2e-variant.")
+@click.option("--ruleset", "-r", required=True, help=RULESET_HELP)
 @click.option("--observer", required=True, help="Observer token id or name.")
 @click.option("--target", "-t", "targets", multiple=True, required=True, help="Target (repeat).")
 @click.option("--option", "options", multiple=True, help="Ruleset option KEY=VALUE (repeat).")
@@ -241,6 +254,7 @@ def vision(**kw: Any) -> None:
 @scene_command
 @click.option("--token", "-t", "tokens", multiple=True, help="Token id or name (repeat).")
 @click.option("--point", "-p", "points", multiple=True, help="x,y in scene px (repeat).")
+@click.option("--ruleset", "-r", help="Whose rule ids to cite [dnd5e]: " + RULESET_HELP)
 def lighting(**kw: Any) -> None:
     """Light level at points and over token spaces (all tokens when none is given)."""
     as_json = kw.pop("as_json")
@@ -251,14 +265,17 @@ def lighting(**kw: Any) -> None:
         tokens = [str(t["id"]) for t in session.scene.get("tokens") or () if isinstance(t, Mapping)]
         if not tokens:
             raise CliError(f"{session.where}: the scene has no tokens; give --point x,y")
-    answer = session.backend.lighting({"points": points, "tokens": tokens})
+    body: dict[str, Any] = {"points": points, "tokens": tokens}
+    if kw["ruleset"]:
+        body["ruleset"] = kw["ruleset"]
+    answer = session.backend.lighting(body)
     emit(answer, as_json, lambda a: lighting_text(a, session.names()))
     session.done()
 
 
 @main.command()
 @scene_command
-@click.option("--ruleset", "-r", required=True, help="dnd5e, starfinder or pf2e-variant.")
+@click.option("--ruleset", "-r", required=True, help=RULESET_HELP)
 @click.option("--kind", type=click.Choice(["cover", "vision"]), default="cover", show_default=True)
 @click.option("--token", "-t", "tokens", multiple=True, help="Token id or name (repeat) [all].")
 @click.option("--option", "options", multiple=True, help="Ruleset option KEY=VALUE (repeat).")

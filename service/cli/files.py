@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -13,12 +14,19 @@ from service.cli.errors import CliError, adapter_errors, error_text
 
 #: Keys of the answer of ``sightline import`` / ``POST /v1/import``, which wraps a scene.
 WRAPPER_KEYS = frozenset({"scene", "stats", "warnings", "scene_id"})
+#: SCENE that names the bundled sample scene (``service/data/sample-scene.json``; the
+#: server's ``scene_id: "sample"``) when no file of that name is in the working directory.
+SAMPLE = "sample"
+#: Where the sample scene lives, inside the ``service`` package.
+SAMPLE_PATH = "data/sample-scene.json"
 
 
 def read_json(path: str) -> Any:
     """Parsed JSON of the file ``path`` (``-`` is stdin); Foundry NeDB ``.db`` files too.
 
-    A file that is not one JSON document but one JSON document a line is read as NeDB
+    ``sample`` (``SAMPLE``) with no such file is the bundled sample scene, so the examples of
+    ``sightline --help`` work from any directory and an installed copy. A file that is not one
+    JSON document but one JSON document a line is read as NeDB
     (``adapters.detect.parse_text``), whatever its name.
 
     Raises
@@ -30,6 +38,8 @@ def read_json(path: str) -> Any:
     try:
         if path == "-":
             text = sys.stdin.read()
+        elif path == SAMPLE and not Path(path).exists():
+            text = resources.files("service").joinpath(SAMPLE_PATH).read_text("utf-8")
         else:
             text = Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:

@@ -115,7 +115,10 @@ class Remote:
         """``POST /v1/lighting``."""
         with server_errors(self.client):
             return self.client.lighting(
-                self.scene, points=body.get("points", ()), tokens=body.get("tokens", ())
+                self.scene,
+                points=body.get("points", ()),
+                tokens=body.get("tokens", ()),
+                ruleset=body.get("ruleset"),
             )
 
     def matrix(self, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -173,8 +173,13 @@ def resolve_token(scene: Mapping[str, Any], ref: str, option: str) -> str:
         for t in tokens[:12]
     )
     more = f", ... ({len(tokens)} in all)" if len(tokens) > 12 else ""
+    from schemas.suggest import token_hint  # the API's did-you-mean (marshmallow: not at --help)
+
+    pairs = [(str(t.get("id")), str(t.get("name") or t.get("id"))) for t in tokens]
+    hint = token_hint(ref, pairs)
     raise CliError(
         f"{option} {ref!r}: no token with that id or name in the scene"
+        + (f" (d{hint.strip()[1:]})" if hint else "")  # " (did you mean 'goblin'?)"
         + (f"; tokens: {known}{more}" if tokens else "; the scene has no tokens")
     )
 

@@ -397,12 +397,15 @@ class SightlineClient:
         to: EndpointRef,
         effect: Mapping[str, Any] | None,
         options: Mapping[str, Any] | None,
+        ruleset: str | None = None,
     ) -> Json:
         body: Json = {"from": _endpoint(from_), "to": _endpoint(to)}
         if effect is not None:
             body["effect"] = dict(effect)
         if options:
             body["options"] = dict(options)
+        if ruleset is not None:
+            body["ruleset"] = ruleset
         return self._with_scene(path, scene, body)
 
     def line_of_effect(
@@ -412,6 +415,8 @@ class SightlineClient:
         to: EndpointRef,
         effect: Mapping[str, Any] | None = None,
         options: Mapping[str, Any] | None = None,
+        *,
+        ruleset: str | None = None,
     ) -> Json:
         """``POST /v1/line-of-effect`` between tokens or points.
 
@@ -424,13 +429,15 @@ class SightlineClient:
             ``{"damage": n}`` for breakthrough (5E-LOE-4/5).
         options : mapping, optional
             ``{"corner_inset": px}``.
+        ruleset : str, optional
+            Whose rule ids the answer cites (default dnd5e's); breakthrough is dnd5e's.
 
         Returns
         -------
         dict
             ``{"clear", "witness", "blockers", "rules", "breakthrough"}``.
         """
-        return self._line("/v1/line-of-effect", scene, from_, to, effect, options)
+        return self._line("/v1/line-of-effect", scene, from_, to, effect, options, ruleset)
 
     def line_of_sight(
         self,
@@ -438,17 +445,23 @@ class SightlineClient:
         from_: EndpointRef,
         to: EndpointRef,
         options: Mapping[str, Any] | None = None,
+        *,
+        ruleset: str | None = None,
     ) -> Json:
         """``POST /v1/line-of-sight``: as :meth:`line_of_effect`, with sight restrictions."""
-        return self._line("/v1/line-of-sight", scene, from_, to, None, options)
+        return self._line("/v1/line-of-sight", scene, from_, to, None, options, ruleset)
 
     def lighting(
         self,
         scene: Mapping[str, Any] | str,
         points: Iterable[Sequence[float]] = (),
         tokens: str | Iterable[str] = (),
+        *,
+        ruleset: str | None = None,
     ) -> Json:
         """``POST /v1/lighting``: light level at points (scene px) and over token spaces.
+
+        ``ruleset``: whose rule ids ``rules`` cites (default dnd5e's).
 
         Returns
         -------
@@ -457,6 +470,8 @@ class SightlineClient:
             "rules"}]}``, points first, then tokens, in the order given.
         """
         body: Json = {"points": [[x, y] for x, y in points], "tokens": _ids(tokens)}
+        if ruleset is not None:
+            body["ruleset"] = ruleset
         return self._with_scene("/v1/lighting", scene, body)
 
     def vision(

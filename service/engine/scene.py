@@ -16,6 +16,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
+from schemas.suggest import token_hint
 from service.engine.density import WallDensity, wall_density
 from service.engine.grids import feet_to_units, token_space_box
 from service.engine.levels import Surfaces, build_surfaces, resolve_levels
@@ -432,9 +433,11 @@ def find_token(scene: Scene, token_id: str, path: tuple[str | int, ...]) -> Toke
     Raises
     ------
     UnknownToken
-        Naming the request field ``path`` (HTTP 404).
+        Naming the request field ``path`` (HTTP 404), and the nearest token id or name
+        (``schemas.suggest.token_hint``).
     """
     tok = scene.token(token_id)
     if tok is None:
-        raise UnknownToken(f"No token with id {shown(token_id)} in the scene.", path)
+        hint = token_hint(token_id, [(t.id, t.name) for t in scene.tokens])
+        raise UnknownToken(f"No token with id {shown(token_id)} in the scene.{hint}", path)
     return tok

@@ -22,6 +22,7 @@ import numpy as np
 
 from schemas import requests as rq
 from service import rules
+from service.citations import light_rules
 from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene, find_token
 from service.errors import RulesError
@@ -52,6 +53,7 @@ from service.rules.dnd5e import gravity as dnd5e_gravity
 from service.rules.dnd5e import underwater as dnd5e_underwater
 from service.rules.options import unknown_conditions
 from service.rules.pf2e_variant import range_increments as pf2e_range
+from service.rules.starfinder import gravity as sf_gravity
 
 __all__ = [
     "cover",
@@ -191,9 +193,10 @@ def lighting(
     """``POST /v1/lighting``: the light at each point (px), then over each token's space.
 
     ``args`` is loaded by ``LightingRequestSchema`` (``points`` ``[[x, y]]`` px, ``tokens``
-    ids). Returns ``{"results": [{"point", "token", "level", "magical_darkness", "lights",
-    "rules"}]}``, points first, with ``notes`` when lights within reach do not shine there
-    (switched off, private: ``service.lighting``). Raises ``UnknownToken`` at ``tokens.<i>``.
+    ids, ``ruleset`` whose rule ids ``rules`` cites: ``service.citations``). Returns
+    ``{"results": [{"point", "token", "level", "magical_darkness", "lights", "rules"}]}``, points
+    first, with ``notes`` when lights within reach do not shine there (switched off, private:
+    ``service.lighting``). Raises ``UnknownToken`` at ``tokens.<i>``.
     """
     tokens = [find_token(geo.scene, t, ("tokens", i)) for i, t in enumerate(args["tokens"])]
     out: list[dict[str, Any]] = []
@@ -211,6 +214,8 @@ def lighting(
         light = light_over_token(geo, tok, budget, sources=sources)
         notes = silent_light_notes(geo, token_sample_points(geo, tok, sources))
         out.append({"point": None, "token": tok.id, **light.__dict__, **_notes(notes)})
+    for row in out:
+        row["rules"] = light_rules(row["rules"], args.get("ruleset"))
     return {"results": out}
 
 
@@ -241,7 +246,14 @@ def _line(
     check_corner_inset(geo.scene, inset)
     kw: dict[str, Any] = {} if inset is None else {"corner_inset": inset}
     return line_between(
-        geo, source, target, sense, damage=effect.get("damage"), budget=budget, **kw
+        geo,
+        source,
+        target,
+        sense,
+        damage=effect.get("damage"),
+        budget=budget,
+        ruleset=args.get("ruleset"),
+        **kw,
     )
 
 
@@ -342,13 +354,19 @@ def flanking(geo: BuiltScene, args: dict[str, Any]) -> dict[str, Any]:
     return {"flanking": ok, "attack_bonus": 2 if ok else 0, "rules": rule_ids, "reason": reason}
 
 
-def gravity(_geo: None, args: dict[str, Any]) -> dnd5e_gravity.GravityResult:
-    """``POST /v1/modifiers/gravity``: abnormal gravity (5E-GRV-1..6).
+def gravity(
+    _geo: None, args: dict[str, Any]
+) -> dnd5e_gravity.GravityResult | sf_gravity.ZeroGravityResult:
+    """``POST /v1/modifiers/gravity``: abnormal gravity (5E-GRV-1..6) or zero-g (SF-PRN-2).
 
-    ``args`` are the keyword arguments of ``rules.dnd5e.gravity.gravity_modifiers``, as
-    ``GravityRequestSchema`` loads them; no scene.
+    ``args`` (``GravityRequestSchema``) are ``ruleset`` and the keyword arguments of
+    ``rules.dnd5e.gravity.gravity_modifiers`` (dnd5e) or of
+    ``rules.starfinder.gravity.zero_gravity`` (starfinder); no scene.
     """
-    return dnd5e_gravity.gravity_modifiers(**args)
+    kwargs = dict(args)
+    if kwargs.pop("ruleset") == "starfinder":
+        return sf_gravity.zero_gravity(**kwargs)
+    return dnd5e_gravity.gravity_modifiers(**kwargs)
 
 
 def underwater(_geo: None, args: dict[str, Any]) -> Any:

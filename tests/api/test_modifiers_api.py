@@ -385,7 +385,10 @@ BAD = [
         id="normal above long range",
     ),
     pytest.param("gravity", dict(GRAV_3, weapon={}), ("weapon", "long_range"), id="empty weapon"),
-    pytest.param("gravity", dict(GRAV_3, ruleset="starfinder"), ("ruleset",), id="wrong ruleset"),
+    pytest.param("gravity", dict(GRAV_3, ruleset="pf2e"), ("ruleset",), id="wrong ruleset"),
+    pytest.param(
+        "gravity", dict(GRAV_3, ruleset="starfinder"), ("creature",), id="dnd5e field, starfinder"
+    ),
     pytest.param("gravity", dict(GRAV_3, ruleset="gurps"), ("ruleset",), id="unknown ruleset"),
     pytest.param("gravity", dict(GRAV_3, gravty=3), ("gravty",), id="unknown field"),
     pytest.param(
@@ -509,9 +512,10 @@ def test_bad_input_is_422_naming_the_field(client, endpoint, body, path):
 
 
 def test_wrong_ruleset_message_names_the_seed(client):
-    body = post(client, "gravity", dict(GRAV_3, ruleset="starfinder")).get_json()
+    body = post(client, "gravity", dict(GRAV_3, ruleset="pf2e-variant")).get_json()
     (message,) = body["errors"]["json"]["ruleset"]
-    assert "dnd5e seed" in message and "starfinder" in message
+    assert "pf2e-variant" in message and "dnd5e (5E-GRV-1..6)" in message
+    assert "starfinder (SF-PRN-2)" in message
     body = post(client, "range", {"ruleset": "dnd5e", "distance": 10}).get_json()
     (message,) = body["errors"]["json"]["ruleset"]
     assert "pf2e-variant seed" in message

@@ -64,3 +64,12 @@ def test_an_option_typo_names_the_nearest_option(sample):
     )
     assert line.startswith("sightline: error: --option:") and "'cover_method'" in line
     assert str(sample) not in line
+
+
+def test_an_unknown_token_suggests_the_nearest(sample):
+    """The API's did-you-mean (schemas.suggest.token_hint) in the one-line error."""
+    line = one_line_error(run("cover", sample, "-r", "dnd5e", "-a", "archr", "-t", "goblin"))
+    assert "--attacker 'archr': no token with that id or name in the scene" in line
+    assert "(did you mean 'archer'?)" in line
+    line = one_line_error(run("cover", sample, "-r", "dnd5e", "-a", "archer", "-t", "dragon"))
+    assert "did you mean" not in line

@@ -56,15 +56,32 @@ def test_ids_named_in_the_entries_have_entries():
     entries = page_entries()
     known = {e["id"] for e in entries}
     for entry in entries:
-        text = " ".join([entry["summary"], *entry["decisions"]])
+        text = " ".join([entry["summary"], entry["text"]])
         assert set(rulebook.RULE_ID.findall(text)) <= known, entry["id"]
 
 
 def test_every_entry_says_something_and_decisions_are_marked():
     for entry in page_entries():
-        assert entry["title"] and (entry["summary"] or entry["decisions"]), entry["id"]
+        assert entry["title"] and entry["summary"] and entry["text"], entry["id"]
         for decision in entry["decisions"]:
             assert decision.startswith("**Decision"), entry["id"]
+            assert decision in entry["text"], entry["id"]
+
+
+def test_every_summary_is_one_short_line_of_its_own():
+    """A summary is a tooltip's line: one line, short, and not the entry's text or title."""
+    for entry in page_entries():
+        summary = entry["summary"]
+        assert "\n" not in summary and 10 <= len(summary) <= rulebook.SUMMARY_CHARS, entry["id"]
+        assert summary != entry["text"] and summary != entry["title"], entry["id"]
+        assert len(summary) < len(entry["text"]) or entry["decisions"], entry["id"]
+
+
+def test_an_entry_without_its_summary_line_is_refused():
+    with pytest.raises(ValueError, match="one-line summary"):
+        rulebook.parse("## dnd5e\n\n### 5E-COV-4 — Cover does not stack\nThe highest applies.\n")
+    (entry,) = rulebook.parse("## dnd5e\n\n### 5E-COV-4 — Title\n> Short.\n\nLonger text.\n")
+    assert (entry["summary"], entry["text"]) == ("Short.", "Longer text.")
 
 
 def test_the_shared_rules_reference_is_covered():
@@ -89,4 +106,4 @@ def test_a_malformed_heading_is_refused():
     with pytest.raises(ValueError, match="not a rule id"):
         rulebook.parse("## x\n\n### COVER-1 — nope\ntext\n")
     with pytest.raises(ValueError, match="two entries"):
-        rulebook.parse("## x\n\n### GEO-1 — a\nx\n\n### GEO-1 — b\ny\n")
+        rulebook.parse("## x\n\n### GEO-1 — a\n> x\n\n### GEO-1 — b\n> y\n")

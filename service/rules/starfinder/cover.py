@@ -208,7 +208,7 @@ class Starfinder:
     title: str = "Starfinder (French seed): +4 cover, soft/partial/improved, 20/50 % miss chance"
     cover_degrees: tuple[str, ...] = DEGREES
     options: dict[str, OptionSpec] = OPTIONS
-    extra_capabilities: tuple[str, ...] = ("modifiers/flanking",)
+    extra_capabilities: tuple[str, ...] = ("modifiers/flanking", "modifiers/gravity")
     conditions: frozenset[str] = CONDITIONS
     diagonals: str = DIAGONALS
     #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).

@@ -1,0 +1,80 @@
+"""An unknown token id gets the nearest id or name of the scene in its 404 (did you mean).
+
+Every endpoint finds a request's token ids with ``service.engine.scene.find_token``; its 404
+names the field and, when the scene holds a near id (a typo) or a token named as sent (a
+client sent the name for the id), that token's id (``schemas.suggest.token_hint``, the
+cutoff of the unknown-field suggestions). Nothing near: no suggestion, never a wrong one.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from schemas.suggest import token_hint
+from tests.api.test_api import assert_error
+from tests.scenes import scene_dict, tok
+
+SCENE = scene_dict(
+    [],
+    [
+        tok("goblin", 0, 0, name="Goblin"),
+        tok("Xq7Lr2", 400, 0, name="Fighter"),
+        tok("wizard", 800, 0),
+    ],
+)
+
+#: (endpoint, body without the scene, the field path of the unknown id in ``errors.json``).
+REQUESTS = [
+    ("/v1/cover", {"ruleset": "dnd5e", "attacker": "{id}", "targets": ["wizard"]}, ["attacker"]),
+    ("/v1/cover", {"ruleset": "dnd5e", "attacker": "wizard", "targets": ["{id}"]}, ["targets", 0]),
+    ("/v1/vision", {"ruleset": "pf2e", "observer": "{id}", "targets": ["wizard"]}, ["observer"]),
+    ("/v1/lighting", {"tokens": ["{id}"]}, ["tokens", "0"]),
+    ("/v1/line-of-effect", {"from": "{id}", "to": "wizard"}, ["from"]),
+    ("/v1/matrix", {"ruleset": "dnd5e", "tokens": ["wizard", "{id}"]}, ["tokens", "1"]),
+]
+
+
+def ask(client, path, body, token_id):
+    filled = {
+        k: (
+            [token_id if v == "{id}" else v for v in value]
+            if isinstance(value, list)
+            else (token_id if value == "{id}" else value)
+        )
+        for k, value in body.items()
+    }
+    return assert_error(client.post(path, json={"scene": SCENE, **filled}), 404)
+
+
+def at(errors, path):
+    node = errors["json"]
+    for key in path:
+        node = node[key] if key in node else node[str(key)]
+    return node[0]
+
+
+@pytest.mark.parametrize(("path", "body", "where"), REQUESTS)
+@pytest.mark.parametrize(
+    ("sent", "hint"),
+    [
+        ("gobiln", "Did you mean 'goblin'?"),  # a typo of an id
+        ("GOBLIN", "Did you mean 'goblin'"),  # the id in another letter case
+        ("Fighter", "Did you mean 'Xq7Lr2' (the token named 'Fighter')?"),  # the name, not the id
+        ("fihgter", "Did you mean 'Xq7Lr2' (the token named 'Fighter')?"),  # near the name
+    ],
+)
+def test_unknown_token_suggests_the_nearest(client, path, body, where, sent, hint):
+    err = ask(client, path, body, sent)
+    assert hint in err["message"]
+    assert hint in at(err["errors"], where)
+
+
+@pytest.mark.parametrize(("path", "body", "where"), REQUESTS)
+def test_nothing_near_suggests_nothing(client, path, body, where):
+    err = ask(client, path, body, "dragon")
+    assert "No token with id 'dragon'" in err["message"]
+    assert "Did you mean" not in err["message"]
+
+
+def test_hint_of_an_empty_scene_is_empty():
+    assert token_hint("goblin", []) == ""
