@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from service.engine.scene import vertical_span
-from service.model import Scene
+from service.model import Level, Scene
 from service.render.frame import height_text, token_name
 from service.render.picture import render_svg
 
@@ -24,6 +24,7 @@ def render_answer(
     *,
     view: tuple[float, float, float, float] | None = None,
     chat: bool = False,
+    level: Level | None = None,
 ) -> str:
     """Draw the scene with the traced lines of one answered query, captioned with the answer.
 
@@ -45,8 +46,9 @@ def render_answer(
     lines : sequence of mapping
         The traced lines to draw, as the API's line dicts (``from``, ``to`` px,
         ``blocked``, ``blockers``).
-    view, chat
-        The area drawn and the chat card's size, as :func:`render_svg` takes them.
+    view, chat, level
+        The area drawn, the chat card's size and the one level drawn (GEO-10), as
+        :func:`render_svg` takes them.
 
     Returns
     -------
@@ -71,6 +73,7 @@ def render_answer(
         show_heights=elevated(scene, highlight),
         view=view,
         chat=chat,
+        level=level,
     )
 
 

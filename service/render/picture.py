@@ -16,7 +16,8 @@ from typing import Any
 from shapely.geometry import LineString
 
 from service.engine.regions import region_geometry
-from service.model import Scene, Span
+from service.model import Level, Scene, Span
+from service.render.floors import draw_floor, draw_other_floors, level_text, split_floor
 from service.render.frame import Scale, height_text, line_parts, picture_scale, scene_box
 from service.render.layers import (
     draw_height_labels,
@@ -174,6 +175,7 @@ def render_svg(
     show_heights: Iterable[str] = (),
     view: tuple[float, float, float, float] | None = None,
     chat: bool = False,
+    level: Level | None = None,
 ) -> str:
     """Draw ``scene`` (and traced lines) as an SVG document.
 
@@ -196,6 +198,10 @@ def render_svg(
     view, chat
         ``(x0, y0, x1, y1)`` px drawn instead of the scene's area (``viewpoint.frame``);
         drawn at a chat card's size (``frame.picture_scale``).
+    level : service.model.Level, optional
+        One of the scene's levels: only what is on it is drawn as usual, the other floors'
+        walls and creatures faded beneath, its surfaces and stairs labelled, and the
+        caption names it (``service.render.floors``, GEO-10).
 
     Returns
     -------
@@ -213,6 +219,14 @@ def render_svg(
 
     root = ET.Element("svg", {"xmlns": SVG_NS, "version": "1.1"})
     _draw_ground(root, scene, scale, box)
+    if level is not None:
+        split = split_floor(scene, level)
+        root.set("data-level", level.id)
+        draw_other_floors(root, split.others, scale)
+        draw_floor(root, split.on, scale)
+        scene = split.on
+        words = level_text(scene, level)
+        caption = f"{caption} · {words}" if caption else words
     region_kinds = draw_regions(root, scene, scale)
     light_kinds = draw_lights(root, scene, scale, box)
     draw_map_outline(root, scene, scale)
