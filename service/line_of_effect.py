@@ -17,7 +17,7 @@ from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.geometry.exact import line_of_effect_between
-from service.geometry.measure import Blocker, wall_blocker
+from service.geometry.measure import Blocker, surface_blockers, wall_blockers
 from service.geometry.trace import TraceSpec, crossing_order, trace
 from service.model import Token
 
@@ -107,7 +107,8 @@ def line_between(
     -------
     LineAnswer
         ``clear`` is exact between spaces (5E-LOE-2); ``witness`` a clear segment;
-        ``blockers`` the walls on the centre-to-centre line when not clear.
+        ``blockers`` the walls (naming their levels) and the floors on the
+        centre-to-centre line when not clear (GEO-10).
     """
     box_s = _box(geo, source, corner_inset)
     box_t = _box(geo, target, corner_inset)
@@ -142,8 +143,10 @@ def line_between(
         )
         blocking = traced.wall_blockers[0]
     ordered = crossing_order(index, centre_line, blocking)
-    names = (n for w, _ in ordered for n in index.names([w]))
-    blockers = tuple(dict.fromkeys(wall_blocker(n) for n in names))
+    blockers = tuple(dict.fromkeys(wall_blockers(index, [w for w, _ in ordered])))
+    if not result.clear:  # the floors the centre line goes through, with their levels (GEO-10)
+        line = np.array([centre_line], dtype=np.float64)
+        blockers += tuple(surface_blockers(index, line, elevations, sense)[0])
     witness = None
     if result.witness is not None:
         w = result.witness

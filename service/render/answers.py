@@ -239,11 +239,18 @@ def _end_label(scene: Scene, ref: Mapping[str, Any]) -> str:
 
 
 def _blocker_words(scene: Scene, blocker: Mapping[str, Any]) -> str:
-    """``"wall inner-north"``, ``"Goblin"`` (a creature, by name), ``"region fog"``."""
+    """``"wall inner-north"``, ``"Goblin"`` (a creature, by name), ``"region fog"``.
+
+    A wall or floor of a level names it: ``"surface roof (level Attic)"`` (GEO-10).
+    """
     kind, ident = blocker.get("kind", "wall"), str(blocker["id"])
     if kind == "token":
         return _label(scene, ident)
-    return f"{kind} {ident}"
+    level = blocker.get("level")
+    if level is None:
+        return f"{kind} {ident}"
+    name = next((lv.name for lv in scene.levels if lv.id == level and lv.name), level)
+    return f"{kind} {ident} (level {name})"
 
 
 def _line_caption(
