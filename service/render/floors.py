@@ -152,7 +152,7 @@ def is_stairs(region: Region, scene: Scene) -> bool:
 def draw_floor(root: ET.Element, on: Scene, scale: Scale) -> None:
     """Append ``<g id="surfaces">``: the level's surfaces, filled and labelled, and stairs."""
     group = sub(root, "g", {"id": "surfaces"})
-    font = max(on.grid.size * 0.22, 10 * scale.unit)
+    font = max(on.grid.size * 0.16, 8 * scale.unit)
     units = on.grid.units
     for surface in on.surfaces:
         shape = surface_shape(surface)
