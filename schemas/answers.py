@@ -39,10 +39,14 @@ _PLAIN_LOW, _PLAIN_HIGH = 1e-4, 1e16
 
 
 class BlockerJSON(msgspec.Struct, omit_defaults=True):
-    """``BlockerSchema``: ``low`` written only when true (``TracedLineSchema.mark_low``)."""
+    """``BlockerSchema``: ``low`` only when true, ``level`` only when known.
+
+    As ``TracedLineSchema.mark_low`` and ``BlockerSchema.level_when_known`` write them.
+    """
 
     kind: str
     id: str
+    level: str | None = None
     low: bool = False
 
 

@@ -422,3 +422,13 @@ class RenderRequestSchema(SceneRefSchema):
             "at a chat card's size (about 300 px)."
         },
     )
+    level = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1),
+        metadata={
+            "description": "In a building (a scene with `levels`), the id of the one level "
+            "drawn: its walls, creatures, lights and floors, the other floors faded "
+            "(GEO-10). Default: the viewer's level, else the asking token's; 422 for a level "
+            "the scene does not have."
+        },
+    )

@@ -10,8 +10,19 @@ from schemas.common import point_field
 
 
 class BlockerSchema(Schema):
-    kind = fields.String(metadata={"description": "`wall`, `token` or `region`."})
+    kind = fields.String(
+        metadata={"description": "`wall`, `token`, `region` or `surface` (a floor, GEO-10)."}
+    )
     id = fields.String()
+    level = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "Present for a wall or surface of a level (a floor of a building, "
+            "GEO-10): that level's id, so a blocker of another floor reads as such. An "
+            "implied floor (no surface between two levels) is the surface "
+            "`floor:<upper level id>`."
+        }
+    )
     low = fields.Boolean(
         metadata={
             "description": "Present and true when this wall was a low obstacle for the line: "
@@ -20,6 +31,13 @@ class BlockerSchema(Schema):
             "(SF-COV-5, 5E-COV-6, PV-COV-8) but never blocks line of effect or sight."
         }
     )
+
+    @post_dump
+    def level_when_known(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        """``level`` written only for a blocker of a level."""
+        if data.get("level") is None:
+            data.pop("level", None)
+        return data
 
 
 class TracedLineSchema(Schema):

@@ -21,7 +21,7 @@ from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.errors import RulesError
 from service.geometry.exact import line_of_effect_between
-from service.geometry.measure import Blocker, wall_blocker
+from service.geometry.measure import Blocker, surface_blockers, wall_blockers
 from service.geometry.trace import TraceSpec, crossing_order, trace
 from service.model import Token
 
@@ -131,7 +131,8 @@ def line_between(
     -------
     LineAnswer
         ``clear`` is exact between spaces (5E-LOE-2); ``witness`` a clear segment;
-        ``blockers`` the walls on the centre-to-centre line when not clear.
+        ``blockers`` the walls (naming their levels) and the floors on the
+        centre-to-centre line when not clear (GEO-10).
     """
     cites = _citations(ruleset, damage if sense == "move" else None)
     box_s = _box(geo, source, corner_inset)
@@ -167,8 +168,10 @@ def line_between(
         )
         blocking = traced.wall_blockers[0]
     ordered = crossing_order(index, centre_line, blocking)
-    names = (n for w, _ in ordered for n in index.names([w]))
-    blockers = tuple(dict.fromkeys(wall_blocker(n) for n in names))
+    blockers = tuple(dict.fromkeys(wall_blockers(index, [w for w, _ in ordered])))
+    if not result.clear:  # the floors the centre line goes through, with their levels (GEO-10)
+        line = np.array([centre_line], dtype=np.float64)
+        blockers += tuple(surface_blockers(index, line, elevations, sense)[0])
     witness = None
     if result.witness is not None:
         w = result.witness

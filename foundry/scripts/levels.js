@@ -9,14 +9,25 @@
  * spaces) is its height. The mapping is the importer's (adapters/foundry/levels.py,
  * `_context.py` `level_ids`/`one_level`/`level_range`, walls.py `_wall_level`, tokens.py
  * `_vertical_extent`), so the module's scene and the imported export give the same answers
- * (test/parity.test.mjs on the two real v14 buildings). The Levels module's floors (v9 to
- * v13: `sceneLevels`, floor tiles) are the importer's alone.
+ * (test/parity.test.mjs on the two real v14 buildings).
+ *
+ * Foundry v9 to v13 with the Levels module: `flags.levels.sceneLevels` (`[[bottom, top,
+ * name], ...]`, inclusive whole numbers) are the levels (ids `sceneLevels-<k>`), floor tiles
+ * (`flags.levels.rangeBottom`) the surfaces (the tile's rectangle at that elevation, cut by
+ * the hole drawings, `drawingMode` 1, whose `(rangeBottom, rangeTop + 1]` holds it), and the
+ * inclusive ranges are read as GEO-5 says (`readInclusive`: a whole top followed by a range
+ * starting at top + 1 is `[bottom, top + 1)`; walls and lights then take the level of their
+ * range). As the importer's adapters/foundry/levels.py (`_scene_levels`, `_floor_tiles`,
+ * `_hole_drawings`, `read_inclusive`); parity on the real v9 Levels tower.
  *
  * Units: elevations in grid units, outlines in canvas px.
  */
 
-import { outlineRings } from "./shapes.js";
+import { outlineRings, rectangleRing } from "./shapes.js";
 import { bound, docs, finite } from "./values.js";
+
+/** Levels-module `drawingMode` of a hole in the floors. */
+const LEVELS_HOLE = 1;
 
 /**
  * Canonical levels of the scene's v14 `Level` documents: `{id, name, bottom, top}` (grid
@@ -37,7 +48,41 @@ export function buildLevels(scene) {
     if (bottom !== null && top !== null && bottom > top) bottom = top = null;
     levels.push({ id, name: doc.name ? String(doc.name) : "", bottom, top });
   }
+  return levels.length ? levels : sceneLevels(scene);
+}
+
+/** The Levels module's data on a document (`flags.levels`), or null. */
+function levelsFlags(doc) {
+  const data = doc?.flags?.levels;
+  return data && typeof data === "object" ? data : null;
+}
+
+/**
+ * The Levels module's floors (v9 to v13): `flags.levels.sceneLevels` `[[bottom, top, name],
+ * ...]` as levels `{id: "sceneLevels-<k>", name, bottom, top}`, their ranges as written
+ * (inclusive: `readInclusive` widens them). Entries without a bound, or with bottom above
+ * top, are left out.
+ *
+ * @param {object} scene  the Scene document (`flags.levels.sceneLevels`)
+ * @returns {object[]}
+ */
+export function sceneLevels(scene) {
+  const raw = levelsFlags(scene)?.sceneLevels;
+  const levels = [];
+  (Array.isArray(raw) ? raw : []).forEach((entry, k) => {
+    if (!Array.isArray(entry) || entry.length < 2) return;
+    const bottom = bound(entry[0]);
+    const top = bound(entry[1]);
+    if ((bottom === null && top === null) || (bottom !== null && top !== null && bottom > top)) return;
+    const name = entry.length > 2 && entry[2] !== null && entry[2] !== undefined ? String(entry[2]) : "";
+    levels.push({ id: `sceneLevels-${k}`, name, bottom, top });
+  });
   return levels;
+}
+
+/** Whether the levels are the Levels module's (inclusive ranges, GEO-5). */
+export function inclusiveLevels(scene) {
+  return !docs(scene.levels).length && sceneLevels(scene).length > 0;
 }
 
 /** Level id -> `{bottom, top}` (grid units), in the scene's order. */
@@ -136,6 +181,11 @@ function outline(shapes, cellPx) {
  * @returns {object[]} `{id, outline, elevation, blocks, level}`
  */
 export function buildSurfaces(scene, table, cellPx) {
+  const surfaces = defineSurfaces(scene, table, cellPx);
+  return surfaces.length ? surfaces : floorTiles(scene, table);
+}
+
+function defineSurfaces(scene, table, cellPx) {
   const surfaces = [];
   docs(scene.regions).forEach((region, i) => {
     docs(region.behaviors).forEach((behavior, j) => {
@@ -154,4 +204,87 @@ export function buildSurfaces(scene, table, cellPx) {
     });
   });
   return surfaces;
+}
+
+/**
+ * Levels hole drawings (`drawingMode` 1): `[ring, rangeBottom, rangeTop + 1]` (nulls open);
+ * the rectangle's size is `shape.width`/`shape.height` from v10 on, `width`/`height` before.
+ */
+function holeDrawings(scene) {
+  const out = [];
+  for (const drawing of docs(scene.drawings)) {
+    const data = levelsFlags(drawing);
+    if (!data || data.drawingMode !== LEVELS_HOLE) continue;
+    const size = drawing.shape && typeof drawing.shape === "object" ? drawing.shape : drawing; // v10+: shape
+    const ring = rectangleRing({ x: drawing.x, y: drawing.y, width: size.width, height: size.height, rotation: drawing.rotation });
+    if (ring === null) continue;
+    const top = finite(data.rangeTop);
+    out.push([ring, finite(data.rangeBottom), top === null ? null : top + 1]);
+  }
+  return out;
+}
+
+/**
+ * The Levels module's floor tiles (`flags.levels.rangeBottom`) as surfaces: each tile's
+ * rectangle at that elevation, blocking everything, cut by the hole drawings whose
+ * `(rangeBottom, rangeTop + 1]` holds it (GEO-10). The importer's `_floor_tiles`.
+ *
+ * @param {object} scene  the Scene document (`tiles`, `drawings`)
+ * @param {Map} table     `levelTable` of the scene
+ * @returns {object[]} `{id, outline, elevation, blocks, level}`
+ */
+export function floorTiles(scene, table) {
+  const holes = holeDrawings(scene);
+  const surfaces = [];
+  docs(scene.tiles).forEach((tile, i) => {
+    const bottom = finite(levelsFlags(tile)?.rangeBottom);
+    if (bottom === null) return;
+    const ring = rectangleRing(tile);
+    if (ring === null) return;
+    const cut = holes
+      .filter(([, lo, hi]) => (lo === null || lo < bottom) && (hi === null || bottom <= hi))
+      .map(([h]) => h);
+    const tid = tile.id ?? tile._id;
+    surfaces.push({
+      id: typeof tid === "string" && tid ? tid : `tile-${i}`,
+      outline: [[ring, ...cut]],
+      elevation: bottom,
+      blocks: { move: true, sight: true, light: true, sound: true },
+      level: levelAt(bottom, table),
+    });
+  });
+  return surfaces;
+}
+
+/**
+ * GEO-5's reading of the Levels module's inclusive ranges, in place (v9 to v13): where a
+ * range's top (a level's, a wall's height, a region's elevation) is a whole number and
+ * another range starts at top + 1 (or a surface lies there), the top becomes top + 1. Then a
+ * wall whose range is a level's gets that level, each surface and each light without one the
+ * level holding its elevation (GEO-10). The importer's `read_inclusive`.
+ *
+ * @param {object} canonical  the canonical scene (`levels`, `walls`, `regions`, `surfaces`,
+ *   `lights`), changed in place
+ */
+export function readInclusive(canonical) {
+  const spans = [...canonical.levels];
+  for (const w of canonical.walls) if (w.height) spans.push(w.height);
+  for (const r of canonical.regions) if (r.elevation) spans.push(r.elevation);
+  const starts = new Set(spans.map((s) => s.bottom).filter((b) => b !== null));
+  for (const s of canonical.surfaces) starts.add(s.elevation);
+  for (const span of spans) {
+    if (span.top !== null && Number.isInteger(span.top) && starts.has(span.top + 1)) span.top += 1;
+  }
+  const table = levelTable(canonical.levels);
+  const byRange = new Map([...table].map(([id, { bottom, top }]) => [`${bottom}:${top}`, id]));
+  for (const wall of canonical.walls) {
+    if (!wall.height || wall.level) continue;
+    const level = byRange.get(`${wall.height.bottom}:${wall.height.top}`);
+    if (level !== undefined) wall.level = level;
+  }
+  for (const surface of canonical.surfaces) surface.level = levelAt(surface.elevation, table);
+  for (const light of canonical.lights) {
+    const level = levelAt(light.elevation, table);
+    if (!light.level && level !== null) light.level = level;
+  }
 }

@@ -29,7 +29,9 @@
 import { actorAbilities, actorConditions, actorSenses, actorSize, actorSwimSpeed } from "./actor.js";
 import { MODEL_BOUNDS } from "./bounds.js";
 import { BEHAVIOR_TYPE } from "./constants.js";
-import { buildLevels, buildSurfaces, levelTable, oneLevel, tokenDepth, wallLevel, withLevel } from "./levels.js";
+import {
+  buildLevels, buildSurfaces, inclusiveLevels, levelTable, oneLevel, readInclusive, tokenDepth, wallLevel, withLevel,
+} from "./levels.js";
 import { regionShapes } from "./shapes.js";
 import { UNLIMITED_RANGE, bound, clean, docs, finite, norm, numberOr, positive } from "./values.js";
 
@@ -579,7 +581,7 @@ export function buildRegions(scene, levels = new Map(), cellPx = positive(scene.
  * @param {object} [live.grid]       `canvas.grid` (its `diagonals`)
  * @param {object} [live.dimensions] `canvas.dimensions` (canvas `width`/`height` in px)
  * @returns {object} the canonical scene (shared/DESIGN.md), JSON-ready; `levels` and
- *   `surfaces` empty outside a v14 building
+ *   `surfaces` empty outside a building (v14 levels, or the Levels module's floors)
  * @throws {Error} when the scene has no usable grid size
  */
 export function buildScene({ scene, grid, dimensions }) {
@@ -587,7 +589,7 @@ export function buildScene({ scene, grid, dimensions }) {
   const cellPx = positive(scene.grid?.size) ?? canonicalGrid.size;
   const levels = buildLevels(scene);
   const table = levelTable(levels);
-  return {
+  const canonical = {
     grid: canonicalGrid,
     ...canvasSize(scene, cellPx, dimensions),
     environment: environment(scene),
@@ -598,6 +600,8 @@ export function buildScene({ scene, grid, dimensions }) {
     regions: buildRegions(scene, table, cellPx),
     surfaces: buildSurfaces(scene, table, cellPx),
   };
+  if (inclusiveLevels(scene)) readInclusive(canonical); // the Levels module's floors (GEO-5)
+  return canonical;
 }
 
 /** Count what a canonical scene holds (as the importer's stats, adapters/_common.py). */

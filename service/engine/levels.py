@@ -48,6 +48,10 @@ class Surfaces:
         Grid units.
     blocks : dict of str to ndarray of shape (k,), bool
         Per sense (``move``, ``sight``, ``light``, ``sound``), whether each surface blocks it.
+    levels : tuple of str or None, length k
+        The level each surface is the floor of: its own ``level``, else the level whose
+        range holds its elevation, else ``None``; an implied floor's upper level (for the
+        blockers an answer names, ``service.geometry.surfaces.surfaces_met``).
     memo : dict
         What ``service.geometry.surfaces`` makes once per scene (each sense's planes).
     """
@@ -57,6 +61,7 @@ class Surfaces:
     boxes: NDArray[np.float64]
     elevation: NDArray[np.float64]
     blocks: dict[str, NDArray[np.bool_]]
+    levels: tuple[str | None, ...] = ()
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -151,7 +156,18 @@ def build_surfaces(scene: Scene) -> Surfaces | None:
     array[:] = shapes
     shapely.prepare(array)
     boxes = shapely.bounds(array).reshape(-1, 4)
-    return Surfaces(tuple(ids), array, boxes, np.asarray(elevation, dtype=np.float64), blocks)
+    levels = tuple(_surface_level(scene.levels, s) for s in scene.surfaces)
+    levels += tuple(lv.id for lv in floors)
+    heights = np.asarray(elevation, dtype=np.float64)
+    return Surfaces(tuple(ids), array, boxes, heights, blocks, levels)
+
+
+def _surface_level(levels: tuple[Level, ...], surface: Surface) -> str | None:
+    """The level ``surface`` is the floor of: its own, else the one holding its elevation."""
+    if surface.level is not None:
+        return surface.level
+    found = level_of(levels, surface.elevation)
+    return None if found is None else found.id
 
 
 def level_of(levels: tuple[Level, ...], elevation: float) -> Level | None:

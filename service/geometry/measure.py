@@ -25,7 +25,15 @@ from service.engine.budget import WorkBudget, trace_units
 from service.engine.scene import BuiltScene
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.exact import LineOfEffect, lines_of_effect
-from service.geometry.measured import Blocker, Measured, MeasuredBatch, TracedLine, wall_blocker
+from service.geometry.measured import (
+    Blocker,
+    Measured,
+    MeasuredBatch,
+    TracedLine,
+    surface_blockers,
+    wall_blocker,
+    wall_blockers,
+)
 from service.geometry.questions import ALL_WALLS, Pairs, WallChoice
 from service.geometry.trace import Creatures, TraceResult, TraceSpec, trace
 from service.geometry.walk import estimate_tests
@@ -40,7 +48,9 @@ __all__ = [
     "WallChoice",
     "measure",
     "sense_key",
+    "surface_blockers",
     "wall_blocker",
+    "wall_blockers",
 ]
 
 

@@ -16,17 +16,25 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import NDArray
 
+from service.engine.levels import LEVEL_FLOOR_PREFIX
 from service.engine.scene import REGION_PREFIX
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.exact import LineOfEffect
+from service.geometry.surfaces import surfaces_met
 
 
 @dataclass(frozen=True)
 class Blocker:
-    """What blocked a traced line: ``kind`` ``"wall"``, ``"token"`` or ``"region"`` and its id."""
+    """What blocked a traced line: its ``kind``, its id and its level.
 
-    kind: Literal["wall", "token", "region"]
+    ``kind`` ``"wall"``, ``"token"``, ``"region"`` or ``"surface"`` (a floor, GEO-10);
+    ``level``, the id of the level (floor) a wall or surface belongs to, when the scene has
+    one for it (``None`` otherwise).
+    """
+
+    kind: Literal["wall", "token", "region", "surface"]
     id: str
+    level: str | None = None
 
 
 @dataclass(frozen=True)
@@ -49,15 +57,57 @@ class TracedLine:
 
 
 @lru_cache(maxsize=65536)
-def wall_blocker(wall_id: str) -> Blocker:
-    """The blocker for a wall id; heavy-fog outlines (pseudo-walls) name their region.
+def wall_blocker(wall_id: str, level: str | None = None) -> Blocker:
+    """The blocker for a wall id (of ``level``); heavy-fog outlines name their region.
 
     Blockers are immutable: one is kept per id (a cached scene's walls are named again and
     again).
     """
     if wall_id.startswith(REGION_PREFIX):
         return Blocker("region", wall_id[len(REGION_PREFIX) :].rsplit(":", 1)[0])
-    return Blocker("wall", wall_id)
+    return Blocker("wall", wall_id, level)
+
+
+def wall_blockers(walls: WallIndex, indices: Sequence[int]) -> list[Blocker]:
+    """The blockers of the walls at ``indices`` and their identical copies, with levels.
+
+    Each names the level its wall belongs to (GEO-10); in ``WallIndex.names`` order.
+    """
+    out = []
+    for w in indices:
+        level = walls.walls[w].level if w < len(walls.walls) else None
+        out += [wall_blocker(name, level) for name in walls.names([w])]
+    return out
+
+
+def _surface_id(ident: str) -> str:
+    """A surface's id in an answer: an implied floor's as ``floor:<level id>``."""
+    if ident.startswith(LEVEL_FLOOR_PREFIX):
+        return "floor:" + ident[len(LEVEL_FLOOR_PREFIX) :]
+    return ident
+
+
+def surface_blockers(
+    walls: WallIndex,
+    seg: FloatArray,
+    band: tuple[float, float, float, float] | FloatArray | None,
+    sense: str,
+) -> list[list[Blocker]]:
+    """Per segment (m, 4) px, the floors blocking it for ``sense`` (GEO-10), with their levels.
+
+    ``band`` is every segment's ``bottom0, bottom1, top0, top1`` (grid units), or (m, 4)
+    one per segment; none without a band or surfaces. An implied floor (no surface between
+    two levels) is named ``floor:<upper level id>``.
+    """
+    floors = walls.surfaces
+    if floors is None or band is None or not len(seg):
+        return [[] for _ in range(len(seg))]
+    bands = np.broadcast_to(np.asarray(band, dtype=np.float64), (len(seg), 4))
+    met = surfaces_met(floors, np.asarray(seg, dtype=np.float64).reshape(-1, 4), bands, sense)
+    return [
+        [Blocker("surface", _surface_id(floors.ids[k]), floors.levels[k]) for k in row]
+        for row in met
+    ]
 
 
 @dataclass
@@ -134,14 +184,30 @@ class Measured:
         """Whether a low obstacle (``low_walls``) blocks one of the lines ``rows``."""
         return any(self.low_walls(k, walls) for k in range(len(self.segments))[rows])
 
-    def lines(self, walls: WallIndex, rows: slice = slice(None)) -> tuple[TracedLine, ...]:
-        """The ``rows`` of this pair as answer lines naming what blocks them."""
+    def lines(
+        self, walls: WallIndex, rows: slice = slice(None), sense: str = "move"
+    ) -> tuple[TracedLine, ...]:
+        """The ``rows`` of this pair as answer lines naming what blocks them.
+
+        Walls and floors name their level (GEO-10); ``sense`` is the one traced (the floors
+        that block it are named).
+        """
         out = []
-        for k in range(len(self.segments))[rows]:
+        picked = range(len(self.segments))[rows]
+        blocked = [k for k in picked if self.wall_blocked[k]]
+        floors = dict(
+            zip(
+                blocked,
+                surface_blockers(walls, self.segments[blocked], self.band, sense),
+                strict=True,
+            )
+        )
+        for k in picked:
             seg = self.segments[k]
-            blockers = tuple(wall_blocker(name) for name in walls.names(self.wall_blockers[k]))
+            blockers = tuple(wall_blockers(walls, self.wall_blockers[k]))
+            blockers += tuple(floors.get(k, ()))
             blockers += tuple(Blocker("token", t) for t in self.creature_blockers[k])
-            low = tuple(wall_blocker(name) for name in walls.names(self.low_walls(k, walls)))
+            low = tuple(wall_blockers(walls, self.low_walls(k, walls)))
             out.append(
                 TracedLine(
                     (float(seg[0]), float(seg[1])),

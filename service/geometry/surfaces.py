@@ -64,6 +64,33 @@ def surface_blocked(
     return out
 
 
+def surfaces_met(
+    surfaces: Surfaces, seg: FloatArray, bands: FloatArray, sense: str
+) -> list[list[int]]:
+    """Per segment, the surfaces (indices into ``surfaces``) that block it for ``sense``.
+
+    The segments ``surface_blocked`` blocks, each naming the surfaces at the plane it goes
+    through whose outline meets its stretch across that plane (where two pieces of a floor
+    meet under the stretch, both). Shapes as ``surface_blocked``'s; for the blockers an
+    answer names (GEO-10), so only for the few lines an answer lists. O(m x surfaces).
+    """
+    out: list[list[int]] = [[] for _ in range(len(seg))]
+    on = surfaces.blocks[sense]
+    for elevation, shape in planes(surfaces, sense):
+        rows, start, end = crossings(bands, elevation)
+        if not len(rows):
+            continue
+        a = seg[rows, 0:2] + start[:, None] * (seg[rows, 2:4] - seg[rows, 0:2])
+        b = seg[rows, 0:2] + end[:, None] * (seg[rows, 2:4] - seg[rows, 0:2])
+        pieces = _pieces(a, b)
+        covered = shapely.covers(shape, pieces)
+        rows, pieces = rows[covered], pieces[covered]
+        for k in np.flatnonzero(on & (surfaces.elevation == elevation)).tolist():
+            for r in rows[shapely.intersects(surfaces.shapes[k], pieces)].tolist():
+                out[r].append(k)
+    return out
+
+
 def planes(surfaces: Surfaces, sense: str) -> list[tuple[float, shapely.Geometry]]:
     """``(elevation, prepared union)`` of the surfaces blocking ``sense``, per elevation.
 

@@ -22,9 +22,10 @@ from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre
 from service.errors import RulesError, UnknownToken
-from service.model import Scene
+from service.model import Level, Scene
 from service.operations.options import load_options
 from service.render import render_answer, render_svg
+from service.render.floors import picked_level
 from service.render.viewpoint import GM, frame, redact_answer, redact_lines, seen_by
 
 __all__ = ["RENDERED", "RenderedQuery", "render"]
@@ -154,6 +155,7 @@ class _View:
     scene: Scene
     area: tuple[float, float, float, float] | None
     crop: bool
+    level: Level | None = None
 
 
 def _view(geo: BuiltScene, args: Mapping[str, Any], lines: Any) -> _View:
@@ -165,13 +167,25 @@ def _view(geo: BuiltScene, args: Mapping[str, Any], lines: Any) -> _View:
     viewer = args.get("viewer", GM)
     crop = bool(args.get("crop", False))
     who = None if viewer == GM else viewer
-    if who is None and not crop:
-        return _View(None, geo.scene, None, False)
     ids, points = _asked(args.get("query"))
+    level = _level(geo.scene, args.get("level"), ([who] if who else []) + ids)
+    if who is None and not crop:
+        return _View(None, geo.scene, None, False, level)
     if not ids and who is not None:
         ids = [who]  # the bare scene around the viewer
     area = frame(geo.scene, ids, lines, points)
-    return _View(who, seen_by(geo.scene, who, ids, area), area, crop)
+    return _View(who, seen_by(geo.scene, who, ids, area), area, crop, level)
+
+
+def _level(scene: Scene, asked: str | None, token_ids: list[str]) -> Level | None:
+    """The one level a building's picture draws (GEO-10): asked, the viewer's, the asker's."""
+    try:
+        return picked_level(scene, asked, token_ids)
+    except KeyError:
+        known = ", ".join(repr(lv.id) for lv in scene.levels) or "none"
+        raise RulesError(
+            f"Unknown level {asked!r}: the scene's levels are {known}.", ("level",)
+        ) from None
 
 
 def render(geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None = None) -> str:
@@ -184,9 +198,11 @@ def render(geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None =
         Loaded by ``RenderRequestSchema``; ``query`` (loaded by ``RenderQuerySchema``) is
         None for the bare scene, else a cover, vision, line-of-effect or line-of-sight
         query with one target; ``viewer`` (``"gm"`` or a token id) and ``crop``, whose
-        picture and how framed (``service.render.viewpoint``). The answer is the asked
-        operation's, whoever views it (it is what applies to the roll); a token viewer's
-        picture leaves out what the GM hides, its blockers among them.
+        picture and how framed (``service.render.viewpoint``); ``level``, the one floor
+        of a building drawn (else the viewer's or the asking token's, GEO-10). The
+        answer is the asked operation's, whoever views it (it is what applies to the
+        roll); a token viewer's picture leaves out what the GM hides, its blockers among
+        them.
 
     Returns
     -------
@@ -198,7 +214,7 @@ def render(geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None =
     RulesError, UnknownToken
         As the asked operation raises them, at their path under ``query`` (its one
         target at ``query.target``); ``UnknownToken`` at ``viewer`` for a viewer not in
-        the scene.
+        the scene; ``RulesError`` at ``level`` for a level the scene does not have.
     marshmallow.ValidationError
         Invalid ``query.options``.
     """
@@ -208,7 +224,8 @@ def render(geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None =
     query = args.get("query")
     if query is None:
         seen = _view(geo, args, ())
-        return render_svg(seen.scene, view=seen.area if seen.crop else None, chat=seen.crop)
+        view = seen.area if seen.crop else None
+        return render_svg(seen.scene, view=view, chat=seen.crop, level=seen.level)
     from service.operations import OPERATIONS  # the table, which holds this operation too
 
     how = RENDERED[query["type"]]
@@ -221,4 +238,6 @@ def render(geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None =
         lines = redact_lines(lines, seen.scene)
         answer = redact_answer(answer, seen.scene)
     view = seen.area if seen.crop else None
-    return render_answer(seen.scene, query, answer, lines, view=view, chat=seen.crop)
+    return render_answer(
+        seen.scene, query, answer, lines, view=view, chat=seen.crop, level=seen.level
+    )

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from service.engine.scene import vertical_span
-from service.model import Scene
+from service.model import Level, Scene
 from service.render.frame import height_text, token_name
 from service.render.picture import render_svg
 
@@ -24,6 +24,7 @@ def render_answer(
     *,
     view: tuple[float, float, float, float] | None = None,
     chat: bool = False,
+    level: Level | None = None,
 ) -> str:
     """Draw the scene with the traced lines of one answered query, captioned with the answer.
 
@@ -45,8 +46,9 @@ def render_answer(
     lines : sequence of mapping
         The traced lines to draw, as the API's line dicts (``from``, ``to`` px,
         ``blocked``, ``blockers``).
-    view, chat
-        The area drawn and the chat card's size, as :func:`render_svg` takes them.
+    view, chat, level
+        The area drawn, the chat card's size and the one level drawn (GEO-10), as
+        :func:`render_svg` takes them.
 
     Returns
     -------
@@ -71,6 +73,7 @@ def render_answer(
         show_heights=elevated(scene, highlight),
         view=view,
         chat=chat,
+        level=level,
     )
 
 
@@ -236,11 +239,18 @@ def _end_label(scene: Scene, ref: Mapping[str, Any]) -> str:
 
 
 def _blocker_words(scene: Scene, blocker: Mapping[str, Any]) -> str:
-    """``"wall inner-north"``, ``"Goblin"`` (a creature, by name), ``"region fog"``."""
+    """``"wall inner-north"``, ``"Goblin"`` (a creature, by name), ``"region fog"``.
+
+    A wall or floor of a level names it: ``"surface roof (level Attic)"`` (GEO-10).
+    """
     kind, ident = blocker.get("kind", "wall"), str(blocker["id"])
     if kind == "token":
         return _label(scene, ident)
-    return f"{kind} {ident}"
+    level = blocker.get("level")
+    if level is None:
+        return f"{kind} {ident}"
+    name = next((lv.name for lv in scene.levels if lv.id == level and lv.name), level)
+    return f"{kind} {ident} (level {name})"
 
 
 def _line_caption(

@@ -16,7 +16,8 @@ from typing import Any
 from shapely.geometry import LineString
 
 from service.engine.regions import region_geometry
-from service.model import Scene, Span
+from service.model import Level, Scene, Span
+from service.render.floors import draw_floor, draw_other_floors, level_text, split_floor
 from service.render.frame import Scale, height_text, line_parts, picture_scale, scene_box
 from service.render.layers import (
     draw_height_labels,
@@ -159,6 +160,18 @@ def _draw_ground(
         sub(root, "rect", {"id": "grid-lines", **area, "fill": "url(#grid)"})
 
 
+def _draw_level(
+    root: ET.Element, scene: Scene, scale: Scale, level: Level, caption: str | None
+) -> tuple[Scene, str]:
+    """The other floors faded and the level's floor drawn; its scene and caption (GEO-10)."""
+    split = split_floor(scene, level)
+    root.set("data-level", level.id)
+    draw_other_floors(root, split.others, scale)
+    draw_floor(root, split.on, scale)
+    words = level_text(scene, level)
+    return split.on, f"{caption} · {words}" if caption else words
+
+
 def _outlined(scene: Scene, whole: tuple[float, float, float, float]) -> bool:
     """Whether the map's outline is worth a legend entry: something lies outside it."""
     size = (0.0, 0.0, float(scene.width or 0), float(scene.height or 0))
@@ -174,6 +187,7 @@ def render_svg(
     show_heights: Iterable[str] = (),
     view: tuple[float, float, float, float] | None = None,
     chat: bool = False,
+    level: Level | None = None,
 ) -> str:
     """Draw ``scene`` (and traced lines) as an SVG document.
 
@@ -196,6 +210,8 @@ def render_svg(
     view, chat
         ``(x0, y0, x1, y1)`` px drawn instead of the scene's area (``viewpoint.frame``);
         drawn at a chat card's size (``frame.picture_scale``).
+    level : service.model.Level, optional
+        The one floor drawn, the others faded (``service.render.floors``, GEO-10).
 
     Returns
     -------
@@ -213,6 +229,8 @@ def render_svg(
 
     root = ET.Element("svg", {"xmlns": SVG_NS, "version": "1.1"})
     _draw_ground(root, scene, scale, box)
+    if level is not None:
+        scene, caption = _draw_level(root, scene, scale, level, caption)
     region_kinds = draw_regions(root, scene, scale)
     light_kinds = draw_lights(root, scene, scale, box)
     draw_map_outline(root, scene, scale)
@@ -223,16 +241,8 @@ def render_svg(
     draw_token_labels(root, scene, scale, highlight, labels)
     draw_height_labels(root, deciding_heights(scene, lines), scale)
 
-    legend = legend_entries(
-        wall_kinds,
-        region_kinds,
-        light_kinds,
-        lines,
-        scale,
-        scene,
-        len(highlight),
-        _outlined(scene, whole),
-    )
+    kinds = (wall_kinds, region_kinds, light_kinds)
+    legend = legend_entries(*kinds, lines, scale, scene, len(highlight), _outlined(scene, whole))
     band = band_height(x1 - x0, scale, caption, legend)
     if band:
         draw_band(root, box, band, scale, caption, legend)

@@ -27,7 +27,7 @@ from service.geometry.exact import (
     reversed_line,
     two_way_walls,
 )
-from service.geometry.measure import Blocker, sense_key, wall_blocker
+from service.geometry.measure import Blocker, sense_key, wall_blockers
 
 #: ``exact_lines``'s answer: each pair's lines (or ``None``) and whether each is clear.
 SenseLines = tuple[list[LineOfEffect] | None, NDArray[np.bool_]]
@@ -175,7 +175,7 @@ class BlockerNames:
     def _wall(self, w: int) -> tuple[Blocker, ...]:
         named = self.walls.get(w)
         if named is None:
-            named = self.walls[w] = tuple(wall_blocker(n) for n in self.index.names([w]))
+            named = self.walls[w] = tuple(wall_blockers(self.index, [w]))  # with levels
         return named
 
     def __call__(self, walls: list[int]) -> tuple[tuple[Blocker, ...], bool]:

@@ -15,11 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.geometry.exact import LineOfEffect
-from service.geometry.measure import Blocker
+from service.geometry.measure import Blocker, surface_blockers
 from service.lighting import LightSample, silent_light_notes, token_sample_points
 from service.model import Token
 from service.senses.columns import SenseColumns
@@ -172,7 +174,7 @@ def perceive_all(
         concealing_regions(built, pairs),
         _obscurements(built, pairs, cols),
         _pair_notes(built, cols),
-        _sight_blockers(built, cols.lines[0]),
+        _sight_blockers(built, cols.lines[0], cols),
     )
 
 
@@ -211,11 +213,25 @@ def _pair_notes(built: BuiltScene, cols: SenseColumns) -> list[tuple[str, ...]]:
 
 
 def _sight_blockers(
-    built: BuiltScene, sight: list[LineOfEffect]
+    built: BuiltScene, sight: list[LineOfEffect], cols: SenseColumns
 ) -> list[tuple[tuple[Blocker, ...], bool]]:
-    """What blocks each pair's sight line (none when clear), and whether one is a region."""
+    """What blocks each pair's sight line (none when clear), and whether one is a region.
+
+    Walls name their levels; the floors the pair's centre line goes through follow them
+    (GEO-10, ``surface_blockers``).
+    """
     wall_names = BlockerNames(built.sight)
-    return [((), False) if line.clear else wall_names(line.blockers) for line in sight]
+    out = [((), False) if line.clear else wall_names(line.blockers) for line in sight]
+    shut = [k for k, line in enumerate(sight) if not line.clear]
+    if built.sight.surfaces is None or not shut:
+        return out
+    box_o, box_t = cols.boxes[cols.rows[shut, 0]], cols.boxes[cols.rows[shut, 1]]
+    centres = np.column_stack([box_o[:, :2] + box_o[:, 2:], box_t[:, :2] + box_t[:, 2:]]) / 2
+    floors = surface_blockers(built.sight, centres, cols.bands[shut], "sight")
+    for k, met in zip(shut, floors, strict=True):
+        if met:
+            out[k] = ((*out[k][0], *met), out[k][1])
+    return out
 
 
 def _reports(

@@ -236,3 +236,120 @@ def test_the_tower_has_no_gap_between_its_floors():
     assert floors_of(scene) == [(0, 10), (10, 20), (20, 30), (30, 40)]
     heights = {(w["height"]["bottom"], w["height"]["top"]) for w in scene["walls"] if w["height"]}
     assert heights == {(0, 10), (10, 20), (20, 30), (30, 40)}
+
+
+def test_a_tower_light_below_does_not_light_the_floor_above(client):
+    """GEO-10 on the Levels tower: the ground-floor lamp (``rangeBottom`` 0), made to reach
+    30 m here, lights a creature beside it on the ground but not one right above it on the
+    floor tile at 10 m; with the floors taken away it lights that one too."""
+    scene = imported(TOWER)
+    lamp = next(li for li in scene["lights"] if li["id"] == "vpDSVyaCedV7vyQW")
+    assert (lamp["elevation"], lamp["level"]) == (0, "sceneLevels-3")
+    lamp["dim"], lamp["bright"] = 30, 15
+    x, y = lamp["x"] - 50, lamp["y"] - 75  # a 1 m (150 px) creature over the lamp (the
+    # lamp stands 60 px inside the tile's edge: the creature is 25 px off its centre)
+    assert floor_planes(scene)[10.0].contains(shapely.box(x, y, x + 150, y + 150))
+    tokens = [probe(x, y, 10, "above"), probe(x, y, 0, "beside")]
+    dark = with_tokens(scene, tokens, light="dark")
+    dark["lights"] = [lamp]
+    found = client.post("/v1/lighting", json={"scene": dark, "tokens": ["above", "beside"]})
+    above, beside = found.get_json()["results"]
+    assert above["lights"] == [] and above["level"] == "dark"
+    assert beside["lights"] == [lamp["id"]]
+    bare = copy.deepcopy(dark)
+    bare["surfaces"], bare["levels"] = [], []
+    for kind in ("walls", "lights"):
+        for item in bare[kind]:
+            item["level"] = None
+    found = client.post("/v1/lighting", json={"scene": bare, "tokens": ["above"]})
+    assert found.get_json()["results"][0]["lights"] == [lamp["id"]]
+
+
+def test_the_tower_s_ground_floor_walls_reach_up_to_10_not_9(client):
+    """GEO-5's inclusive reading, in answers: the ground-floor wall ``ny8doc6dtfb3tzem``
+    (Wall Height 0-9, read [0, 10)) stands between two small creatures at 9.5 m (0.4 m
+    tall): total cover, the wall among the blockers; read as [0, 9) they would see each
+    other. At 10 m they stand on the next floor and the wall is below them."""
+    scene = imported(TOWER)
+    wall = next(w for w in scene["walls"] if w["id"] == "ny8doc6dtfb3tzem")
+    assert wall["height"] == {"bottom": 0, "top": 10} and wall["level"] == "sceneLevels-3"
+    x0, y0, x1, y1 = wall["c"]
+    length = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
+    nx, ny = -(y1 - y0) / length, (x1 - x0) / length
+    mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+
+    def small(tid: str, side: int, elevation: float) -> dict:
+        cx, cy = mx + side * 60 * nx, my + side * 60 * ny  # 60 px either side of its middle
+        return {
+            "id": tid,
+            "x": cx - 22.5,
+            "y": cy - 22.5,
+            "width": 0.3,
+            "height": 0.3,
+            "elevation": elevation,
+            "vertical_extent": 0.4,
+        }
+
+    answers = {}
+    for elevation in (9.5, 10):
+        body = {
+            "ruleset": "dnd5e",
+            "scene": with_tokens(scene, [small("a", 1, elevation), small("b", -1, elevation)]),
+            "attacker": "a",
+            "targets": ["b"],
+        }
+        result = client.post("/v1/cover", json=body).get_json()["results"][0]
+        ids = {b["id"] for line in result["lines"] for b in line["blockers"]}
+        answers[elevation] = (result["cover"], wall["id"] in ids)
+    assert answers == {9.5: ("total", True), 10: ("none", False)}
+
+
+def test_the_tower_s_stats_count_what_its_file_holds():
+    """Stats of the Levels tower against its raw JSON: lights with ``rangeBottom`` are on a
+    level, the height-flagged walls too, 4 floors, 4 floor tiles, 4 stair drawings."""
+    doc = load_real("foundry", TOWER)
+    stats = to_scene(doc)["stats"]
+    lights = [
+        li
+        for li in doc["lights"]
+        if (li.get("flags") or {}).get("levels", {}).get("rangeBottom") is not None
+    ]
+    assert stats["lights_on_levels"] == len(lights) == 21
+    assert stats["read"]["light elevations: flags.levels.rangeBottom"] == len(lights)
+    walls = [w for w in doc["walls"] if (w.get("flags") or {}).get("wall-height")]
+    assert stats["walls_on_levels"] == len(walls) == 83
+    assert (stats["levels"], stats["surfaces"], stats["stairs"]) == (4, 4, 4)
+
+
+def test_from_eastgate_s_upper_floor_a_creature_sees_down_where_no_floor_lies(client):
+    """GEO-10: Eastgate's stairs (Change Level regions) lie under its floors, so its open
+    ground is where the 2nd floor's surface has none: a creature on the 2nd floor's edge
+    (600, 1600, 20 ft) sees one on the ground 3 squares off (600, 1300), where no surface
+    lies, and not the one right below it, under its own floor."""
+    scene = imported(EASTGATE)
+    floors = floor_planes(scene)
+    stairs = [
+        r for r in scene["regions"] if r["id"].startswith(("PLrkucQFZLCogmSl", "iHgft5qkeY4IETPk"))
+    ]
+    for region in stairs:  # no stairwell: a floor over every stair
+        s = region["shape"]
+        assert floors[20.0].contains(
+            shapely.box(s["x"], s["y"], s["x"] + s["width"], s["y"] + s["height"])
+        )
+    assert floors[20.0].contains(shapely.box(601, 1601, 699, 1699))
+    assert not floors[20.0].intersects(shapely.box(600, 1300, 700, 1400))
+    tokens = [
+        probe(600, 1600, 20, "edge"),
+        probe(600, 1300, 0, "open"),
+        probe(600, 1600, 0, "under"),
+    ]
+    seen = client.post(
+        "/v1/vision",
+        json={
+            "ruleset": "dnd5e",
+            "scene": with_tokens(scene, tokens),
+            "observer": "edge",
+            "targets": ["open", "under"],
+        },
+    ).get_json()["results"]
+    assert [r["line_of_sight"] for r in seen] == [True, False], seen
