@@ -19,9 +19,9 @@ from typing import Any
 
 from service import rules
 from service.engine.budget import WorkBudget
-from service.engine.scene import BuiltScene
+from service.engine.scene import BuiltScene, find_token
 from service.engine.spaces import box_centre
-from service.errors import RulesError, UnknownToken
+from service.errors import RulesError
 from service.model import Level, Scene
 from service.operations.options import load_options
 from service.render import render_answer, render_svg
@@ -104,7 +104,16 @@ def _vision_request(query: dict[str, Any]) -> dict[str, Any]:
 
 
 def _line_request(query: dict[str, Any]) -> dict[str, Any]:
-    return {"source": query["from"], "target": query["to"], "effect": None, "options": {}}
+    """A line query; its ``ruleset`` (optional, as for the line endpoints) picks the cited ids."""
+    if query.get("ruleset") is not None:
+        rules.get(query["ruleset"])  # an unknown ruleset is the 422 /v1/line-of-effect gives
+    return {
+        "source": query["from"],
+        "target": query["to"],
+        "effect": None,
+        "options": {},
+        "ruleset": query.get("ruleset"),
+    }
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -219,8 +228,8 @@ def render(geo: BuiltScene, args: dict[str, Any], *, budget: WorkBudget | None =
         Invalid ``query.options``.
     """
     viewer = args.get("viewer", GM)
-    if viewer != GM and geo.scene.token(viewer) is None:
-        raise UnknownToken(f"Unknown viewer token {viewer!r}.", ("viewer",))
+    if viewer != GM:
+        find_token(geo.scene, viewer, ("viewer",))  # 404 with the nearest id or name
     query = args.get("query")
     if query is None:
         seen = _view(geo, args, ())

@@ -129,3 +129,21 @@ def test_unknown_ruleset_is_a_422_listing_the_known(client, path):
         del body["points"]
     err = post(client, path, body, 422)
     assert "starfinder" in err["errors"]["json"]["ruleset"][0]
+
+
+@pytest.mark.parametrize("ruleset", model.RULESET_IDS)
+@pytest.mark.parametrize("kind", ["line-of-effect", "line-of-sight"])
+def test_a_rendered_line_cites_the_rulesets_ids(client, ruleset, kind):
+    """``/v1/render``'s line query takes ``ruleset`` as the line endpoints do: its caption
+    names the ids the endpoint answers (and an unknown ruleset is the same 422)."""
+    cited = line(client, f"/v1/{kind}", ruleset=ruleset)
+    query = {"type": kind, "ruleset": ruleset, "from": "A", "to": "T"}
+    resp = client.post("/v1/render", json={"scene": SCENE, "query": query})
+    assert resp.status_code == 200, resp.get_json()
+    svg = resp.get_data(as_text=True)
+    assert all(rule_id in svg for rule_id in cited), (cited, ruleset)
+    if ruleset != "dnd5e":  # not the ids a request without ruleset cites
+        assert "5E-LOE-1" not in svg and "5E-VIS-2" not in svg, ruleset
+    bad = {**query, "ruleset": "dnd6e"}
+    err = assert_error(client.post("/v1/render", json={"scene": SCENE, "query": bad}), 422)
+    assert "starfinder" in err["message"] or "starfinder" in str(err["errors"])

@@ -78,3 +78,11 @@ def test_nothing_near_suggests_nothing(client, path, body, where):
 
 def test_hint_of_an_empty_scene_is_empty():
     assert token_hint("goblin", []) == ""
+
+
+def test_an_unknown_viewer_of_a_picture_suggests_the_nearest(client):
+    """``/v1/render``'s ``viewer`` is found as every other token id is: 404 at ``viewer``."""
+    resp = client.post("/v1/render", json={"scene": SCENE, "viewer": "gobiln"})
+    err = assert_error(resp, 404)
+    assert "Did you mean 'goblin'?" in err["message"]
+    assert "viewer" in err["errors"]["json"]
