@@ -17,7 +17,12 @@ pip() {
 }
 
 if [ "$what" = kernel ]; then
-    echo "sightline: compiling the measurement kernel (numba) into its cache: once, it takes a while" >&2
+    if ls service/geometry/__pycache__/*.nbi >/dev/null 2>&1; then
+        # a cache is there: numba loads what is current and compiles only what changed
+        echo "sightline: checking the measurement kernel's cache (numba; recompiles what changed)" >&2
+    else
+        echo "sightline: compiling the measurement kernel (numba) into its cache: once, it takes a while" >&2
+    fi
     start=$(date +%s)
     "$bin/python" -c 'from service.geometry import exact, trace; trace.warm_up(); exact.warm_up()'
     echo "sightline: kernel ready in $(( $(date +%s) - start )) s; servers load it from the cache" >&2
