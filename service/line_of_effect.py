@@ -19,6 +19,7 @@ from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene
 from service.engine.spaces import box_centre, inset_box
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
+from service.engine.walls import WallIndex
 from service.errors import RulesError
 from service.geometry.exact import line_of_effect_between
 from service.geometry.measure import Blocker, surface_blockers, wall_blockers
@@ -158,20 +159,7 @@ def line_between(
         spaces=(_box(geo, source, 0.0), _box(geo, target, 0.0)),  # GEO-6: the corner re-check
     )
     centre_line = (*box_centre(box_s), *box_centre(box_t))
-    blocking: list[int] = []
-    if not result.clear:
-        traced = trace(
-            index,
-            np.array([centre_line]),
-            TraceSpec(sense=sense, wall_mask=geo.tall_mask(index), low_obstacles=False),
-            elevations=np.array([elevations], dtype=np.float64),
-        )
-        blocking = traced.wall_blockers[0]
-    ordered = crossing_order(index, centre_line, blocking)
-    blockers = tuple(dict.fromkeys(wall_blockers(index, [w for w, _ in ordered])))
-    if not result.clear:  # the floors the centre line goes through, with their levels (GEO-10)
-        line = np.array([centre_line], dtype=np.float64)
-        blockers += tuple(surface_blockers(index, line, elevations, sense)[0])
+    ordered, blockers = _centre_blockers(geo, index, sense, centre_line, elevations, result.clear)
     witness = None
     if result.witness is not None:
         w = result.witness
@@ -182,6 +170,36 @@ def line_between(
         rules.append(cites["damage" if damage > 0 else "no_damage"])
     cited = tuple(r for r in rules if r is not None)
     return LineAnswer(result.clear, witness, blockers, cited, breakthrough)
+
+
+def _centre_blockers(
+    geo: BuiltScene,
+    index: WallIndex,
+    sense: str,
+    centre_line: tuple[float, float, float, float],
+    elevations: tuple[float, float, float, float],
+    clear: bool,
+) -> tuple[list[tuple[int, float]], tuple[Blocker, ...]]:
+    """The walls the centre-to-centre line crosses, in order, and the answer's blockers.
+
+    Not ``clear``: the walls that block it (naming their levels) and the floors it goes
+    through with their levels (GEO-10); clear: the walls crossed (for breakthrough), no floor.
+    """
+    blocking: list[int] = []
+    if not clear:
+        traced = trace(
+            index,
+            np.array([centre_line]),
+            TraceSpec(sense=sense, wall_mask=geo.tall_mask(index), low_obstacles=False),
+            elevations=np.array([elevations], dtype=np.float64),
+        )
+        blocking = traced.wall_blockers[0]
+    ordered = crossing_order(index, centre_line, blocking)
+    blockers = tuple(dict.fromkeys(wall_blockers(index, [w for w, _ in ordered])))
+    if not clear:
+        line = np.array([centre_line], dtype=np.float64)
+        blockers += tuple(surface_blockers(index, line, elevations, sense)[0])
+    return ordered, blockers
 
 
 def _breakthrough(geo: BuiltScene, walls: list[int], damage: int, clear: bool) -> Breakthrough:
