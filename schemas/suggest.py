@@ -46,22 +46,31 @@ def nearest(word: str, known: list[str], cutoff: float = NEAR) -> str | None:
     return near[0] if near else None
 
 
+#: Longest id or name compared for a hint (characters): difflib is quadratic in length, so
+#: longer ones are compared by this prefix and a longer unknown id gets no hint.
+HINT_CHARS = 64
+
+
 def token_hint(word: str, tokens: list[tuple[str, str]]) -> str:
     """``" Did you mean 'goblin'?"`` for an unknown token id ``word``, or ``""``.
 
-    ``tokens`` are the scene's ``(id, name)`` pairs. A token whose name is ``word`` (any
-    letter case: a client sent the name for the id) is named first, then the nearest id,
-    then the nearest name (``nearest``; ids and names in any case). Cost: O(tokens).
+    ``tokens`` are the ``(id, name)`` pairs the asker may know of (the caller leaves out
+    hidden tokens). A token whose name is ``word`` (any letter case: a client sent the name
+    for the id) is named first, then the nearest id, then the nearest name (``nearest``; ids
+    and names in any case, by their first :data:`HINT_CHARS` characters). Cost: O(tokens ×
+    HINT_CHARS²) at most.
     """
+    if len(word) > HINT_CHARS:
+        return ""
     folded = word.casefold()
     for tid, name in tokens:
         if name.casefold() == folded and tid != word:
             return f" Did you mean {tid!r} (the token named {name!r})?"
-    by_id = {tid.casefold(): tid for tid, _ in tokens}
+    by_id = {tid.casefold()[:HINT_CHARS]: tid for tid, _ in tokens}
     near = nearest(folded, list(by_id))
     if near is not None:
         return f" Did you mean {by_id[near]!r}?"
-    by_name = {name.casefold(): (tid, name) for tid, name in tokens}
+    by_name = {name.casefold()[:HINT_CHARS]: (tid, name) for tid, name in tokens}
     near = nearest(folded, list(by_name))
     if near is not None:
         tid, name = by_name[near]

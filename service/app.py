@@ -36,7 +36,7 @@ DEFAULT_CORS_ORIGINS = list(settings.DEFAULT_CORS_ORIGINS)
 #: The overview at the top of ``/docs`` and of ``/openapi.json`` (``info.description``).
 OVERVIEW = """\
 Cover, line of effect, line of sight, lighting and vision on a virtual-tabletop battle map, by
-the rules of `dnd5e`, `starfinder` or `pf2e-variant`.
+the rules of `dnd5e`, `dnd2024`, `starfinder`, `pf2e-variant` or `pf2e`.
 
 1. Send the scene once: `POST /v1/scenes` with a canonical scene, or with
    `{"format": "auto", "export": <a Foundry VTT, Roll20 or Universal VTT file>}`. The answer's

@@ -286,9 +286,16 @@ def _max_items(prop: Any, limit: Any, setting: str) -> None:
     """
     if not isinstance(prop, dict) or limit is None or prop.get("type") != "array":
         return
-    limit = min(int(limit), int(prop.get("maxItems", limit)))  # never above the schema's own
-    prop["maxItems"] = limit
-    note = f"At most {limit:,} on this server ({setting}); past it 422."
+    server, own = int(limit), prop.get("maxItems")
+    if own is not None and int(own) < server:  # the schema's own bound is the lower one here
+        prop["maxItems"] = int(own)
+        note = (
+            f"At most {int(own):,} (the contract's bound), and at most {server:,} on this "
+            f"server ({setting}); past either, 422."
+        )
+    else:
+        prop["maxItems"] = server
+        note = f"At most {server:,} on this server ({setting}); past it 422."
     prop["description"] = f"{prop['description']} {note}" if prop.get("description") else note
 
 

@@ -433,11 +433,11 @@ def find_token(scene: Scene, token_id: str, path: tuple[str | int, ...]) -> Toke
     Raises
     ------
     UnknownToken
-        Naming the request field ``path`` (HTTP 404), and the nearest token id or name
-        (``schemas.suggest.token_hint``).
+        Naming the request field ``path`` (HTTP 404), and the nearest id or name of a
+        token that is not hidden (``schemas.suggest.token_hint``).
     """
     tok = scene.token(token_id)
-    if tok is None:
-        hint = token_hint(token_id, [(t.id, t.name) for t in scene.tokens])
+    if tok is None:  # never a hidden token's id or name: the asker may be a player
+        hint = token_hint(token_id, [(t.id, t.name) for t in scene.tokens if not t.hidden])
         raise UnknownToken(f"No token with id {shown(token_id)} in the scene.{hint}", path)
     return tok

@@ -86,3 +86,36 @@ def test_an_unknown_viewer_of_a_picture_suggests_the_nearest(client):
     err = assert_error(resp, 404)
     assert "Did you mean 'goblin'?" in err["message"]
     assert "viewer" in err["errors"]["json"]
+
+
+@pytest.mark.parametrize(("path", "body", "where"), REQUESTS)
+def test_a_hidden_token_is_never_suggested(client, path, body, where):
+    """What players see is what their token may know: a 404 never names a hidden token."""
+    scene = scene_dict(
+        [], [tok("wizard", 800, 0), tok("assassin-7", 0, 400, name="Shadow Assassin", hidden=True)]
+    )
+    for sent in ("assasin-7", "Shadow Assassin", "shadow asassin"):
+        filled = {k: [sent if x == "{id}" else x for x in v] if isinstance(v, list)
+                  else (sent if v == "{id}" else v) for k, v in body.items()}  # fmt: skip
+        err = assert_error(client.post(path, json={"scene": scene, **filled}), 404)
+        assert "assassin" not in err["message"].casefold().replace(sent.casefold(), "")
+        assert "Did you mean" not in err["message"]
+
+
+def test_a_hidden_token_is_not_suggested_to_a_pictures_viewer(client):
+    scene = scene_dict(
+        [], [tok("archer", 0, 0), tok("assassin-7", 400, 0, name="Shadow Assassin", hidden=True)]
+    )
+    query = {"type": "line-of-sight", "from": "archer", "to": "shadow assassin"}
+    body = {"scene": scene, "viewer": "archer", "query": query}
+    err = assert_error(client.post("/v1/render", json=body), 404)
+    assert "assassin-7" not in str(err) and "Did you mean" not in err["message"]
+
+
+def test_a_long_unknown_id_is_answered_without_comparing_it():
+    """difflib is quadratic in length: ids and names past HINT_CHARS compare by a prefix."""
+    from schemas.suggest import HINT_CHARS
+
+    tokens = [(f"t{k}", "x" * 3000 + str(k)) for k in range(1000)]
+    assert token_hint("y" * (HINT_CHARS + 1), tokens) == ""
+    assert token_hint("t17x", tokens) == " Did you mean 't17'?"  # ids still compared
