@@ -21,7 +21,7 @@ class BlockerSchema(Schema):
             "GEO-10): that level's id, so a blocker of another floor reads as such. An "
             "implied floor (no surface between two levels) is the surface "
             "`floor:<upper level id>`."
-        }
+        },
     )
     low = fields.Boolean(
         metadata={
