@@ -11,7 +11,6 @@ never modified: the cache makes the new scene beside it (``service.cache.SceneCa
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -130,10 +129,14 @@ def _item(name: str, item_id: str, value: dict[str, Any] | None, old: Any) -> An
     return old if item == old else item
 
 
-@functools.cache
+_SCHEMAS: dict[type[Any], Any] = {}
+
+
 def _schema(schema: type[Any]) -> Any:
     """One instance of each item schema (made once: a marshmallow schema costs ~1 ms)."""
-    return schema()
+    if schema not in _SCHEMAS:
+        _SCHEMAS[schema] = schema()
+    return _SCHEMAS[schema]
 
 
 def _load(schema: type[Any], raw: dict[str, Any], path: tuple[str, ...]) -> Any:
