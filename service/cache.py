@@ -417,14 +417,14 @@ class SceneCache:
         SceneNotFound
             As :meth:`get`.
         """
-        return self._entry(sid).positions
+        return self._held(sid).positions
 
     def doors(self, sid: str) -> int:
         """How many walls of the scene ``sid`` are doors (raises as :meth:`get`).
 
         Counted once per uploaded scene, then carried through its changes (O(walls changed)).
         """
-        entry = self._entry(sid)
+        entry = self._held(sid)
         if not entry.doors:
             walls = (entry.geo.source or entry.geo.scene).walls
             entry.doors.append(len(walls) - operator.countOf(map(_DOOR, walls), "none"))
@@ -449,6 +449,15 @@ class SceneCache:
             scene); the message says why it can happen (:meth:`_not_found`).
         """
         return self._entry(sid).geo
+
+    def _held(self, sid: str) -> _Entry:
+        """The entry of ``sid`` as :meth:`_entry`, without recounting when it is cached.
+
+        For a request's second look at the scene it has just asked for.
+        """
+        with self._lock:
+            entry = self._items.get(self._aliases.get(sid, sid))
+        return entry if entry is not None else self._entry(sid)
 
     def _entry(self, sid: str, depth: int = 0) -> _Entry:
         """The cache entry of id or alias ``sid``, loaded from the store on a miss."""
