@@ -14,7 +14,7 @@ changes, each on the id the previous one answered (as a table goes):
 - the change body's bytes, against the whole scene's.
 
 The servers run side by side and each round visits them in turn (a shared machine's load
-drifts: both sides of a ratio see the same).
+drifts: both sides of a ratio see the same), :data:`SETTLE_S` apart.
 
 Goal: ``patch_then_cover`` at most 5 % of ``inline_cover`` and a change body under 2 kB.
 Nothing is asserted; numbers are printed (and written as JSON with ``--json``).
@@ -39,6 +39,9 @@ from bench.dungeon import dungeon
 WALLS, TOKENS, LIGHTS = 20_000, 50, 20
 TARGETS = 5
 KINDS = ("token move", "door opening", "light off", "door closing")
+#: Seconds between two timed steps: what a server does after it answered (freeing the
+#: scene an inline cover built, its allocator trimming) ends before the next step starts.
+SETTLE_S = 0.3
 
 
 def scene() -> dict[str, Any]:
@@ -143,11 +146,13 @@ def measure(urls: dict[str, str], base: dict[str, Any], rounds: int) -> dict[str
         times |= {name: [] for name in inline}
         sizes = []
         for change in changes(base, kind, rounds):
+            time.sleep(SETTLE_S)
             both, patch, size = live.step(change)
             times["both"].append(both)
             times["patch"].append(patch)
             sizes.append(size)
             for name, server in inline.items():
+                time.sleep(SETTLE_S)
                 times[name].append(server.step(change))
         ms = {k: round(1000 * statistics.median(v), 1) for k, v in times.items()}
         row = {"patch_then_cover_ms": ms["both"], "patch_ms": ms["patch"]}
