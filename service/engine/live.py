@@ -39,6 +39,7 @@ from typing import Any
 import msgspec
 import numpy as np
 from msgspec.structs import force_setattr
+from numpy.typing import NDArray
 
 from service.engine.density import wall_density
 from service.engine.regions import region_geometry
@@ -277,27 +278,34 @@ def flipped_index(index: WallIndex, walls: Mapping[int, Wall]) -> WallIndex:
     """``index`` with the walls at rows ``walls`` replaced by walls of the same segments.
 
     The restriction, threshold, direction and height rows of the new walls are written
-    into copies of the arrays (open doors restrict nothing, GEO-2); the ``STRtree``, the
-    coordinates, the wall grid and the memo entries of :data:`SEGMENT_MEMO` are shared.
+    into copies of the arrays they change (open doors restrict nothing, GEO-2; an array
+    whose rows keep their values is shared, as are the ``STRtree``, the coordinates, the
+    wall grid and the memo entries of :data:`SEGMENT_MEMO`).
     Memo entries that read restrictions (rooms, sense masks) are not carried: the caller
     updates the rooms (``geometry.rooms.rooms_after_change``). Needs an index without
-    merged copies. Cost: O(walls) array copies plus O(changed walls).
+    merged copies. Cost: O(walls) per array changed (a copy) plus O(changed walls).
     """
-    restriction = {s: a.copy() for s, a in index.restriction.items()}
-    threshold = {s: a.copy() for s, a in index.threshold.items()}
-    direction, bottom, top = index.direction.copy(), index.bottom.copy(), index.top.copy()
     rows = list(index.walls)
+    codes: dict[str, dict[int, float]] = {s: {} for s in SENSES}
+    limits: dict[str, dict[int, float]] = {s: {} for s in index.threshold}
+    ways: dict[int, float] = {}
+    lows: dict[int, float] = {}
+    highs: dict[int, float] = {}
     for k, wall in walls.items():
         rows[k] = wall
         is_open = wall.door != "none" and wall.door_state == "open"
         for sense in SENSES:
-            restriction[sense][k] = 0 if is_open else RESTRICTION_CODE[getattr(wall, sense)]
-        for sense in threshold:
+            codes[sense][k] = 0 if is_open else RESTRICTION_CODE[getattr(wall, sense)]
+        for sense in limits:
             value = None if wall.threshold is None else getattr(wall.threshold, sense)
-            threshold[sense][k] = math.nan if value is None else value
-        direction[k] = DIRECTION_CODE[wall.direction]
-        bottom[k] = -math.inf if wall.height is None else wall.height.low
-        top[k] = math.inf if wall.height is None else wall.height.high
+            limits[sense][k] = math.nan if value is None else value
+        ways[k] = DIRECTION_CODE[wall.direction]
+        lows[k] = -math.inf if wall.height is None else wall.height.low
+        highs[k] = math.inf if wall.height is None else wall.height.high
+    restriction = {s: _written(a, codes[s]) for s, a in index.restriction.items()}
+    threshold = {s: _written(a, limits[s]) for s, a in index.threshold.items()}
+    direction = _written(index.direction, ways)
+    bottom, top = _written(index.bottom, lows), _written(index.top, highs)
     memo = {key: index.memo[key] for key in SEGMENT_MEMO if key in index.memo}
     return dataclasses.replace(
         index,
@@ -309,3 +317,24 @@ def flipped_index(index: WallIndex, walls: Mapping[int, Wall]) -> WallIndex:
         top=top,
         memo=memo,
     )
+
+
+def _written(array: NDArray[Any], values: Mapping[int, float]) -> NDArray[Any]:
+    """``array`` with ``values`` (row: value) written: a copy, or ``array`` when it holds them.
+
+    NaN equals NaN. The arrays of an index are never written in place once built, so they
+    can be shared. O(len(values)), or O(n) for the copy.
+    """
+    if not values:
+        return array
+    picked = np.fromiter(values, dtype=np.intp, count=len(values))
+    new = np.array(list(values.values()), dtype=array.dtype)
+    old = array[picked]
+    same = old == new
+    if array.dtype.kind == "f":
+        same |= np.isnan(old) & np.isnan(new)
+    if same.all():
+        return array
+    out = array.copy()
+    out[picked] = new
+    return out
