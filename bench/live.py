@@ -2,8 +2,9 @@
 
 A 20,000-wall dungeon (``bench.dungeon``) with 50 tokens and 20 lights, served by gunicorn
 with two workers and no Redis (the workers share the SQLite scene file). For each kind of
-change (a token move, a door opening, a light switched off), medians over ``--rounds``
-distinct changes, each on the id the previous one answered (as a table goes):
+change (a token move, a door opening, a light switched off: the issue's three; and a door
+closing, which polygonizes the rooms it splits), medians over ``--rounds`` distinct
+changes, each on the id the previous one answered (as a table goes):
 
 - ``patch_then_cover``: ``PATCH /v1/scenes/{id}`` with the change, then ``POST /v1/cover`` by
   the id it answered (either worker may take either request);
@@ -11,6 +12,9 @@ distinct changes, each on the id the previous one answered (as a table goes):
   re-sends the scene), on this checkout and, with ``--today PATH``, on another checkout
   served the same way (``git worktree add /tmp/main main``: what a re-upload costs there);
 - the change body's bytes, against the whole scene's.
+
+The servers run side by side and each round visits them in turn (a shared machine's load
+drifts: both sides of a ratio see the same), :data:`SETTLE_S` apart.
 
 Goal: ``patch_then_cover`` at most 5 % of ``inline_cover`` and a change body under 2 kB.
 Nothing is asserted; numbers are printed (and written as JSON with ``--json``).
@@ -34,6 +38,10 @@ from bench.dungeon import dungeon
 
 WALLS, TOKENS, LIGHTS = 20_000, 50, 20
 TARGETS = 5
+KINDS = ("token move", "door opening", "light off", "door closing")
+#: Seconds between two timed steps: what a server does after it answered (freeing the
+#: scene an inline cover built, its allocator trimming) ends before the next step starts.
+SETTLE_S = 0.3
 
 
 def scene() -> dict[str, Any]:
@@ -50,9 +58,10 @@ def changes(base: dict[str, Any], kind: str, rounds: int) -> list[dict[str, Any]
     """``rounds`` changes of ``kind``, each distinct (so each makes a new scene)."""
     if kind == "token move":
         return [{"tokens": {"t0": {"x": 100.0 * (k + 1), "y": 300.0}}} for k in range(rounds)]
-    if kind == "door opening":
-        doors = [w["id"] for w in base["walls"] if w.get("door_state") == "closed"]
-        return [{"walls": {doors[k]: {"door_state": "open"}}} for k in range(rounds)]
+    if kind in ("door opening", "door closing"):
+        was, now = ("closed", "open") if kind == "door opening" else ("open", "closed")
+        doors = [w["id"] for w in base["walls"] if w.get("door") and w.get("door_state") == was]
+        return [{"walls": {doors[k]: {"door_state": now}}} for k in range(rounds)]
     return [{"lights": {f"l{k}": {"on": False}}} for k in range(rounds)]
 
 
@@ -79,71 +88,80 @@ def query(**where: Any) -> dict[str, Any]:
     return {"ruleset": "dnd5e", "attacker": "t0", "targets": targets, **where}
 
 
-def measure_live(url: str, base: dict[str, Any], rounds: int) -> dict[str, Any]:
-    """Per kind of change: PATCH + cover by the new id, and the body sizes."""
-    s = requests.Session()
-    whole = json.dumps({"scene": base})
-    sid = s.post(
-        url + "/v1/scenes", data=whole, timeout=300, headers={"Content-Type": "application/json"}
-    ).json()["scene_id"]
-    for _ in range(6):  # both workers hold the scene (each built it once, from the file)
-        s.post(url + "/v1/cover", json=query(scene_id=sid), timeout=300).raise_for_status()
-    out: dict[str, Any] = {"scene_bytes": len(whole)}
-    for kind in ("token move", "door opening", "light off"):
-        times, patch_ms, sizes = [], [], []
+def _post_json(s: requests.Session, url: str, body: str) -> requests.Response:
+    headers = {"Content-Type": "application/json"}
+    return s.post(url, data=body, timeout=300, headers=headers)
+
+
+class Live:
+    """A table on one server: the scene uploaded once, then each change as ``PATCH`` + cover."""
+
+    def __init__(self, url: str, base: dict[str, Any]) -> None:
+        self.url, self.s = url, requests.Session()
+        whole = json.dumps({"scene": base})
+        self.scene_bytes = len(whole)
+        self.sid = _post_json(self.s, url + "/v1/scenes", whole).json()["scene_id"]
+        for _ in range(6):  # both workers hold the scene (each built it once, from the file)
+            self.cover().raise_for_status()
+
+    def cover(self) -> requests.Response:
+        return self.s.post(self.url + "/v1/cover", json=query(scene_id=self.sid), timeout=300)
+
+    def step(self, change: dict[str, Any]) -> tuple[float, float, int]:
+        """``PATCH`` then cover by the id it answers: (both s, the PATCH's s, body bytes)."""
+        body = json.dumps(change)
+        url = f"{self.url}/v1/scenes/{self.sid}"
+        t_patch, resp = timed(
+            lambda: self.s.patch(
+                url, data=body, timeout=300, headers={"Content-Type": "application/json"}
+            )
+        )
+        self.sid = resp.json()["scene_id"]
+        t_cover, _ = timed(self.cover)
+        return t_patch + t_cover, t_patch, len(body)
+
+
+class Inline:
+    """Covers carrying the whole changed scene on one server (a client that re-sends it)."""
+
+    def __init__(self, url: str, base: dict[str, Any]) -> None:
+        self.url, self.s, self.base = url, requests.Session(), base
+        _post_json(self.s, url + "/v1/cover", json.dumps(query(scene=base))).raise_for_status()
+
+    def step(self, change: dict[str, Any]) -> float:
+        body = json.dumps(query(scene=applied(self.base, change)))
+        return timed(lambda: _post_json(self.s, self.url + "/v1/cover", body))[0]
+
+
+def measure(urls: dict[str, str], base: dict[str, Any], rounds: int) -> dict[str, Any]:
+    """Every kind of change, round by round on each server in turn (``urls``: ``live``,
+    ``inline_here`` and perhaps ``inline_today``), so that a machine whose load drifts
+    slows both sides of a ratio alike. Medians in ms; the largest change body in bytes."""
+    live = Live(urls["live"], base)
+    inline = {name: Inline(url, base) for name, url in urls.items() if name != "live"}
+    out: dict[str, Any] = {"live": {"scene_bytes": live.scene_bytes}}
+    out |= {f"{name}_ms": {} for name in inline}
+    for kind in KINDS:
+        times: dict[str, list[float]] = {"both": [], "patch": []}
+        times |= {name: [] for name in inline}
+        sizes = []
         for change in changes(base, kind, rounds):
-            body = json.dumps(change)
-            sizes.append(len(body))
-            t_patch, resp = timed(
-                lambda b=body, parent=sid: s.patch(
-                    f"{url}/v1/scenes/{parent}",
-                    data=b,
-                    timeout=300,
-                    headers={"Content-Type": "application/json"},
-                )
-            )
-            sid = resp.json()["scene_id"]
-            t_cover, _ = timed(
-                lambda new=sid: s.post(url + "/v1/cover", json=query(scene_id=new), timeout=300)
-            )
-            times.append(t_patch + t_cover)
-            patch_ms.append(t_patch)
-        out[kind] = {
-            "patch_then_cover_ms": round(1000 * statistics.median(times), 1),
-            "patch_ms": round(1000 * statistics.median(patch_ms), 1),
-            "change_bytes": max(sizes),
-        }
+            time.sleep(SETTLE_S)
+            both, patch, size = live.step(change)
+            times["both"].append(both)
+            times["patch"].append(patch)
+            sizes.append(size)
+            for name, server in inline.items():
+                time.sleep(SETTLE_S)
+                times[name].append(server.step(change))
+        ms = {k: round(1000 * statistics.median(v), 1) for k, v in times.items()}
+        row = {"patch_then_cover_ms": ms["both"], "patch_ms": ms["patch"]}
+        row["change_bytes"] = max(sizes)
+        for name in inline:
+            out[f"{name}_ms"][kind] = ms[name]
+            row[f"ratio_to_{name}"] = round(ms["both"] / ms[name], 4)
+        out["live"][kind] = row
     return out
-
-
-def measure_inline(url: str, base: dict[str, Any], rounds: int) -> dict[str, float]:
-    """Per kind of change: an inline cover carrying the whole changed scene, median ms."""
-    s = requests.Session()
-    s.post(url + "/v1/cover", json=query(scene=base), timeout=300).raise_for_status()
-    out = {}
-    for kind in ("token move", "door opening", "light off"):
-        times = []
-        for change in changes(base, kind, rounds):
-            body = json.dumps(query(scene=applied(base, change)))
-            t, _ = timed(
-                lambda b=body: s.post(
-                    url + "/v1/cover",
-                    data=b,
-                    timeout=300,
-                    headers={"Content-Type": "application/json"},
-                )
-            )
-            times.append(t)
-        out[kind] = round(1000 * statistics.median(times), 1)
-    return out
-
-
-def serve(root: Path, measure: Callable[[str], Any]) -> Any:
-    proc, url = servers.start_gunicorn({"SIGHTLINE_WORKERS": "2"}, root=root, wait=300)
-    try:
-        return measure(url)
-    finally:
-        servers.stop(proc)
 
 
 def main() -> None:
@@ -154,21 +172,20 @@ def main() -> None:
     args = parser.parse_args()
     base = scene()
     result: dict[str, Any] = {"walls": WALLS, "tokens": TOKENS, "lights": LIGHTS}
-    result["live"] = serve(servers.ROOT, lambda url: measure_live(url, base, args.rounds))
-    result["inline_here_ms"] = serve(
-        servers.ROOT, lambda url: measure_inline(url, base, args.rounds)
-    )
+    roots = {"live": servers.ROOT, "inline_here": servers.ROOT}
     if args.today is not None:
-        result["inline_today_ms"] = serve(
-            args.today, lambda url: measure_inline(url, base, args.rounds)
-        )
-    for kind in ("token move", "door opening", "light off"):
-        live = result["live"][kind]
-        for where in ("inline_here_ms", "inline_today_ms"):
-            if where in result:
-                live[f"ratio_to_{where[:-3]}"] = round(
-                    live["patch_then_cover_ms"] / result[where][kind], 4
-                )
+        roots["inline_today"] = args.today
+    procs, urls = [], {}
+    try:
+        for name, root in roots.items():
+            proc, urls[name] = servers.start_gunicorn(
+                {"SIGHTLINE_WORKERS": "2"}, root=root, wait=300
+            )
+            procs.append(proc)
+        result |= measure(urls, base, args.rounds)
+    finally:
+        for proc in procs:
+            servers.stop(proc)
     text = json.dumps(result, indent=2)
     print(text)
     if args.json is not None:

@@ -493,8 +493,11 @@ def patch_scene(args: dict[str, Any], scene_id: str) -> dict[str, Any]:
     """
     cache = _cache()
     parent = cache.get(scene_id)
+    stored = parent.source or parent.scene  # as uploaded: levels not resolved into its walls
     try:
-        change, warnings = resolve_change(parent.scene, args, current_app.config, request_budget())
+        change, warnings = resolve_change(
+            stored, args, current_app.config, request_budget(), cache.positions(scene_id)
+        )
     except PatchInvalid as err:
         node: Any = err.messages
         for key in reversed(err.path):
@@ -504,7 +507,7 @@ def patch_scene(args: dict[str, Any], scene_id: str) -> dict[str, Any]:
     return {
         "scene_id": sid,
         "parent": cache.resolved(scene_id),
-        "stats": patch_stats(geo.scene, change),
+        "stats": patch_stats(geo.scene, change, cache.doors(sid)),
         "warnings": warnings,
     }
 

@@ -10,11 +10,12 @@ one a miss costs the client one resend.
 
 from __future__ import annotations
 
+import operator
 import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 
 import numpy as np
 import shapely
@@ -173,6 +174,11 @@ class _Entry:
     geo: BuiltScene
     digest: SceneDigest
     chain: tuple[str, ...] = ()
+    #: Per collection, each item's position by id (``engine.live.id_positions``), made on
+    #: first use and handed to a patched child whose collection kept its items.
+    positions: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Walls that are doors (``door`` not ``"none"``): counted once, carried to a child.
+    doors: list[int] = field(default_factory=list)
 
 
 def warm(geo: BuiltScene) -> None:
@@ -264,7 +270,9 @@ class SceneCache:
             else:
                 geo = build_scene(scene)
                 warm(geo)
-            entry = _Entry(geo, digest)
+            walls = scene.walls  # doors counted with the build: PATCH stats carry them
+            doors = [len(walls) - operator.countOf(map(_DOOR, walls), "none")]
+            entry = _Entry(geo, digest, doors=doors)
             self._keep(sid, entry, shared=sibling is not None, alias=alias)
             publish = publish is not False
         if publish and alias is None and self.store is not None:
@@ -319,7 +327,7 @@ class SceneCache:
             chain = (parent, *base.chain)
             if len(chain) > MAX_CHAIN:
                 self.store.put(sid, applied.scene)
-                entry = _Entry(entry.geo, entry.digest)
+                entry = _Entry(entry.geo, entry.digest, (), entry.positions, entry.doors)
             else:
                 self.store.put_patch(sid, PatchRecord(parent, change, chain))
         self._keep(sid, entry, shared=True)
@@ -327,7 +335,7 @@ class SceneCache:
 
     def _applied(self, base: _Entry, change: Change, parent: str) -> tuple[str, _Entry, Applied]:
         """``change`` applied to ``base``: the new id, its entry (built or cached) and scene."""
-        applied = apply_change(base.geo.source or base.geo.scene, change)
+        applied = apply_change(base.geo.source or base.geo.scene, change, base.positions)
         plain = change.environment is not None
         digest = rehashed(base.digest, applied.scene, applied.touched, plain)
         with self._lock:
@@ -335,6 +343,7 @@ class SceneCache:
         if found is not None:
             return digest.id, found, applied
         geo = rebuild(base.geo, applied)
+        doors = _doors_after(base, change) if base.doors else []
         pairs = {
             id(new): (old, new)
             for old, new in ((base.geo.walls, geo.walls), (base.geo.sight, geo.sight))
@@ -343,7 +352,8 @@ class SceneCache:
             if new is not old and new.tree is old.tree:  # flipped in place
                 rows = [k for k, _ in applied.replaced["walls"].values()]
                 rooms_after_change(old, new, rows)
-        return digest.id, _Entry(geo, digest, (parent, *base.chain)), applied
+        entry = _Entry(geo, digest, (parent, *base.chain), applied.positions, doors)
+        return digest.id, entry, applied
 
     def _evict(self, room: int, keep: str | None) -> None:
         """Drop least recently used scenes (never pinned ones nor ``keep``).
@@ -394,6 +404,32 @@ class SceneCache:
         if changed:
             self._evict(0, next(reversed(self._items), None))
 
+    def positions(self, sid: str) -> dict[str, dict[str, int]]:
+        """Per collection, each item's position by id in the scene ``sid`` (its source).
+
+        The scene as ``PATCH`` changes it (before levels resolve); made once per cached scene.
+
+        Filled by ``resolve_change`` and ``engine.live.apply_change`` as they need them; a
+        patched scene starts from its parent's where no item was added or removed.
+
+        Raises
+        ------
+        SceneNotFound
+            As :meth:`get`.
+        """
+        return self._held(sid).positions
+
+    def doors(self, sid: str) -> int:
+        """How many walls of the scene ``sid`` are doors (raises as :meth:`get`).
+
+        Counted once per uploaded scene, then carried through its changes (O(walls changed)).
+        """
+        entry = self._held(sid)
+        if not entry.doors:
+            walls = (entry.geo.source or entry.geo.scene).walls
+            entry.doors.append(len(walls) - operator.countOf(map(_DOOR, walls), "none"))
+        return entry.doors[0]
+
     def resolved(self, sid: str) -> str:
         """The scene id of id or alias ``sid`` (``sid`` itself when it is no alias)."""
         with self._lock:
@@ -413,6 +449,15 @@ class SceneCache:
             scene); the message says why it can happen (:meth:`_not_found`).
         """
         return self._entry(sid).geo
+
+    def _held(self, sid: str) -> _Entry:
+        """The entry of ``sid`` as :meth:`_entry`, without recounting when it is cached.
+
+        For a request's second look at the scene it has just asked for.
+        """
+        with self._lock:
+            entry = self._items.get(self._aliases.get(sid, sid))
+        return entry if entry is not None else self._entry(sid)
 
     def _entry(self, sid: str, depth: int = 0) -> _Entry:
         """The cache entry of id or alias ``sid``, loaded from the store on a miss."""
@@ -475,6 +520,21 @@ class SceneCache:
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+_DOOR = operator.attrgetter("door")
+
+
+def _doors_after(base: _Entry, change: Change) -> list[int]:
+    """``base``'s door count after ``change`` (its walls' positions are known by now)."""
+    walls = (base.geo.source or base.geo.scene).walls
+    where = base.positions["walls"] if change.walls else {}
+    count = base.doors[0]
+    for wall_id, wall in change.walls.items():
+        k = where.get(wall_id)
+        count += wall is not None and wall.door != "none"
+        count -= k is not None and walls[k].door != "none"
+    return [count]
 
 
 def _walls_key(digest: SceneDigest, px_per_unit: float) -> tuple[str, ...]:

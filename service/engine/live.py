@@ -14,9 +14,11 @@ ones dropped, new ones appended in the change's order); :func:`rebuild` makes it
   O(1) beyond the new scene.
 - **walls whose segment stays** (doors opened or closed, restrictions, direction,
   thresholds, height, cover): :func:`flipped_index` copies the wall arrays and writes the
-  changed rows, O(walls) in numpy; the ``STRtree``, the wall grid and what depends only on
-  the segments (junction labels, obstacle components) are shared, and the closed rooms are
-  updated around the changed walls (``geometry.rooms.rooms_after_change``, by the cache).
+  changed rows, O(walls) in numpy; the ``STRtree``, the wall grid, the wall kinds (unless a
+  ``cover`` changed) and what depends only on the segments (junction labels, obstacle
+  components) are shared, and the closed rooms are updated around the changed walls
+  (``geometry.rooms.rooms_after_change``, by the cache): a door opened joins the rooms on
+  its two sides (one union, no noding), a door closed polygonizes the rooms it lies in.
 - **walls moved, added or removed**, or a flip the index cannot take (identical segments
   indexed once, ``WallIndex.copies``): the wall index is built again, O(walls log walls).
 - **regions**: the changed regions' shapes; the sight index again when a heavily obscured
@@ -37,6 +39,7 @@ from typing import Any
 import msgspec
 import numpy as np
 from msgspec.structs import force_setattr
+from numpy.typing import NDArray
 
 from service.engine.density import wall_density
 from service.engine.regions import region_geometry
@@ -97,12 +100,24 @@ class Applied:
     touched: dict[str, set[int]]
     replaced: dict[str, dict[str, tuple[int, Any]]]
     reshaped: set[str]
+    positions: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
 
 
-def apply_change(scene: Scene, change: Change) -> Applied:
+def id_positions(items: tuple[Any, ...]) -> dict[str, int]:
+    """Each item's position in ``items`` by its id. O(items)."""
+    return {item.id: k for k, item in enumerate(items)}
+
+
+def apply_change(
+    scene: Scene, change: Change, positions: dict[str, dict[str, int]] | None = None
+) -> Applied:
     """``scene`` with ``change`` applied; ids of the change must exist unless it adds them.
 
-    Cost: O(items of each changed collection) (one id look-up table and one new tuple each).
+    ``positions``: per collection, ``id_positions`` of ``scene``'s items when known (the
+    cache keeps them with each scene; missing ones are made and added to it). The result's
+    ``positions`` are the new scene's where no item was added or removed (the same tables).
+    Cost: O(items named) plus, per collection with items added or removed or without a known
+    table, O(items of it) (a look-up table, the new tuple).
 
     Raises
     ------
@@ -113,12 +128,15 @@ def apply_change(scene: Scene, change: Change) -> Applied:
     touched: dict[str, set[int]] = {}
     replaced: dict[str, dict[str, tuple[int, Any]]] = {}
     reshaped: set[str] = set()
+    known = {} if positions is None else positions
     for name in ITEMS:
         edits: Mapping[str, Any] = getattr(change, name)
         if not edits:
             continue
         old = getattr(scene, name)
-        where = {item.id: k for k, item in enumerate(old)}
+        where = known.get(name)
+        if where is None:
+            where = known[name] = id_positions(old)
         items = list(old)
         gone: set[int] = set()
         added = []
@@ -149,7 +167,8 @@ def apply_change(scene: Scene, change: Change) -> Applied:
     new = copy.copy(scene)
     for name, value in fields.items():
         force_setattr(new, name, value)
-    return Applied(new, touched, replaced, reshaped)
+    kept = {name: table for name, table in known.items() if name not in reshaped}
+    return Applied(new, touched, replaced, reshaped, kept)
 
 
 def rebuild(parent: BuiltScene, applied: Applied) -> BuiltScene:
@@ -166,7 +185,10 @@ def rebuild(parent: BuiltScene, applied: Applied) -> BuiltScene:
     if "walls" in applied.replaced:
         walls = _changed_walls(parent.walls, scene, applied)
         parts["walls"] = walls
-        parts.update(wall_kinds(walls))
+        if walls.tree is not parent.walls.tree or any(
+            scene.walls[k].cover != old.cover for k, old in applied.replaced["walls"].values()
+        ):
+            parts.update(wall_kinds(walls))
     shapes = parent.region_shapes
     if "regions" in applied.replaced:
         kept = {i for i in shapes if i not in applied.replaced["regions"]}
@@ -241,41 +263,49 @@ def _segments_repeat(index: WallIndex, rows: list[int]) -> bool:
     """Whether another wall has the segment of one of ``rows`` (either way round).
 
     A flip then could make two walls identical, which a whole build indexes once
-    (``WallIndex.copies``). O(walls) per row, in numpy.
+    (``WallIndex.copies``). One ``STRtree`` query of the rows' lines, O(log walls + walls
+    meeting them).
     """
     c = index.coords
-    for k in rows:
-        same = (c == c[k]).all(axis=1) | (c == c[k][[2, 3, 0, 1]]).all(axis=1)
-        if int(np.count_nonzero(same)) > 1:
-            return True
-    return False
+    picked = np.asarray(rows, dtype=np.intp)
+    which, other = index.tree.query(index.tree.geometries[picked], predicate="intersects")
+    own, them = c[picked[which]], c[other]
+    same = (them == own).all(axis=1) | (them == own[:, [2, 3, 0, 1]]).all(axis=1)
+    return bool((same & (other != picked[which])).any())
 
 
 def flipped_index(index: WallIndex, walls: Mapping[int, Wall]) -> WallIndex:
     """``index`` with the walls at rows ``walls`` replaced by walls of the same segments.
 
     The restriction, threshold, direction and height rows of the new walls are written
-    into copies of the arrays (open doors restrict nothing, GEO-2); the ``STRtree``, the
-    coordinates, the wall grid and the memo entries of :data:`SEGMENT_MEMO` are shared.
+    into copies of the arrays they change (open doors restrict nothing, GEO-2; an array
+    whose rows keep their values is shared, as are the ``STRtree``, the coordinates, the
+    wall grid and the memo entries of :data:`SEGMENT_MEMO`).
     Memo entries that read restrictions (rooms, sense masks) are not carried: the caller
     updates the rooms (``geometry.rooms.rooms_after_change``). Needs an index without
-    merged copies. Cost: O(walls) array copies plus O(changed walls).
+    merged copies. Cost: O(walls) per array changed (a copy) plus O(changed walls).
     """
-    restriction = {s: a.copy() for s, a in index.restriction.items()}
-    threshold = {s: a.copy() for s, a in index.threshold.items()}
-    direction, bottom, top = index.direction.copy(), index.bottom.copy(), index.top.copy()
     rows = list(index.walls)
+    codes: dict[str, dict[int, float]] = {s: {} for s in SENSES}
+    limits: dict[str, dict[int, float]] = {s: {} for s in index.threshold}
+    ways: dict[int, float] = {}
+    lows: dict[int, float] = {}
+    highs: dict[int, float] = {}
     for k, wall in walls.items():
         rows[k] = wall
         is_open = wall.door != "none" and wall.door_state == "open"
         for sense in SENSES:
-            restriction[sense][k] = 0 if is_open else RESTRICTION_CODE[getattr(wall, sense)]
-        for sense in threshold:
+            codes[sense][k] = 0 if is_open else RESTRICTION_CODE[getattr(wall, sense)]
+        for sense in limits:
             value = None if wall.threshold is None else getattr(wall.threshold, sense)
-            threshold[sense][k] = math.nan if value is None else value
-        direction[k] = DIRECTION_CODE[wall.direction]
-        bottom[k] = -math.inf if wall.height is None else wall.height.low
-        top[k] = math.inf if wall.height is None else wall.height.high
+            limits[sense][k] = math.nan if value is None else value
+        ways[k] = DIRECTION_CODE[wall.direction]
+        lows[k] = -math.inf if wall.height is None else wall.height.low
+        highs[k] = math.inf if wall.height is None else wall.height.high
+    restriction = {s: _written(a, codes[s]) for s, a in index.restriction.items()}
+    threshold = {s: _written(a, limits[s]) for s, a in index.threshold.items()}
+    direction = _written(index.direction, ways)
+    bottom, top = _written(index.bottom, lows), _written(index.top, highs)
     memo = {key: index.memo[key] for key in SEGMENT_MEMO if key in index.memo}
     return dataclasses.replace(
         index,
@@ -287,3 +317,24 @@ def flipped_index(index: WallIndex, walls: Mapping[int, Wall]) -> WallIndex:
         top=top,
         memo=memo,
     )
+
+
+def _written(array: NDArray[Any], values: Mapping[int, float]) -> NDArray[Any]:
+    """``array`` with ``values`` (row: value) written: a copy, or ``array`` when it holds them.
+
+    NaN equals NaN. The arrays of an index are never written in place once built, so they
+    can be shared. O(len(values)), or O(n) for the copy.
+    """
+    if not values:
+        return array
+    picked = np.fromiter(values, dtype=np.intp, count=len(values))
+    new = np.array(list(values.values()), dtype=array.dtype)
+    old = array[picked]
+    same = old == new
+    if array.dtype.kind == "f":
+        same |= np.isnan(old) & np.isnan(new)
+    if same.all():
+        return array
+    out = array.copy()
+    out[picked] = new
+    return out

@@ -370,12 +370,14 @@ def rooms_after_change(old: WallIndex, new: WallIndex, rows: Sequence[int]) -> N
 
     For live scenes (``engine.live.flipped_index``: a door opened or closed, a restriction
     changed). For each rooms entry of ``old.memo`` (per sense and wall mask): unchanged room
-    walls keep the rooms as they are; otherwise only the rooms touching the changed walls
-    are polygonized again (:func:`_rooms_around`), from the room walls meeting them. An
-    entry that cannot be updated that way (no rooms, or a newly closing wall outside every
-    room, where new rooms may form) is left out: ``firm_rooms`` builds it when asked.
-    Cost: O(changed walls + faces and walls of the touched rooms) plus the faces' tree,
-    against O(n log n + k) to build them all.
+    walls keep the rooms as they are; walls that only stop closing rooms (a door opened)
+    merge the rooms on their two sides (:func:`rooms_opened`); otherwise only the rooms
+    touching the changed walls are polygonized again (:func:`_rooms_around`), from the room
+    walls meeting them. An entry that cannot be updated either way (no rooms, or a newly
+    closing wall outside every room, where new rooms may form) is left out: ``firm_rooms``
+    builds it when asked. Cost: an opening, O(changed walls + vertices of the rooms they
+    bound) and one union per merged pair; a closing, O(faces and walls of the touched rooms)
+    polygonized; plus the faces' tree. Against O(n log n + k) to build them all.
     """
     picked = np.asarray(rows, dtype=np.intp)
     done: list[tuple[object, NDArray[np.bool_], object]] = []  # senses sharing their rooms
@@ -393,11 +395,169 @@ def rooms_after_change(old: WallIndex, new: WallIndex, rows: Sequence[int]) -> N
         diff = picked[before[picked] != after[picked]]
         found: object = rooms
         if len(diff):
-            found = _rooms_around(new, rooms, after, diff, after[diff] & ~before[diff])
-            found = False if found is None else (found if len(found[1]) else None)  # type: ignore[index]
+            closing = after[diff] & ~before[diff]
+            made = None if closing.any() else rooms_opened(new, rooms, after, diff)
+            if made is None:
+                made = _rooms_around(new, rooms, after, diff, closing)
+            found = False if made is None else (made if len(made[1]) else None)
         if found is not False:
             new.memo[key] = found
         done.append((rooms, after, found))
+
+
+#: How far (relative to the coordinates' magnitude) a room's ring vertex may lie from a wall
+#: and still be on it (the float noise of noding, ~1e-12 relative): ``rooms_opened``.
+_ON_WALL_REL = 1e-9
+
+
+def rooms_opened(
+    index: WallIndex,
+    rooms: tuple[shapely.STRtree, NDArray[np.object_]],
+    firm: NDArray[np.bool_],
+    opened: NDArray[np.intp],
+) -> tuple[shapely.STRtree, NDArray[np.object_]] | None:
+    """The rooms after the walls ``opened`` stop closing rooms, from the old ``rooms``.
+
+    The faces of the room walls ``firm`` without ``opened`` are the old faces with the two
+    sides of each removed boundary stretch joined: faces whose rings run along an opened
+    wall over a common stretch are one face now (their union, as ``firm_rooms``'s
+    polygonization of the remaining walls makes it: the stretches become cut edges or
+    dangles), and a face whose ring runs along an opened wall where no other face lies
+    (the outside) is open to the outside and is no room any more. Faces touching an
+    opened wall at a point only are kept. Stretches are compared as intervals along each
+    wall, so rings noded differently on either side still match. ``None`` (the caller
+    polygonizes instead) when another room wall overlaps an opened wall along its line
+    (the stretch is still closed), or a union is not one polygon.
+
+    Cost: one tree query of the opened walls, O(vertices of the touched faces) in numpy,
+    one union per group of joined faces, and the faces' ``STRtree``.
+    """
+    tree, faces = rooms
+    lines = index.tree.geometries
+    touched = np.unique(tree.query(lines[opened], predicate="intersects")[1])
+    if not len(touched):
+        return rooms
+    if _overlapped(index, opened, firm):
+        return None
+    spans = [_stretches(faces[f], index.coords[opened]) for f in touched]
+    groups, open_ = _joined(spans)
+    made, gone = [], set()
+    for members in groups:
+        gone |= members
+        if members & open_:
+            continue
+        try:  # rooms already built (within MAX_ROOM_CROSSINGS): their union is as bounded
+            merged = shapely.union_all(faces[touched[sorted(members)]])
+        except (GEOSException, MemoryError):
+            return None
+        if shapely.get_type_id(merged) != shapely.GeometryType.POLYGON:
+            return None
+        made.append(merged)
+    if not gone:
+        return rooms
+    keep = np.ones(len(faces), dtype=bool)
+    keep[touched[sorted(gone)]] = False
+    out = np.concatenate([faces[keep], np.array(made, dtype=object)])
+    return shapely.STRtree(out), out
+
+
+def _overlapped(index: WallIndex, opened: NDArray[np.intp], firm: NDArray[np.bool_]) -> bool:
+    """Whether a room wall of ``firm`` runs along an opened wall over a stretch (collinear)."""
+    lines = index.tree.geometries
+    which, other = index.tree.query(lines[opened], predicate="intersects")
+    keep = firm[other]
+    if not keep.any():
+        return False
+    seg, wall = index.coords[opened[which[keep]]], index.coords[other[keep]]
+    t0, on0 = _line_position(seg, wall[:, 0:2])
+    t1, on1 = _line_position(seg, wall[:, 2:4])
+    lo, hi = np.maximum(np.minimum(t0, t1), 0.0), np.minimum(np.maximum(t0, t1), 1.0)
+    return bool((on0 & on1 & (hi - lo > _ON_WALL_REL)).any())
+
+
+def _line_position(seg: FloatArray, pts: FloatArray) -> tuple[FloatArray, NDArray[np.bool_]]:
+    """Each point's position along its segment's line (0 and 1 at its ends), and whether on it.
+
+    On the line: within :data:`_ON_WALL_REL` of the coordinates' magnitude. ``seg`` (m, 4),
+    ``pts`` (m, 2); a zero-length segment has no line (``False``).
+    """
+    d = seg[:, 2:4] - seg[:, 0:2]
+    rel = pts - seg[:, 0:2]
+    length2 = (d * d).sum(axis=1)
+    tol = _ON_WALL_REL * (np.abs(seg).max(axis=1) + 1.0)
+    cross = np.abs(d[:, 0] * rel[:, 1] - d[:, 1] * rel[:, 0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = (rel * d).sum(axis=1) / length2
+    return t, (length2 > 0) & (cross <= tol * np.sqrt(length2))
+
+
+def _along(seg: FloatArray, pts: FloatArray) -> FloatArray:
+    """Each point's position along its segment (0 to 1), NaN when it is off the segment."""
+    t, on = _line_position(seg, pts)
+    length = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slack = _ON_WALL_REL * (np.abs(seg).max(axis=1) + 1.0) / length
+    on &= (t >= -slack) & (t <= 1 + slack)
+    return np.where(on, np.clip(t, 0.0, 1.0), np.nan)
+
+
+def _stretches(face: shapely.Geometry, walls: FloatArray) -> list[tuple[int, float, float]]:
+    """The stretches of ``face``'s rings along each of ``walls`` (k, 4): (wall, t0, t1)."""
+    out = []
+    for ring in shapely.get_rings(face):
+        xy = shapely.get_coordinates(ring)
+        starts, ends = xy[:-1], xy[1:]
+        for w, seg in enumerate(walls):
+            rows = np.broadcast_to(seg, (len(starts), 4))
+            t0, t1 = _along(rows, starts), _along(rows, ends)
+            hit = np.isfinite(t0) & np.isfinite(t1) & (t0 != t1)
+            out += [(w, min(p, q), max(p, q)) for p, q in zip(t0[hit], t1[hit], strict=True)]
+    return out
+
+
+def _joined(spans: list[list[tuple[int, float, float]]]) -> tuple[list[set[int]], set[int]]:
+    """Faces joined across shared stretches (groups of positions), and those open outside.
+
+    A stretch of a face that no other face's stretches cover (beyond float noise) lies
+    between the face and the outside.
+    """
+    parent = list(range(len(spans)))
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    eps = _ON_WALL_REL
+    open_: set[int] = set()
+    for f, own in enumerate(spans):
+        for w, t0, t1 in own:
+            covered = []
+            for g, other in enumerate(spans):
+                if g == f:
+                    continue
+                for v, s0, s1 in other:
+                    if v == w and min(t1, s1) - max(t0, s0) > eps:
+                        parent[root(g)] = root(f)
+                        covered.append((max(t0, s0), min(t1, s1)))
+            if _uncovered(t0, t1, covered) > eps:
+                open_.add(f)
+    groups: dict[int, set[int]] = {}
+    for f, own in enumerate(spans):
+        if own:
+            groups.setdefault(root(f), set()).add(f)
+    return [g for g in groups.values() if len(g) > 1 or g & open_], open_
+
+
+def _uncovered(t0: float, t1: float, covered: list[tuple[float, float]]) -> float:
+    """Length of [t0, t1] outside the union of ``covered`` intervals."""
+    left, at = 0.0, t0
+    for s0, s1 in sorted(covered):
+        if s0 > at:
+            left += s0 - at
+        at = max(at, s1)
+    return left + max(0.0, t1 - at)
 
 
 def _rooms_around(

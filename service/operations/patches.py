@@ -21,7 +21,7 @@ from schemas.patch import ITEM_SCHEMAS, merged
 from schemas.scene import EnvironmentSchema
 from schemas.size import SceneSize
 from service.engine.budget import PATCH_ITEM_UNITS, WALL_BUILD_UNITS, WorkBudget
-from service.engine.live import Change
+from service.engine.live import Change, id_positions
 from service.errors import RulesError, shown
 from service.limits import size_problems
 from service.model import Scene
@@ -34,11 +34,18 @@ class UnknownItem(RulesError):
 
 
 def resolve_change(
-    parent: Scene, body: Mapping[str, Any], limits: Mapping[str, Any], budget: WorkBudget
+    parent: Scene,
+    body: Mapping[str, Any],
+    limits: Mapping[str, Any],
+    budget: WorkBudget,
+    positions: dict[str, dict[str, int]] | None = None,
 ) -> tuple[Change, list[str]]:
     """The ``Change`` of a loaded patch body against ``parent``, and its warnings.
 
-    Cost: O(items named) item loads, plus one id table per collection named (O(items of
+    ``parent``: the scene as stored (before levels resolve: ``BuiltScene.source``).
+    ``positions``: per collection, ``engine.live.id_positions`` of ``parent``'s items when
+    known (``SceneCache.positions``; missing ones are made and added to it). Cost: O(items
+    named) item loads, plus an id table per collection named that has none yet (O(items of
     it)), counted in ``budget`` before the work (``PATCH_ITEM_UNITS`` an item, and
     ``WALL_BUILD_UNITS`` a wall when walls are added, removed or moved: the index is then
     built again).
@@ -58,11 +65,16 @@ def resolve_change(
     warnings: list[str] = []
     reshaped = False
     counts = {name: len(getattr(parent, name)) for name in ITEM_SCHEMAS}
+    known = {} if positions is None else positions
     for name in ITEM_SCHEMAS:
         given = body.get(name) or {}
         if not given:
             continue
-        held = {item.id: item for item in getattr(parent, name)}
+        items = getattr(parent, name)
+        where = known.get(name)
+        if where is None:
+            where = known[name] = id_positions(items)
+        held = {i: items[where[i]] for i in given if i in where}
         edits[name] = {
             item_id: _item(name, item_id, value, held.get(item_id))
             for item_id, value in given.items()
@@ -117,10 +129,20 @@ def _item(name: str, item_id: str, value: dict[str, Any] | None, old: Any) -> An
     return old if item == old else item
 
 
+_SCHEMAS: dict[type[Any], Any] = {}
+
+
+def _schema(schema: type[Any]) -> Any:
+    """One instance of each item schema (made once: a marshmallow schema costs ~1 ms)."""
+    if schema not in _SCHEMAS:
+        _SCHEMAS[schema] = schema()
+    return _SCHEMAS[schema]
+
+
 def _load(schema: type[Any], raw: dict[str, Any], path: tuple[str, ...]) -> Any:
     """``schema().load(raw)``; its errors answer 422 under ``path``."""
     try:
-        return schema().load(raw)
+        return _schema(schema).load(raw)
     except ValidationError as err:
         messages = err.messages
         first = _first(messages)
@@ -181,11 +203,14 @@ def _check_limits(
         raise RulesError(f"After this change: {message}", (field,))
 
 
-def patch_stats(scene: Scene, change: Change) -> dict[str, int]:
-    """Counts of the changed scene, and how many items the change named."""
+def patch_stats(scene: Scene, change: Change, doors: int) -> dict[str, int]:
+    """Counts of the changed scene and how many items the change named. O(1).
+
+    ``doors``: the changed scene's doors, which the cache keeps (``SceneCache.doors``).
+    """
     return {
         "walls": len(scene.walls),
-        "doors": sum(1 for w in scene.walls if w.door != "none"),
+        "doors": doors,
         "tokens": len(scene.tokens),
         "lights": len(scene.lights),
         "regions": len(scene.regions),

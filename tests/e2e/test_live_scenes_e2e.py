@@ -102,3 +102,14 @@ def test_a_scene_patched_on_one_replica_is_answered_on_the_other(replicas):
     on_b = cover(url_b, scene_id=sid)
     assert on_b.status_code == 200, on_b.text[:300]
     assert on_b.json() == cover(url_b, scene=moved()).json()
+    # The chain goes on from the other replica, and back: each link answered as a whole upload.
+    step = {"tokens": {"t1": {"x": 500, "y": 500}}, "walls": {DOOR: {"door_state": "closed"}}}
+    again = patched(url_b, sid, step)
+    scene = moved()
+    scene["tokens"][1].update(x=500, y=500)
+    next(w for w in scene["walls"] if w["id"] == DOOR)["door_state"] = "closed"
+    on_a = cover(url_a, scene_id=again)
+    assert on_a.status_code == 200, on_a.text[:300]
+    assert on_a.json() == cover(url_a, scene=scene).json()
+    upload = requests.post(url_a + "/v1/scenes", json={"scene": scene}, timeout=TIMEOUT)
+    assert upload.json()["scene_id"] == again

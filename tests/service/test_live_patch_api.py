@@ -152,3 +152,36 @@ def test_a_change_over_the_work_budget(base):
     sid = client.post("/v1/scenes", json={"scene": sample_scene()}).get_json()["scene_id"]
     resp = client.patch(f"/v1/scenes/{sid}", json={"walls": {"north": None}})
     assert resp.status_code == 422 and "SIGHTLINE_WORK_BUDGET" in resp.get_json()["message"]
+
+
+def test_a_wall_of_a_level_is_patched_as_stored_not_as_its_level_resolves(client):
+    """A level's wall takes the level's range when built (GEO-10), not in the stored scene:
+    the patched id is a whole upload's, and the wall keeps following its level."""
+    scene = sample_scene()
+    scene["levels"] = [{"id": "ground", "bottom": 0, "top": 10}, {"id": "upper", "bottom": 10}]
+    door = next(w for w in scene["walls"] if w["id"] == "inner-door")
+    door["level"] = "ground"
+    sid = client.post("/v1/scenes", json={"scene": scene}).get_json()["scene_id"]
+    change = {"walls": {"inner-door": {"door_state": "open"}}}
+    resp = client.patch(f"/v1/scenes/{sid}", json=change)
+    assert resp.status_code == 200, resp.get_json()
+    upload = client.post("/v1/scenes", json={"scene": whole(scene, change)}).get_json()
+    assert resp.get_json()["scene_id"] == upload["scene_id"]
+    again = client.patch(f"/v1/scenes/{sid}", json={"walls": {"inner-door": {"level": "upper"}}})
+    moved = whole(scene, {"walls": {"inner-door": {"level": "upper"}}})
+    expected = client.post("/v1/scenes", json={"scene": moved}).get_json()["scene_id"]
+    assert again.get_json()["scene_id"] == expected
+
+
+def test_patch_stats_count_the_doors_after_the_change(client, base):
+    """``stats.doors`` follows doors added and removed (carried by the cache, not recounted)."""
+    scene = sample_scene()
+    doors = sum(1 for w in scene["walls"] if w.get("door", "none") != "none")
+    first = client.patch(
+        f"/v1/scenes/{base}", json={"walls": {"new-door": {"c": [0, 0, 50, 0], "door": "door"}}}
+    ).get_json()
+    assert first["stats"]["doors"] == doors + 1
+    second = client.patch(
+        f"/v1/scenes/{first['scene_id']}", json={"walls": {"inner-door": None}}
+    ).get_json()
+    assert second["stats"]["doors"] == doors

@@ -1,0 +1,84 @@
+"""Patched scenes stored as chains (parent id + change) between two workers of one file.
+
+A worker that did not take a ``PATCH`` builds the patched scene from the parent it holds
+plus the record (``SceneCache._entry``), never from scratch; when a link of the chain has
+expired from the store, every request by the patched id (a query, a further ``PATCH``) is a
+clear 404 naming the gone parent and saying to send the scene, and nothing else is lost
+(docs/decisions.md "Live scenes", API.md errors).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from bench.dungeon import dungeon
+from service.app import create_app
+from service.engine import live as engine_live
+from service.engine import scene as engine_scene
+
+SCENE = dungeon(120, 4, seed=2)
+DOOR = next(w["id"] for w in SCENE["walls"] if w.get("door_state") == "closed")
+QUERY = {"ruleset": "dnd5e", "attacker": "t0", "targets": ["t1", "t2", "t3"]}
+
+
+def app_client(path: str):
+    return create_app({"TESTING": True, "REDIS_URL": None, "SCENE_FILE": path}).test_client()
+
+
+@pytest.fixture
+def workers(tmp_path):
+    path = str(tmp_path / "scenes.sqlite")
+    return app_client(path), app_client(path), path
+
+
+def chain(one, n: int) -> list[str]:
+    """An upload on ``one`` and ``n`` token moves, each on the id before: every id."""
+    ids = [one.post("/v1/scenes", json={"scene": SCENE}).get_json()["scene_id"]]
+    for k in range(n):
+        change = {"tokens": {"t0": {"x": 100 * (k + 1)}}}
+        if k == 0:
+            change["walls"] = {DOOR: {"door_state": "open"}}
+        resp = one.patch(f"/v1/scenes/{ids[-1]}", json=change)
+        assert resp.status_code == 200, resp.get_json()
+        ids.append(resp.get_json()["scene_id"])
+    return ids
+
+
+def test_the_other_worker_builds_a_chain_from_its_parent_not_from_scratch(workers, monkeypatch):
+    one, two, _ = workers
+    ids = chain(one, 3)
+    assert two.post("/v1/cover", json={**QUERY, "scene_id": ids[0]}).status_code == 200
+    builds = []
+    real = engine_scene.build_wall_index
+    for module in (engine_scene, engine_live):
+        monkeypatch.setattr(
+            module, "build_wall_index", lambda *a, **k: builds.append(1) or real(*a, **k)
+        )
+    answers = [two.post("/v1/cover", json={**QUERY, "scene_id": sid}) for sid in ids[1:]]
+    assert [a.status_code for a in answers] == [200, 200, 200]
+    assert builds == []  # the parent's index flipped and shared: no wall index built
+    mine = [one.post("/v1/cover", json={**QUERY, "scene_id": sid}).get_json() for sid in ids[1:]]
+    assert [a.get_json() for a in answers] == mine
+
+
+def test_a_chain_on_an_expired_parent_is_a_clear_404_and_loses_nothing(workers):
+    one, two, path = workers
+    ids = chain(one, 2)
+    with sqlite3.connect(path) as conn:  # the upload expired from the file
+        conn.execute("DELETE FROM scene WHERE id = ?", (ids[0],))
+    for resp in (
+        two.post("/v1/cover", json={**QUERY, "scene_id": ids[2]}),
+        two.patch(f"/v1/scenes/{ids[2]}", json={"tokens": {"t0": {"x": 0}}}),
+    ):
+        assert resp.status_code == 404, resp.get_json()
+        message = resp.get_json()["message"]
+        assert "is gone" in message and "Send the scene itself" in message
+        assert resp.get_json()["errors"]["json"]["scene_id"]
+    # The worker holding the chain still answers it, and a whole upload restores it for all.
+    assert one.post("/v1/cover", json={**QUERY, "scene_id": ids[2]}).status_code == 200
+    assert two.post("/v1/cover", json={**QUERY, "scene_id": ids[1]}).status_code == 404
+    assert one.post("/v1/scenes", json={"scene": SCENE}).get_json()["scene_id"] == ids[0]
+    again = two.post("/v1/cover", json={**QUERY, "scene_id": ids[2]})
+    assert again.status_code == 200, again.get_json()
