@@ -470,7 +470,7 @@ class JSONBodyParser(FlaskParser):
         unknown field with a near known name is named in the message and its error
         (``schemas.suggest``: ``attaker`` -> ``attacker``).
         """
-        hint = export_hint(error.data)  # the body the schema was given
+        hint = export_hint(error.data, schema)  # the body the schema was given
         messages, hint = _with_suggestions(error.messages, schema, hint)
         webargs_abort(
             error_status_code or self.DEFAULT_VALIDATION_STATUS,
@@ -502,15 +502,21 @@ def _with_suggestions(messages: Any, schema: Schema, hint: str | None) -> tuple[
     return out, hint
 
 
-def export_hint(body: Any) -> str | None:
+def export_hint(body: Any, schema: Schema | None = None) -> str | None:
     """What to send instead when ``body`` or its ``scene`` is a VTT export, else ``None``.
 
     ``adapters.sniff`` recognises the export (a canonical scene is never taken for one:
-    ``is_canonical``). Cost: O(keys looked at).
+    ``is_canonical``). The whole body is looked at only where a scene belongs (``schema``
+    has a ``scene`` field) and the body names none (no ``scene`` or ``scene_id``): a change
+    of ``PATCH /v1/scenes/{id}`` (its ``walls`` by id) or a question with a stray key is no
+    export. Cost: O(keys looked at).
     """
     if not isinstance(body, dict):
         return None
-    for label, doc in (("`scene`", body.get("scene")), ("The body", body)):
+    fields = None if schema is None else {f.data_key or n for n, f in schema.fields.items()}
+    named = "scene" in body or "scene_id" in body
+    whole = fields is None or ("scene" in fields and not named)
+    for label, doc in (("`scene`", body.get("scene")), ("The body", body if whole else None)):
         if doc is None or is_canonical(doc) or is_import_answer(doc):
             continue
         found = sniff(doc)

@@ -56,7 +56,8 @@ def resolve_change(
         A ``null`` for an id ``parent`` does not hold (404, at ``<collection>.<id>``).
     RulesError
         422: an invalid item (at its field), a door state on a wall that is no door, an id
-        field that disagrees with its key, or a scene past the limits after the change.
+        field that disagrees with its key, an item on a level the scene lacks, or a scene
+        past the limits after the change.
     OverBudget
         The change's rebuild would pass the work budget.
     """
@@ -88,6 +89,7 @@ def resolve_change(
             reshaped = any(
                 v is None or i not in held or held[i].c != v.c for i, v in edits[name].items()
             )
+    _check_levels(parent, edits)
     environment = None
     if body.get("environment") is not None:
         raw = merged(msgspec.to_builtins(parent.environment), body["environment"])
@@ -167,6 +169,28 @@ class PatchInvalid(RulesError):
     def __init__(self, message: str, path: tuple[str, ...], messages: Any) -> None:
         super().__init__(message, path)
         self.messages = messages
+
+
+def _check_levels(parent: Scene, edits: Mapping[str, Mapping[str, Any]]) -> None:
+    """422 at ``<collection>.<id>.level`` for an item naming a level ``parent`` lacks.
+
+    A change names no levels of its own (they come with the scene), so an item's ``level``
+    must be one of the parent's (GEO-10), as a whole upload's schema holds. O(items named).
+    """
+    known = {level.id for level in parent.levels}
+    for name, items in edits.items():
+        for item_id, item in items.items():
+            level = getattr(item, "level", None)
+            if level is not None and level not in known:
+                raise RulesError(
+                    f"No level with id {shown(level)} in the scene's levels"
+                    + (
+                        f" ({', '.join(sorted(map(shown, known)))})."
+                        if known
+                        else " (it has none)."
+                    ),
+                    (name, item_id, "level"),
+                )
 
 
 def _check_limits(

@@ -185,3 +185,59 @@ def test_patch_stats_count_the_doors_after_the_change(client, base):
         f"/v1/scenes/{first['scene_id']}", json={"walls": {"inner-door": None}}
     ).get_json()
     assert second["stats"]["doors"] == doors
+
+
+@pytest.mark.parametrize("with_levels", [True, False])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"walls": {"north": {"level": "nope"}}},
+        {"lights": {"torch": {"level": "nope"}}},
+        {"walls": {"w-new": {"c": [0, 0, 100, 100], "level": "nope"}}},
+        {
+            "regions": {
+                "r-new": {"shape": {"type": "rect", "width": 100, "height": 100}, "level": "nope"}
+            }
+        },  # fmt: skip
+    ],
+)
+def test_an_item_moved_to_a_level_the_scene_lacks_is_a_422(client, with_levels, change):
+    """GEO-10: a whole upload's schema refuses an item naming an unknown level; a change
+    names no levels of its own, so it is held to the parent's (it was a 500, or a 200 whose
+    pictures answered 500). The parent answers as before."""
+    scene = sample_scene()
+    if with_levels:
+        scene["levels"] = [{"id": "ground", "bottom": 0, "top": 10}]
+        scene["walls"][0]["level"] = "ground"
+        scene["regions"] = [*scene.get("regions", []), {
+            "id": "r-on", "shape": {"type": "rect", "width": 100, "height": 100},
+            "level": "ground"}]  # fmt: skip
+    sid = client.post("/v1/scenes", json={"scene": scene}).get_json()["scene_id"]
+    resp = client.patch(f"/v1/scenes/{sid}", json=change)
+    assert resp.status_code == 422, resp.get_json()
+    ((name, items),) = change.items()
+    ((item_id, _),) = items.items()
+    body = resp.get_json()
+    assert body["errors"]["json"][name][item_id]["level"]
+    assert "No level with id 'nope'" in body["message"]
+    assert ("'ground'" in body["message"]) is with_levels
+    render = client.post("/v1/render", json={"scene_id": sid})
+    assert render.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"walls": {"north": 5}}, {"walls": {"north": {"c": [0, 0, 1, 1]}}, "bogus": 1}],
+)
+def test_a_bad_change_of_walls_is_not_taken_for_a_foundry_export(client, base, change):
+    resp = client.patch(f"/v1/scenes/{base}", json=change)
+    assert resp.status_code == 422
+    assert "Foundry" not in resp.get_json()["message"]
+
+
+def test_a_question_with_a_stray_walls_key_is_not_taken_for_an_export(client):
+    body = {"scene_id": "sample", "from": "archer", "to": "goblin", "walls": {}}
+    resp = client.post("/v1/line-of-effect", json=body)
+    assert resp.status_code == 422
+    assert "Foundry" not in resp.get_json()["message"]
+    assert "walls" in resp.get_json()["errors"]["json"]
