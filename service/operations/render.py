@@ -17,6 +17,9 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from marshmallow import ValidationError
+
+from schemas.requests import LineOptionsSchema
 from service import rules
 from service.engine.budget import WorkBudget
 from service.engine.scene import BuiltScene, find_token
@@ -104,14 +107,22 @@ def _vision_request(query: dict[str, Any]) -> dict[str, Any]:
 
 
 def _line_request(query: dict[str, Any]) -> dict[str, Any]:
-    """A line query; its ``ruleset`` (optional, as for the line endpoints) picks the cited ids."""
+    """A line query as the line endpoints take it, its options checked as theirs.
+
+    Its ``ruleset`` (optional) picks the cited ids; its ``options`` (``corner_inset``) give
+    the same 422 as theirs, under ``query.options``.
+    """
     if query.get("ruleset") is not None:
         rules.get(query["ruleset"])  # an unknown ruleset is the 422 /v1/line-of-effect gives
+    try:
+        options = LineOptionsSchema().load(dict(query["options"]))
+    except ValidationError as err:
+        raise ValidationError({"query": {"options": err.messages}}) from None
     return {
         "source": query["from"],
         "target": query["to"],
         "effect": None,
-        "options": {},
+        "options": options,
         "ruleset": query.get("ruleset"),
     }
 

@@ -147,3 +147,11 @@ def test_a_rendered_line_cites_the_rulesets_ids(client, ruleset, kind):
     bad = {**query, "ruleset": "dnd6e"}
     err = assert_error(client.post("/v1/render", json={"scene": SCENE, "query": bad}), 422)
     assert "starfinder" in err["message"] or "starfinder" in str(err["errors"])
+
+
+@pytest.mark.parametrize("options", [{"corner_inset": -1}, {"zzz": 1}])
+def test_a_rendered_lines_options_are_checked_as_the_line_endpoints(client, options):
+    query = {"type": "line-of-effect", "from": "A", "to": "T", "options": options}
+    direct = post(client, "/v1/line-of-effect", {"from": "A", "to": "T", "options": options}, 422)
+    err = assert_error(client.post("/v1/render", json={"scene": SCENE, "query": query}), 422)
+    assert err["errors"]["json"]["query"]["options"] == direct["errors"]["json"]["options"]
