@@ -538,7 +538,7 @@ def _trace_walls(
     )
     si, wi = si.astype(np.intp), wi.astype(np.intp)
     if walls.spent is not None:
-        walls.spent += counts
+        walls.spent[:] += counts  # a view of the caller's array
     if walls.budget is not None:
         walls.budget.spend(int(counts.sum()))
     out.blocked |= state == 1
