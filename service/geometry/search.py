@@ -25,9 +25,9 @@ from service.engine.budget import SEARCH_UNITS, WorkBudget
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.compiled import sides_split
-from service.geometry.firm import firm_walls, surely_blocked
+from service.geometry.firm import firm_walls
 from service.geometry.trace import TraceSpec, trace
-from service.geometry.vertices import pair_chunks, search_vertices
+from service.geometry.vertices import distinct_rows, pair_chunks, search_vertices
 from service.geometry.walk import first_crossings
 
 #: Line–wall candidate tests one exact search may spend (about a second); past it the
@@ -48,6 +48,10 @@ CANDIDATE_CHUNK = 32_768
 
 #: Vertex pairs of the searches traced together (memory bound: a few dozen bytes each).
 MANY_CHUNK = 65_536
+
+#: Distinct bands of one chunk's searches that get firm walls of their own (each a mask of
+#: the walls, ``_firm_by_band``); the others use the full-height firm walls alone.
+BANDS_FIRM = 8
 
 #: Lines each pair has had traced before its search: the centre line and the 16
 #: corner-to-corner lines, all blocked (counted in ``Found.candidates``).
@@ -229,7 +233,27 @@ class _Searches:
         self.index, self.bf, self.bt, self.sense = index, bf, bt, sense
         self.elevations, self.wall_mask = elevations, wall_mask
         self.vertices = search_vertices(index, bf, bt, sense, wall_mask)
-        self.firm = firm_walls(index, sense, wall_mask)
+        self.firms, self.firm_of = _firm_by_band(index, sense, wall_mask, elevations, len(bf))
+
+    def firm_walk(
+        self, cand: FloatArray, owner: NDArray[np.intp], every: bool = False
+    ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+        """``walk.first_crossings`` of the candidates (k, 4) px of the searches ``owner``.
+
+        Each line with the firm walls of its search's band (``_firm_by_band``); ``every``:
+        walk it even where no wall is firm (counting what it looks at, for a prediction),
+        else such lines are not walked (``firm.surely_blocked``'s shortcut).
+        """
+        surely = np.zeros(len(cand), dtype=bool)
+        looked = np.zeros(len(cand), dtype=np.int64)
+        if not self.index.size or not len(cand):
+            return surely, looked
+        group = self.firm_of[owner]
+        for k, firm in enumerate(self.firms):
+            rows = np.flatnonzero(group == k) if len(self.firms) > 1 else np.arange(len(cand))
+            if len(rows) and (every or firm.any()):
+                surely[rows], looked[rows] = first_crossings(self.index, cand[rows], firm)
+        return surely, looked
 
     def candidates(
         self, gi: NDArray[np.intp], gj: NDArray[np.intp], owner: NDArray[np.intp]
@@ -266,15 +290,18 @@ class _Searches:
     ) -> NDArray[np.bool_]:
         """Which candidates (k, 4) px of the searches ``owner`` (k,) are clear, shape (k,).
 
-        The lines crossing a firm wall outright are set aside by the compiled walk that
-        stops at that wall (``firm.surely_blocked``); only the others get the exact trace.
+        The lines crossing a firm wall outright (of their band, ``_firm_by_band``) are set
+        aside by the compiled walk that stops at that wall (``firm.surely_blocked``'s, in
+        ``firm_walk``); only the others get the exact trace.
         Every line-wall test is spent on ``budget``, and added line by line to ``spent``
         (k,) when given.
         """
         clear = np.zeros(len(cand), dtype=bool)
         if not len(cand):
             return clear
-        surely, looked = surely_blocked(self.index, cand, self.firm, budget)
+        surely, looked = self.firm_walk(cand, owner)
+        if budget is not None:  # the walk's pairs of the lines it sets aside
+            budget.spend(int(looked[surely].sum()))
         if spent is not None:
             spent += np.where(surely, looked, 0)
         rest = np.flatnonzero(~surely)
@@ -324,7 +351,7 @@ class _Searches:
         gi = v.first[owner] + np.concatenate([si for si, _ in spread])
         gj = v.first[owner] + np.concatenate([sj for _, sj in spread])
         sample, of = self.candidates(gi, gj, owner)
-        _, looked = first_crossings(self.index, sample, self.firm)
+        _, looked = self.firm_walk(sample, of, every=True)
         lines = np.bincount(of, minlength=len(sizes))
         tests = np.bincount(of, weights=looked, minlength=len(sizes))
         for q, n_drawn in zip(asked.tolist(), drawn.tolist(), strict=True):
@@ -402,6 +429,53 @@ class _Searches:
         return {
             q: _witness(cand[k]) for q, k in zip(firsts.tolist(), found[at].tolist(), strict=True)
         }
+
+
+def band_firm_walls(
+    index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None, low: float, high: float
+) -> NDArray[np.bool_]:
+    """The walls that block ``sense`` at any crossing of a line whose band is in ``[low, high]``.
+
+    ``firm.firm_walls`` and, beside them, the two-way ``normal`` walls of limited height
+    whose range ``[bottom, top)`` holds ``low`` to ``high`` with room on both sides: at a
+    crossing the band lies between its ends' bottoms and tops (``bands.band_at``), so such a
+    wall covers it there (``bands.meets``) and blocks as a full wall does (GEO-5a; the rooms
+    use the same idea, ``sealed._covering``). Shape (n,) over ``index``'s walls.
+    """
+    firm = firm_walls(index, sense, wall_mask)
+    with np.errstate(invalid="ignore"):
+        holds = (index.bottom < low) & (high < index.top)
+    held = (index.restriction[sense] == 2) & (index.direction == 0) & holds
+    return firm | (held if wall_mask is None else held & wall_mask)
+
+
+def _firm_by_band(
+    index: WallIndex,
+    sense: str,
+    wall_mask: NDArray[np.bool_] | None,
+    elevations: FloatArray | None,
+    p: int,
+) -> tuple[list[NDArray[np.bool_]], NDArray[np.intp]]:
+    """The firm walls of each of ``p`` searches' bands: distinct masks, each search's one.
+
+    A band's hull (its lowest bottom, its highest top) gets ``band_firm_walls``; the first
+    ``BANDS_FIRM`` distinct hulls do, the other searches (and any band with a NaN) use the
+    full-height firm walls (``firm.firm_walls``), as do all without ``elevations``.
+    """
+    firm = firm_walls(index, sense, wall_mask)
+    if elevations is None or not p or not index.size:
+        return [firm], np.zeros(p, dtype=np.intp)
+    if (np.isinf(index.bottom) & np.isinf(index.top)).all():
+        return [firm], np.zeros(p, dtype=np.intp)
+    hull = np.column_stack([elevations[:, 0:2].min(axis=1), elevations.max(axis=1)])
+    keys, which = distinct_rows(np.where(np.isnan(hull).any(axis=1)[:, None], np.nan, hull))
+    firms = [firm]
+    of = np.zeros(len(keys), dtype=np.intp)
+    for k, (low, high) in enumerate(keys.tolist()):
+        if len(firms) <= BANDS_FIRM and not (np.isnan(low) or np.isnan(high)):
+            of[k] = len(firms)
+            firms.append(band_firm_walls(index, sense, wall_mask, low, high))
+    return firms, of[which]
 
 
 def _witness(segment: FloatArray) -> tuple[float, float, float, float]:

@@ -115,6 +115,9 @@ def test_pair_chunks_bound_the_rows_of_each_chunk(monkeypatch):
     assert ROWS_CHUNK > 500  # the default is larger than what this checks
 
 
+#: Bands ``bottom0, bottom1, top0, top1`` (grid units): flat, one end taller, raised, thin.
+BANDS = [(0.0, 0.0, 1.0, 1.0), (0.0, 0.0, 1.0, 2.0), (0.0, 8.0, 1.0, 9.0), (2.0, 2.0, 2.0, 2.0)]
+
 lattice_box = st.tuples(st.integers(0, 9), st.integers(0, 9), st.sampled_from([1, 1, 2])).map(
     lambda b: (
         100.0 * b[0] + 0.5,
@@ -135,16 +138,26 @@ lattice_wall = st.tuples(*[st.integers(0, 10).map(lambda v: 100.0 * v)] * 4).fil
     max_tests=st.sampled_from([60, 200, 1_000, 100_000]),
     chunk=st.sampled_from([8, 40, 32_768]),
     one_way=st.booleans(),
+    heights=st.one_of(st.none(), st.tuples(st.sampled_from([-10, 0, 1]), st.integers(1, 12))),
+    bands=st.lists(st.sampled_from(BANDS), min_size=1, max_size=4),
 )
-def test_far_and_near_searches_answer_as_each_alone(walls, boxes, max_tests, chunk, one_way):
+def test_far_and_near_searches_answer_as_each_alone(
+    walls, boxes, max_tests, chunk, one_way, heights, bands
+):
     """Every pair through the one batched path, its searches counted line by line when they
     could pass ``max_tests`` and traced ``chunk`` vertex pairs at a time (several rounds),
     answers as each pair searched alone by the reference: the same witness and count of
-    lines (5E-LOE-2), or a refusal both ways (``search_budget``)."""
-    index = index_of(walls, **({"direction": "left"} if one_way else {}))
+    lines (5E-LOE-2), or a refusal both ways (``search_budget``). With walls of limited
+    height and bands (GEO-5a), a wall holding a search's band is firm for it
+    (``search.band_firm_walls``): the same answers."""
+    props: dict = {"direction": "left"} if one_way else {}
+    if heights is not None:  # every wall ``bottom..top`` tall
+        props["height"] = {"bottom": float(heights[0]), "top": float(heights[0] + heights[1])}
+    index = index_of(walls, **props)
     pairs = [(a, b) for a in boxes for b in boxes if a != b]
     bf = np.array([a for a, _ in pairs], dtype=np.float64)
     bt = np.array([b for _, b in pairs], dtype=np.float64)
+    elev = None if heights is None else np.array([bands[k % len(bands)] for k in range(len(pairs))])
     with (
         patch.object(search, "CANDIDATE_CHUNK", chunk),
         patch.object(reference, "CANDIDATE_CHUNK", chunk),
@@ -152,11 +165,11 @@ def test_far_and_near_searches_answer_as_each_alone(walls, boxes, max_tests, chu
     ):
         got = want = None
         try:
-            got = search_many(index, bf, bt, "move", None, None, None, max_tests)
+            got = search_many(index, bf, bt, "move", elev, None, None, max_tests)
         except OverBudget:
             got = "refused"
         try:
-            want = reference.search_each(index, bf, bt, "move", None, None, None, max_tests)
+            want = reference.search_each(index, bf, bt, "move", elev, None, None, max_tests)
         except OverBudget:
             want = "refused"
     assert got == want
