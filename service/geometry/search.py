@@ -25,7 +25,7 @@ from service.engine.budget import SEARCH_UNITS, WorkBudget
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.compiled import sides_split
-from service.geometry.firm import firm_walls
+from service.geometry.firm import firm_walls, surely_blocked
 from service.geometry.trace import TraceSpec, trace
 from service.geometry.vertices import distinct_rows, pair_chunks, search_vertices
 from service.geometry.walk import first_crossings
@@ -242,7 +242,7 @@ class _Searches:
 
         Each line with the firm walls of its search's band (``_firm_by_band``); ``every``:
         walk it even where no wall is firm (counting what it looks at, for a prediction),
-        else such lines are not walked (``firm.surely_blocked``'s shortcut).
+        else ``firm.surely_blocked`` (such lines are not walked; nothing spent here).
         """
         surely = np.zeros(len(cand), dtype=bool)
         looked = np.zeros(len(cand), dtype=np.int64)
@@ -251,8 +251,10 @@ class _Searches:
         group = self.firm_of[owner]
         for k, firm in enumerate(self.firms):
             rows = np.flatnonzero(group == k) if len(self.firms) > 1 else np.arange(len(cand))
-            if len(rows) and (every or firm.any()):
+            if len(rows) and every:
                 surely[rows], looked[rows] = first_crossings(self.index, cand[rows], firm)
+            elif len(rows):  # spent by the caller
+                surely[rows], looked[rows] = surely_blocked(self.index, cand[rows], firm, None)
         return surely, looked
 
     def candidates(
@@ -342,8 +344,8 @@ class _Searches:
         sizes = v.sizes
         total = sizes * (sizes - 1) // 2
         limit = EARLY_REFUSAL_FACTOR * max_tests
-        asked = np.flatnonzero(total * v.envelopes > limit) if self.index.size else []
-        if not len(asked):
+        asked = np.flatnonzero(total * v.envelopes > limit)
+        if not len(asked) or not self.index.size:
             return
         spread = [spread_pairs(int(sizes[q]), SAMPLE_LINES) for q in asked.tolist()]
         drawn = np.array([len(si) for si, _ in spread])
