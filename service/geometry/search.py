@@ -7,10 +7,14 @@ every pair of vertices, clipped to the facing ends of their chords of the two sp
 therefore the complete set of **candidates**; the first clear one in the search's order
 (vertex pairs in ``np.triu_indices`` order) is the **witness**.
 
-``search_many`` runs the searches of many pairs: every step is one array operation over all
-their walls, vertices and candidates (a matrix runs hundreds of searches, each mostly fixed
-cost; ``docs/architecture.md``, measure). The caller (``service.geometry.exact``) has
-already traced each pair's centre line and its 16 corner-to-corner lines, all blocked.
+``search_many`` runs the searches of many pairs, near and far alike, on one path: every
+step is one array operation over the walls, vertices and candidates of a chunk of pairs
+whose memory is bounded by a constant (``vertices.pair_chunks``), and each search's
+candidates are traced ``CANDIDATE_CHUNK`` vertex pairs at a time with those of the others,
+round after round, until its first clear one (a matrix runs thousands of searches, each
+mostly fixed cost; ``docs/architecture.md``, measure). The caller
+(``service.geometry.exact``) has already traced each pair's centre line and its 16
+corner-to-corner lines, all blocked.
 """
 
 from __future__ import annotations
