@@ -10,7 +10,9 @@ only. Its numpy reference, the oracle the Hypothesis properties hold it equal to
 - ``fmin`` / ``fmax``: ``np.minimum`` / ``np.maximum`` of two floats (NaN-propagating);
 - ``pieces`` / ``piece_box``: a segment's pieces of about one length and each piece's box
   (the grid walks of ``walk``, ``cells`` and ``creature_tests``);
-- ``append_pair`` / ``grown_int`` / ``grown_bool``: output buffers that double when full.
+- ``append_pair`` / ``grown_int`` / ``grown_bool``: output buffers that double when full;
+- ``sides_split``: whether the walls at a vertex lie on both sides of a line (the exact
+  search's, ``geometry.search``).
 """
 
 from __future__ import annotations
@@ -127,3 +129,41 @@ def piece_box(
         t1 = (q + 1) / kf
         ex, ey = x0 + dx * t1, y0 + dy * t1
     return min(sx, ex) - qtol, min(sy, ey) - qtol, max(sx, ex) + qtol, max(sy, ey) + qtol
+
+
+@njit(cache=True, nogil=True)
+def sides_split(
+    rays: NDArray[np.float64],
+    start: NDArray[np.int64],
+    rows: NDArray[np.int64],
+    u: NDArray[np.float64],
+    tol_rel: float,
+) -> NDArray[np.bool_]:  # pragma: no cover - compiled
+    """Whether the rays at each line's vertex lie on both sides of its direction, (m,) bool.
+
+    ``rays`` (r, 2) px, listed vertex by vertex (CSR: vertex ``v``'s are
+    ``rays[start[v]:start[v + 1]]``); ``rows`` (m,) each line's vertex (-1: none, never
+    split); ``u`` (m, 2) each line's direction. A ray is on one side when the cross product
+    passes ``tol_rel`` times the product of the two lengths (the exact search's test at a
+    vertex, ``search._Searches.candidates``, GEO-6). O(m + rays looked at), no padding.
+    """
+    m = rows.shape[0]
+    out = np.zeros(m, dtype=np.bool_)
+    for k in range(m):
+        v = rows[k]
+        if v < 0:
+            continue
+        dx, dy = u[k, 0], u[k, 1]
+        dn = math.hypot(dx, dy)
+        left = False
+        right = False
+        for t in range(start[v], start[v + 1]):
+            rx, ry = rays[t, 0], rays[t, 1]
+            cross = dx * ry - dy * rx
+            tol = tol_rel * (dn * math.hypot(rx, ry))
+            if cross > tol:
+                left = True
+            elif cross < -tol:
+                right = True
+        out[k] = left and right
+    return out

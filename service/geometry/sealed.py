@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.bands import meets
 from service.geometry.rooms import FreePaths, firm_rooms, room_of, rooms_built
-from service.geometry.search import distinct_rows
+from service.geometry.vertices import distinct_rows
 
 #: How many spaces' rooms ``SealedApart`` remembers per built index (a scene's tokens).
 _ROOMS_KEPT = 4096

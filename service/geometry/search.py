@@ -7,27 +7,31 @@ every pair of vertices, clipped to the facing ends of their chords of the two sp
 therefore the complete set of **candidates**; the first clear one in the search's order
 (vertex pairs in ``np.triu_indices`` order) is the **witness**.
 
-``search_many`` runs the searches of many pairs: every step is one array operation over all
-their walls, vertices and candidates (a matrix runs hundreds of searches, each mostly fixed
-cost; ``docs/architecture.md``, measure). The caller (``service.geometry.exact``) has
-already traced each pair's centre line and its 16 corner-to-corner lines, all blocked.
+``search_many`` runs the searches of many pairs, near and far alike, on one path: every
+step is one array operation over the walls, vertices and candidates of a chunk of pairs
+whose memory is bounded by a constant (``vertices.pair_chunks``), and each search's
+candidates are traced ``CANDIDATE_CHUNK`` vertex pairs at a time with those of the others,
+round after round, until its first clear one (a matrix runs thousands of searches, each
+mostly fixed cost; ``docs/architecture.md``, measure). The caller
+(``service.geometry.exact``) has already traced each pair's centre line and its 16
+corner-to-corner lines, all blocked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
-import shapely
 from numpy.typing import NDArray
 
 from service.engine.budget import SEARCH_UNITS, WorkBudget
-from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
+from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex
+from service.geometry.compiled import sides_split
 from service.geometry.firm import firm_walls, surely_blocked
 from service.geometry.trace import TraceSpec, trace
+from service.geometry.vertices import distinct_rows, pair_chunks, search_vertices
 from service.geometry.walk import first_crossings
 
 #: Line–wall candidate tests one exact search may spend (about a second); past it the
@@ -46,8 +50,12 @@ SAMPLE_LINES = 256
 #: Vertex pairs of one search turned into candidate lines and traced at once (memory bound).
 CANDIDATE_CHUNK = 32_768
 
-#: Vertex pairs of the searches run together (memory bound).
-MANY_CHUNK = 262_144
+#: Vertex pairs of the searches traced together (memory bound: a few dozen bytes each).
+MANY_CHUNK = 65_536
+
+#: Distinct bands of one chunk's searches that get firm walls of their own (each a mask of
+#: the walls, ``_firm_by_band``); the others use the full-height firm walls alone.
+BANDS_FIRM = 8
 
 #: Lines each pair has had traced before its search: the centre line and the 16
 #: corner-to-corner lines, all blocked (counted in ``Found.candidates``).
@@ -67,142 +75,6 @@ class Found(NamedTuple):
 
     witness: tuple[float, float, float, float] | None
     candidates: int
-
-
-def _corners(boxes: FloatArray) -> FloatArray:
-    """The corners (p, 4, 2) px of boxes (p, 4): ``(x0, y0), (x1, y0), (x1, y1), (x0, y1)``."""
-    return np.stack(
-        [boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]], axis=1
-    )
-
-
-def distinct_rows(rows: FloatArray) -> tuple[FloatArray, NDArray[np.intp]]:
-    """The distinct rows of ``rows`` (n, k) in lexicographic order, and each row's index.
-
-    ``np.unique(axis=0, return_inverse=True)``, sorting numbers rather than bytes (faster);
-    the indices have shape (n,).
-    """
-    order = np.lexsort(rows.T[::-1])
-    ranked = rows[order]
-    new = np.ones(len(rows), dtype=bool)
-    new[1:] = np.any(ranked[1:] != ranked[:-1], axis=1)
-    inverse = np.empty(len(rows), dtype=np.intp)
-    inverse[order] = np.cumsum(new) - 1
-    return ranked[new], inverse
-
-
-def distinct_by_owner(
-    points: FloatArray, owner: NDArray[np.intp]
-) -> tuple[FloatArray, NDArray[np.intp]]:
-    """Each owner's distinct points (n, 2), sorted by owner, then x, then y, and their owner.
-
-    ``distinct_rows`` of the rows ``owner, x, y``.
-    """
-    found, _ = distinct_rows(np.column_stack([owner.astype(np.float64), points]))
-    return np.ascontiguousarray(found[:, 1:]), found[:, 0].astype(np.intp)
-
-
-def edge_cuts(
-    index: WallIndex,
-    pair: NDArray[np.intp],
-    wall: NDArray[np.intp],
-    bf: FloatArray,
-    bt: FloatArray,
-) -> tuple[FloatArray, NDArray[np.intp]]:
-    """Where walls cross the edges of their pair's two boxes: vertices of the free space.
-
-    ``pair`` and ``wall`` (m,): each row a wall of ``index`` near a pair of boxes ``bf``,
-    ``bt`` (p, 4) px. Returns the points (c, 2) px, rows in order and each row's points in
-    shapely's order (an edge the wall runs along gives its two ends), and each point's pair
-    (c,). Only the rows whose wall's bounding box meets one of the boxes are intersected:
-    the others cross no edge.
-    """
-    c = index.coords[wall]
-    lo_x, hi_x = np.minimum(c[:, 0], c[:, 2]), np.maximum(c[:, 0], c[:, 2])
-    lo_y, hi_y = np.minimum(c[:, 1], c[:, 3]), np.maximum(c[:, 1], c[:, 3])
-
-    def meets(box: FloatArray) -> NDArray[np.bool_]:
-        b = box[pair]
-        return (lo_x <= b[:, 2]) & (b[:, 0] <= hi_x) & (lo_y <= b[:, 3]) & (b[:, 1] <= hi_y)
-
-    rows = np.flatnonzero(meets(bf) | meets(bt))
-    if not len(rows):
-        return np.empty((0, 2)), np.empty(0, dtype=np.intp)
-    at = pair[rows]
-    edges = shapely.union(
-        shapely.boundary(shapely.box(*bf[at].T)), shapely.boundary(shapely.box(*bt[at].T))
-    )
-    found = shapely.intersection(shapely.linestrings(c[rows].reshape(-1, 2, 2)), edges)
-    cuts, of = shapely.get_coordinates(found, return_index=True)
-    return cuts, at[of]
-
-
-def incident_rays(
-    index: WallIndex,
-    qi: NDArray[np.intp],
-    wi: NDArray[np.intp],
-    points: FloatArray,
-    point_pair: NDArray[np.intp],
-    sense: str,
-) -> FloatArray:
-    """Directions of the firm walls leaving each search's ray vertices, (len(points), r, 2).
-
-    0-padded. Only two-way, normal, full-height walls count: they block whatever the source
-    (``firm.firm_walls``). ``qi, wi``: the (search, wall) pairs near each search;
-    ``points``: each search's ray vertices, sorted by search, x, y (``point_pair``: their
-    search). Each point's rays come in its search's wall order, first ends, then second.
-    """
-    firm = index.firm(sense)[wi]
-    q, coords = qi[firm], index.coords[wi[firm]]
-    starts = np.vstack([coords[:, 0:2], coords[:, 2:4]])
-    others = np.vstack([coords[:, 2:4], coords[:, 0:2]])
-    owner = np.concatenate([q, q])
-    # Match (search, start) to (search, vertex): sort both together, vertices first.
-    n = len(points)
-    keys_x = np.concatenate([points[:, 0], starts[:, 0]])
-    keys_y = np.concatenate([points[:, 1], starts[:, 1]])
-    keys_p = np.concatenate([point_pair, owner])
-    is_start = np.concatenate([np.zeros(n, bool), np.ones(len(starts), bool)])
-    order = np.lexsort((is_start, keys_y, keys_x, keys_p))
-    sp, sx, sy = keys_p[order], keys_x[order], keys_y[order]
-    run = np.ones(len(order), dtype=bool)
-    run[1:] = (sp[1:] != sp[:-1]) | (sx[1:] != sx[:-1]) | (sy[1:] != sy[:-1])
-    run_id = np.cumsum(run) - 1
-    head = order[run]  # each run's first row: its vertex when it has one
-    vertex_of_run = np.where(head < n, head, -1)
-    match = np.full(len(order), -1, dtype=np.intp)
-    match[order] = vertex_of_run[run_id]
-    k = match[n:]
-    # Within each search, the rays in wall order: first ends, then second ends.
-    seq = np.concatenate([np.arange(len(q)), np.arange(len(q)) + len(q)])
-    at = np.flatnonzero(k >= 0)
-    k = k[at]
-    order2 = np.lexsort((seq[at], k))
-    k, at = k[order2], at[order2]
-    counts = np.bincount(k, minlength=n)
-    width = int(counts.max()) if len(k) else 0
-    out = np.zeros((n, width, 2))
-    slot = np.arange(len(k)) - np.repeat(np.cumsum(counts) - counts, counts)
-    out[k, slot] = others[at] - starts[at]
-    return out
-
-
-def _separates(rays: FloatArray, rows: NDArray[np.intp], u: FloatArray) -> NDArray[np.bool_]:
-    """Whether the firm walls at each line's vertex lie on both sides of its direction ``u``.
-
-    ``rows`` (m,): each line's vertex as its row of ``rays`` (-1: not a wall end).
-    """
-    out = np.zeros(len(rows), dtype=bool)
-    sel = rows >= 0
-    if not np.any(sel) or rays.shape[1] == 0:
-        return out
-    r = rays[rows[sel]]
-    d = u[sel][:, None, :]
-    norm = np.hypot(d[..., 0], d[..., 1]) * np.hypot(r[..., 0], r[..., 1])
-    cross = d[..., 0] * r[..., 1] - d[..., 1] * r[..., 0]
-    tol = SIDE_TOL_REL * norm
-    out[sel] = np.any(cross > tol, axis=1) & np.any(cross < -tol, axis=1)
-    return out
 
 
 def _line_chord(
@@ -293,18 +165,35 @@ def spread_pairs(n: int, k: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     return i.astype(np.intp), j.astype(np.intp)
 
 
-def _triangle_pairs(sizes: NDArray[np.int64]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """Every search's vertex pairs ``i < j``, search after search (``sizes`` (g,) vertices).
+def row_pairs(
+    sizes: NDArray[np.int64], lo: NDArray[np.int64], hi: NDArray[np.int64]
+) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]:
+    """The vertex pairs ``i < j`` of rows ``lo <= i < hi`` of several searches, one by one.
 
-    Indices local to each search, in ``np.triu_indices`` order within each.
+    ``sizes``, ``lo``, ``hi`` (g,): each job's search's vertices and its rows. Returns the
+    local indices ``i``, ``j`` and each pair's job, jobs in order and each job's pairs in
+    ``np.triu_indices`` order (``vertex_pairs``' chunks, of many searches at once).
     """
-    rows_per = np.repeat(sizes - 1, sizes - 1)  # each row i of a search: its n - 1
-    local_i = np.arange(len(rows_per)) - np.repeat(np.cumsum(sizes - 1) - (sizes - 1), sizes - 1)
-    span = rows_per - local_i  # pairs (i, j > i) per row i
-    i = np.repeat(local_i, span)
-    row_start = np.cumsum(span) - span
-    j = np.arange(len(i)) - np.repeat(row_start, span) + i + 1
-    return i, j
+    rows = hi - lo
+    job_of_row = np.repeat(np.arange(len(sizes)), rows)
+    i = lo[job_of_row] + np.arange(len(job_of_row)) - np.repeat(np.cumsum(rows) - rows, rows)
+    span = sizes[job_of_row] - 1 - i  # pairs (i, j > i) per row i
+    ii = np.repeat(i, span)
+    jj = np.arange(len(ii)) - np.repeat(np.cumsum(span) - span, span) + ii + 1
+    return ii.astype(np.intp), jj.astype(np.intp), np.repeat(job_of_row, span)
+
+
+def chunk_rows(n: int, chunk: int) -> list[tuple[int, int]]:
+    """The rows ``[lo, hi)`` of ``vertex_pairs(n, chunk)``'s chunks, in order."""
+    if n * (n - 1) // 2 <= chunk:
+        return [(0, max(n - 1, 0))] if n > 1 else []
+    out, lo, size = [], 0, 0
+    for i in range(n - 1):
+        size += n - 1 - i
+        if size >= chunk or i == n - 2:
+            out.append((lo, i + 1))
+            lo, size = i + 1, 0
+    return out
 
 
 def tests_per_line(index: WallIndex, lines: FloatArray, firm: NDArray[np.bool_]) -> float:
@@ -333,108 +222,8 @@ def search_budget(vertices: int, max_tests: int, parent: WorkBudget | None) -> W
     )
 
 
-@dataclass(frozen=True)
-class _Vertices:
-    """Every pair's search vertices, pair after pair in one array.
-
-    A pair's vertices are, in order: the ends of the walls near it (inside the hull of its
-    two spaces, grown by ``QUERY_TOL_PX``; distinct, sorted by x then y), its source's four
-    corners, its target's four, and the points where its walls cross the spaces' edges.
-
-    Attributes
-    ----------
-    pts : ndarray of shape (v, 2)
-        px.
-    first : ndarray of shape (p + 1,)
-        Each pair's first row of ``pts`` (and the end).
-    ray_row : ndarray of shape (v,)
-        A wall end's row of ``rays``; -1 for the other vertices.
-    rays : ndarray of shape (r, w, 2)
-        ``incident_rays`` of the wall ends.
-    envelopes : ndarray of shape (p,)
-        Walls whose bounding box meets the box of each pair's hull: the most walls a
-        candidate line of the pair can be tested against.
-    """
-
-    pts: FloatArray
-    first: NDArray[np.int64]
-    ray_row: NDArray[np.intp]
-    rays: FloatArray
-    envelopes: NDArray[np.int64]
-
-    @property
-    def sizes(self) -> NDArray[np.int64]:
-        """Vertices of each pair, shape (p,)."""
-        return np.diff(self.first)
-
-
-def _near_walls(
-    index: WallIndex, hull: NDArray[np.object_], sense: str, wall_mask: NDArray[np.bool_] | None
-) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.int64]]:
-    """The walls restricting ``sense`` that meet each pair's hull, as (pair, wall) rows.
-
-    In the tree's order; and each pair's ``_Vertices.envelopes``.
-    """
-    qi = wi = np.empty(0, dtype=np.intp)
-    envelopes = np.zeros(len(hull), dtype=np.int64)
-    if index.size:
-        qi, wi = index.tree.query(hull, predicate="intersects")
-        keep = index.restriction[sense][wi] > 0
-        if wall_mask is not None:
-            keep &= wall_mask[wi]
-        qi, wi = qi[keep], wi[keep]
-        envelopes = np.bincount(index.tree.query(hull)[0], minlength=len(hull))
-    return qi, wi, envelopes
-
-
-def _rows_of(
-    start: NDArray[np.int64], owner: NDArray[np.intp], count: NDArray[np.int64]
-) -> NDArray[np.int64]:
-    """Rows of points listed owner by owner, each owner's from its row ``start`` (p,) on.
-
-    ``owner`` (m,), sorted; ``count`` (p,): the points of each owner.
-    """
-    return start[owner] + np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)
-
-
-def _search_vertices(
-    index: WallIndex,
-    bf: FloatArray,
-    bt: FloatArray,
-    sense: str,
-    wall_mask: NDArray[np.bool_] | None,
-) -> _Vertices:
-    """The ``_Vertices`` of the pairs of disjoint spaces ``bf``, ``bt`` (p, 4) px."""
-    p = len(bf)
-    corners_f, corners_t = _corners(bf), _corners(bt)
-    hull = shapely.convex_hull(shapely.multipoints(np.concatenate([corners_f, corners_t], 1)))
-    qi, wi, envelopes = _near_walls(index, hull, sense, wall_mask)
-    ends = index.coords[wi].reshape(-1, 2)
-    end_pair = np.repeat(qi, 2)
-    grown = shapely.buffer(hull, QUERY_TOL_PX)
-    inside = shapely.contains_xy(grown[end_pair], ends[:, 0], ends[:, 1])
-    rv, rv_pair = distinct_by_owner(ends[inside], end_pair[inside])
-    cuts, cut_pair = edge_cuts(index, qi, wi, bf, bt)
-    n_ray = np.bincount(rv_pair, minlength=p)
-    n_cut = np.bincount(cut_pair, minlength=p)
-    first = np.zeros(p + 1, dtype=np.int64)
-    np.cumsum(n_ray + 8 + n_cut, out=first[1:])
-    pts = np.empty((int(first[-1]), 2))
-    ray_row = np.full(len(pts), -1, dtype=np.intp)
-    at = _rows_of(first[:-1], rv_pair, n_ray)
-    pts[at] = rv
-    ray_row[at] = np.arange(len(rv))
-    base = first[:-1] + n_ray
-    for c in range(4):
-        pts[base + c] = corners_f[:, c]
-        pts[base + 4 + c] = corners_t[:, c]
-    pts[_rows_of(base + 8, cut_pair, n_cut)] = cuts
-    rays = incident_rays(index, qi, wi, rv, rv_pair, sense)
-    return _Vertices(pts, first, ray_row, rays, envelopes)
-
-
 class _Searches:
-    """The searches of one ``search_many`` call: their spaces, vertices and firm walls."""
+    """The searches of one chunk of ``search_many``'s pairs: spaces, vertices, firm walls."""
 
     def __init__(
         self,
@@ -447,8 +236,30 @@ class _Searches:
     ) -> None:
         self.index, self.bf, self.bt, self.sense = index, bf, bt, sense
         self.elevations, self.wall_mask = elevations, wall_mask
-        self.vertices = _search_vertices(index, bf, bt, sense, wall_mask)
-        self.firm = firm_walls(index, sense, wall_mask)
+        self.vertices = search_vertices(index, bf, bt, sense, wall_mask)
+        self.firms, self.firm_of = _firm_by_band(index, sense, wall_mask, elevations, len(bf))
+
+    def firm_walk(
+        self, cand: FloatArray, owner: NDArray[np.intp], every: bool = False
+    ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+        """``walk.first_crossings`` of the candidates (k, 4) px of the searches ``owner``.
+
+        Each line with the firm walls of its search's band (``_firm_by_band``); ``every``:
+        walk it even where no wall is firm (counting what it looks at, for a prediction),
+        else ``firm.surely_blocked`` (such lines are not walked; nothing spent here).
+        """
+        surely = np.zeros(len(cand), dtype=bool)
+        looked = np.zeros(len(cand), dtype=np.int64)
+        if not self.index.size or not len(cand):
+            return surely, looked
+        group = self.firm_of[owner]
+        for k, firm in enumerate(self.firms):
+            rows = np.flatnonzero(group == k) if len(self.firms) > 1 else np.arange(len(cand))
+            if len(rows) and every:
+                surely[rows], looked[rows] = first_crossings(self.index, cand[rows], firm)
+            elif len(rows):  # spent by the caller
+                surely[rows], looked[rows] = surely_blocked(self.index, cand[rows], firm, None)
+        return surely, looked
 
     def candidates(
         self, gi: NDArray[np.intp], gj: NDArray[np.intp], owner: NDArray[np.intp]
@@ -456,7 +267,7 @@ class _Searches:
         """The candidate segments (k, 4) px through vertex rows ``gi``, ``gj``, and owners.
 
         ``gi``, ``gj``, ``owner`` (m,): each line's two vertices (rows of
-        ``_Vertices.pts``) and its search; the segments come in that order, with their
+        ``Vertices.pts``) and its search; the segments come in that order, with their
         searches (k,).
 
         A clear segment can be moved until its line rests on two vertices lying on it,
@@ -467,8 +278,9 @@ class _Searches:
         v = self.vertices
         u = v.pts[gj] - v.pts[gi]
         keep = np.hypot(u[:, 0], u[:, 1]) > ON_LINE_TOL_PX
-        if v.rays.shape[1]:
-            keep &= ~_separates(v.rays, v.ray_row[gi], u) & ~_separates(v.rays, v.ray_row[gj], u)
+        if len(v.rays):
+            for rows in (v.ray_row[gi], v.ray_row[gj]):
+                keep &= ~sides_split(v.rays, v.ray_start, rows.astype(np.int64), u, SIDE_TOL_REL)
         gi, u, owner = gi[keep], u[keep], owner[keep]
         box_f = tuple(self.bf[owner, c] for c in range(4))
         box_t = tuple(self.bt[owner, c] for c in range(4))
@@ -476,20 +288,31 @@ class _Searches:
         return cand, owner[kept]
 
     def clear(
-        self, cand: FloatArray, owner: NDArray[np.intp], budget: WorkBudget | None
+        self,
+        cand: FloatArray,
+        owner: NDArray[np.intp],
+        budget: WorkBudget | None,
+        spent: NDArray[np.int64] | None = None,
     ) -> NDArray[np.bool_]:
         """Which candidates (k, 4) px of the searches ``owner`` (k,) are clear, shape (k,).
 
-        The lines crossing a firm wall outright are set aside by the compiled walk that
-        stops at that wall (``firm.surely_blocked``); only the others get the exact trace.
-        Every line-wall test is spent on ``budget``.
+        The lines crossing a firm wall outright (of their band, ``_firm_by_band``) are set
+        aside by the compiled walk that stops at that wall (``firm.surely_blocked``'s, in
+        ``firm_walk``); only the others get the exact trace.
+        Every line-wall test is spent on ``budget``, and added line by line to ``spent``
+        (k,) when given.
         """
         clear = np.zeros(len(cand), dtype=bool)
         if not len(cand):
             return clear
-        surely, _ = surely_blocked(self.index, cand, self.firm, budget)
+        surely, looked = self.firm_walk(cand, owner)
+        if budget is not None:  # the walk's pairs of the lines it sets aside
+            budget.spend(int(looked[surely].sum()))
+        if spent is not None:
+            spent += np.where(surely, looked, 0)
         rest = np.flatnonzero(~surely)
         if len(rest):
+            rest_spent = None if spent is None else np.zeros(len(rest), dtype=np.int64)
             clear[rest] = ~trace(
                 self.index,
                 cand[rest],
@@ -501,79 +324,164 @@ class _Searches:
                 ),
                 elevations=None if self.elevations is None else self.elevations[owner[rest]],
                 budget=budget,
+                spent=rest_spent,
             ).wall_blocked
+            if spent is not None and rest_spent is not None:
+                spent[rest] += rest_spent
         return clear
 
-    def together(self, group: NDArray[np.intp], budget: WorkBudget | None) -> dict[int, Found]:
-        """The searches ``group``, every candidate of all of them traced at once."""
+    def refuse_oversized(self, max_tests: int, parent: WorkBudget | None) -> None:
+        """Refuse the first search with more vertex pairs than ``max_tests`` (one test each)."""
+        sizes = self.vertices.sizes
+        over = np.flatnonzero(sizes * (sizes - 1) // 2 > max_tests)
+        if len(over):
+            raise search_budget(int(sizes[over[0]]), max_tests, parent).refusal()
+
+    def refuse_early(self, max_tests: int, parent: WorkBudget | None) -> None:
+        """Refuse the first search whose sample of lines predicts too many tests.
+
+        Asked of the searches that could pass ``EARLY_REFUSAL_FACTOR * max_tests`` (each
+        line tests at most the walls of ``Vertices.envelopes``): ``SAMPLE_LINES`` lines
+        spread over all of each, walked together (``tests_per_line``'s count, per search).
+        """
         v = self.vertices
-        sizes = v.sizes[group]
-        owner = np.repeat(group, sizes * (sizes - 1) // 2)
-        i, j = _triangle_pairs(sizes)
-        offset = v.first[owner]
-        cand, owner = self.candidates(offset + i, offset + j, owner)
-        traced = np.bincount(owner, minlength=len(self.bf))
-        # Each search's first clear candidate, in its order, is its witness.
-        found = np.flatnonzero(self.clear(cand, owner, budget))
-        first_clear: dict[int, int] = {}
-        for k, q in zip(found.tolist(), owner[found].tolist(), strict=True):
-            first_clear.setdefault(q, k)
-        out: dict[int, Found] = {}
-        for q in group.tolist():
-            c = first_clear.get(q)
-            witness = None if c is None else _witness(cand[c])
-            out[q] = Found(witness, FIRST_LINES + int(traced[q]))
-        return out
+        sizes = v.sizes
+        total = sizes * (sizes - 1) // 2
+        limit = EARLY_REFUSAL_FACTOR * max_tests
+        asked = np.flatnonzero(total * v.envelopes > limit)
+        if not len(asked) or not self.index.size:
+            return
+        spread = [spread_pairs(int(sizes[q]), SAMPLE_LINES) for q in asked.tolist()]
+        drawn = np.array([len(si) for si, _ in spread])
+        owner = np.repeat(asked, drawn)
+        gi = v.first[owner] + np.concatenate([si for si, _ in spread])
+        gj = v.first[owner] + np.concatenate([sj for _, sj in spread])
+        sample, of = self.candidates(gi, gj, owner)
+        _, looked = self.firm_walk(sample, of, every=True)
+        lines = np.bincount(of, minlength=len(sizes))
+        tests = np.bincount(of, weights=looked, minlength=len(sizes))
+        for q, n_drawn in zip(asked.tolist(), drawn.tolist(), strict=True):
+            kept = int(lines[q])
+            if kept and int(total[q]) * (kept / n_drawn) * (tests[q] / kept) > limit:
+                raise search_budget(int(sizes[q]), max_tests, parent).refusal()
 
-    def alone(self, q: int, max_tests: int, parent: WorkBudget | None) -> Found:
-        """Search ``q`` by itself, ``CANDIDATE_CHUNK`` vertex pairs at a time.
+    def run(self, max_tests: int, parent: WorkBudget | None) -> list[Found]:
+        """Every search, ``CANDIDATE_CHUNK`` vertex pairs of each at a time, all together.
 
-        It stops at the first clear line (the same witness as tracing them all), within its
-        own budget of ``max_tests`` (``search_budget``) inside ``parent``.
+        Round after round, each search left traces its next chunk of vertex pairs (whole
+        rows, ``vertex_pairs``' chunks), the chunks of many searches in one trace of about
+        ``MANY_CHUNK`` vertex pairs; a search stops at the chunk holding its first clear
+        line (the same witness and count as searching it alone). A search that could pass
+        ``max_tests`` (vertex pairs times ``Vertices.envelopes``) has its tests counted
+        line by line, and is refused once they pass (``search_budget``).
 
         Raises
         ------
         OverBudget
-            At once when it has more vertex pairs than ``max_tests``; before any line when
-            ``SAMPLE_LINES`` lines spread over all of it predict more than
-            ``EARLY_REFUSAL_FACTOR * max_tests`` tests; else when it spends ``max_tests``.
+            A search's tests pass ``max_tests``, or all of them ``parent``.
         """
-        if parent is not None:  # the search's own work beyond its tests
-            parent.spend(SEARCH_UNITS)
-        n = int(self.vertices.sizes[q])
-        budget = search_budget(n, max_tests, parent)
-        if n * (n - 1) // 2 > max_tests:  # more lines than tests: refuse now
-            raise budget.refusal()
-        self._refuse_early(q, max_tests, budget)
-        start = int(self.vertices.first[q])
-        traced = FIRST_LINES
-        for i, j in vertex_pairs(n, CANDIDATE_CHUNK):
-            cand, owner = self.candidates(start + i, start + j, np.full(len(i), q))
-            traced += len(cand)
-            clear = np.flatnonzero(self.clear(cand, owner, budget))
-            if len(clear):
-                return Found(_witness(cand[int(clear[0])]), traced)
-        return Found(None, traced)
+        v = self.vertices
+        sizes = v.sizes
+        p = len(sizes)
+        plans = [chunk_rows(int(n), CANDIDATE_CHUNK) for n in sizes.tolist()]
+        counted = sizes * (sizes - 1) // 2 * v.envelopes > max_tests
+        used = np.zeros(p, dtype=np.int64)
+        traced = np.full(p, FIRST_LINES, dtype=np.int64)
+        witness: list[tuple[float, float, float, float] | None] = [None] * p
+        left = [q for q in range(p) if plans[q]]
+        step = 0
+        while left:
+            jobs = [(q, *plans[q][step]) for q in left]
+            for group in _job_groups(jobs, sizes):
+                found = self._round(group, counted, used, traced, parent)
+                for q, w in found.items():
+                    witness[q] = w
+                over = [q for q, _, _ in group if counted[q] and used[q] > max_tests]
+                if over:
+                    raise search_budget(int(sizes[over[0]]), max_tests, parent).refusal()
+            step += 1
+            left = [q for q in left if witness[q] is None and step < len(plans[q])]
+        return [Found(witness[q], int(traced[q])) for q in range(p)]
 
-    def _refuse_early(self, q: int, max_tests: int, budget: WorkBudget) -> None:
-        """Refuse search ``q`` now when a sample of its lines predicts too many tests.
+    def _round(
+        self,
+        group: list[tuple[int, int, int]],
+        counted: NDArray[np.bool_],
+        used: NDArray[np.int64],
+        traced: NDArray[np.int64],
+        parent: WorkBudget | None,
+    ) -> dict[int, tuple[float, float, float, float]]:
+        """Trace the jobs ``group`` (search, first row, end row) at once; their witnesses.
 
-        ``budget.refusal()`` when ``SAMPLE_LINES`` lines spread over all of it predict more
-        than ``EARLY_REFUSAL_FACTOR * max_tests``; asked only when it could pass that (each
-        line tests at most the walls of ``_Vertices.envelopes``).
+        Adds each search's lines to ``traced`` and, for those ``counted``, its tests to
+        ``used``.
         """
-        n = int(self.vertices.sizes[q])
-        total = n * (n - 1) // 2
-        limit = EARLY_REFUSAL_FACTOR * max_tests
-        if not self.index.size or total * int(self.vertices.envelopes[q]) <= limit:
-            return
-        si, sj = spread_pairs(n, SAMPLE_LINES)
-        start = int(self.vertices.first[q])
-        sample, _ = self.candidates(start + si, start + sj, np.full(len(si), q))
-        if len(sample):
-            per_line = tests_per_line(self.index, sample, self.firm)
-            if total * (len(sample) / len(si)) * per_line > limit:
-                raise budget.refusal()
+        v = self.vertices
+        q_of = np.array([q for q, _, _ in group], dtype=np.intp)
+        lo = np.array([r for _, r, _ in group], dtype=np.int64)
+        hi = np.array([r for _, _, r in group], dtype=np.int64)
+        i, j, job = row_pairs(v.sizes[q_of], lo, hi)
+        owner = q_of[job]
+        offset = v.first[owner]
+        cand, owner = self.candidates(offset + i, offset + j, owner)
+        traced += np.bincount(owner, minlength=len(traced))
+        spent = np.zeros(len(cand), dtype=np.int64) if counted[q_of].any() else None
+        clear = self.clear(cand, owner, parent, spent)
+        if spent is not None:
+            used += np.bincount(owner, weights=spent, minlength=len(used)).astype(np.int64)
+        # Each search's first clear candidate, in its order, is its witness.
+        found = np.flatnonzero(clear)
+        firsts, at = np.unique(owner[found], return_index=True)
+        return {
+            q: _witness(cand[k]) for q, k in zip(firsts.tolist(), found[at].tolist(), strict=True)
+        }
+
+
+def band_firm_walls(
+    index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None, low: float, high: float
+) -> NDArray[np.bool_]:
+    """The walls that block ``sense`` at any crossing of a line whose band is in ``[low, high]``.
+
+    ``firm.firm_walls`` and, beside them, the two-way ``normal`` walls of limited height
+    whose range ``[bottom, top)`` holds ``low`` to ``high`` with room on both sides: at a
+    crossing the band lies between its ends' bottoms and tops (``bands.band_at``), so such a
+    wall covers it there (``bands.meets``) and blocks as a full wall does (GEO-5a; the rooms
+    use the same idea, ``sealed._covering``). Shape (n,) over ``index``'s walls.
+    """
+    firm = firm_walls(index, sense, wall_mask)
+    with np.errstate(invalid="ignore"):
+        holds = (index.bottom < low) & (high < index.top)
+    held = (index.restriction[sense] == 2) & (index.direction == 0) & holds
+    return firm | (held if wall_mask is None else held & wall_mask)
+
+
+def _firm_by_band(
+    index: WallIndex,
+    sense: str,
+    wall_mask: NDArray[np.bool_] | None,
+    elevations: FloatArray | None,
+    p: int,
+) -> tuple[list[NDArray[np.bool_]], NDArray[np.intp]]:
+    """The firm walls of each of ``p`` searches' bands: distinct masks, each search's one.
+
+    A band's hull (its lowest bottom, its highest top) gets ``band_firm_walls``; the first
+    ``BANDS_FIRM`` distinct hulls do, the other searches (and any band with a NaN) use the
+    full-height firm walls (``firm.firm_walls``), as do all without ``elevations``.
+    """
+    firm = firm_walls(index, sense, wall_mask)
+    if elevations is None or not p or not index.size:
+        return [firm], np.zeros(p, dtype=np.intp)
+    if (np.isinf(index.bottom) & np.isinf(index.top)).all():
+        return [firm], np.zeros(p, dtype=np.intp)
+    hull = np.column_stack([elevations[:, 0:2].min(axis=1), elevations.max(axis=1)])
+    keys, which = distinct_rows(np.where(np.isnan(hull).any(axis=1)[:, None], np.nan, hull))
+    firms = [firm]
+    of = np.zeros(len(keys), dtype=np.intp)
+    for k, (low, high) in enumerate(keys.tolist()):
+        if len(firms) <= BANDS_FIRM and not (np.isnan(low) or np.isnan(high)):
+            of[k] = len(firms)
+            firms.append(band_firm_walls(index, sense, wall_mask, low, high))
+    return firms, of[which]
 
 
 def _witness(segment: FloatArray) -> tuple[float, float, float, float]:
@@ -582,18 +490,21 @@ def _witness(segment: FloatArray) -> tuple[float, float, float, float]:
     return x0, y0, x1, y1
 
 
-def _groups(picked: NDArray[np.intp], total: NDArray[np.int64]) -> Iterator[NDArray[np.intp]]:
-    """The searches ``picked``, in order, in groups of about ``MANY_CHUNK`` vertex pairs."""
-    group: list[int] = []
+def _job_groups(
+    jobs: list[tuple[int, int, int]], sizes: NDArray[np.int64]
+) -> Iterator[list[tuple[int, int, int]]]:
+    """The jobs (search, first row, end row), in order, in groups of about ``MANY_CHUNK`` pairs."""
+    group: list[tuple[int, int, int]] = []
     size = 0
-    for q in picked.tolist():
-        group.append(q)
-        size += int(total[q])
+    for q, lo, hi in jobs:
+        n = int(sizes[q])
+        group.append((q, lo, hi))
+        size += (hi - lo) * (2 * n - 1 - lo - hi) // 2  # pairs of rows lo..hi-1
         if size >= MANY_CHUNK:
-            yield np.array(group, dtype=np.intp)
+            yield group
             group, size = [], 0
     if group:
-        yield np.array(group, dtype=np.intp)
+        yield group
 
 
 def search_many(
@@ -609,12 +520,11 @@ def search_many(
     """The exact searches of p pairs of disjoint spaces whose first lines are all blocked.
 
     Each pair's candidates are the lines through its vertex pairs, in ``np.triu_indices``
-    order; its witness the first clear one. The searches of a batch of several pairs that
-    fit in one ``CANDIDATE_CHUNK`` and cannot pass ``max_tests`` (vertex pairs times
-    ``_Vertices.envelopes``, each line's most tests) are traced together, in groups of
-    about ``MANY_CHUNK`` vertex pairs; a lone pair's search, and any that might pass the
-    limit, run by themselves (``_Searches.alone``: in chunks, within their own budget,
-    refused early when too big), after the others, in order.
+    order; its witness the first clear one. Every search, near or far, runs the same way
+    (``_Searches.run``): the pairs in chunks of bounded memory (``pair_chunks``), each
+    chunk's searches refused at once when too big (more vertex pairs than ``max_tests``,
+    or a sample of lines predicting more than ``EARLY_REFUSAL_FACTOR`` times it), then
+    traced together, ``CANDIDATE_CHUNK`` vertex pairs of each at a time.
 
     Parameters
     ----------
@@ -629,7 +539,8 @@ def search_many(
     wall_mask : ndarray of shape (n,), bool, optional
         Walls to consider (default all).
     parent : WorkBudget, optional
-        The request's budget: ``SEARCH_UNITS`` per search and every line-wall test.
+        The request's budget: ``SEARCH_UNITS`` per search, afforded for all of them before
+        any work and spent chunk by chunk before its vertices, and every line-wall test.
     max_tests : int, optional
         Line-wall tests one search may spend (default ``MAX_SEARCH_TESTS``).
 
@@ -643,20 +554,18 @@ def search_many(
         A search would pass ``max_tests``, or all of them ``parent``.
 
     Cost: O(p + walls near the pairs + vertex pairs), in numpy, shapely and the compiled
-    walk; a search by itself is O(V^2) candidate lines for V vertices.
+    walk; memory O(``ROWS_CHUNK`` + ``MANY_CHUNK``) whatever p and the walls.
     """
     max_tests = MAX_SEARCH_TESTS if max_tests is None else max_tests
-    searches = _Searches(index, bf, bt, sense, elevations, wall_mask)
-    sizes = searches.vertices.sizes
-    total = sizes * (sizes - 1) // 2
-    fits = (total <= CANDIDATE_CHUNK) & (total * searches.vertices.envelopes <= max_tests)
-    together = fits & (len(bf) > 1)
-    out: dict[int, Found] = {}
-    picked = np.flatnonzero(together)
-    if len(picked) and parent is not None:  # the searches' own work beyond their tests
-        parent.spend(SEARCH_UNITS * len(picked))
-    for group in _groups(picked, total):
-        out.update(searches.together(group, parent))
-    for q in np.flatnonzero(~together).tolist():
-        out[q] = searches.alone(q, max_tests, parent)
-    return [out[q] for q in range(len(bf))]
+    if parent is not None:  # the searches' own work beyond their tests
+        parent.afford(SEARCH_UNITS * len(bf))
+    out: list[Found] = []
+    for rows in pair_chunks(index, bf, bt):
+        if parent is not None:
+            parent.spend(SEARCH_UNITS * len(rows))
+        band = None if elevations is None else elevations[rows]
+        searches = _Searches(index, bf[rows], bt[rows], sense, band, wall_mask)
+        searches.refuse_oversized(max_tests, parent)
+        searches.refuse_early(max_tests, parent)
+        out.extend(searches.run(max_tests, parent))
+    return out

@@ -23,6 +23,7 @@ from service.engine.tolerances import QUERY_TOL_PX
 from service.engine.walls import FloatArray, WallGrid, WallIndex, build_grid, index_walls
 from service.geometry import walk, wall_tests
 from service.geometry.bands import as_bands
+from service.geometry.compiled import sides_split
 from service.geometry.creature_tests import creature_hits, segments_cross_own_boxes
 from service.geometry.obstacles import MIN_RUN, wall_components
 from service.geometry.surfaces import surface_blocked
@@ -169,6 +170,7 @@ def trace(
     budget: WorkBudget | None = None,
     inward: FloatArray | None = None,
     spaces: FloatArray | None = None,
+    spent: NDArray[np.int64] | None = None,
     _inward: FloatArray | None = None,
     _only: tuple[NDArray[np.int64], bool] | None = None,
 ) -> TraceResult:
@@ -218,6 +220,10 @@ def trace(
     budget : WorkBudget, optional
         Spends one unit per (segment, candidate wall) pair before the exact tests; when
         it runs out, ``OverBudget`` (docs/decisions.md "Bounded work").
+    spent : ndarray of shape (m,), int64, optional
+        Each segment's (segment, candidate wall) pairs of the walk, added to it in place:
+        what ``budget`` is spent, segment by segment (the exact search's own limit per
+        search, ``service.geometry.search``). Not counted: GEO-6's corner re-check.
 
     Returns
     -------
@@ -241,7 +247,7 @@ def trace(
     low_blockers: list[list[int]] = [[] for _ in range(m)] if with_blockers else []
     if origins is None:
         origins = seg[:, 0:2]
-    walls = _WallPass(index, spec, budget)
+    walls = _WallPass(index, spec, budget, spent)
     extras = Extras(
         spec.low_obstacles,
         exact,
@@ -295,6 +301,7 @@ class _WallPass:
     index: WallIndex
     spec: TraceSpec
     budget: WorkBudget | None
+    spent: NDArray[np.int64] | None = None
 
     def batches(
         self,
@@ -312,7 +319,7 @@ class _WallPass:
             part = Verdicts(out.blocked[lo:hi], blockers)
             low_part = None if extras.low_blockers is None else extras.low_blockers[lo:hi]
             _trace_walls(
-                self,
+                self if self.spent is None else dataclasses.replace(self, spent=self.spent[lo:hi]),
                 seg[lo:hi],
                 origins[lo:hi],
                 None if bands is None else bands[lo:hi],
@@ -390,7 +397,7 @@ class _WallPass:
         rows: NDArray[np.intp],
         **private: Any,
     ) -> NDArray[np.bool_]:
-        """``trace`` of some lines again, in bulk, with this pass's walls."""
+        """``trace`` of some lines again, in bulk, with this pass's walls (not in ``spent``)."""
         return trace(
             self.index,
             seg,
@@ -518,17 +525,22 @@ def _trace_walls(
     # blockers, it settles a line that meets nothing but such crossings (GEO-1: those
     # walls are what blocks it).
     plain = plain_walls if walls.spec.wall_mask is None else plain_walls & walls.spec.wall_mask
-    si, wi, count, state = walk.search(
+    # ``walk.search``'s walk, its count kept per segment (``trace``'s ``spent``).
+    si, wi, counts, state = walk._walk(
         index,
         seg,
         eligible,
-        plain=plain,
-        corners=extras.corners if extras.corner_comp is not None else None,
-        listing=out.blockers is not None,
-        only=only,
+        False,
+        plain,
+        extras.corners if extras.corner_comp is not None else None,
+        out.blockers is not None,
+        only,
     )
+    si, wi = si.astype(np.intp), wi.astype(np.intp)
+    if walls.spent is not None:
+        walls.spent[:] += counts  # a view of the caller's array
     if walls.budget is not None:
-        walls.budget.spend(count)
+        walls.budget.spend(int(counts.sum()))
     out.blocked |= state == 1
     settled = state[si] == 2
     if settled.any():
@@ -662,3 +674,11 @@ def warm_up() -> None:
     # A run of collinear walls joined as one obstacle (``obstacles.MIN_RUN``, GEO-6).
     run = [Wall(f"r{k}", (k * 0.1, 0.0, k * 0.1 + 10.0, 0.0)) for k in range(MIN_RUN)]
     wall_components(index_walls(run, 20.0))
+    # The exact search's test at a vertex where firm walls meet (``compiled.sides_split``).
+    sides_split(
+        np.array([[0.0, 1.0], [0.0, -1.0]]),
+        np.array([0, 2], dtype=np.int64),
+        np.array([0, -1], dtype=np.int64),
+        np.array([[1.0, 0.0], [1.0, 0.0]]),
+        1e-9,
+    )

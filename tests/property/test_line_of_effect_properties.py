@@ -18,8 +18,8 @@ from service.engine.walls import build_wall_index
 from service.geometry import exact as exact_module
 from service.geometry.exact import line_of_effect_between, lines_of_effect
 from service.geometry.sealed import SealedApart, pairs_sealed_apart
-from service.geometry.search import distinct_rows, edge_cuts
 from service.geometry.trace import TraceSpec, trace
+from service.geometry.vertices import distinct_rows, edge_cuts
 from tests.property.test_geometry_properties import GRID, index_of, segment, two_spaces, walls_st
 from tests.reference.exact_search import distinct_points, lone_incident_rays, search_each
 
@@ -150,7 +150,7 @@ lattice_points = st.lists(
 
 @given(points=lattice_points)
 def test_search_vertices_are_numpys_distinct_rows(points):
-    """The search's vertices (``search.distinct_by_owner`` of one owner) are
+    """The search's vertices (``vertices.distinct_by_owner`` of one owner) are
     ``np.unique(axis=0)``'s rows."""
     pts = np.array(points, dtype=np.float64).reshape(-1, 2)
     assert np.array_equal(distinct_points(pts), np.unique(pts, axis=0))
@@ -158,7 +158,7 @@ def test_search_vertices_are_numpys_distinct_rows(points):
 
 @given(rows=st.lists(st.tuples(*[st.sampled_from([-1.5, 0.0, 2.0, 100.0])] * 4), max_size=40))
 def test_distinct_boxes_and_their_rows(rows):
-    """The distinct boxes of ``SealedApart.many`` (``search.distinct_rows``): each box once,
+    """The distinct boxes of ``SealedApart.many`` (``vertices.distinct_rows``): each box once,
     in lexicographic order, and every box found back through its index."""
     boxes = np.array(rows, dtype=np.float64).reshape(-1, 4)
     distinct, inverse = distinct_rows(boxes)
@@ -275,7 +275,7 @@ def test_sealed_apart_of_many_pairs_is_each_pairs(walls, boxes):
     ),
 )
 def test_edge_cuts_are_every_walls_crossings_of_the_edges(walls, boxes):
-    """The search's cut vertices (``search.edge_cuts``): where each wall meets its pair's box
+    """The search's cut vertices (``vertices.edge_cuts``): where each wall meets its pair's box
     edges, in shapely's order, as intersecting every wall with every pair's edges; walls
     along an edge, through a corner or far from both boxes included."""
     index = index_of(walls)

@@ -1,8 +1,9 @@
 """The exact search of one pair by itself: a test-only oracle (5E-LOE-2, GEO-6).
 
 This is the lone search as it was before every search ran through
-``service.geometry.search.search_many`` (which lays out the vertices of all its pairs in one
-array and traces the candidates of several searches at once). Its vertices come from one
+``service.geometry.search.search_many`` (which lays out the vertices of many pairs in one
+array and traces the candidates of several searches at once, near pairs and far ones,
+chunk after chunk of each). Its vertices come from one
 pair's own tree query, its candidates from local vertex indices, chunk by chunk: an
 independent path to the same witness, count and refusals. ``search_each`` has
 ``search_many``'s signature, so a property can answer pairs through it instead
@@ -27,15 +28,13 @@ from service.geometry.search import (
     SAMPLE_LINES,
     Found,
     chord_segments,
-    distinct_by_owner,
-    edge_cuts,
-    incident_rays,
     search_budget,
     spread_pairs,
     tests_per_line,
     vertex_pairs,
 )
 from service.geometry.trace import TraceSpec, trace
+from service.geometry.vertices import distinct_by_owner, edge_cuts, incident_rays
 
 
 def search_each(
@@ -73,7 +72,7 @@ def distinct_points(points: FloatArray) -> FloatArray:
 def lone_incident_rays(
     index: WallIndex, near: NDArray[np.intp], points: FloatArray, sense: str
 ) -> FloatArray:
-    """``search.incident_rays`` of one search: its walls ``near``, its vertices ``points``."""
+    """``vertices.incident_rays`` of one search: its walls ``near``, its vertices ``points``."""
     return incident_rays(
         index,
         np.zeros(len(near), dtype=np.intp),

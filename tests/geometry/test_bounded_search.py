@@ -1,0 +1,175 @@
+"""The batched exact search: bounded memory, and far pairs on the same path (5E-LOE-2, GEO-6).
+
+docs/decisions.md "Bounded work": the searches of many pairs are laid out in chunks whose
+(pair, wall) rows are bounded before any is queried (``vertices.pair_chunks``), their
+searches' own work afforded before any of it, and every pair, near or far, traced chunk by
+chunk through one path (``search._Searches.run``): the same witness, count and refusals as
+each pair searched alone (the reference ``tests.reference.exact_search``).
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from unittest.mock import patch
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bench.worst import lattice
+from service.app import create_app
+from service.errors import OverBudget
+from service.geometry import search
+from service.geometry.search import search_many
+from service.geometry.vertices import ROWS_CHUNK, near_wall_bound, pair_chunks
+from tests.property.test_geometry_properties import index_of, segment
+from tests.reference import exact_search as reference
+
+#: Most bytes a lattice vision matrix may hold at once (numpy, as tracemalloc counts it):
+#: ``ROWS_CHUNK`` rows of a few hundred bytes and ``MANY_CHUNK`` lines of a few hundred,
+#: whatever the pairs (before the chunks, 100 tokens took 182 MB, 200 about four times it).
+PEAK_BOUND_MB = 64
+
+
+def _lattice_with_tokens(tokens: int) -> dict:
+    """``bench.worst.lattice``'s 300 walls (150 x 150 rooms) and ``tokens`` spread over it."""
+    scene = lattice(300)
+    rng = np.random.default_rng(1)
+    spots = (rng.random((tokens, 2)) * 15_000).round().tolist()
+    scene["tokens"] = [{"id": f"t{i}", "x": x, "y": y} for i, (x, y) in enumerate(spots)]
+    return scene
+
+
+def _peak_mb(client, body: dict) -> tuple[object, float]:
+    """The answer to ``POST /v1/matrix`` and the most memory (MB) numpy held meanwhile."""
+    tracemalloc.start()
+    try:
+        resp = client.post("/v1/matrix", json=body)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return resp, peak / 2**20
+
+
+@pytest.mark.parametrize("max_tests", [None, 20])
+def test_a_lattice_vision_matrix_stays_within_a_memory_bound(max_tests, monkeypatch):
+    """Issue 32 kind 1: a small vision matrix body on a lattice of walls (about 20 kB, 100
+    tokens, 4,950 exact searches) answers 200 (or, with a search limit below any search's
+    28 vertex pairs, a 422 naming what to reduce) while numpy holds at most
+    ``PEAK_BOUND_MB`` at once, not pairs x walls (the searches alone took 179 MB before)."""
+    if max_tests is not None:
+        monkeypatch.setattr(search, "MAX_SEARCH_TESTS", max_tests)
+    client = create_app({"TESTING": False, "PRELOAD_SAMPLE": False}).test_client()
+    sid = client.post("/v1/scenes", json={"scene": _lattice_with_tokens(100)}).get_json()
+    body = {"ruleset": "dnd5e", "scene_id": sid["scene_id"], "kind": "vision"}
+    resp, peak = _peak_mb(client, body)
+    assert peak < PEAK_BOUND_MB
+    if max_tests is None:
+        assert resp.status_code == 200, resp.get_json()
+    else:
+        assert resp.status_code == 422, resp.get_json()
+        message = resp.get_json()["message"]
+        assert "reduce the walls between them" in message
+        assert f"the budget is {max_tests:,} line-wall tests" in message
+
+
+walls_near = st.lists(segment, min_size=1, max_size=30)
+box = st.tuples(st.integers(-100, 900), st.integers(-100, 900), st.integers(1, 400)).map(
+    lambda b: (float(b[0]), float(b[1]), float(b[0] + b[2]), float(b[1] + b[2]))
+)
+
+
+@given(walls=walls_near, boxes=st.lists(box, min_size=1, max_size=10))
+def test_the_near_wall_bound_holds_every_wall_the_tree_finds(walls, boxes):
+    """``near_wall_bound`` (the grid's cell counts, before any query) is at least the walls
+    whose bounding box meets each box: what ``STRtree.query`` returns for it."""
+    index = index_of(walls)
+    b = np.array(boxes, dtype=np.float64)
+
+    found = np.bincount(index.tree.query(shapely.box(*b.T))[0], minlength=len(b))
+    assert (near_wall_bound(index, b) >= found).all()
+
+
+def test_pair_chunks_bound_the_rows_of_each_chunk(monkeypatch):
+    """Each chunk of pairs holds at most ``ROWS_CHUNK`` (pair, wall) rows, or one pair; the
+    chunks are the pairs in order, each once."""
+    monkeypatch.setattr("service.geometry.vertices.ROWS_CHUNK", 500)
+    index = index_of([tuple(w["c"]) for w in lattice(300)["walls"]])
+    rng = np.random.default_rng(2)
+    lo = rng.random((400, 2)) * 15_000
+    bf = np.hstack([lo, lo + 50])
+    bt = bf[rng.permutation(400)]
+    chunks = list(pair_chunks(index, bf, bt))
+    assert np.array_equal(np.concatenate(chunks), np.arange(400))
+
+    for rows in chunks:
+        hull = shapely.box(
+            np.minimum(bf[rows, 0], bt[rows, 0]),
+            np.minimum(bf[rows, 1], bt[rows, 1]),
+            np.maximum(bf[rows, 2], bt[rows, 2]),
+            np.maximum(bf[rows, 3], bt[rows, 3]),
+        )
+        assert len(rows) == 1 or len(index.tree.query(hull)[0]) <= 500
+    assert ROWS_CHUNK > 500  # the default is larger than what this checks
+
+
+#: Bands ``bottom0, bottom1, top0, top1`` (grid units): flat, one end taller, raised, thin.
+BANDS = [(0.0, 0.0, 1.0, 1.0), (0.0, 0.0, 1.0, 2.0), (0.0, 8.0, 1.0, 9.0), (2.0, 2.0, 2.0, 2.0)]
+
+lattice_box = st.tuples(st.integers(0, 9), st.integers(0, 9), st.sampled_from([1, 1, 2])).map(
+    lambda b: (
+        100.0 * b[0] + 0.5,
+        100.0 * b[1] + 0.5,
+        100.0 * (b[0] + b[2]) - 0.5,
+        100.0 * (b[1] + b[2]) - 0.5,
+    )
+)
+lattice_wall = st.tuples(*[st.integers(0, 10).map(lambda v: 100.0 * v)] * 4).filter(
+    lambda s: s[:2] != s[2:]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    walls=st.lists(st.one_of(lattice_wall, segment), min_size=1, max_size=24),
+    boxes=st.lists(lattice_box, min_size=2, max_size=6, unique=True),
+    max_tests=st.sampled_from([60, 200, 1_000, 100_000]),
+    chunk=st.sampled_from([8, 40, 32_768]),
+    one_way=st.booleans(),
+    heights=st.one_of(st.none(), st.tuples(st.sampled_from([-10, 0, 1]), st.integers(1, 12))),
+    bands=st.lists(st.sampled_from(BANDS), min_size=1, max_size=4),
+)
+def test_far_and_near_searches_answer_as_each_alone(
+    walls, boxes, max_tests, chunk, one_way, heights, bands
+):
+    """Every pair through the one batched path, its searches counted line by line when they
+    could pass ``max_tests`` and traced ``chunk`` vertex pairs at a time (several rounds),
+    answers as each pair searched alone by the reference: the same witness and count of
+    lines (5E-LOE-2), or a refusal both ways (``search_budget``). With walls of limited
+    height and bands (GEO-5a), a wall holding a search's band is firm for it
+    (``search.band_firm_walls``): the same answers."""
+    props: dict = {"direction": "left"} if one_way else {}
+    if heights is not None:  # every wall ``bottom..top`` tall
+        props["height"] = {"bottom": float(heights[0]), "top": float(heights[0] + heights[1])}
+    index = index_of(walls, **props)
+    pairs = [(a, b) for a in boxes for b in boxes if a != b]
+    bf = np.array([a for a, _ in pairs], dtype=np.float64)
+    bt = np.array([b for _, b in pairs], dtype=np.float64)
+    elev = None if heights is None else np.array([bands[k % len(bands)] for k in range(len(pairs))])
+    with (
+        patch.object(search, "CANDIDATE_CHUNK", chunk),
+        patch.object(reference, "CANDIDATE_CHUNK", chunk),
+        patch.object(search, "MANY_CHUNK", 3 * chunk),
+    ):
+        got = want = None
+        try:
+            got = search_many(index, bf, bt, "move", elev, None, None, max_tests)
+        except OverBudget:
+            got = "refused"
+        try:
+            want = reference.search_each(index, bf, bt, "move", elev, None, None, max_tests)
+        except OverBudget:
+            want = "refused"
+    assert got == want
