@@ -156,6 +156,114 @@ def hex_distance(a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.int64
     return (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
 
 
+def footprint_rim(cells: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The hexes of a footprint (k, 2) axial with a neighbour outside it, shape (m, 2), m >= 1.
+
+    The nearest hexes of two disjoint footprints are rim hexes (an inner hex has a neighbour
+    one hex nearer the other footprint, inside its own), so distances compare rims only.
+    Cost: O(k log k).
+    """
+    if len(cells) <= 6:  # no hex of six or fewer is surrounded by the others
+        return cells
+    lo = cells.min(axis=0) - 1
+    width = int(cells[:, 1].max() - lo[1]) + 2
+    keys = (cells[:, 0] - lo[0]) * width + (cells[:, 1] - lo[1])
+    inner = np.ones(len(cells), dtype=bool)
+    for dq, dr in _NEIGHBOURS:
+        inner &= np.isin(keys + dq * width + dr, keys)
+    rim = cells[~inner]
+    return rim if len(rim) else cells
+
+
+#: Axial steps to a hex's six neighbours.
+_NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+#: Elements of one block of hex pairs compared at once (``footprint_distances``: memory).
+_BLOCK = 1 << 21
+
+
+def _cube_ranges(cells: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The ranges of a footprint's cube coordinates: ``[lo_q, lo_r, lo_s, hi_q, hi_r, hi_s]``."""
+    cube = np.column_stack([cells[:, 0], cells[:, 1], -cells[:, 0] - cells[:, 1]])
+    return np.concatenate([cube.min(axis=0), cube.max(axis=0)])
+
+
+def footprint_distances(
+    footprints: list[NDArray[np.int64]], ends: NDArray[np.intp]
+) -> NDArray[np.int64]:
+    """Hexes between the nearest hexes of each pair's two footprints, shape (p,) (GEO-8).
+
+    ``footprints``: each token's hexes (``footprint``), axial (k, 2); ``ends`` (p, 2): each
+    pair's two rows among them. 0 when the footprints share a hex. Foundry's cube distance
+    (``hex_distance``) between the nearest hexes, for all pairs in one pass.
+
+    Only rim hexes are compared (``footprint_rim``); tokens are grouped by rim size (powers
+    of two, padded with their own first hex), and each group of pairs is compared in blocks
+    of about ``_BLOCK`` hex pairs. Footprints whose cube ranges overlap but whose rims do not
+    meet are checked for a shared hex (one inside the other's rim).
+
+    Cost: O(sum of footprint sizes) for the rims, plus the pairs' rim products
+    (``rim_a * rim_b`` each, in numpy). Memory: O(``_BLOCK``).
+    """
+    p = len(ends)
+    out = np.zeros(p, dtype=np.int64)
+    if not p:
+        return out
+    rims = [footprint_rim(np.asarray(f, dtype=np.int64)) for f in footprints]
+    sizes = np.array([len(r) for r in rims], dtype=np.int64)
+    bucket = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
+    pair_bucket = bucket[ends]
+    for ba, bb in {tuple(x) for x in pair_bucket.tolist()}:
+        rows = np.flatnonzero((pair_bucket[:, 0] == ba) & (pair_bucket[:, 1] == bb))
+        pads = [_padded(rims, ends[rows, side], k) for side, k in ((0, 1 << ba), (1, 1 << bb))]
+        step = max(1, _BLOCK // ((1 << ba) * (1 << bb)))
+        for i in range(0, len(rows), step):
+            a = pads[0][i : i + step, :, None, :]
+            b = pads[1][i : i + step, None, :, :]
+            out[rows[i : i + step]] = hex_distance(a, b).min(axis=(1, 2))
+    _zero_shared(footprints, rims, ends, out)
+    return out
+
+
+def _padded(rims: list[NDArray[np.int64]], tokens: NDArray[np.intp], k: int) -> NDArray[np.int64]:
+    """The rims of ``tokens`` padded to ``k`` hexes with their first hex, shape (t, k, 2)."""
+    distinct, back = np.unique(tokens, return_inverse=True)
+    pad = np.empty((len(distinct), k, 2), dtype=np.int64)
+    for row, t in enumerate(distinct.tolist()):
+        rim = rims[t]
+        pad[row, : len(rim)] = rim
+        pad[row, len(rim) :] = rim[0]
+    return pad[back.reshape(-1)]
+
+
+def _zero_shared(
+    footprints: list[NDArray[np.int64]],
+    rims: list[NDArray[np.int64]],
+    ends: NDArray[np.intp],
+    out: NDArray[np.int64],
+) -> None:
+    """Set ``out`` to 0 for pairs whose footprints share a hex their rims do not show.
+
+    Footprints are connected, so two that share a hex either have a rim hex of one inside
+    the other, or one lies wholly inside the other. Only pairs with overlapping cube ranges
+    and a distance above 0 are looked at.
+    """
+    ranges = np.array([_cube_ranges(np.asarray(f)) for f in footprints], dtype=np.int64)
+    ra, rb = ranges[ends[:, 0]], ranges[ends[:, 1]]
+    overlap = np.all(ra[:, :3] <= rb[:, 3:], axis=1) & np.all(rb[:, :3] <= ra[:, 3:], axis=1)
+    for k in np.flatnonzero(overlap & (out > 0)).tolist():
+        a, b = int(ends[k, 0]), int(ends[k, 1])
+        if _holds_any(footprints[b], rims[a]) or _holds_any(footprints[a], rims[b]):
+            out[k] = 0
+
+
+def _holds_any(cells: NDArray[np.int64], probe: NDArray[np.int64]) -> bool:
+    """Whether any hex of ``probe`` (m, 2) is one of ``cells`` (k, 2)."""
+    lo = np.minimum(cells.min(axis=0), probe.min(axis=0))
+    width = int(max(cells[:, 1].max(), probe[:, 1].max()) - lo[1]) + 1
+    keys = (cells[:, 0] - lo[0]) * width + (cells[:, 1] - lo[1])
+    return bool(np.isin((probe[:, 0] - lo[0]) * width + (probe[:, 1] - lo[1]), keys).any())
+
+
 # ---------------------------------------------------------------------------- footprints
 
 
