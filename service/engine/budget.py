@@ -8,7 +8,6 @@ worker answers at once.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -70,8 +69,8 @@ VISION_PAIR_UNITS = 10
 #: Budget units of one exact line-of-effect search beyond the line-wall tests it spends
 #: (``geometry.search``: the walls near the two spaces, their vertices, the candidate
 #: lines). ``bench.calibrate``'s fit: about 0.2 ms a search done with others
-#: (``search_many``); one done by itself costs about 1.9 ms (it spends this twice): the
-#: sampled estimate's CPU-time floor (``WorkBudget.foresee``) covers the difference.
+#: (``search_many``); one done by itself costs about 1.9 ms and spends this twice, so it
+#: is under-counted about 3x (the lone search is to go: docs/decisions.md "Bounded work").
 SEARCH_UNITS = 700
 
 
@@ -205,12 +204,13 @@ class WorkBudget:
         ``run(rows, trial)`` does the work of the pairs ``rows`` (``sample_rows``), counting
         in ``trial`` (a budget of their share of what is left), and returns the units of
         its work that the steps do not count (``trace_units`` of the lines it traced);
-        both, or the sample's CPU time in units (``UNIT_SECONDS``) where that is more (work
-        no step counts, e.g. planning hex corners), scaled to ``total`` pairs, are
-        afforded. A sample that passes its share
-        refuses the request at once, after about ``1 / SAMPLE_SHARE`` of the budget's work
-        (docs/decisions.md "Bounded work"). With fewer than ``2 * SAMPLE_MIN`` pairs
-        nothing is sampled: ``afford(own)``, an upper bound of the uncounted work.
+        both, scaled to ``total`` pairs, are afforded. Counts, not the sample's time: the
+        same request is refused or not on any machine, and what is built once per scene
+        (closed rooms, junction labels) is not scaled as if every pair built it. A sample
+        that passes its share refuses the request at once, after about ``1 /
+        SAMPLE_SHARE`` of the budget's work (docs/decisions.md "Bounded work"). With fewer
+        than ``2 * SAMPLE_MIN`` pairs nothing is sampled: ``afford(own)``, an upper bound
+        of the uncounted work.
 
         Raises
         ------
@@ -224,13 +224,11 @@ class WorkBudget:
         scale = total / len(rows)
         left = self.limit - self.used
         trial = WorkBudget(max(1, int(left / scale)), self.message)
-        start = time.thread_time()
         try:
             uncounted = run(rows, trial)
         except OverBudget:
             raise self.refusal(self.used + trial.used * scale) from None
-        took = (time.thread_time() - start) / UNIT_SECONDS  # the sample's own CPU time
-        self.afford(max(trial.used + uncounted, took) * scale)
+        self.afford((trial.used + uncounted) * scale)
         self.foreseen = True
 
     def refusal(self, needed: float | None = None) -> OverBudget:
