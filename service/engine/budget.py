@@ -113,6 +113,16 @@ def trace_units(lines: int, creatures: int, pairs: int) -> float:
 #: ``2 * SAMPLE_MIN`` pairs is not sampled (its steps' own estimates and counts bound it).
 SAMPLE_SHARE = 100
 SAMPLE_MIN = 8
+#: The first pairs of a sample whose planning is timed (``cpu_units``): a ruleset's
+#: planning is work no step counts (SF-COV-5's low obstacles measure each pair's distance to
+#: every wall of limited height in its box), so its CPU time on these pairs, scaled to the
+#: request, is spent on the sample's budget; a costly plan is refused after these alone.
+PLAN_PROBE = 32
+
+
+def cpu_units(seconds: float) -> float:
+    """Budget units of ``seconds`` of CPU (``UNIT_SECONDS`` each)."""
+    return seconds / UNIT_SECONDS
 
 
 def sample_rows(total: int) -> NDArray[np.intp] | None:
@@ -224,6 +234,7 @@ class WorkBudget:
         scale = total / len(rows)
         left = self.limit - self.used
         trial = WorkBudget(max(1, int(left / scale)), self.message)
+        trial.foreseen = True  # the sample is counted as it works, not estimated
         try:
             uncounted = run(rows, trial)
         except OverBudget:

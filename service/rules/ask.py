@@ -15,13 +15,14 @@ the per-pair rule is O(lines of the pair).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from service.engine.budget import WorkBudget, trace_units
+from service.engine.budget import PLAN_PROBE, WorkBudget, cpu_units, trace_units
 from service.engine.scene import BuiltScene
 from service.geometry.measure import MeasuredBatch, measure
 from service.model import Token
@@ -105,10 +106,17 @@ def _measured(
         creatures = len(built.scene.tokens) if spec.creatures else 0
 
         def sample(rows: NDArray[np.intp], trial: WorkBudget) -> float:
-            some = system.cover_plan(built, [pairs[i] for i in rows.tolist()], attack, options)
-            out = measure(built, spec, without_set_aside(built, some.pairs, options), trial)
-            counts = np.diff(out.rows).tolist()  # SF-COV-9 leaves some pairs' lines out
-            traced = sum(counts[r] for r in range(len(out)) if out[r].traced)
+            traced = 0
+            for k, part in enumerate((rows[:PLAN_PROBE], rows[PLAN_PROBE:])):
+                if not len(part):
+                    continue
+                start = time.thread_time()
+                some = system.cover_plan(built, [pairs[i] for i in part.tolist()], attack, options)
+                if k == 0:  # the probe's planning, timed and scaled to the sample
+                    trial.spend(int(cpu_units(time.thread_time() - start) * len(rows) / len(part)))
+                out = measure(built, spec, without_set_aside(built, some.pairs, options), trial)
+                counts = np.diff(out.rows).tolist()  # SF-COV-9 leaves some pairs' lines out
+                traced += sum(counts[r] for r in range(len(out)) if out[r].traced)
             return trace_units(traced, creatures, len(rows))
 
         # The cost model: a sample's count and its lines' own work, scaled (else the bound).

@@ -317,12 +317,15 @@ def test_foresee_affords_the_scaled_count_and_the_lines_estimates_defer_to_it():
         few.foresee(10, run, own=101)
 
 
-def test_a_matrix_sample_foresees_what_the_matrix_counts_within_two_times():
+def test_a_matrix_sample_foresees_what_the_matrix_counts_within_two_times(monkeypatch):
     """The cost model against the count (the calibration's ``est/spent`` in a test): a dnd5e
     and a Starfinder cover matrix of 40 tokens on the bench dungeon. The units the sample
-    foresees for the counted steps are within 2x of what the whole matrix then counts."""
+    foresees for the counted steps are within 2x of what the whole matrix then counts (the
+    planning's CPU time, the one timed term, set to 0 here)."""
+    import service.rules.ask as ask
     from bench.dungeon import dungeon
 
+    monkeypatch.setattr(ask, "cpu_units", lambda seconds: 0.0)
     scene = SceneSchema().load(dungeon(2000, 40, seed=3))
     built = build_scene(scene)
     pairs = [(a, t) for a in scene.tokens for t in scene.tokens if a is not t]
@@ -343,3 +346,22 @@ def test_a_matrix_sample_foresees_what_the_matrix_counts_within_two_times():
         cover_all(rules.get(ruleset), built, pairs, Attack(), {}, budget=budget)
         assert len(foreseen) == 1 and budget.used > 0
         assert budget.used / 2 <= foreseen[0] <= 2 * budget.used, (ruleset, foreseen, budget.used)
+
+
+def test_a_costly_plan_is_refused_from_the_timed_probe(monkeypatch):
+    """Planning that no step counts (SF-COV-5's low obstacles) is timed on the sample's first
+    ``PLAN_PROBE`` pairs and scaled: past the budget, refused before the other pairs are
+    planned or any line traced (``measure`` never runs)."""
+    import service.rules.ask as ask
+    from bench.dungeon import dungeon
+
+    scene = SceneSchema().load(dungeon(500, 40, seed=3))
+    built = build_scene(scene)
+    pairs = [(a, t) for a in scene.tokens for t in scene.tokens if a is not t]
+    monkeypatch.setattr(ask, "cpu_units", lambda seconds: 10**9)  # a very slow plan
+    measured = []
+    monkeypatch.setattr(ask, "measure", lambda *a, **k: measured.append(1))
+    budget = WorkBudget(6_000_000, "plan fewer pairs")
+    with pytest.raises(OverBudget, match="plan fewer pairs"):
+        cover_all(rules.get("starfinder"), built, pairs, Attack(), {}, budget=budget)
+    assert not measured and budget.used == 0
