@@ -555,8 +555,8 @@ def http_cases(tenth: bool) -> list[tuple[str, str, list[tuple[str, Any]]]]:
     rng = random.Random(4)
     points = [[rng.uniform(0, 4000), rng.uniform(0, 4000)] for _ in range(1000 // f)]
     lat = lattice(300)
-    lat["tokens"] = [{"id": f"p{k}", "x": 53.3 * (k % 300) + 10, "y": 53.3 * (k // 300) + 10}
-                     for k in range(max(t, targets + 1))]  # fmt: skip
+    lat["tokens"] = [{"id": f"p{k}", "x": 150 * (k % 100) + 10, "y": 150 * (k // 100) + 10}
+                     for k in range(max(t, targets + 1))]  # fmt: skip (apart, as tokens stand)
     mat = {**lat, "tokens": lat["tokens"][:t]}
     cover = {"ruleset": "dnd5e", "scene": lat, "attacker": "p0",
              "targets": [f"p{k}" for k in range(1, targets + 1)]}  # fmt: skip
@@ -609,7 +609,7 @@ def _status_mb(pid: int, field: str) -> float | None:
     return None
 
 
-def run_http(tenth_too: bool = True) -> list[dict[str, Any]]:
+def run_http(tenth_too: bool = True, only: list[str] | None = None) -> list[dict[str, Any]]:
     """Every issue 32 kind through a one-worker gunicorn on 127.0.0.1; a row per (kind, size).
 
     Each row: the statuses, the slowest request's seconds (client side), the worker's peak
@@ -625,6 +625,8 @@ def run_http(tenth_too: bool = True) -> list[dict[str, Any]]:
     try:
         for tenth in (True, False) if tenth_too else (False,):
             for kind, size, calls in http_cases(tenth):
+                if only and not any(o in kind for o in only):
+                    continue
                 pid = _worker_pid(proc.pid)
                 if pid is not None:
                     with open(f"/proc/{pid}/clear_refs", "w") as fh:
@@ -672,9 +674,10 @@ def main() -> int:
     ap.add_argument("--only", action="append", choices=sorted(SIZES))
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per measure")
     ap.add_argument("--http", action="store_true", help="issue 32's kinds through gunicorn")
+    ap.add_argument("--http-only", action="append", help="only --http kinds naming this")
     args = ap.parse_args()
     if args.http:
-        print(http_table(run_http()))
+        print(http_table(run_http(only=args.http_only)))
         return 0
     if args.one:
         print(json.dumps(_one(args.one[0], int(args.one[1]))))

@@ -233,8 +233,8 @@ def footprint_distances(
         rows = np.flatnonzero((pair_bucket[:, 0] == ba) & (pair_bucket[:, 1] == bb))
         if (1 << ba) * (1 << bb) > _PRUNE_AT:  # big rims: the facing strips, pair by pair
             for k in rows.tolist():
-                a, b = int(ends[k, 0]), int(ends[k, 1])
-                out[k] = _strip_distance(rims[a], rims[b], ranges[b])
+                ta, tb = int(ends[k, 0]), int(ends[k, 1])
+                out[k] = _strip_distance(rims[ta], rims[tb], ranges[tb])
             continue
         pads = [_padded(rims, ends[rows, side], k) for side, k in ((0, 1 << ba), (1, 1 << bb))]
         step = max(1, _BLOCK // ((1 << ba) * (1 << bb)))
