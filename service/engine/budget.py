@@ -115,9 +115,14 @@ SAMPLE_SHARE = 100
 SAMPLE_MIN = 8
 #: The first pairs of a sample whose planning is timed (``cpu_units``): a ruleset's
 #: planning is work no step counts (SF-COV-5's low obstacles measure each pair's distance to
-#: every wall of limited height in its box), so its CPU time on these pairs, scaled to the
-#: request, is spent on the sample's budget; a costly plan is refused after these alone.
+#: every wall of limited height in its box), so its CPU time on these pairs, less that of
+#: one pair planned alone (the call's own overhead), scaled to the request, is spent on the
+#: sample's budget; a costly plan is refused after these alone.
 PLAN_PROBE = 32
+#: How much cheaper a pair's planning is in the whole request's one batch than among the
+#: probe's 32 (``bench.calibrate``: 8-16x on Starfinder and dnd5e cover matrices of 100-200
+#: tokens, where trees and masks are shared): the probe's time is divided by it.
+PLAN_BATCHING = 10
 
 
 def cpu_units(seconds: float) -> float:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from service.engine.budget import PLAN_PROBE, WorkBudget, cpu_units, trace_units
+from service.engine.budget import PLAN_BATCHING, PLAN_PROBE, WorkBudget, cpu_units, trace_units
 from service.engine.scene import BuiltScene
 from service.geometry.measure import MeasuredBatch, measure
 from service.model import Token
@@ -101,7 +101,9 @@ def _measured(
     """Every pair planned by the ruleset (``cover_plan``) and measured at once."""
     spec = system.cover_measure(built, attack, options, detail)
     if budget is not None and pairs:  # refuse before planning every pair
+        start = time.thread_time()
         first = system.cover_plan(built, pairs[:1], attack, options)
+        one = time.thread_time() - start  # a call's own overhead and one pair
         lines = int(first.pairs.counts()[0])
         creatures = len(built.scene.tokens) if spec.creatures else 0
 
@@ -112,8 +114,9 @@ def _measured(
                     continue
                 start = time.thread_time()
                 some = system.cover_plan(built, [pairs[i] for i in part.tolist()], attack, options)
-                if k == 0:  # the probe's planning, timed and scaled to the sample
-                    trial.spend(int(cpu_units(time.thread_time() - start) * len(rows) / len(part)))
+                if k == 0 and len(part) > 1:  # the probe's planning per pair, timed, scaled
+                    each = max(0.0, time.thread_time() - start - one) / (len(part) - 1)
+                    trial.spend(int(cpu_units(each) * len(rows) / PLAN_BATCHING))
                 out = measure(built, spec, without_set_aside(built, some.pairs, options), trial)
                 counts = np.diff(out.rows).tolist()  # SF-COV-9 leaves some pairs' lines out
                 traced += sum(counts[r] for r in range(len(out)) if out[r].traced)
