@@ -466,12 +466,236 @@ SIZES = {
 }
 
 
+# ------------------------------------------------------------------ issue 32 through gunicorn
+
+
+def hex_giants(n: int, seed: int = 1) -> dict[str, Any]:
+    """``n`` tokens 64 by 64 squares at random on a hex-row map, no walls (about 68 B each)."""
+    rng = random.Random(seed)
+    span = 40 * 6400
+    tokens = [{"id": f"t{k}", "x": rng.randrange(0, span, 100), "y": rng.randrange(0, span, 100),
+               "width": 64, "height": 64} for k in range(n)]  # fmt: skip
+    return {"grid": {"type": "hex-row", "size": 100, "distance": 5}, "walls": [], "tokens": tokens}
+
+
+def many_regions(n: int, seed: int = 1) -> dict[str, Any]:
+    """``n`` polygon regions of ``40,000 / n`` points (the point limit), light and fog.
+
+    Over 200 of ``lights``' random walls and 100 tokens, with 20 lights (a light load
+    inside the budget: what costs is the regions).
+    """
+    rng = random.Random(seed)
+    scene = lights(20, seed)
+    scene["walls"] = scene["walls"][:200]
+    points = max(3, 40_000 // n)
+    regions = []
+    for k in range(n):
+        cx, cy, r = rng.uniform(0, 4000), rng.uniform(0, 4000), rng.uniform(50, 400)
+        angles = [2 * math.pi * i / points for i in range(points)]
+        ring = [[round(cx + r * math.cos(a), 1), round(cy + r * math.sin(a), 1)] for a in angles]
+        region: dict[str, Any] = {"id": f"r{k}", "shape": {"type": "polygon", "points": ring}}
+        region |= {"light": "dim"} if k % 2 else {"obscurement": "light"}
+        regions.append(region)
+    return {**scene, "regions": regions}
+
+
+def dungeon_with_heights(n_walls: int, n_tokens: int) -> dict[str, Any]:
+    """``bench.dungeon`` with every third wall low (0-5 ft) and every fifth 0-15 ft high."""
+    from bench.dungeon import dungeon
+
+    scene = dungeon(n_walls, n_tokens, seed=1)
+    for k, wall in enumerate(scene["walls"]):
+        if k % 3 == 0:
+            wall["height"] = {"bottom": 0, "top": 5}
+        elif k % 5 == 0:
+            wall["height"] = {"bottom": 0, "top": 15}
+    return scene
+
+
+def lancer_ship(n: int) -> dict[str, Any] | None:
+    """The real Lancer crashed ship (hex, every wall with a height) with ``n`` tokens.
+
+    Its own tokens, one of them 10 by 10, and 1-hex probes up to ``n``
+    (``bench.calibrate.with_probes``); ``None`` without ``$SIGHTLINE_SHARED``.
+    """
+    from bench.calibrate import SHARED, with_probes
+
+    path = SHARED / "scenes/real/foundry/foundry-v10-lancer-crashed-ship-hex-heights.json"
+    if not path.exists():
+        return None
+    from adapters.detect import to_scene
+
+    scene = with_probes(to_scene(json.loads(path.read_text()))["scene"], n)
+    scene["tokens"][0] = {**scene["tokens"][0], "width": 10, "height": 10}
+    return scene
+
+
+def _shifted(n: int) -> dict[str, Any]:
+    """``n`` walls 1,000 px long on one line, each 0.1 px on (issue 32 kind 4), two tokens."""
+    walls = [{"id": f"s{k}", "c": [round(k * 0.1, 1), 500, round(k * 0.1 + 1000, 1), 500]}
+             for k in range(n)]  # fmt: skip
+    tokens = [{"id": "A", "x": 500, "y": 0}, {"id": "T", "x": 500, "y": 1000}]
+    return {"grid": GRID, "walls": walls, "tokens": tokens}
+
+
+def _matrix(scene: dict[str, Any] | None, ruleset: str, kind: str) -> list[tuple[str, Any]]:
+    if scene is None:
+        return []
+    return [("/v1/matrix", {"ruleset": ruleset, "scene": scene, "kind": kind})]
+
+
+def http_cases(tenth: bool) -> list[tuple[str, str, list[tuple[str, Any]]]]:
+    """Issue 32's kinds at their documented limits (or a tenth): (kind, size, requests).
+
+    Limits (``service.settings``): 200 matrix tokens, 1,000 targets, 50,000 walls, 1,000
+    regions and 40,000 region points, 10 MB bodies; the cache bound over 100 scenes.
+    """
+    f = 10 if tenth else 1
+    t, targets, walls = 200 // f, 1000 // f - 1, 50_000 // f
+    rng = random.Random(4)
+    points = [[rng.uniform(0, 4000), rng.uniform(0, 4000)] for _ in range(1000 // f)]
+    lat = lattice(300)
+    lat["tokens"] = [
+        {"id": f"p{k}", "x": 150 * (k % 100) + 10, "y": 150 * (k // 100) + 10}
+        for k in range(max(t, targets + 1))
+    ]  # fmt: skip (apart, as tokens stand)
+    mat = {**lat, "tokens": lat["tokens"][:t]}
+    cover = {"ruleset": "dnd5e", "scene": lat, "attacker": "p0",
+             "targets": [f"p{k}" for k in range(1, targets + 1)]}  # fmt: skip
+    giants = hex_giants(targets + 1)
+    regions = many_regions(1000 // f)
+    ship = lancer_ship(t)
+    out: list[tuple[str, str, list[tuple[str, Any]]]] = [
+        ("1 search: vision matrix, lattice", f"{t} tokens", _matrix(mat, "dnd5e", "vision")),
+        ("1 search: cover, lattice", f"{targets} targets", [("/v1/cover", cover)]),
+        ("3 cache: lattice uploads", f"{100 // f} scenes",
+         [("/v1/scenes", {"scene": lattice(seed=k)}) for k in range(100 // f)]),
+        ("4 shifted collinear walls", f"{walls} walls",
+         [("/v1/cover", {"ruleset": "dnd5e", "scene": _shifted(walls), "attacker": "A",
+                         "targets": ["T"]}),
+          ("/v1/line-of-effect", {"scene": _shifted(walls), "from": "A", "to": "T"})]),
+        ("5 import foundry", f"{walls} walls", [("/v1/import/foundry", foundry_export(walls))]),
+        ("5 import roll20", f"{walls} walls", [("/v1/import/roll20", roll20_export(walls))]),
+        ("5 import uvtt", f"{walls} walls", [("/v1/import/uvtt", uvtt_export(walls))]),
+        ("6 hex giants vision", f"{targets} targets",
+         [("/v1/vision", {"ruleset": "dnd5e", "scene": giants, "observer": "t0",
+                          "targets": [f"t{k}" for k in range(1, targets + 1)]})]),
+        ("6 regions lighting", f"{1000 // f} regions",
+         [("/v1/lighting", {"scene": regions, "points": points,
+                            "tokens": [f"t{k}" for k in range(100)]})]),
+        ("6 starfinder heights matrix", f"{t} x {walls}",
+         _matrix(dungeon_with_heights(walls, t), "starfinder", "cover")),
+        ("6 lancer ship vision", f"{t} tokens", _matrix(ship, "dnd5e", "vision")),
+        ("6 lancer ship vision (issue: 128)", f"{128 // f} tokens",
+         _matrix(lancer_ship(128 // f), "dnd5e", "vision")),
+        ("6 lancer ship starfinder", f"{t} tokens", _matrix(ship, "starfinder", "cover")),
+    ]  # fmt: skip
+    return out
+
+
+def _worker_pid(master: int) -> int | None:
+    try:
+        with open(f"/proc/{master}/task/{master}/children") as fh:
+            kids = fh.read().split()
+        return int(kids[0]) if kids else None
+    except OSError:
+        return None
+
+
+def _status_mb(pid: int, field: str) -> float | None:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith(field):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def run_http(tenth_too: bool = True, only: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every issue 32 kind through a one-worker gunicorn on 127.0.0.1; a row per (kind, size).
+
+    A question carrying a scene uploads it first (``upload s``: its build), then asks by
+    ``scene_id``. Each row: the statuses, the slowest request's seconds (client side), the
+    worker's peak RSS during the kind (``VmHWM``, reset before it through ``clear_refs``)
+    and its RSS after, and whether the worker was replaced (died).
+    """
+    import requests
+
+    from bench.servers import start_gunicorn, stop
+
+    proc, url = start_gunicorn({"SIGHTLINE_WORKERS": "1"}, wait=300)
+    rows = []
+    try:
+        for tenth in (True, False) if tenth_too else (False,):
+            for kind, size, calls in http_cases(tenth):
+                if only and not any(o in kind for o in only):
+                    continue
+                pid = _worker_pid(proc.pid)
+                if pid is not None:
+                    with open(f"/proc/{pid}/clear_refs", "w") as fh:
+                        fh.write("5")  # reset the peak RSS (VmHWM) to now
+                statuses, slowest, upload = [], 0.0, 0.0
+                for path, body in calls:
+                    if "scene" in body and path not in ("/v1/scenes",):
+                        # The scene uploaded first (its build timed apart): the row's
+                        # seconds are the question's, by scene id.
+                        start = time.perf_counter()
+                        r = requests.post(url + "/v1/scenes", json={"scene": body["scene"]},
+                                          timeout=120)  # fmt: skip
+                        upload = max(upload, time.perf_counter() - start)
+                        if r.status_code in (200, 201):
+                            body = {**body, "scene_id": r.json()["scene_id"]}
+                            del body["scene"]
+                    data = json.dumps(body)
+                    start = time.perf_counter()
+                    try:
+                        r = requests.post(url + path, data=data, timeout=120,
+                                          headers={"Content-Type": "application/json"})  # fmt: skip
+                        statuses.append(r.status_code)
+                    except requests.RequestException as exc:
+                        statuses.append(type(exc).__name__)
+                    slowest = max(slowest, time.perf_counter() - start)
+                after = _worker_pid(proc.pid)
+                row = {"kind": kind, "size": size, "status": sorted(set(map(str, statuses))),
+                       "seconds": round(slowest, 2), "calls": len(calls),
+                       "upload": round(upload, 2),
+                       "peak_mb": None if pid is None else _status_mb(pid, "VmHWM"),
+                       "after_mb": None if after is None else _status_mb(after, "VmRSS"),
+                       "died": after != pid}  # fmt: skip
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    finally:
+        stop(proc)
+    return rows
+
+
+def http_table(rows: list[dict[str, Any]]) -> str:
+    """The rows as the Markdown table of ``docs/operations.md``."""
+    out = ["| kind | size | status | slowest s | upload s | peak worker MB | MB after | died |",
+           "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]  # fmt: skip
+    for r in rows:
+        peak = "-" if r["peak_mb"] is None else f"{r['peak_mb']:.0f}"
+        after = "-" if r["after_mb"] is None else f"{r['after_mb']:.0f}"
+        died = "yes" if r["died"] else "no"
+        up = f"{r['upload']:.2f}" if r.get("upload") else "-"
+        out.append(f"| {r['kind']} | {r['size']} | {', '.join(r['status'])} | "
+                   f"{r['seconds']:.2f} | {up} | {peak} | {after} | {died} |")  # fmt: skip
+    return "\n".join(out)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--one", nargs=2, metavar=("KIND", "SIZE"), help=argparse.SUPPRESS)
     ap.add_argument("--only", action="append", choices=sorted(SIZES))
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per measure")
+    ap.add_argument("--http", action="store_true", help="issue 32's kinds through gunicorn")
+    ap.add_argument("--http-only", action="append", help="only --http kinds naming this")
     args = ap.parse_args()
+    if args.http:
+        print(http_table(run_http(only=args.http_only)))
+        return 0
     if args.one:
         print(json.dumps(_one(args.one[0], int(args.one[1]))))
         return 0

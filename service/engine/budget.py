@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from service.errors import OverBudget
 from service.settings import BY_NAME
 
@@ -36,33 +39,39 @@ def set_core_limits(values: Mapping[str, Any]) -> None:
             _limits[name] = int(values[name])
 
 
+#: What a unit stands for: one line-wall test the compiled trace counts, about 0.27 µs on
+#: the project's 2 bench cores (``python -m bench.calibrate`` fits each term's time over the
+#: bench dungeon, one-door rooms, random walls and the real exports). The default
+#: ``SIGHTLINE_WORK_BUDGET`` of 6,000,000 units is then about 1.6 s of work, so a request
+#: the model lets through (its estimate within 2x of the work) ends within about 3 s.
+UNIT_SECONDS = 0.27e-6
+
 #: Budget units of one line-creature test (GEO-7: every traced line against every creature
-#: space). The compiled look-up (``geometry.creature_tests.creature_pairs``) visits only the spaces
-#: in the grid cells along each line: a 200-token matrix's 159,200 corner lines take about
-#: 0.3 s against 200 spaces spread over a dungeon, about 10 ns a (line, space); but spaces
-#: lined up along the lines (200 creatures in a row) are all visited and tested, about
-#: 20 ns each (a hostile trial: 287 million in 5.7 s). Three hundredths of a
-#: line-wall test's time covers that.
+#: space). The compiled look-up (``geometry.creature_tests.creature_pairs``) visits only the
+#: spaces in the grid cells along each line: a 200-token matrix's 159,200 corner lines took
+#: about 0.3 s against 200 spaces spread over a dungeon, about 10 ns a (line, space); spaces
+#: lined up along the lines (200 creatures in a row) about 20 ns each. Counted for the lines
+#: traced (``rules.ask``: the lines a sample of the pairs traced, scaled).
 CREATURE_TEST_UNITS = 0.03
 #: Budget units of one pair's own rule work (planning its lines, ruling on what they meet):
-#: about 30 line-wall tests' time (measured on a 200-token matrix, 39,800 pairs:
-#: 0.7 s for dnd5e's plans, lines and degrees, 0.9 s for Starfinder's).
-PAIR_UNITS = 30
+#: about 3 µs a pair (``bench.calibrate``'s fit over cover matrices of every ruleset).
+PAIR_UNITS = 10
 #: Budget units of one light ray's own work beyond its line-wall tests (making it, its band,
 #: reading its answer): about 10 µs a ray with no wall near (500,000 rays of 50 lights over
 #: 10,000 points took 4.7 s), so about 10 line-wall tests' time.
 RAY_UNITS = 10
 
 
-#: Budget units of one vision pair's own work: its report from the measured lines,
-#: light and distance, and the ruleset's answer, about 30 µs (a 200-token matrix, 39,800
-#: pairs, is about 1.2 million units).
-VISION_PAIR_UNITS = 30
+#: Budget units of one vision pair's own work: its report from the measured lines, light
+#: and distance, and the ruleset's answer, about 3 µs (a 100-token vision matrix of 9,900
+#: pairs on the bench dungeon takes 60-90 ms in all).
+VISION_PAIR_UNITS = 10
 #: Budget units of one exact line-of-effect search beyond the line-wall tests it spends
-#: (``geometry.exact``: the walls near the two spaces, their vertices and incident walls,
-#: the candidate lines): about 1 ms, so 1,000 line-wall tests' time. A request
-#: within the default budget runs at most 6,000 searches.
-SEARCH_UNITS = 1000
+#: (``geometry.search``: the walls near the two spaces, their vertices, the candidate
+#: lines). ``bench.calibrate``'s fit: about 0.2 ms a search done with others
+#: (``search_many``); one done by itself costs about 1.9 ms and spends this twice, so it
+#: is under-counted about 3x (the lone search is to go: docs/decisions.md "Bounded work").
+SEARCH_UNITS = 700
 
 
 #: Budget units of one item of a scene change (``PATCH /v1/scenes/{id}``): loading it by
@@ -99,6 +108,39 @@ def trace_units(lines: int, creatures: int, pairs: int) -> float:
     return lines * creatures * CREATURE_TEST_UNITS + pairs * PAIR_UNITS
 
 
+#: A sampled estimate (``WorkBudget.foresee``) runs one pair in ``SAMPLE_SHARE`` of the
+#: request's, at least ``SAMPLE_MIN``, spread evenly over them; a request of fewer than
+#: ``2 * SAMPLE_MIN`` pairs is not sampled (its steps' own estimates and counts bound it).
+SAMPLE_SHARE = 100
+SAMPLE_MIN = 8
+#: The first pairs of a sample whose planning is timed (``cpu_units``): a ruleset's
+#: planning is work no step counts (SF-COV-5's low obstacles measure each pair's distance to
+#: every wall of limited height in its box), so its CPU time on these pairs, less that of
+#: one pair planned alone (the call's own overhead), scaled to the request, is spent on the
+#: sample's budget; a costly plan is refused after these alone.
+PLAN_PROBE = 32
+#: How much cheaper a pair's planning is in the whole request's one batch than among the
+#: probe's 32 (``bench.calibrate``: 8-16x on Starfinder and dnd5e cover matrices of 100-200
+#: tokens, where trees and masks are shared): the probe's time is divided by it.
+PLAN_BATCHING = 10
+
+
+def cpu_units(seconds: float) -> float:
+    """Budget units of ``seconds`` of CPU (``UNIT_SECONDS`` each)."""
+    return seconds / UNIT_SECONDS
+
+
+def sample_rows(total: int) -> NDArray[np.intp] | None:
+    """Rows of the sample of ``total`` pairs (``SAMPLE_SHARE``), or ``None`` when too few.
+
+    Evenly spread, distinct and sorted, shape (k,). O(k).
+    """
+    k = max(SAMPLE_MIN, -(-total // SAMPLE_SHARE))
+    if 2 * k > total:
+        return None
+    return np.unique(np.linspace(0, total - 1, k).round().astype(np.intp))
+
+
 class WorkBudget:
     """A budget of ``limit`` units of work (line–wall candidate tests).
 
@@ -117,6 +159,9 @@ class WorkBudget:
         self.used = 0
         self.message = message
         self.parent = parent
+        #: Whether a sampled run foresaw the request's line work (``foresee``): the lines'
+        #: own estimates (``afford_bounded``) then defer to it.
+        self.foreseen = False
 
     def spend(self, units: int) -> None:
         """Count ``units`` of work.
@@ -156,10 +201,51 @@ class WorkBudget:
         OverBudget
             When the estimate passes the limit.
         """
+        if self.foreseen:  # a sample of the same pairs, run whole, foresaw these lines
+            return
         try:
             self.afford(upper)
         except OverBudget:
             self.afford(estimate())
+
+    def foresee(
+        self,
+        total: int,
+        run: Callable[[NDArray[np.intp], WorkBudget], float],
+        own: float = 0.0,
+    ) -> None:
+        """Refuse before the work when a sample of its ``total`` pairs foresees too much.
+
+        ``run(rows, trial)`` does the work of the pairs ``rows`` (``sample_rows``), counting
+        in ``trial`` (a budget of their share of what is left), and returns the units of
+        its work that the steps do not count (``trace_units`` of the lines it traced);
+        both, scaled to ``total`` pairs, are afforded. Counts, not the sample's time: the
+        same request is refused or not on any machine, and what is built once per scene
+        (closed rooms, junction labels) is not scaled as if every pair built it. A sample
+        that passes its share refuses the request at once, after about ``1 /
+        SAMPLE_SHARE`` of the budget's work (docs/decisions.md "Bounded work"). With fewer
+        than ``2 * SAMPLE_MIN`` pairs nothing is sampled: ``afford(own)``, an upper bound
+        of the uncounted work.
+
+        Raises
+        ------
+        OverBudget
+            When the foreseen work passes the limit.
+        """
+        rows = sample_rows(total)
+        if rows is None:
+            self.afford(own)
+            return
+        scale = total / len(rows)
+        left = self.limit - self.used
+        trial = WorkBudget(max(1, int(left / scale)), self.message)
+        trial.foreseen = True  # the sample is counted as it works, not estimated
+        try:
+            uncounted = run(rows, trial)
+        except OverBudget:
+            raise self.refusal(self.used + trial.used * scale) from None
+        self.afford((trial.used + uncounted) * scale)
+        self.foreseen = True
 
     def refusal(self, needed: float | None = None) -> OverBudget:
         """The ``OverBudget`` error of this budget (saying ``needed``, an estimate, if given)."""

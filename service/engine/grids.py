@@ -45,6 +45,8 @@ from service.engine.hexes import (
     HexLattice,
     check_hex_footprint,
     footprint,
+    footprint_distances,
+    footprint_rim,
     hex_box,
     hex_count,
     hex_distance,
@@ -77,6 +79,8 @@ __all__ = [
     "flat_distance",
     "footprint",
     "gridless_distance",
+    "footprint_distances",
+    "footprint_rim",
     "hex_box",
     "hex_cells_distance",
     "hex_count",
@@ -233,75 +237,13 @@ def gridless_distance(box_a: Box, box_b: Box, grid: Grid) -> float:
     return gap_px / grid.px_per_unit + grid.distance
 
 
-def _nearest(cells: NDArray[np.int64], toward: NDArray[np.int64]) -> NDArray[np.int64]:
-    """At most ``MAX_FOOTPRINT_CELLS`` of ``cells``, those nearest the hex ``toward``."""
-    if len(cells) <= MAX_FOOTPRINT_CELLS:
-        return cells
-    order = np.argsort(hex_distance(cells, toward), kind="stable")
-    return cells[order[:MAX_FOOTPRINT_CELLS]]
-
-
-def _cube_gap(cells: NDArray[np.int64], other: NDArray[np.int64]) -> NDArray[np.int64]:
-    """For each of ``cells``, a lower bound of its hex distance to every hex of ``other``.
-
-    The hex distance is the largest difference of the three cube coordinates ``(q, r,
-    -q - r)``; each is at least the gap between the cell's coordinate and ``other``'s range
-    of it. O(k_cells + k_other).
-    """
-
-    def cube(c: NDArray[np.int64]) -> NDArray[np.int64]:
-        return np.column_stack([c[:, 0], c[:, 1], -c[:, 0] - c[:, 1]])
-
-    own, theirs = cube(cells), cube(other)
-    lo, hi = theirs.min(axis=0), theirs.max(axis=0)
-    return np.maximum(np.maximum(lo - own, own - hi), 0).max(axis=1)  # type: ignore[no-any-return]
-
-
-def _share_a_hex(a: NDArray[np.int64], b: NDArray[np.int64]) -> bool:
-    """Whether footprints ``a`` and ``b`` (k, 2) axial hexes have a hex in common.
-
-    Only the hexes inside both footprints' common ``(q, r)`` range can be shared; they are
-    numbered within that range and intersected. O((k_a + k_b) log(k_a + k_b)).
-    """
-    lo = np.maximum(a.min(axis=0), b.min(axis=0))
-    hi = np.minimum(a.max(axis=0), b.max(axis=0))
-    if np.any(lo > hi):
-        return False
-    in_a = a[np.all((a >= lo) & (a <= hi), axis=1)] - lo
-    in_b = b[np.all((b >= lo) & (b <= hi), axis=1)] - lo
-    width = int(hi[1] - lo[1]) + 1  # the range holds at most both footprints' hexes
-    keys_a = in_a[:, 0] * width + in_a[:, 1]
-    keys_b = in_b[:, 0] * width + in_b[:, 1]
-    return bool(np.intersect1d(keys_a, keys_b).size)
-
-
 def hex_cells_distance(a: NDArray[np.int64], b: NDArray[np.int64]) -> int:
     """Hexes between the nearest hexes of two footprints (0 when they share a hex).
 
-    Only the hexes that could be nearer than a first pair's distance are compared: those
-    within it of the other footprint's range of cube coordinates (``_cube_gap``), a strip
-    along the sides that face each other; the answer is the same as over all pairs.
-
-    Footprints that share a hex are found first (0), in O((k_a + k_b) log(k_a + k_b)):
-    overlapping footprints otherwise leave every shared hex in both strips.
-
-    Cost: O((k_a + k_b) log(k_a + k_b)) plus the pairs of the two strips (at worst about
-    k_a * k_b for footprints facing along a long side), k at most ``MAX_FOOTPRINT_CELLS``;
-    memory O(256 * k_b) (a block of ``a`` at a time).
+    One pair of ``footprint_distances`` (the rims compared, GEO-8). Cost: O((k_a + k_b)
+    log(k_a + k_b)) plus rim_a * rim_b.
     """
-    if _share_a_hex(a, b):
-        return 0
-    a = _nearest(a, b.mean(axis=0).round().astype(np.int64))
-    b = _nearest(b, a.mean(axis=0).round().astype(np.int64))
-    gap = _cube_gap(a, b)
-    first = int(np.argmin(gap))
-    bound = int(hex_distance(a[first], b).min())  # a distance reached: the answer is <= it
-    a = a[gap <= bound]
-    b = b[_cube_gap(b, a) <= bound]
-    return min(
-        int(hex_distance(a[i : i + 256, None, :], b[None, :, :]).min())
-        for i in range(0, len(a), 256)
-    )
+    return int(footprint_distances([a, b], np.array([[0, 1]], dtype=np.intp))[0])
 
 
 def flat_distance(a: Token, b: Token, grid: Grid, boxes: dict[str, Box], diagonals: str) -> float:

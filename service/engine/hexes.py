@@ -156,6 +156,161 @@ def hex_distance(a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.int64
     return (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
 
 
+def footprint_rim(cells: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The hexes of a footprint (k, 2) axial with a neighbour outside it, shape (m, 2), m >= 1.
+
+    The nearest hexes of two disjoint footprints are rim hexes (an inner hex has a neighbour
+    one hex nearer the other footprint, inside its own), so distances compare rims only.
+    Cost: O(k log k).
+    """
+    if len(cells) <= 6:  # no hex of six or fewer is surrounded by the others
+        return cells
+    return cells[0] + _shape_rim((cells - cells[0]).tobytes())
+
+
+@lru_cache(maxsize=256)
+def _shape_rim(shape: bytes) -> NDArray[np.int64]:
+    """``footprint_rim`` of a footprint given as its hexes less its first one (bytes, int64).
+
+    Kept per shape: tokens of one size share it wherever they stand.
+    """
+    cells = np.frombuffer(shape, dtype=np.int64).reshape(-1, 2)
+    lo = cells.min(axis=0) - 1
+    width = int(cells[:, 1].max() - lo[1]) + 2
+    keys = (cells[:, 0] - lo[0]) * width + (cells[:, 1] - lo[1])
+    known = np.sort(keys)
+    inner = np.ones(len(cells), dtype=bool)
+    for dq, dr in _NEIGHBOURS:
+        step = keys + dq * width + dr
+        at = np.minimum(np.searchsorted(known, step), len(known) - 1)
+        inner &= known[at] == step
+    rim = cells[~inner]
+    return _kept(rim if len(rim) else cells.copy())
+
+
+#: Axial steps to a hex's six neighbours.
+_NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+#: Elements of one block of hex pairs compared at once (``footprint_distances``: memory).
+_BLOCK = 1 << 21
+
+
+def _cube_ranges(cells: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The ranges of a footprint's cube coordinates: ``[lo_q, lo_r, lo_s, hi_q, hi_r, hi_s]``."""
+    cube = np.column_stack([cells[:, 0], cells[:, 1], -cells[:, 0] - cells[:, 1]])
+    return np.concatenate([cube.min(axis=0), cube.max(axis=0)])
+
+
+def footprint_distances(
+    footprints: list[NDArray[np.int64]], ends: NDArray[np.intp]
+) -> NDArray[np.int64]:
+    """Hexes between the nearest hexes of each pair's two footprints, shape (p,) (GEO-8).
+
+    ``footprints``: each token's hexes (``footprint``), axial (k, 2); ``ends`` (p, 2): each
+    pair's two rows among them. 0 when the footprints share a hex. Foundry's cube distance
+    (``hex_distance``) between the nearest hexes, for all pairs in one pass.
+
+    Only rim hexes are compared (``footprint_rim``); tokens are grouped by rim size (powers
+    of two, padded with their own first hex), and each group of pairs is compared in blocks
+    of about ``_BLOCK`` hex pairs; pairs of two big rims (past ``_PRUNE_AT`` hex pairs) over
+    the strips that face each other only (``_strip_distance``). Footprints whose cube
+    ranges overlap but whose rims do not meet are checked for a shared hex (one inside the
+    other's rim).
+
+    Cost: O(sum of footprint sizes) for the rims, plus the pairs' rim products
+    (``rim_a * rim_b`` each, in numpy). Memory: O(``_BLOCK``).
+    """
+    p = len(ends)
+    out = np.zeros(p, dtype=np.int64)
+    if not p:
+        return out
+    rims = [footprint_rim(np.asarray(f, dtype=np.int64)) for f in footprints]
+    # A footprint's extreme cube coordinates lie on its rim.
+    ranges = np.array([_cube_ranges(r) for r in rims], dtype=np.int64).reshape(-1, 6)
+    sizes = np.array([len(r) for r in rims], dtype=np.int64)
+    bucket = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
+    pair_bucket = bucket[ends]
+    for ba, bb in {tuple(x) for x in pair_bucket.tolist()}:
+        rows = np.flatnonzero((pair_bucket[:, 0] == ba) & (pair_bucket[:, 1] == bb))
+        if (1 << ba) * (1 << bb) > _PRUNE_AT:  # big rims: the facing strips, pair by pair
+            for k in rows.tolist():
+                ta, tb = int(ends[k, 0]), int(ends[k, 1])
+                out[k] = _strip_distance(rims[ta], rims[tb], ranges[tb])
+            continue
+        pads = [_padded(rims, ends[rows, side], k) for side, k in ((0, 1 << ba), (1, 1 << bb))]
+        step = max(1, _BLOCK // ((1 << ba) * (1 << bb)))
+        for i in range(0, len(rows), step):
+            a = pads[0][i : i + step, :, None, :]
+            b = pads[1][i : i + step, None, :, :]
+            out[rows[i : i + step]] = hex_distance(a, b).min(axis=(1, 2))
+    _zero_shared(footprints, rims, ranges, ends, out)
+    return out
+
+
+#: Hex pairs of two rims past which a pair is measured over the strips facing each other.
+_PRUNE_AT = 4096
+
+
+def _strip_distance(a: NDArray[np.int64], b: NDArray[np.int64], b_ranges: NDArray[np.int64]) -> int:
+    """Hexes between the nearest of ``a`` and ``b`` (two rims), over their facing strips.
+
+    A first pair's distance bounds the answer; only the hexes within it of the other's
+    range of cube coordinates (a lower bound of their distance to it) are compared, the
+    same minimum as over all pairs. O(k_a + k_b) plus the strips' product.
+    """
+    gap_a = _range_gap(a, b_ranges)
+    first = int(np.argmin(gap_a))
+    bound = int(hex_distance(a[first], b).min())
+    a = a[gap_a <= bound]
+    b = b[_range_gap(b, _cube_ranges(a)) <= bound]
+    return int(hex_distance(a[:, None, :], b[None, :, :]).min())
+
+
+def _range_gap(cells: NDArray[np.int64], ranges: NDArray[np.int64]) -> NDArray[np.int64]:
+    """For each hex, the largest gap of its cube coordinates to ``ranges`` (a lower bound)."""
+    cube = np.column_stack([cells[:, 0], cells[:, 1], -cells[:, 0] - cells[:, 1]])
+    return np.maximum(np.maximum(ranges[:3] - cube, cube - ranges[3:]), 0).max(axis=1)  # type: ignore[no-any-return]
+
+
+def _padded(rims: list[NDArray[np.int64]], tokens: NDArray[np.intp], k: int) -> NDArray[np.int64]:
+    """The rims of ``tokens`` padded to ``k`` hexes with their first hex, shape (t, k, 2)."""
+    distinct, back = np.unique(tokens, return_inverse=True)
+    pad = np.empty((len(distinct), k, 2), dtype=np.int64)
+    for row, t in enumerate(distinct.tolist()):
+        rim = rims[t]
+        pad[row, : len(rim)] = rim
+        pad[row, len(rim) :] = rim[0]
+    return pad[back.reshape(-1)]
+
+
+def _zero_shared(
+    footprints: list[NDArray[np.int64]],
+    rims: list[NDArray[np.int64]],
+    ranges: NDArray[np.int64],
+    ends: NDArray[np.intp],
+    out: NDArray[np.int64],
+) -> None:
+    """Set ``out`` to 0 for pairs whose footprints share a hex their rims do not show.
+
+    Footprints are connected, so two that share a hex either have a rim hex of one inside
+    the other, or one lies wholly inside the other. Only pairs with overlapping cube ranges
+    and a distance above 0 are looked at.
+    """
+    ra, rb = ranges[ends[:, 0]], ranges[ends[:, 1]]
+    overlap = np.all(ra[:, :3] <= rb[:, 3:], axis=1) & np.all(rb[:, :3] <= ra[:, 3:], axis=1)
+    for k in np.flatnonzero(overlap & (out > 0)).tolist():
+        a, b = int(ends[k, 0]), int(ends[k, 1])
+        if _holds_any(footprints[b], rims[a]) or _holds_any(footprints[a], rims[b]):
+            out[k] = 0
+
+
+def _holds_any(cells: NDArray[np.int64], probe: NDArray[np.int64]) -> bool:
+    """Whether any hex of ``probe`` (m, 2) is one of ``cells`` (k, 2)."""
+    lo = np.minimum(cells.min(axis=0), probe.min(axis=0))
+    width = int(max(cells[:, 1].max(), probe[:, 1].max()) - lo[1]) + 1
+    keys = (cells[:, 0] - lo[0]) * width + (cells[:, 1] - lo[1])
+    return bool(np.isin((probe[:, 0] - lo[0]) * width + (probe[:, 1] - lo[1]), keys).any())
+
+
 # ---------------------------------------------------------------------------- footprints
 
 
@@ -184,6 +339,12 @@ def _ellipse_rows(width: int, height: int) -> tuple[tuple[float, int], ...]:
     return tuple(rows)
 
 
+@lru_cache(maxsize=256)
+def _ellipse_count(width: int, height: int) -> int:
+    """Hexes of ``_ellipse_rows(width, height)``."""
+    return sum(count for _, count in _ellipse_rows(width, height))
+
+
 def _shape_centres(token: Token, lat: HexLattice) -> FloatArray:
     """Centres in px of the hexes Foundry v12+ draws a hex token over (``ELLIPSE_1``).
 
@@ -191,8 +352,14 @@ def _shape_centres(token: Token, lat: HexLattice) -> FloatArray:
     defined for that width and height) gets the shape's hexes; any other token the centre
     of its box (its hexes are then those whose centres lie in its box, see ``footprint``).
     """
+    return _shape_offsets(token.width, token.height, lat) + np.array([token.x, token.y])
+
+
+@lru_cache(maxsize=256)
+def _shape_offsets(width: float, height: float, lat: HexLattice) -> FloatArray:
+    """``_shape_centres`` of a token of this size at (0, 0), read-only (shared), (k, 2) px."""
     # In the rows' frame: "along" runs along a row of hexes, "across" from row to row.
-    along, across = (token.height, token.width) if lat.columns else (token.width, token.height)
+    along, across = (height, width) if lat.columns else (width, height)
     whole = float(along).is_integer() and float(across).is_integer()
     if not whole or across >= 2 * along:
         return np.empty((0, 2))
@@ -205,7 +372,8 @@ def _shape_centres(token: Token, lat: HexLattice) -> FloatArray:
     a = (offsets[k] + 0.5 + m) * lat.size
     c = lat.radius + k * (1.5 * lat.radius)
     pts = np.column_stack((c, a) if lat.columns else (a, c))
-    return pts + np.array([token.x, token.y])
+    pts.setflags(write=False)
+    return pts
 
 
 def token_extent(token: Token, grid: Grid) -> tuple[float, float]:
@@ -240,7 +408,7 @@ def hex_count(token: Token, grid: Grid) -> int:
         return 1
     along, across = (token.height, token.width) if lat.columns else (token.width, token.height)
     if float(along).is_integer() and float(across).is_integer() and across < 2 * along:
-        return sum(count for _, count in _ellipse_rows(int(along), int(across)))
+        return _ellipse_count(int(along), int(across))
     # Hexes whose centres lie in the box: a row per ``across`` step, ``along`` per row.
     return (math.ceil(along) + 1) * (math.ceil(across) + 1)
 
@@ -319,16 +487,29 @@ def _compute_footprint(token: Token, grid: Grid) -> NDArray[np.int64]:
     centre = np.array([[(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]])
     if token.width < 1 or token.height < 1:
         return lat.cells_at(centre)
-    pts = _shape_centres(token, lat)
+    pts = _shape_offsets(token.width, token.height, lat)[:1] + np.array([token.x, token.y])
     if len(pts):
         # The shape moves as one piece: its first hex snaps to the hex holding it, the
         # others follow (a token off the lattice, or one whose first row starts half a
-        # hex in, still covers whole neighbouring hexes).
+        # hex in, still covers whole neighbouring hexes). A lattice step moves every hex
+        # by the same axial step, so the shape's hexes are found once per size.
         first = lat.cells_at(pts[:1])
-        pts = pts + (lat.centres(first)[0] - pts[0])
-        return np.unique(lat.cells_at(pts), axis=0)
+        return first + _shape_cells(token.width, token.height, lat)
     cells = _cells_in_box(lat, box)
     return cells if len(cells) else lat.cells_at(centre)
+
+
+@lru_cache(maxsize=256)
+def _shape_cells(width: float, height: float, lat: HexLattice) -> NDArray[np.int64]:
+    """A whole-hex shape's hexes (``_shape_centres``) relative to its first hex, sorted, (k, 2).
+
+    Its first hex at the lattice's hex ``(0, 0)``; read-only (shared). O(k log k) once per
+    (size, lattice).
+    """
+    pts = _shape_offsets(width, height, lat)
+    origin = lat.centres(np.zeros((1, 2), dtype=np.int64))[0]
+    cells = np.unique(lat.cells_at(pts - pts[0] + origin), axis=0)
+    return _kept(cells)
 
 
 def _cells_in_box(lat: HexLattice, box: Box) -> NDArray[np.int64]:

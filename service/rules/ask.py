@@ -15,10 +15,14 @@ the per-pair rule is O(lines of the pair).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
-from service.engine.budget import WorkBudget, trace_units
+import numpy as np
+from numpy.typing import NDArray
+
+from service.engine.budget import PLAN_BATCHING, PLAN_PROBE, WorkBudget, cpu_units, trace_units
 from service.engine.scene import BuiltScene
 from service.geometry.measure import MeasuredBatch, measure
 from service.model import Token
@@ -98,10 +102,29 @@ def _measured(
     spec = system.cover_measure(built, attack, options, detail)
     plan = None
     if budget is not None and pairs:  # refuse before planning every pair
+        start = time.thread_time()
         first = system.cover_plan(built, pairs[:1], attack, options)
+        one = time.thread_time() - start  # a call's own overhead and one pair
         lines = int(first.pairs.counts()[0])
         creatures = len(built.scene.tokens) if spec.creatures else 0
-        budget.afford(trace_units(lines * len(pairs), creatures, len(pairs)))
+
+        def sample(rows: NDArray[np.intp], trial: WorkBudget) -> float:
+            traced = 0
+            for k, part in enumerate((rows[:PLAN_PROBE], rows[PLAN_PROBE:])):
+                if not len(part):
+                    continue
+                start = time.thread_time()
+                some = system.cover_plan(built, [pairs[i] for i in part.tolist()], attack, options)
+                if k == 0 and len(part) > 1:  # the probe's planning per pair, timed, scaled
+                    each = max(0.0, time.thread_time() - start - one) / (len(part) - 1)
+                    trial.spend(int(cpu_units(each) * len(rows) / PLAN_BATCHING))
+                out = measure(built, spec, without_set_aside(built, some.pairs, options), trial)
+                counts = np.diff(out.rows).tolist()  # SF-COV-9 leaves some pairs' lines out
+                traced += sum(counts[r] for r in range(len(out)) if out[r].traced)
+            return trace_units(traced, creatures, len(rows))
+
+        # The cost model: a sample's count and its lines' own work, scaled (else the bound).
+        budget.foresee(len(pairs), sample, trace_units(lines * len(pairs), creatures, len(pairs)))
         plan = first if len(pairs) == 1 else None  # one pair: that plan is the whole plan
     if plan is None:
         plan = system.cover_plan(built, pairs, attack, options)

@@ -110,6 +110,13 @@ class SenseColumns:
         tokens, rows = distinct_tokens(pairs)
         boxes = np.array([inset_box(built.token_boxes[t.id], inset) for t in tokens])
         extents = np.array([built.span(t) for t in tokens], dtype=np.float64).reshape(-1, 2)
+        if budget is not None:  # the cost model: a sample's exact lines, scaled
+
+            def sample(some: NDArray[np.intp], trial: WorkBudget) -> float:
+                measure_lines(built, boxes, extents, rows[some], trial, listed=False)
+                return 0.0  # the pairs' own work is spent already (``_spend_pair_units``)
+
+            budget.foresee(len(rows), sample)
         measured = measure_lines(built, boxes, extents, rows, budget, listed=listed)
         clear = np.stack([m[1] for m in measured])
         clear[:2] &= ~underground(tokens, rows)  # GEO-12: no sight or effect to a burrower

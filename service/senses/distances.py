@@ -20,12 +20,15 @@ from service.engine.grids import (
     SMALL_FOOTPRINT,
     counting_box,
     diagonal_rule,
+    footprint,
+    footprint_distances,
     hex_count,
     is_hex,
     space_distance_units,
     square_distances_units,
 )
 from service.engine.scene import BuiltScene
+from service.engine.tolerances import SQUARE_COUNT_TOL
 from service.model import Token
 
 
@@ -84,6 +87,8 @@ def pair_distances(
         z = np.array([t.elevation for t in tokens], dtype=np.float64)
         found = square_distances_units(box[ends[:, 0]], box[ends[:, 1]], z[ends], grid, rule)
         return [float(d) for d in found.tolist()]
+    if is_hex(grid) and pairs:
+        return _hex_distances(built, rows, rule).tolist()
     both_ways = not is_hex(grid)
     known: dict[tuple[str, str], float] = {}
     out = []
@@ -94,3 +99,30 @@ def pair_distances(
             d = known[key] = distance_units(built, a, b, diagonals)
         out.append(d)
     return out
+
+
+def _hex_distances(
+    built: BuiltScene, rows: tuple[list[Token], NDArray[np.intp]], rule: str
+) -> NDArray[np.float64]:
+    """``distance_units`` of every pair on a hex grid in one pass, shape (p,) grid units.
+
+    The hexes between the nearest hexes of the two footprints (``footprint_distances``),
+    the elevation difference then combined by ``rule`` as ``space_distance_units`` does
+    (``combine_steps``, Pythagoras for ``euclidean``), in the same float arithmetic.
+    """
+    grid = built.scene.grid
+    tokens, ends = rows
+    hexes = footprint_distances([footprint(t, grid) for t in tokens], ends)
+    flat = hexes.astype(np.float64) * grid.distance
+    z = np.array([t.elevation for t in tokens], dtype=np.float64)
+    dz = np.abs(z[ends[:, 0]] - z[ends[:, 1]])
+    if rule == "euclidean":
+        lifted = np.hypot(flat, dz)
+    else:
+        dx, dy = flat / grid.distance, dz / grid.distance
+        diag, straight = np.minimum(dx, dy), np.abs(dx - dy)
+        steps = straight + diag
+        if rule == "alternating":
+            steps = steps + np.floor(diag / 2 + SQUARE_COUNT_TOL)
+        lifted = steps * grid.distance
+    return np.where(dz == 0, flat, lifted)

@@ -261,3 +261,107 @@ def test_a_far_light_adds_no_sample_point_to_a_token():
     built = build_scene(scene)
     points = token_sample_points(built, scene.token("T"))
     assert len(points) == 9 + 1  # the 3x3 lattice and the near light's nearest point
+
+
+# --------------------------------------------------------------------------- sampled estimate
+
+
+def test_sample_rows_spread_over_the_pairs_one_in_a_hundred():
+    """``sample_rows``: one pair in ``SAMPLE_SHARE`` (at least ``SAMPLE_MIN``), first to last."""
+    from service.engine.budget import SAMPLE_MIN, SAMPLE_SHARE, sample_rows
+
+    assert sample_rows(2 * SAMPLE_MIN - 1) is None  # too few: the steps' own bounds hold
+    rows = sample_rows(40_000)
+    assert rows is not None and len(rows) == 40_000 // SAMPLE_SHARE
+    assert rows[0] == 0 and rows[-1] == 39_999 and np.all(np.diff(rows) > 0)
+    small = sample_rows(2 * SAMPLE_MIN)
+    assert small is not None and len(small) == SAMPLE_MIN
+
+
+def test_foresee_refuses_from_the_sample_before_the_rest_of_the_work():
+    """docs/decisions.md "Bounded work": a sample that passes its share refuses the request at
+    once, having done about 1/100 of the budget's work, and the request's budget is untouched."""
+    done = []
+
+    def run(rows, trial):
+        for r in rows.tolist():
+            done.append(r)
+            trial.spend(50)  # 50 units a pair: 10,000 pairs need 500,000
+        return 0.0
+
+    budget = WorkBudget(100_000, "ask about fewer pairs")
+    with pytest.raises(OverBudget, match="ask about fewer pairs"):
+        budget.foresee(10_000, run)
+    assert budget.used == 0 and not budget.foreseen
+    assert len(done) <= 100_000 // 100 // 50 + 1  # the sample stopped at its share
+
+
+def test_foresee_affords_the_scaled_count_and_the_lines_estimates_defer_to_it():
+    """What fits is afforded as the sample's count and uncounted work scaled to every pair;
+    the lines' own estimates (``afford_bounded``) are then not asked again."""
+
+    def run(rows, trial):
+        trial.spend(10 * len(rows))
+        return 5.0 * len(rows)  # the work the steps do not count (``trace_units``)
+
+    budget = WorkBudget(200_000, "x")
+    budget.foresee(10_000, run)
+    assert budget.foreseen and budget.used == 0
+    with pytest.raises(OverBudget, match=r"it needs about 250,000"):
+        WorkBudget(200_000, "x").foresee(10_000, lambda r, t: 25.0 * len(r))
+    asked = []
+    budget.afford_bounded(10**12, lambda: asked.append(1) or 0.0)
+    assert not asked  # deferred: the sample ran the same lines
+    few = WorkBudget(100, "x")
+    with pytest.raises(OverBudget):  # too few pairs to sample: the upper bound ``own``
+        few.foresee(10, run, own=101)
+
+
+def test_a_matrix_sample_foresees_what_the_matrix_counts_within_two_times(monkeypatch):
+    """The cost model against the count (the calibration's ``est/spent`` in a test): a dnd5e
+    and a Starfinder cover matrix of 40 tokens on the bench dungeon. The units the sample
+    foresees for the counted steps are within 2x of what the whole matrix then counts (the
+    planning's CPU time, the one timed term, set to 0 here)."""
+    import service.rules.ask as ask
+    from bench.dungeon import dungeon
+
+    monkeypatch.setattr(ask, "cpu_units", lambda seconds: 0.0)
+    scene = SceneSchema().load(dungeon(2000, 40, seed=3))
+    built = build_scene(scene)
+    pairs = [(a, t) for a in scene.tokens for t in scene.tokens if a is not t]
+    for ruleset in ("dnd5e", "starfinder"):
+        foreseen = []
+        budget = WorkBudget(10**12, "x")
+        inner = budget.foresee
+
+        def spy(total, run, own=0.0, inner=inner, foreseen=foreseen):
+            def counted(rows, trial):
+                uncounted = run(rows, trial)
+                foreseen.append(trial.used * total / len(rows))
+                return uncounted
+
+            inner(total, counted, own)
+
+        budget.foresee = spy  # type: ignore[method-assign]
+        cover_all(rules.get(ruleset), built, pairs, Attack(), {}, budget=budget)
+        assert len(foreseen) == 1 and budget.used > 0
+        assert budget.used / 2 <= foreseen[0] <= 2 * budget.used, (ruleset, foreseen, budget.used)
+
+
+def test_a_costly_plan_is_refused_from_the_timed_probe(monkeypatch):
+    """Planning that no step counts (SF-COV-5's low obstacles) is timed on the sample's first
+    ``PLAN_PROBE`` pairs and scaled: past the budget, refused before the other pairs are
+    planned or any line traced (``measure`` never runs)."""
+    import service.rules.ask as ask
+    from bench.dungeon import dungeon
+
+    scene = SceneSchema().load(dungeon(500, 40, seed=3))
+    built = build_scene(scene)
+    pairs = [(a, t) for a in scene.tokens for t in scene.tokens if a is not t]
+    monkeypatch.setattr(ask, "cpu_units", lambda seconds: 10**9)  # a very slow plan
+    measured = []
+    monkeypatch.setattr(ask, "measure", lambda *a, **k: measured.append(1))
+    budget = WorkBudget(6_000_000, "plan fewer pairs")
+    with pytest.raises(OverBudget, match="plan fewer pairs"):
+        cover_all(rules.get("starfinder"), built, pairs, Attack(), {}, budget=budget)
+    assert not measured and budget.used == 0
