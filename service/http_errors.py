@@ -240,6 +240,8 @@ class ContractPlugin(BasePlugin):
         if isinstance(ruleset, dict) and ruleset.get("type") == "string" and "enum" not in ruleset:
             only = re.fullmatch(r"Must be `([a-z0-9-]+)`\.", str(ruleset.get("description", "")))
             ruleset["enum"] = [only[1]] if only else sorted(RULESET_IDS)
+            if ruleset.get("nullable"):  # OpenAPI 3.0: a nullable enum lists null itself
+                ruleset["enum"].append(None)
         if isinstance(props.get("targets"), dict):
             _max_items(props["targets"], limits.get("MAX_TARGETS"), "SIGHTLINE_MAX_TARGETS")
         return None

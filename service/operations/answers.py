@@ -122,8 +122,9 @@ def cover(
     check_token_options(geo.scene, options, TOKEN_OPTIONS["cover"])
     pairs = [(attacker, t) for t in targets]
     answers = cover_all(system, geo, pairs, attack, options, budget=budget)
+    hidden = frozenset(t.id for t in geo.scene.tokens if t.hidden)
     results = [
-        _unknown(system, pair, _in_spaces(geo.scene, _flag_hidden(geo.scene, r)))
+        _unknown(system, pair, _in_spaces(geo.scene, _flag_hidden(hidden, r)))
         for pair, r in zip(pairs, answers, strict=True)
     ]
     return {"ruleset": system.id, "attacker": args.get("attacker"), "results": results}
@@ -149,14 +150,19 @@ def _in_spaces(scene: Scene, result: Any) -> Any:
     return dataclasses.replace(result, notes=(*result.notes, SPACES_NOTE))
 
 
-def _flag_hidden(scene: Scene, result: Any) -> Any:
-    """Say so when a hidden token (GM layer) is among the blockers: players cannot see it."""
+def _flag_hidden(hidden_ids: frozenset[str], result: Any) -> Any:
+    """Say so when a hidden token (GM layer) is among the blockers: players cannot see it.
+
+    ``hidden_ids``: the scene's hidden tokens' ids, made once per request. O(blockers).
+    """
+    if not hidden_ids:
+        return result
     hidden = sorted(
         {
             b.id
             for line in result.lines
             for b in line.blockers
-            if b.kind == "token" and (tok := scene.token(b.id)) is not None and tok.hidden
+            if b.kind == "token" and b.id in hidden_ids
         }
     )
     if not hidden:
