@@ -162,6 +162,9 @@ class WorkBudget:
         #: Whether a sampled run foresaw the request's line work (``foresee``): the lines'
         #: own estimates (``afford_bounded``) then defer to it.
         self.foreseen = False
+        #: The units this budget was asked to reach when it last refused (``afford`` refuses
+        #: before counting): what a refused sample would have needed, for its message.
+        self.wanted = 0.0
 
     def spend(self, units: int) -> None:
         """Count ``units`` of work.
@@ -173,6 +176,7 @@ class WorkBudget:
         """
         self.used += units
         if self.used > self.limit:
+            self.wanted = float(self.used)
             raise self.refusal()
         if self.parent is not None:
             self.parent.spend(units)
@@ -186,6 +190,7 @@ class WorkBudget:
             When ``used + units`` passes the limit (nothing is counted).
         """
         if self.used + units > self.limit:
+            self.wanted = self.used + units
             raise self.refusal(self.used + units)
         if self.parent is not None:
             self.parent.afford(units)
@@ -243,7 +248,10 @@ class WorkBudget:
         try:
             uncounted = run(rows, trial)
         except OverBudget:
-            raise self.refusal(self.used + trial.used * scale) from None
+            if max(trial.used, trial.wanted) <= trial.limit:
+                raise  # another limit's refusal (one exact search's own): its message stands
+            # the sample passed its share: at least what it had asked for then, scaled
+            raise self.refusal(self.used + max(trial.used, trial.wanted) * scale) from None
         self.afford((trial.used + uncounted) * scale)
         self.foreseen = True
 

@@ -9,6 +9,7 @@ each pair searched alone (the reference ``tests.reference.exact_search``).
 
 from __future__ import annotations
 
+import re
 import tracemalloc
 from unittest.mock import patch
 
@@ -61,7 +62,10 @@ def test_a_lattice_vision_matrix_stays_within_a_memory_bound(max_tests, monkeypa
     ``PEAK_BOUND_MB`` at once, not pairs x walls (the searches alone took 179 MB before)."""
     if max_tests is not None:
         monkeypatch.setattr(search, "MAX_SEARCH_TESTS", max_tests)
-    client = create_app({"TESTING": False, "PRELOAD_SAMPLE": False}).test_client()
+    # A work budget the cost model lets this matrix through with (by default it foresees
+    # about 7.2 M units and refuses it, test below): here the search itself is bounded.
+    config = {"TESTING": False, "PRELOAD_SAMPLE": False, "WORK_BUDGET": 60_000_000}
+    client = create_app(config).test_client()
     sid = client.post("/v1/scenes", json={"scene": _lattice_with_tokens(100)}).get_json()
     body = {"ruleset": "dnd5e", "scene_id": sid["scene_id"], "kind": "vision"}
     resp, peak = _peak_mb(client, body)
@@ -73,6 +77,22 @@ def test_a_lattice_vision_matrix_stays_within_a_memory_bound(max_tests, monkeypa
         message = resp.get_json()["message"]
         assert "reduce the walls between them" in message
         assert f"the budget is {max_tests:,} line-wall tests" in message
+
+
+def test_a_refused_sample_says_a_need_past_the_budget():
+    """The cost model refuses this matrix from its sample (``WorkBudget.foresee``): the
+    422 says what it foresaw, which is past the budget it names (a refused sample used to
+    say only what it had spent before its refusal, far under the budget)."""
+    client = create_app({"TESTING": False, "PRELOAD_SAMPLE": False}).test_client()
+    sid = client.post("/v1/scenes", json={"scene": _lattice_with_tokens(100)}).get_json()
+    body = {"ruleset": "dnd5e", "scene_id": sid["scene_id"], "kind": "vision"}
+    resp = client.post("/v1/matrix", json=body)
+    assert resp.status_code == 422, resp.get_json()
+    message = resp.get_json()["message"]
+    limit, needed = (
+        int(x.replace(",", "")) for x in re.findall(r"(?:is|about) ([\d,]+)", message)[-2:]
+    )
+    assert needed > limit, message
 
 
 walls_near = st.lists(segment, min_size=1, max_size=30)
