@@ -20,6 +20,7 @@ from marshmallow import ValidationError
 from schemas.patch import ITEM_SCHEMAS, merged
 from schemas.scene import EnvironmentSchema
 from schemas.size import SceneSize
+from schemas.suggest import HINT_CHARS, nearest
 from service.engine.budget import PATCH_ITEM_UNITS, WALL_BUILD_UNITS, WorkBudget
 from service.engine.live import Change, id_positions
 from service.errors import RulesError, shown
@@ -77,7 +78,7 @@ def resolve_change(
             where = known[name] = id_positions(items)
         held = {i: items[where[i]] for i in given if i in where}
         edits[name] = {
-            item_id: _item(name, item_id, value, held.get(item_id))
+            item_id: _item(name, item_id, value, held.get(item_id), (where, items))
             for item_id, value in given.items()
         }
         warnings += [
@@ -105,8 +106,20 @@ def _named(body: Mapping[str, Any]) -> int:
     return sum(len(body.get(k) or {}) for k in ITEM_SCHEMAS) + (body.get("environment") is not None)
 
 
-def _item(name: str, item_id: str, value: dict[str, Any] | None, old: Any) -> Any:
-    """The whole new item for ``item_id`` (``None``: removed), loaded by its schema."""
+def _item(
+    name: str,
+    item_id: str,
+    value: dict[str, Any] | None,
+    old: Any,
+    parent: tuple[Mapping[str, int], Any],
+) -> Any:
+    """The whole new item for ``item_id`` (``None``: removed), loaded by its schema.
+
+    ``parent``: the parent's positions by id of this collection and its items. A new id
+    whose item is not whole (a typo of a held id, most often) is a 422 saying it would add
+    one, and the nearest held id (never a hidden token's, as ``find_token``): O(items) on
+    that error only.
+    """
     path = (name, item_id)
     if value is None:
         if old is None:
@@ -121,7 +134,22 @@ def _item(name: str, item_id: str, value: dict[str, Any] | None, old: Any) -> An
             (*path, "id"),
         )
     raw = {**value, "id": item_id} if old is None else merged(msgspec.to_builtins(old), value)
-    item = _load(ITEM_SCHEMAS[name], raw, path)
+    try:
+        item = _load(ITEM_SCHEMAS[name], raw, path)
+    except PatchInvalid as err:
+        if old is not None:
+            raise
+        where, items = parent
+        ids = [i for i, k in where.items() if not getattr(items[k], "hidden", False)]
+        near = nearest(item_id.casefold()[:HINT_CHARS], [i.casefold()[:HINT_CHARS] for i in ids])
+        held = next((i for i in ids if i.casefold()[:HINT_CHARS] == near), None)
+        hint = f" Did you mean {shown(held)}?" if held is not None else ""
+        raise PatchInvalid(
+            f"{err.message} The scene holds no {name[:-1]} {shown(item_id)}, so this adds one, "
+            f"which needs every required field.{hint}",
+            path,
+            err.messages,
+        ) from None
     if name == "walls" and "door_state" in value and item.door == "none":
         raise RulesError(
             f"Wall {shown(item_id)} is not a door (door: 'none'): its door_state cannot "

@@ -241,3 +241,35 @@ def test_a_question_with_a_stray_walls_key_is_not_taken_for_an_export(client):
     assert resp.status_code == 422
     assert "Foundry" not in resp.get_json()["message"]
     assert "walls" in resp.get_json()["errors"]["json"]
+
+
+@pytest.mark.parametrize(
+    ("change", "path", "hint"),
+    [
+        ({"tokens": {"gobln": {"x": 700}}}, ("tokens", "gobln"), "Did you mean 'goblin'?"),
+        ({"lights": {"trch": {"on": False}}}, ("lights", "trch"), "Did you mean 'torch'?"),
+        (
+            {"walls": {"inner-dor": {"door_state": "open"}}},
+            ("walls", "inner-dor"),
+            "Did you mean 'inner-door'?",
+        ),  # fmt: skip
+        ({"tokens": {"dragon": {"x": 700}}}, ("tokens", "dragon"), None),
+    ],
+)
+def test_a_partial_item_under_a_new_id_says_it_would_add_one(client, base, change, path, hint):
+    """A typo of a held id reads as a new item, which must be whole: the 422 says so and
+    names the nearest held id (nothing near: no suggestion)."""
+    resp = client.patch(f"/v1/scenes/{base}", json=change)
+    assert resp.status_code == 422, resp.get_json()
+    message = resp.get_json()["message"]
+    assert f"holds no {path[0][:-1]} '{path[1]}', so this adds one" in message
+    assert (hint in message) if hint else ("Did you mean" not in message)
+
+
+def test_a_typo_never_suggests_a_hidden_token(client):
+    scene = sample_scene()
+    scene["tokens"].append({"id": "assassin-7", "x": 700, "y": 700, "hidden": True})
+    sid = client.post("/v1/scenes", json={"scene": scene}).get_json()["scene_id"]
+    resp = client.patch(f"/v1/scenes/{sid}", json={"tokens": {"assasin-7": {"x": 1}}})
+    assert resp.status_code == 422
+    assert "assassin-7" not in resp.get_json()["message"]
