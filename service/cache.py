@@ -510,7 +510,8 @@ class SceneCache:
             why = (
                 f"the scene store ({BACKEND_SETTINGS[self.store.backend]}) does not hold it "
                 "either: it expired (SIGHTLINE_SCENE_TTL seconds unused), was dropped to keep "
-                "the store within its bounds, or the store did not answer"
+                "the store within its bounds, the store did not answer, or the server restarted "
+                "(gunicorn's own SQLite file goes when it stops; Redis keeps scenes)"
             )
         return SceneNotFound(
             f"Scene {shown(sid, 90)} is not cached here: {why}. Send the scene itself (inline "
