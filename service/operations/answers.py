@@ -15,7 +15,7 @@ No Flask here. Errors: ``RulesError`` (422) and ``UnknownToken`` (404) of
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 import numpy as np
@@ -122,7 +122,7 @@ def cover(
     check_token_options(geo.scene, options, TOKEN_OPTIONS["cover"])
     pairs = [(attacker, t) for t in targets]
     answers = cover_all(system, geo, pairs, attack, options, budget=budget)
-    hidden = frozenset(t.id for t in geo.scene.tokens if t.hidden)
+    hidden = {t.id: t.name for t in geo.scene.tokens if t.hidden}
     results = [
         _unknown(system, pair, _in_spaces(geo.scene, _flag_hidden(hidden, r)))
         for pair, r in zip(pairs, answers, strict=True)
@@ -150,24 +150,26 @@ def _in_spaces(scene: Scene, result: Any) -> Any:
     return dataclasses.replace(result, notes=(*result.notes, SPACES_NOTE))
 
 
-def _flag_hidden(hidden_ids: frozenset[str], result: Any) -> Any:
+def _flag_hidden(hidden_names: Mapping[str, str], result: Any) -> Any:
     """Say so when a hidden token (GM layer) is among the blockers: players cannot see it.
 
-    ``hidden_ids``: the scene's hidden tokens' ids, made once per request. O(blockers).
+    ``hidden_names``: the scene's hidden tokens' names by id, made once per request; the
+    note names each as ``name (id)``, or its id alone when that is its name. O(blockers).
     """
-    if not hidden_ids:
+    if not hidden_names:
         return result
     hidden = sorted(
         {
             b.id
             for line in result.lines
             for b in line.blockers
-            if b.kind == "token" and b.id in hidden_ids
+            if b.kind == "token" and b.id in hidden_names
         }
     )
     if not hidden:
         return result
-    note = "Hidden tokens block some lines (a GM may rule them out): " + ", ".join(hidden)
+    named = [i if hidden_names[i] in ("", i) else f"{hidden_names[i]} ({i})" for i in hidden]
+    note = "Hidden tokens block some lines (a GM may rule them out): " + ", ".join(named)
     return dataclasses.replace(result, notes=(*result.notes, note))
 
 

@@ -119,3 +119,22 @@ def test_a_long_unknown_id_is_answered_without_comparing_it():
     tokens = [(f"t{k}", "x" * 3000 + str(k)) for k in range(1000)]
     assert token_hint("y" * (HINT_CHARS + 1), tokens) == ""
     assert token_hint("t17x", tokens) == " Did you mean 't17'?"  # ids still compared
+
+
+def test_a_hidden_blocker_is_named_to_the_gm_by_name_and_id(client):
+    """The cover answer (the GM's) notes hidden creatures among the blockers (GM layer):
+    by name, with the id a VTT gave it (a Roll20 id alone says nothing to a GM)."""
+    scene = scene_dict(
+        [],
+        [
+            tok("archer", 0, 0),
+            tok("goblin", 400, 0),
+            tok("-LL2-IQxNsX3", 200, 0, name="Wight", hidden=True),
+            tok("ghost", 200, 100, hidden=True),
+        ],
+    )
+    body = {"scene": scene, "ruleset": "dnd5e", "attacker": "archer", "targets": ["goblin"]}
+    resp = client.post("/v1/cover", json=body)
+    assert resp.status_code == 200, resp.get_json()
+    notes = [n for n in resp.get_json()["results"][0]["notes"] if n.startswith("Hidden tokens")]
+    assert len(notes) == 1 and "Wight (-LL2-IQxNsX3)" in notes[0], notes
