@@ -168,6 +168,8 @@ def line_between(
     if damage is not None and sense == "move":
         breakthrough = _breakthrough(geo, [w for w, _ in ordered], damage, result.clear)
         rules.append(cites["damage" if damage > 0 else "no_damage"])
+    if any(b.kind == "surface" for b in blockers):  # a floor of a building stopped it
+        rules.append("GEO-10")
     cited = tuple(r for r in rules if r is not None)
     return LineAnswer(result.clear, witness, blockers, cited, breakthrough)
 

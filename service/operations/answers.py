@@ -124,7 +124,7 @@ def cover(
     answers = cover_all(system, geo, pairs, attack, options, budget=budget)
     hidden = {t.id: t.name for t in geo.scene.tokens if t.hidden}
     results = [
-        _unknown(system, pair, _in_spaces(geo.scene, _flag_hidden(hidden, r)))
+        _unknown(system, pair, _in_spaces(geo.scene, _cite_floors(_flag_hidden(hidden, r))))
         for pair, r in zip(pairs, answers, strict=True)
     ]
     return {"ruleset": system.id, "attacker": args.get("attacker"), "results": results}
@@ -148,6 +148,15 @@ def _in_spaces(scene: Scene, result: Any) -> Any:
     if scene.grid.units != "squares":
         return result
     return dataclasses.replace(result, notes=(*result.notes, SPACES_NOTE))
+
+
+def _cite_floors(result: Any) -> Any:
+    """Cite GEO-10 when a floor of a building (a surface) stopped one of the lines. O(blockers)."""
+    lines = getattr(result, "lines", None)
+    blockers = [b for line in lines for b in line.blockers] if lines else result.blockers
+    if "GEO-10" in result.rules or not any(b.kind == "surface" for b in blockers):
+        return result
+    return dataclasses.replace(result, rules=(*result.rules, "GEO-10"))
 
 
 def _flag_hidden(hidden_names: Mapping[str, str], result: Any) -> Any:
@@ -189,7 +198,7 @@ def vision(
     check_token_options(geo.scene, options, TOKEN_OPTIONS["vision"])
     results = vision_all(system, geo, [(observer, t) for t in targets], options, budget)
     results = [
-        _unknown(system, pair, _in_spaces(geo.scene, r))
+        _unknown(system, pair, _in_spaces(geo.scene, _cite_floors(r)))
         for pair, r in zip([(observer, t) for t in targets], results, strict=True)
     ]
     return {"ruleset": system.id, "observer": observer.id, "results": results}

@@ -118,6 +118,8 @@ def test_a_floor_between_two_levels_is_named_with_its_level(client, name):
         ).get_json()
         assert sight["clear"] is False
         assert any(b["kind"] == "surface" and b["level"] == upper for b in sight["blockers"])
+        # the answers cite the rule of floors, which docs/rules.md explains (GEO-10)
+        assert all("GEO-10" in a["rules"] for a in (cover, vision, sight))
         checked += 1
     assert checked >= 2
 
