@@ -29,8 +29,8 @@ from service.engine.levels import level_of, surface_shape
 from service.engine.regions import region_geometry
 from service.model import Level, Region, Scene, Span, Token, Wall
 from service.render.frame import Scale, height_text
-from service.render.layers import draw_tokens, draw_walls
-from service.render.svg import num, sub, xml_text
+from service.render.layers import draw_tokens, draw_walls, halo_text
+from service.render.svg import num, sub
 
 #: Opacity of the other floors' walls and creatures.
 FADED = "0.22"
@@ -193,17 +193,5 @@ def _path_d(shape: shapely.Geometry) -> str:
 
 
 def _label(parent: ET.Element, x: float, y: float, text: str, font: float) -> None:
-    node = sub(
-        parent,
-        "text",
-        {
-            "x": num(x),
-            "y": num(y),
-            "font-size": num(font),
-            "font-family": "sans-serif",
-            "text-anchor": "middle",
-            "fill": "#5b4a2a",
-            "fill-opacity": "0.9",
-        },
-    )
-    node.text = xml_text(text)
+    """A floor's or a stair's label: the tokens' haloed label, in the floors' brown."""
+    halo_text(parent, x, y, text, font, {"fill": "#5b4a2a", "fill-opacity": "0.9"})

@@ -407,7 +407,7 @@ LABEL_WIDTH = 1.8
 LABEL_CHARS = 8
 
 
-def _halo_text(
+def halo_text(
     parent: ET.Element,
     x: float,
     y: float,
@@ -563,9 +563,9 @@ def draw_token_labels(
             most = int(LABEL_WIDTH * max(width, 2 * size) / (0.55 * font))
             shown = short_text(name, max(most, LABEL_CHARS))
             dy = -0.55 * font if elevated else 0.0
-            _halo_text(label, cx, cy + dy, shown, font, {"class": "name"})
+            halo_text(label, cx, cy + dy, shown, font, {"class": "name"})
         if elevated:
-            _halo_text(
+            halo_text(
                 label,
                 cx,
                 cy + (0.6 * font if named or tok.id in highlight else 0.0),
@@ -594,7 +594,7 @@ def draw_height_labels(
     group = sub(root, "g", {"id": "height-labels"})
     font = max(scale.text, 0.0)
     for kind, obj_id, x, y, text in labels:
-        _halo_text(
+        halo_text(
             group,
             x,
             y - 1.1 * font,
