@@ -23,6 +23,8 @@ all meet the floors.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import shapely
 from numpy.typing import NDArray
@@ -54,13 +56,8 @@ def surface_blocked(
     vectorised shapely ``covers`` of the lines crossing that plane.
     """
     out = np.zeros(len(seg), dtype=bool)
-    for elevation, shape in planes(surfaces, sense):
-        rows, start, end = crossings(bands, elevation)
-        if not len(rows):
-            continue
-        a = seg[rows, 0:2] + start[:, None] * (seg[rows, 2:4] - seg[rows, 0:2])
-        b = seg[rows, 0:2] + end[:, None] * (seg[rows, 2:4] - seg[rows, 0:2])
-        out[rows] = shapely.covers(shape, _pieces(a, b))
+    for _, shape, rows, pieces in _stretches(surfaces, seg, bands, sense):
+        out[rows] = shapely.covers(shape, pieces)
     return out
 
 
@@ -76,19 +73,30 @@ def surfaces_met(
     """
     out: list[list[int]] = [[] for _ in range(len(seg))]
     on = surfaces.blocks[sense]
-    for elevation, shape in planes(surfaces, sense):
-        rows, start, end = crossings(bands, elevation)
-        if not len(rows):
-            continue
-        a = seg[rows, 0:2] + start[:, None] * (seg[rows, 2:4] - seg[rows, 0:2])
-        b = seg[rows, 0:2] + end[:, None] * (seg[rows, 2:4] - seg[rows, 0:2])
-        pieces = _pieces(a, b)
+    for elevation, shape, rows, pieces in _stretches(surfaces, seg, bands, sense):
         covered = shapely.covers(shape, pieces)
         rows, pieces = rows[covered], pieces[covered]
         for k in np.flatnonzero(on & (surfaces.elevation == elevation)).tolist():
             for r in rows[shapely.intersects(surfaces.shapes[k], pieces)].tolist():
                 out[r].append(k)
     return out
+
+
+def _stretches(
+    surfaces: Surfaces, seg: FloatArray, bands: FloatArray, sense: str
+) -> Iterator[tuple[float, shapely.Geometry, NDArray[np.intp], NDArray[np.object_]]]:
+    """Per plane of the surfaces blocking ``sense``: ``(elevation, its union, rows, pieces)``.
+
+    ``rows`` are the segments crossing that plane and ``pieces`` their stretches across it
+    (shapely lines, px), the stretch a surface must cover to stop the segment.
+    """
+    for elevation, shape in planes(surfaces, sense):
+        rows, start, end = crossings(bands, elevation)
+        if not len(rows):
+            continue
+        a = seg[rows, 0:2] + start[:, None] * (seg[rows, 2:4] - seg[rows, 0:2])
+        b = seg[rows, 0:2] + end[:, None] * (seg[rows, 2:4] - seg[rows, 0:2])
+        yield elevation, shape, rows, _pieces(a, b)
 
 
 def planes(surfaces: Surfaces, sense: str) -> list[tuple[float, shapely.Geometry]]:
