@@ -69,8 +69,8 @@ VISION_PAIR_UNITS = 10
 #: Budget units of one exact line-of-effect search beyond the line-wall tests it spends
 #: (``geometry.search``: the walls near the two spaces, their vertices, the candidate
 #: lines). ``bench.calibrate``'s fit: about 0.2 ms a search done with others
-#: (``search_many``); one done by itself costs about 1.9 ms and spends this twice, so it
-#: is under-counted about 3x (the lone search is to go: docs/decisions.md "Bounded work").
+#: (``search_many``, which now runs every search, near or far); a request of a single
+#: search pays about 1.9 ms, under-counted about 3x (refit with ``bench.calibrate``).
 SEARCH_UNITS = 700
 
 
