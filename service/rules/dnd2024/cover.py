@@ -15,22 +15,15 @@ SRD 5.2 agrees with them. What differs is a table each:
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
 from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
 
 from service.engine.scene import BuiltScene
 from service.engine.tolerances import DEFAULT_CORNER_INSET_PX
 from service.geometry.measure import Measure
-from service.model import Token
 from service.rules.base import (
     Attack,
     CoverResult,
     OptionSpec,
-    corner_inset,
     has_low_obstacles,
     rule_ids,
 )
@@ -42,7 +35,7 @@ from service.rules.dnd2024.attacks import (
     close_combat_all,
 )
 from service.rules.dnd2024.vision import EXTRA_OPTIONS, SENSES, vision
-from service.rules.planning import Asked, Plan, Sampling, plan_pairs
+from service.rules.planning import Asked, Sampling
 from service.rules.rulings import Ruling, rulings
 from service.senses import SenseOrder
 
@@ -123,6 +116,8 @@ class Dnd2024(Dnd5e):
     conditions: frozenset[str] = (
         Dnd5e.conditions | {c for _, c in CONDITION_EFFECTS} | INCAPACITATED
     )
+    #: 24-COV-5: the origin once, to every target corner.
+    sampling: Sampling = SAMPLING
 
     def cover_measure(
         self, built: BuiltScene, attack: Attack, options: dict[str, Any], detail: bool
@@ -130,26 +125,9 @@ class Dnd2024(Dnd5e):
         """dnd5e's measurement for the best-corner method (every line, the exact line)."""
         return super().cover_measure(built, attack, {**options, **DND5E_OPTIONS}, detail)
 
-    def cover_plan(
-        self,
-        built: BuiltScene,
-        pairs: Sequence[tuple[Token | None, Token]],
-        attack: Attack,
-        options: dict[str, Any],
-    ) -> Plan:
-        """Every attacker corner (or the area's point of origin) to every target corner.
-
-        Raises
-        ------
-        RulesError
-            An area effect without ``origin`` and without an attacker.
-        """
-        how = dataclasses.replace(SAMPLING, inset=corner_inset(options))
-        return plan_pairs(built, pairs, attack, METHOD.pairing, how)
-
-    def cover_ranks(self, asked: Asked) -> NDArray[np.int64]:
-        """Every pair's degree (24-COV-1..6) as its index in ``DEGREES`` (a matrix)."""
-        return self._decided(asked, METHOD)[0]
+    def method_of(self, options: dict[str, Any], attack: Attack) -> Method:
+        """Best corner (24-COV-5), from an area's origin too: dnd5e's ``dmg-corner``."""
+        return METHOD
 
     def covers(self, asked: Asked) -> list[CoverResult]:
         """Cover of every pair (24-COV-1..6) from its measured corner lines.

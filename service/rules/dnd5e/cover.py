@@ -208,6 +208,8 @@ class Dnd5e:
     options: dict[str, OptionSpec] = OPTIONS
     extra_capabilities: tuple[str, ...] = ("modifiers/gravity", "modifiers/underwater")
     conditions: frozenset[str] = COMMON_CONDITIONS
+    #: Which points of each pair's spaces ``cover_plan`` joins (``rules.planning``).
+    sampling: Sampling = SAMPLING
     diagonals: str = "equidistant"
     #: Which sense locates a target and whether it is seen (``service.senses.SenseOrder``).
     senses: SenseOrder = SENSES
@@ -246,8 +248,16 @@ class Dnd5e:
         RulesError
             An area effect without ``origin`` and without an attacker.
         """
-        how = dataclasses.replace(SAMPLING, inset=corner_inset(options))
-        return plan_pairs(built, pairs, attack, _method(options, attack).pairing, how)
+        how = dataclasses.replace(self.sampling, inset=corner_inset(options))
+        return plan_pairs(built, pairs, attack, self.method_of(options, attack).pairing, how)
+
+    def method_of(self, options: dict[str, Any], attack: Attack) -> Method:
+        """The cover method of a request (``_method``).
+
+        ``cover_method``'s, paired corners from an area's point of origin; a ruleset of the
+        family with one method returns that one.
+        """
+        return _method(options, attack)
 
     def _decided(
         self, asked: Asked, method: Method
@@ -273,7 +283,7 @@ class Dnd5e:
 
     def cover_ranks(self, asked: Asked) -> NDArray[np.int64]:
         """Every pair's degree (5E-COV-1..8) as its index in ``DEGREES`` (a matrix)."""
-        return self._decided(asked, _method(asked.options, asked.attack))[0]
+        return self._decided(asked, self.method_of(asked.options, asked.attack))[0]
 
     def covers(self, asked: Asked) -> list[CoverResult]:
         """Cover of every pair (5E-COV-1..8) from its measured corner lines.
@@ -284,7 +294,7 @@ class Dnd5e:
             ``cover`` in ``none|half|three-quarters|total``; ``ac_bonus``/``save_bonus``
             +2 / +5 (5E-COV-3); ``lines`` the traced lines of the deciding group.
         """
-        method = _method(asked.options, asked.attack)
+        method = self.method_of(asked.options, asked.attack)
         rank, by_creature, group, groups = self._decided(asked, method)
         found = zip(rank.tolist(), by_creature.tolist(), group.tolist(), strict=True)
         loe = asked.measured.clear("move").tolist()
