@@ -12,19 +12,16 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 import requests
 
 from service import settings
-from tests.e2e.conftest import ROOT, _free_port
+from tests.e2e.conftest import GUNICORN, ROOT, _free_port, gunicorn
 
 pytestmark = pytest.mark.e2e
 
-GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
 APP = "service.app:create_app()"
 MAX_BODY = 100_000
 REQUEST_TIMEOUT = 1.5
@@ -34,10 +31,8 @@ COVER = {"ruleset": "dnd5e", "scene_id": "sample", "attacker": "archer", "target
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory):
     """One worker: 3 s gunicorn timeout, 1.5 s watchdog, 256 MB ceiling, 100 kB bodies."""
-    port = _free_port()
     logs = tmp_path_factory.mktemp("limited")
     env = {
-        **os.environ,
         "SIGHTLINE_WORKERS": "1",
         "SIGHTLINE_WORKER_TIMEOUT": "3",
         "SIGHTLINE_REQUEST_TIMEOUT": str(REQUEST_TIMEOUT),
@@ -45,33 +40,8 @@ def limited(tmp_path_factory):
         "SIGHTLINE_MAX_CONTENT_LENGTH": str(MAX_BODY),
         "SIGHTLINE_TEST_HOOKS": "1",
     }
-    with open(logs / "out", "wb") as out, open(logs / "err", "wb") as err:
-        proc = subprocess.Popen(
-            [GUNICORN, "-c", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", APP],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=err,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if requests.get(url + "/healthz", timeout=1).ok:
-                    break
-            except requests.ConnectionError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError((logs / "err").read_text())
-            time.sleep(0.2)
-        yield {"url": url, "port": port, "out": logs / "out", "err": logs / "err"}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with gunicorn(env, APP, logs, wait=30) as served:
+        yield served
 
 
 def raw(port: int, data: bytes) -> tuple[int, dict]:
@@ -218,8 +188,8 @@ def test_access_log_lines_all_parse_and_time_the_503s(limited):
     ],
 )
 def test_gunicorn_refuses_a_bad_setting_in_one_line(variable, value):
-    env = {**os.environ, variable: value}
     port = _free_port()
+    env = {**os.environ, variable: value}
     out = subprocess.run(
         [GUNICORN, "-c", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", APP],
         cwd=ROOT,

@@ -12,10 +12,7 @@ stopped by the watchdog (503), not by gunicorn's kill.
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -23,11 +20,10 @@ import pytest
 import requests
 
 from service.guard import RETAIN_FRACTION
-from tests.e2e.conftest import ROOT, _free_port
+from tests.e2e.conftest import gunicorn
 
 pytestmark = pytest.mark.e2e
 
-GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
 MAX_MB = 450
 REQUEST_TIMEOUT = 8
 COVER = {"ruleset": "dnd5e", "scene_id": "sample", "attacker": "archer", "targets": ["goblin"]}
@@ -36,43 +32,16 @@ COVER = {"ruleset": "dnd5e", "scene_id": "sample", "attacker": "archer", "target
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """One worker, a 450 MB ceiling, an 8 s watchdog, the ``/_mem`` routes."""
-    port = _free_port()
     logs = tmp_path_factory.mktemp("memory")
     env = {
-        **os.environ,
         "SIGHTLINE_WORKERS": "1",
         "SIGHTLINE_WORKER_TIMEOUT": "11",
         "SIGHTLINE_REQUEST_TIMEOUT": str(REQUEST_TIMEOUT),
         "SIGHTLINE_WORKER_MAX_MB": str(MAX_MB),
     }
     app = "tests.e2e.memory_app:create_app()"
-    with open(logs / "out", "wb") as out, open(logs / "err", "wb") as err:
-        proc = subprocess.Popen(
-            [GUNICORN, "-c", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", app],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=err,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if requests.get(url + "/healthz", timeout=1).ok:
-                    break
-            except requests.ConnectionError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError((logs / "err").read_text())
-            time.sleep(0.2)
-        yield {"url": url, "port": port, "err": logs / "err"}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with gunicorn(env, app, logs, wait=60) as served:
+        yield served
 
 
 def _worker(url: str) -> dict:
