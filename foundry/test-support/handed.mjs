@@ -27,3 +27,13 @@ export const HANDED = {
 export const ARCHER = "archerToken00001";
 export const GOBLIN = "goblinToken00001";
 export const KOBOLD = "koboldToken00001";
+
+export const LURKER = "lurkerToken00001";
+export const SECRET_DOOR = "secretDoor000001";
+/**
+ * The handed case with two secrets beside the goblin: a hidden "Invisible Stalker" (Foundry
+ * `hidden`) in the lower lines, a secret door (door 2) across the goblin's lower edge.
+ */
+export const SECRETS = structuredClone(HANDED);
+SECRETS.tokens.push({ _id: LURKER, name: "Invisible Stalker", x: 300, y: 170, width: 1, height: 1, hidden: true });
+SECRETS.walls.push({ _id: SECRET_DOOR, c: [450, 170, 450, 300], move: 20, sight: 20, light: 20, sound: 20, dir: 0, door: 2, ds: 0 });

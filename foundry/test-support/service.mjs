@@ -95,3 +95,15 @@ export async function postJson(url, path, body, { apiKey = "" } = {}) {
   if (!response.ok) throw new Error(`${path} ${response.status}: ${text.slice(0, 500)}`);
   return JSON.parse(text);
 }
+
+/** A promise that resolves after `ms` milliseconds. */
+export const settle = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Wait until `check()` is true, polling every 25 ms; fail naming `what` after `ms`. */
+export async function until(check, what, ms = 8000) {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await settle(25);
+  }
+}

@@ -24,19 +24,12 @@ import { COLOURS, OVERLAY_NAME } from "../scripts/overlay.js";
 import { overrideOf, withDegree } from "../scripts/override.js";
 import { buildScene } from "../scripts/scene.js";
 import { EN, FOUNDRY_DIR, exportsMissing, makeFoundry, makeTable, readExport, renderTemplate } from "../test-support/foundry.mjs";
-import { postJson, startService } from "../test-support/service.mjs";
-import { ARCHER, GOBLIN, HANDED } from "../test-support/handed.mjs";
+import { postJson, settle, startService, until } from "../test-support/service.mjs";
+import { ARCHER, GOBLIN, HANDED, LURKER, SECRET_DOOR, SECRETS } from "../test-support/handed.mjs";
 import { dnd5eAttack, withDnd5eActors } from "../test-support/systems.mjs";
 
 const KEY = "gm-key-29";
 const RULES = JSON.parse(readFileSync(join(FOUNDRY_DIR, "data", "rules.json"), "utf8"));
-const LURKER = "lurkerToken00001";
-const SECRET_DOOR = "secretDoor000001";
-
-/** The handed case with a hidden "Invisible Stalker" and a secret door beside the goblin (as table.test.mjs). */
-const SECRETS = structuredClone(HANDED);
-SECRETS.tokens.push({ _id: LURKER, name: "Invisible Stalker", x: 300, y: 170, width: 1, height: 1, hidden: true });
-SECRETS.walls.push({ _id: SECRET_DOOR, c: [450, 170, 450, 300], move: 20, sight: 20, light: 20, sound: 20, dir: 0, door: 2, ds: 0 });
 
 let service = null;
 before(async () => {
@@ -59,14 +52,6 @@ const skip = (t) => {
   }
   return false;
 };
-const settle = (ms) => new Promise((r) => setTimeout(r, ms));
-async function until(check, what, ms = 8000) {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await settle(25);
-  }
-}
 
 /** A PIXI stand-in: Graphics records its line styles and segments; a layer holds children. */
 function fakePixi() {

@@ -24,7 +24,7 @@ import { FRAME_WAIT_MS, nextFrame } from "../scripts/sync.js";
 import { buildScene } from "../scripts/scene.js";
 import { itemChanges, mergePatch, sceneChanges, Snapshot } from "../scripts/patch.js";
 import { FOUNDRY_DIR, makeFoundry, makeTable, renderTemplate } from "../test-support/foundry.mjs";
-import { postJson, startService } from "../test-support/service.mjs";
+import { postJson, settle, startService } from "../test-support/service.mjs";
 import { ARCHER, GOBLIN, HANDED, KOBOLD } from "../test-support/handed.mjs";
 
 const KEY = "live-key-28";
@@ -60,7 +60,6 @@ const skip = (t) => {
   }
   return false;
 };
-const settle = (ms) => new Promise((r) => setTimeout(r, ms));
 async function until(check, what, ms = 10000) {
   const end = Date.now() + ms;
   while (!check()) {

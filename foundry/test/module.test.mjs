@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { SightlineModule, isAttackRoll } from "../scripts/module.js";
 import { MODULE_ID } from "../scripts/constants.js";
 import { EN, FOUNDRY_DIR, i18n, makeFoundry, renderTemplate } from "../test-support/foundry.mjs";
-import { freePort, postJson, startService } from "../test-support/service.mjs";
+import { freePort, postJson, settle, startService } from "../test-support/service.mjs";
 import { ARCHER, GOBLIN, HANDED, KOBOLD } from "../test-support/handed.mjs";
 
 const KEY = "test-key-19";
@@ -46,7 +46,6 @@ const skip = (t) => {
   return false;
 };
 
-const settle = (ms) => new Promise((r) => setTimeout(r, ms));
 const started = [];
 const logged = [];
 

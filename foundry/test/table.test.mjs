@@ -24,22 +24,12 @@ import { IGNORES_COVER, ignoredCover, withoutIgnored } from "../scripts/ignores.
 import { SOCKET_EVENT } from "../scripts/relay.js";
 import { MARKER_NAME } from "../scripts/marker.js";
 import { EN, FOUNDRY_DIR, makeFoundry, makeTable, renderTemplate } from "../test-support/foundry.mjs";
-import { startService } from "../test-support/service.mjs";
-import { ARCHER, GOBLIN, HANDED, KOBOLD } from "../test-support/handed.mjs";
+import { settle, startService, until } from "../test-support/service.mjs";
+import { ARCHER, GOBLIN, HANDED, KOBOLD, LURKER, SECRET_DOOR, SECRETS } from "../test-support/handed.mjs";
 import { dnd5eAttack, pf2eActor, pf2eCoverEffect, withDnd5eActors } from "../test-support/systems.mjs";
 
 const KEY = "table-key-29";
 const RULES = JSON.parse(readFileSync(join(FOUNDRY_DIR, "data", "rules.json"), "utf8"));
-const LURKER = "lurkerToken00001";
-const SECRET_DOOR = "secretDoor000001";
-
-/**
- * The handed case with two secrets beside the goblin: a hidden "Invisible Stalker" (Foundry
- * `hidden`) in the lower lines, a secret door (door 2) across the goblin's lower edge.
- */
-const SECRETS = structuredClone(HANDED);
-SECRETS.tokens.push({ _id: LURKER, name: "Invisible Stalker", x: 300, y: 170, width: 1, height: 1, hidden: true });
-SECRETS.walls.push({ _id: SECRET_DOOR, c: [450, 170, 450, 300], move: 20, sight: 20, light: 20, sound: 20, dir: 0, door: 2, ds: 0 });
 
 let service = null;
 before(async () => {
@@ -62,14 +52,6 @@ const skip = (t) => {
   }
   return false;
 };
-const settle = (ms) => new Promise((r) => setTimeout(r, ms));
-async function until(check, what, ms = 8000) {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await settle(25);
-  }
-}
 
 /** A fetch that records every call and refuses it (a player's client must make none). */
 function refusingFetch() {
