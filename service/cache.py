@@ -137,6 +137,11 @@ def lazy_signature(geo: BuiltScene) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _lazy_holders(geo: BuiltScene) -> tuple[object, ...]:
+    """What ``lazy_bytes`` measures on ``geo``: its wall indexes and floors (``None``: none)."""
+    return (geo.walls, geo.sight, geo.surfaces)
+
+
 def _held_bytes(value: object, seen: set[int], depth: int) -> int:
     """Estimated bytes ``value`` holds (see ``lazy_bytes``); objects in ``seen`` count 0."""
     if value is None or id(value) in seen or depth < 0:
@@ -233,6 +238,10 @@ class SceneCache:
         self.max_bytes = max(1, int(max_bytes))
         self._bytes: dict[str, int] = {}
         self._lazy: dict[str, tuple[tuple[int, ...], int]] = {}  # sid: (signature, bytes)
+        # ``lazy_bytes`` by the objects measured and their signature: a patched scene that
+        # shares its parent's indexes is not measured again (the objects are held, so their
+        # ids stay theirs while the key lives; pruned with the scenes that hold them).
+        self._measured: dict[tuple[int, ...], tuple[tuple[object, ...], int]] = {}
         self._items: OrderedDict[str, _Entry] = OrderedDict()
         self._by_walls: dict[tuple[str, ...], str] = {}
         self._aliases: dict[str, str] = {}
@@ -397,12 +406,29 @@ class SceneCache:
             signature = (*lazy_signature(geo), int(bool(indexes & owned)))
             known = self._lazy.get(sid)
             if known is None or known[0] != signature:
-                size = 0 if indexes <= owned else lazy_bytes(geo)
+                size = 0 if indexes <= owned else self._measure(geo, signature)
                 self._lazy[sid] = (signature, size)
                 changed = True
             owned |= indexes
         if changed:
             self._evict(0, next(reversed(self._items), None))
+            held = {id(x) for entry in self._items.values() for x in _lazy_holders(entry.geo)}
+            for key, (objs, _) in list(self._measured.items()):
+                if any(o is not None and id(o) not in held for o in objs):
+                    del self._measured[key]
+
+    def _measure(self, geo: BuiltScene, signature: tuple[int, ...]) -> int:
+        """``lazy_bytes(geo)``, measured once per (indexes and floors, their signature).
+
+        A patched scene sharing its parent's wall indexes (a token moved, a light switched
+        off) is the same measurement: O(1) then, O(objects held) the first time.
+        """
+        holders = _lazy_holders(geo)
+        key = (*map(id, holders), *signature)
+        found = self._measured.get(key)
+        if found is None:
+            found = self._measured[key] = (holders, lazy_bytes(geo))
+        return found[1]
 
     def positions(self, sid: str) -> dict[str, dict[str, int]]:
         """Per collection, each item's position by id in the scene ``sid`` (its source).

@@ -73,9 +73,13 @@ def wall_blockers(walls: WallIndex, indices: Sequence[int]) -> list[Blocker]:
 
     Each names the level its wall belongs to (GEO-10); in ``WallIndex.names`` order.
     """
+    rows, n = walls.walls, len(walls.walls)
+    if not walls.copies:  # one name per row: no copies to follow
+        ids = walls.ids
+        return [wall_blocker(ids[w], rows[w].level if w < n else None) for w in indices]
     out = []
     for w in indices:
-        level = walls.walls[w].level if w < len(walls.walls) else None
+        level = rows[w].level if w < n else None
         out += [wall_blocker(name, level) for name in walls.names([w])]
     return out
 

@@ -235,14 +235,29 @@ def firm_rooms(
         lines = shapely.linestrings(index.coords[firm].reshape(-1, 2, 2))
         if firm_crossings_within(index, firm, core_limit("MAX_ROOM_CROSSINGS")):
             try:
-                noded = shapely.node(shapely.union_all(lines))
-                faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
+                faces = _faces(lines)
             except (GEOSException, MemoryError):  # the last resort: no shortcut
                 faces = np.empty(0, dtype=object)
             if len(faces):
                 rooms = (shapely.STRtree(faces), faces)
     index.memo[key] = rooms
     return rooms
+
+
+def _faces(lines: NDArray[np.object_]) -> NDArray[np.object_]:
+    """The faces (polygons) that the linestrings ``lines`` close, noded where they cross.
+
+    GEOS's noder on the lines as one collection (crossings split, overlapping stretches
+    kept once), then polygonize: the faces an overlay union of them gives, in about a third
+    of its time (18,802 walls of the live bench: 50 ms against 166 ms).
+
+    Raises
+    ------
+    shapely.errors.GEOSException, MemoryError
+        When GEOS fails (the callers take the path without rooms).
+    """
+    noded = shapely.node(shapely.multilinestrings(lines))
+    return shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))  # type: ignore[no-any-return]
 
 
 def room_of(rooms: tuple[shapely.STRtree, NDArray[np.object_]], box: FloatArray) -> int | None:
@@ -590,8 +605,7 @@ def _rooms_around(
     made = np.empty(0, dtype=object)
     if len(near) >= 3:
         try:
-            noded = shapely.node(shapely.union_all(lines[near]))
-            made = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
+            made = _faces(lines[near])
         except (GEOSException, MemoryError):
             return None
     if len(made):

@@ -147,15 +147,16 @@ def test_other_shapely_unions_take_only_bounded_input():
     assert calls == [
         "engine/levels.py",  # a surface's exteriors, then its holes (MAX_SURFACE_POINTS, GEO-10)
         "engine/levels.py",
-        "geometry/rooms.py",  # crossings counted first (MAX_ROOM_CROSSINGS), GEOS errors caught
-        "geometry/rooms.py",
-        # A door flipped: the rooms around the changed walls only, a part of rooms already
-        # built within MAX_ROOM_CROSSINGS (rooms_after_change, docs/decisions.md "Live scenes").
-        "geometry/rooms.py",
+        # _faces: the noding and polygonization of firm_rooms (crossings counted first,
+        # MAX_ROOM_CROSSINGS) and of _rooms_around (a part of rooms already built within it);
+        # GEOS errors caught by both.
         "geometry/rooms.py",
         "geometry/rooms.py",
         # A door opened: the union of the rooms it joins, rooms already built within
         # MAX_ROOM_CROSSINGS (rooms_opened), GEOS errors caught.
+        "geometry/rooms.py",
+        # A door closed: the union of the rooms it lies in (rooms_after_change,
+        # docs/decisions.md "Live scenes").
         "geometry/rooms.py",
         "geometry/surfaces.py",  # the surfaces at one elevation (MAX_SURFACE_POINTS, GEO-10)
         "rules/starfinder/flanking.py",  # one target's hexes (MAX_HEX_FOOTPRINT)
