@@ -15,7 +15,7 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 
 import numpy as np
 import shapely
@@ -28,12 +28,12 @@ from service.geometry.junctions import junction_nodes
 from service.geometry.obstacles import wall_components
 from service.geometry.rooms import rooms_after_change, warm_rooms
 from service.model import Scene
-from service.store import BACKEND_SETTINGS, PatchRecord, SharedSceneStore
+from service.store import BACKEND_SETTINGS, PatchRecord, SharedSceneStore, encode_scene
 
 __all__ = ["MAX_CHAIN", "SceneCache", "approx_bytes", "lazy_bytes", "scene_bytes", "scene_id"]
 
-#: Most patched scenes stored one on another (records of parent id + change) before the
-#: whole scene is stored again: a reader that holds none of them rebuilds at most this many.
+#: Most patched scenes stored one on another (records of parent id + change) before a record
+#: carries the whole scene again: a reader that holds none of them rebuilds at most this many.
 MAX_CHAIN = 16
 #: Bytes a patched scene adds when it shares its parent's wall index, per wall (the new
 #: wall tuple and, after a flip, the copied restriction arrays).
@@ -319,8 +319,10 @@ class SceneCache:
         The new scene's id is the one a whole upload of it gets (``engine.digest``: only the
         changed chunks are hashed again); its geometry is built from the parent's
         (``engine.live.rebuild``, the closed rooms carried by ``rooms_after_change``). With a
-        store, the new scene is stored as ``parent`` + ``change`` (``PatchRecord``), or whole
-        once the chain behind it reaches ``MAX_CHAIN``. The parent stays as it was.
+        store, the new scene is stored as ``parent`` + ``change`` (``PatchRecord``); once the
+        chain behind it reaches ``MAX_CHAIN``, with the whole scene beside (``whole``: a reader
+        that holds ``parent`` still applies the change, one that does not decodes the scene).
+        The parent stays as it was.
 
         Raises
         ------
@@ -334,9 +336,10 @@ class SceneCache:
         sid, entry, applied = self._applied(base, change, parent)
         if self.store is not None:
             chain = (parent, *base.chain)
-            if len(chain) > MAX_CHAIN:
-                self.store.put(sid, applied.scene)
-                entry = _Entry(entry.geo, entry.digest, (), entry.positions, entry.doors)
+            if len(chain) > MAX_CHAIN:  # compacted: the scene itself, and the change beside
+                whole = encode_scene(applied.scene)
+                self.store.put_patch(sid, PatchRecord(parent, change, (), whole))
+                entry = replace(entry, chain=())
             else:
                 self.store.put_patch(sid, PatchRecord(parent, change, chain))
         self._keep(sid, entry, shared=True)
@@ -495,7 +498,10 @@ class SceneCache:
                 self._items.move_to_end(key)
                 return entry
         if self.store is not None and key.startswith("sha256:") and depth <= MAX_CHAIN:
-            value = self.store.get(key)
+            value: Scene | PatchRecord | None = self.store.get(key)
+            compacted = isinstance(value, PatchRecord) and bool(value.whole)
+            if compacted and not self._holds(value.parent):  # type: ignore[union-attr]
+                value = self.store.whole(value)  # type: ignore[arg-type]
             if isinstance(value, PatchRecord):
                 try:
                     base = self._entry(value.parent, depth + 1)
@@ -503,6 +509,8 @@ class SceneCache:
                 except (SceneNotFound, KeyError):
                     found = ""
                 if found == key:
+                    if compacted:  # the writer's chain ends here: the next change's starts
+                        made = replace(made, chain=())
                     self._keep(key, made, shared=True)
                     return made
                 if not found:
@@ -514,6 +522,11 @@ class SceneCache:
                     return self._items.get(found) or _Entry(geo, scene_digest(value))
                 self.store.delete(key)  # bytes under another scene's id: not this scene
         raise self._not_found(sid)
+
+    def _holds(self, sid: str) -> bool:
+        """Whether this process caches the scene ``sid`` (id or alias), without the store."""
+        with self._lock:
+            return self._aliases.get(sid, sid) in self._items
 
     def _not_found(self, sid: str, parent: str | None = None) -> SceneNotFound:
         """The 404 for ``sid``, saying why an id once answered can be unknown here."""

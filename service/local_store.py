@@ -49,6 +49,7 @@ from service.store import (
     decode_value,
     encode_patch,
     encode_scene,
+    whole_scene,
 )
 
 log = logging.getLogger(__name__)
@@ -294,6 +295,15 @@ class SqliteSceneStore:
         except ValueError as err:
             log.warning("scene file %s: %s holds no valid scene (%s)", self.path, sid, err)
             self.delete(sid)
+            return None
+
+    def whole(self, record: PatchRecord) -> Scene | None:
+        """The scene of a compacted ``record`` (``whole_scene``); ``None`` if invalid (logged)."""
+        try:
+            return whole_scene(record, self.limits, self.max_stored)
+        except ValueError as err:
+            log.warning("scene file %s: a compacted change of %s holds no valid scene (%s)",
+                        self.path, record.parent, err)  # fmt: skip
             return None
 
     def delete(self, sid: str) -> None:

@@ -14,8 +14,10 @@ Stored value: one format byte, then the scene's msgspec MessagePack bytes, raw
 or, for a patched scene (``PATCH /v1/scenes/{id}``), ``FORMAT_PATCH`` and a
 :class:`PatchRecord`: its parent's id and the change, so storing a token move costs the
 move, not the scene. A reader rebuilds it from its parent (``service.cache``); the chain of
-records back to a whole scene is at most ``service.cache.MAX_CHAIN`` long (then the whole
-scene is stored), and storing a record restarts the time to live of every scene on it.
+records back to a whole scene is at most ``service.cache.MAX_CHAIN`` long (then the record
+carries the whole scene too, ``PatchRecord.whole``: a reader holding the parent still
+applies the change, a 20,000-wall scene's build is paid only by one that does not), and
+storing a record restarts the time to live of every scene on it.
 
 What a store reads is checked as a request is: a compressed value is inflated to at most
 ``max_stored`` bytes (a zlib bomb reads as a miss), and a scene over the scene limits
@@ -92,6 +94,11 @@ class PatchRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     parent: str
     change: Change
     chain: tuple[str, ...]
+    #: The changed scene itself (``encode_scene``) once the chain behind it reached
+    #: ``service.cache.MAX_CHAIN`` (``chain`` is then empty): a reader that holds ``parent``
+    #: applies ``change`` as for any record; one that does not decodes this (``whole_scene``)
+    #: instead of the chain. ``b""`` for a record of a chain.
+    whole: bytes = b""
 
 
 _ENCODE = msgspec.msgpack.Encoder()
@@ -136,6 +143,23 @@ def decode_value(
                     raise ValueError(f"stored change: {count} {field}, over {key}={limit}")
         return record
     return decode_scene(data, limits, max_stored)
+
+
+def whole_scene(
+    record: PatchRecord,
+    limits: Mapping[str, Any] | None = None,
+    max_stored: int = DEFAULT_MAX_STORED,
+) -> Scene | None:
+    """The scene a compacted record carries (``PatchRecord.whole``), checked as a stored scene.
+
+    ``None`` for a record of a chain (no scene in it). Cost: O(stored bytes).
+
+    Raises
+    ------
+    ValueError
+        As ``decode_scene``.
+    """
+    return decode_scene(record.whole, limits, max_stored) if record.whole else None
 
 
 def encode_scene(scene: Scene) -> bytes:
@@ -271,6 +295,10 @@ class SharedSceneStore(Protocol):
         """The scene or record under ``sid`` (its time to live restarts), or ``None``."""
         ...
 
+    def whole(self, record: PatchRecord) -> Scene | None:
+        """The scene of a compacted ``record`` (``whole_scene``), ``None`` if invalid or none."""
+        ...
+
     def delete(self, sid: str) -> None:
         """Forget the scene under ``sid``."""
         ...
@@ -388,6 +416,15 @@ class SceneStore:
             return decode_value(data, self.limits, self.max_stored)
         except ValueError as err:
             log.warning("scene store: %s holds no valid scene (%s)", sid, err)
+            return None
+
+    def whole(self, record: PatchRecord) -> Scene | None:
+        """The scene of a compacted ``record`` (``whole_scene``); ``None`` if invalid (logged)."""
+        try:
+            return whole_scene(record, self.limits, self.max_stored)
+        except ValueError as err:
+            log.warning("scene store: a compacted change of %s holds no valid scene (%s)",
+                        record.parent, err)  # fmt: skip
             return None
 
     def delete(self, sid: str) -> None:

@@ -14,9 +14,11 @@ import sqlite3
 import pytest
 
 from bench.dungeon import dungeon
+from service import cache as cache_module
 from service.app import create_app
 from service.engine import live as engine_live
 from service.engine import scene as engine_scene
+from service.local_store import SqliteSceneStore
 
 SCENE = dungeon(120, 4, seed=2)
 DOOR = next(w["id"] for w in SCENE["walls"] if w.get("door_state") == "closed")
@@ -82,3 +84,50 @@ def test_a_chain_on_an_expired_parent_is_a_clear_404_and_loses_nothing(workers):
     assert one.post("/v1/scenes", json={"scene": SCENE}).get_json()["scene_id"] == ids[0]
     again = two.post("/v1/cover", json={**QUERY, "scene_id": ids[2]})
     assert again.status_code == 200, again.get_json()
+
+
+@pytest.mark.parametrize("holds_parent", [True, False])
+def test_a_compacted_link_is_applied_by_a_worker_holding_its_parent(
+    workers, monkeypatch, holds_parent
+):
+    """Past ``MAX_CHAIN`` links the record carries the whole scene too (``PatchRecord.whole``).
+
+    A worker holding the parent applies the change as for any link: no wall index built
+    (before, every 17th change cost the other worker a whole build: 0.5-1 s on 20,000
+    walls); one that does not decodes the whole scene, never the chain. Answers are equal.
+    """
+    one, two, _ = workers
+    ids = chain(one, cache_module.MAX_CHAIN)
+    other = next(
+        w["id"] for w in SCENE["walls"] if w.get("door_state") == "closed" and w["id"] != DOOR
+    )
+    for change in ({"walls": {other: {"door_state": "open"}}}, {"tokens": {"t0": {"x": 5}}}):
+        resp = one.patch(f"/v1/scenes/{ids[-1]}", json=change)  # a door: walls no scene had
+        ids.append(resp.get_json()["scene_id"])
+    compacted = cache_module.MAX_CHAIN + 1  # that door's link, MAX_CHAIN + 1
+    if holds_parent:
+        assert two.post("/v1/cover", json={**QUERY, "scene_id": ids[compacted - 1]}).status_code
+    records = []
+    real_get = SqliteSceneStore.get
+    monkeypatch.setattr(
+        SqliteSceneStore, "get", lambda self, sid: records.append(sid) or real_get(self, sid)
+    )
+    builds = []
+    real = engine_scene.build_wall_index
+    for module in (engine_scene, engine_live):
+        monkeypatch.setattr(
+            module, "build_wall_index", lambda *a, **k: builds.append(1) or real(*a, **k)
+        )
+    answer = two.post("/v1/cover", json={**QUERY, "scene_id": ids[compacted]})
+    assert answer.status_code == 200, answer.get_json()
+    assert records == [ids[compacted]]  # the compacted link alone: never the chain behind
+    assert builds == ([] if holds_parent else [1])
+    mine = one.post("/v1/cover", json={**QUERY, "scene_id": ids[compacted]}).get_json()
+    assert answer.get_json() == mine
+    # The chain starts again after it, on either worker: the next link is a plain record.
+    after = two.post("/v1/cover", json={**QUERY, "scene_id": ids[compacted + 1]})
+    assert (
+        after.status_code == 200
+        and after.get_json()
+        == one.post("/v1/cover", json={**QUERY, "scene_id": ids[compacted + 1]}).get_json()
+    )
