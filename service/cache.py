@@ -16,6 +16,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Any
 
 import numpy as np
 import shapely
@@ -110,21 +111,33 @@ def lazy_bytes(geo: BuiltScene) -> int:
     """Bytes of what has been built lazily on ``geo``'s wall indexes and floors, now.
 
     Every value of ``WallIndex.memo`` (both indexes when the sight index is another), the
-    kernel's wall grid (``WallIndex.grid``) and the floors' memo, each object counted once:
-    numpy arrays by ``nbytes``, arrays of geometries and shapely geometries by
-    :data:`BYTES_PER_GEOMETRY` and :data:`BYTES_PER_COORDINATE`, an ``STRtree`` by
-    :data:`BYTES_PER_TREE_NODE` a node (its geometries counted where they are held),
-    containers and dataclasses by what they hold. Cost: O(objects held), the geometries
-    counted in one vectorised call per array.
+    kernel's wall grid (``WallIndex.grid``) and the floors' memo (``lazy_values``), each
+    object counted once: numpy arrays by ``nbytes``, arrays of geometries and shapely
+    geometries by :data:`BYTES_PER_GEOMETRY` and :data:`BYTES_PER_COORDINATE`, an
+    ``STRtree`` by :data:`BYTES_PER_TREE_NODE` a node (its geometries counted where they are
+    held), containers and dataclasses by what they hold. Cost: O(objects held), the
+    geometries counted in one vectorised call per array.
     """
     seen: set[int] = set()
-    total = 0
-    for index in {id(i): i for i in (geo.walls, geo.sight)}.values():
-        total += _held_bytes(index.memo, seen, LAZY_DEPTH)
-        total += _held_bytes(index.grid, seen, LAZY_DEPTH)
+    return sum(_held_bytes(value, seen, LAZY_DEPTH) for value in lazy_values(geo))
+
+
+def lazy_values(geo: BuiltScene) -> list[object]:
+    """What was built lazily on ``geo``, each object once (by identity). O(memo entries).
+
+    Its indexes' memo entries (keys too: a wall mask's bytes key rooms) and wall grids, and
+    its floors' memo entries.
+    """
+    out: dict[int, object] = {}
+    memos = [i.memo for i in {id(i): i for i in (geo.walls, geo.sight)}.values()]
     if geo.surfaces is not None:
-        total += _held_bytes(geo.surfaces.memo, seen, LAZY_DEPTH)
-    return total
+        memos.append(geo.surfaces.memo)
+    for memo in memos:
+        out |= {id(x): x for entry in memo.items() for x in entry if x is not None}
+    for index in (geo.walls, geo.sight):
+        if index.grid is not None:
+            out[id(index.grid)] = index.grid
+    return list(out.values())
 
 
 def lazy_signature(geo: BuiltScene) -> tuple[int, ...]:
@@ -135,11 +148,6 @@ def lazy_signature(geo: BuiltScene) -> tuple[int, ...]:
     if geo.surfaces is not None:
         out.append(len(geo.surfaces.memo))
     return tuple(out)
-
-
-def _lazy_holders(geo: BuiltScene) -> tuple[object, ...]:
-    """What ``lazy_bytes`` measures on ``geo``: its wall indexes and floors (``None``: none)."""
-    return (geo.walls, geo.sight, geo.surfaces)
 
 
 def _held_bytes(value: object, seen: set[int], depth: int) -> int:
@@ -237,11 +245,12 @@ class SceneCache:
         self.max_scenes = max(1, int(max_scenes))
         self.max_bytes = max(1, int(max_bytes))
         self._bytes: dict[str, int] = {}
-        self._lazy: dict[str, tuple[tuple[int, ...], int]] = {}  # sid: (signature, bytes)
-        # ``lazy_bytes`` by the objects measured and their signature: a patched scene that
-        # shares its parent's indexes is not measured again (the objects are held, so their
-        # ids stay theirs while the key lives; pruned with the scenes that hold them).
-        self._measured: dict[tuple[int, ...], tuple[tuple[object, ...], int]] = {}
+        # sid: (its lazy_signature, its lazy_values then)
+        self._lazy: dict[str, tuple[tuple[int, ...], list[object]]] = {}
+        # What cached scenes built lazily, by id: [the object, its bytes, scenes holding it].
+        # A patched scene sharing its parent's objects is not measured again.
+        self._built: dict[int, list[Any]] = {}
+        self._lazy_total = 0
         self._items: OrderedDict[str, _Entry] = OrderedDict()
         self._by_walls: dict[tuple[str, ...], str] = {}
         self._aliases: dict[str, str] = {}
@@ -304,7 +313,7 @@ class SceneCache:
         with self._lock:
             self._items[sid] = entry
             self._bytes[sid] = size
-            self._lazy.pop(sid, None)
+            self._forget_lazy(sid)
             self._items.move_to_end(sid)
             self._recount()
             self._by_walls[_walls_key(entry.digest, geo.scene.grid.px_per_unit)] = sid
@@ -382,56 +391,68 @@ class SceneCache:
                 break
             entry = self._items.pop(oldest)
             del self._bytes[oldest]
-            self._lazy.pop(oldest, None)
+            self._forget_lazy(oldest)
             key = _walls_key(entry.digest, entry.geo.scene.grid.px_per_unit)
             if self._by_walls.get(key) == oldest:
                 del self._by_walls[key]
 
+    def _forget_lazy(self, sid: str) -> None:
+        """``sid`` no longer holds what it built lazily (evicted, or cached anew)."""
+        known = self._lazy.pop(sid, None)
+        if known is not None:
+            self._release(known[1])
+
     def counted_bytes(self) -> int:
         """The memory the cache counts: each scene's estimate and what was built lazily on it."""
-        return sum(self._bytes.values()) + sum(b for _, b in self._lazy.values())
+        return sum(self._bytes.values()) + self._lazy_total
+
+    def lazy_counted_bytes(self) -> int:
+        """The part of ``counted_bytes`` built lazily (each object once, ``_recount``)."""
+        return self._lazy_total
 
     def _recount(self) -> None:
         """Measure again what was built lazily on cached scenes since last counted, then evict.
 
         Closed rooms, junction labels and the wall grid are built by the queries after a
         scene is cached (``service.geometry.rooms``: per sense and wall choice); each access
-        to the cache counts what the requests before it built (``lazy_bytes``, only for the
-        scenes whose ``lazy_signature`` changed), so the bound holds from one request to
-        the next. A wall index shared by scenes of the same walls is counted once, with the
-        most recently used. Called with the lock held. O(scenes) plus the measuring.
+        to the cache counts what the requests before it built (``lazy_values`` of each scene
+        whose ``lazy_signature`` changed), so the bound holds from one request to the next.
+        An object held by several scenes (a wall index of the same walls; the junction
+        labels and wall grid a door flip keeps) is counted once while one of them is cached,
+        and measured once (``_held_bytes``). Called with the lock held. O(scenes), plus the
+        memo entries of the scenes that changed and measuring what is new.
         """
-        owned: set[int] = set()
         changed = False
-        for sid in reversed(self._items):  # the most recently used owns a shared index
-            geo = self._items[sid].geo
-            indexes = {id(i) for i in (geo.walls, geo.sight)}
-            signature = (*lazy_signature(geo), int(bool(indexes & owned)))
+        for sid, entry in self._items.items():
+            signature = lazy_signature(entry.geo)
             known = self._lazy.get(sid)
             if known is None or known[0] != signature:
-                size = 0 if indexes <= owned else self._measure(geo, signature)
-                self._lazy[sid] = (signature, size)
+                values = lazy_values(entry.geo)
+                self._hold(values)
+                if known is not None:
+                    self._release(known[1])
+                self._lazy[sid] = (signature, values)
                 changed = True
-            owned |= indexes
         if changed:
             self._evict(0, next(reversed(self._items), None))
-            held = {id(x) for entry in self._items.values() for x in _lazy_holders(entry.geo)}
-            for key, (objs, _) in list(self._measured.items()):
-                if any(o is not None and id(o) not in held for o in objs):
-                    del self._measured[key]
 
-    def _measure(self, geo: BuiltScene, signature: tuple[int, ...]) -> int:
-        """``lazy_bytes(geo)``, measured once per (indexes and floors, their signature).
+    def _hold(self, values: list[object]) -> None:
+        """Count ``values`` as held by one more cached scene (measured when first held)."""
+        for value in values:
+            held = self._built.get(id(value))
+            if held is None:  # held objects stay alive: an id here is this object's
+                held = self._built[id(value)] = [value, _held_bytes(value, set(), LAZY_DEPTH), 0]
+                self._lazy_total += held[1]
+            held[2] += 1
 
-        A patched scene sharing its parent's wall indexes (a token moved, a light switched
-        off) is the same measurement: O(1) then, O(objects held) the first time.
-        """
-        holders = _lazy_holders(geo)
-        key = (*map(id, holders), *signature)
-        found = self._measured.get(key)
-        if found is None:
-            found = self._measured[key] = (holders, lazy_bytes(geo))
-        return found[1]
+    def _release(self, values: list[object]) -> None:
+        """Count ``values`` as held by one fewer cached scene (let go at none)."""
+        for value in values:
+            held = self._built[id(value)]
+            held[2] -= 1
+            if not held[2]:
+                del self._built[id(value)]
+                self._lazy_total -= held[1]
 
     def positions(self, sid: str) -> dict[str, dict[str, int]]:
         """Per collection, each item's position by id in the scene ``sid`` (its source).
