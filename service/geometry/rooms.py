@@ -248,8 +248,9 @@ def _faces(lines: NDArray[np.object_]) -> NDArray[np.object_]:
     """The faces (polygons) that the linestrings ``lines`` close, noded where they cross.
 
     GEOS's noder on the lines as one collection (crossings split, overlapping stretches
-    kept once), then polygonize: the faces an overlay union of them gives, in about a third
-    of its time (18,802 walls of the live bench: 50 ms against 166 ms).
+    kept once), then polygonize on that collection whole (no shapely object per noded
+    piece): the faces an overlay union of them gives, in about a third of its time (18,802
+    walls of the live bench: 50 ms against 166 ms to node).
 
     Raises
     ------
@@ -257,7 +258,7 @@ def _faces(lines: NDArray[np.object_]) -> NDArray[np.object_]:
         When GEOS fails (the callers take the path without rooms).
     """
     noded = shapely.node(shapely.multilinestrings(lines))
-    return shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))  # type: ignore[no-any-return]
+    return shapely.get_parts(shapely.polygonize([noded]))  # type: ignore[no-any-return]
 
 
 def room_of(rooms: tuple[shapely.STRtree, NDArray[np.object_]], box: FloatArray) -> int | None:
