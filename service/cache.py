@@ -251,6 +251,9 @@ class SceneCache:
         # A patched scene sharing its parent's objects is not measured again.
         self._built: dict[int, list[Any]] = {}
         self._lazy_total = 0
+        # Scenes handed out or cached since the last recount: only their memos can have
+        # grown (``None``: check every scene, after an eviction).
+        self._used: set[str] | None = set()
         self._items: OrderedDict[str, _Entry] = OrderedDict()
         self._by_walls: dict[tuple[str, ...], str] = {}
         self._aliases: dict[str, str] = {}
@@ -274,6 +277,7 @@ class SceneCache:
             entry = self._items.get(sid)
             if entry is not None:
                 self._items.move_to_end(sid)
+                self._use(sid)
                 if alias is not None:
                     self._aliases[alias] = sid
                     self._pinned.add(sid)
@@ -315,6 +319,7 @@ class SceneCache:
             self._bytes[sid] = size
             self._forget_lazy(sid)
             self._items.move_to_end(sid)
+            self._use(sid)
             self._recount()
             self._by_walls[_walls_key(entry.digest, geo.scene.grid.px_per_unit)] = sid
             if alias is not None:
@@ -392,6 +397,7 @@ class SceneCache:
             entry = self._items.pop(oldest)
             del self._bytes[oldest]
             self._forget_lazy(oldest)
+            self._used = None  # what it shared may be another scene's to count now
             key = _walls_key(entry.digest, entry.geo.scene.grid.px_per_unit)
             if self._by_walls.get(key) == oldest:
                 del self._by_walls[key]
@@ -416,14 +422,18 @@ class SceneCache:
         Closed rooms, junction labels and the wall grid are built by the queries after a
         scene is cached (``service.geometry.rooms``: per sense and wall choice); each access
         to the cache counts what the requests before it built (``lazy_values`` of each scene
-        whose ``lazy_signature`` changed), so the bound holds from one request to the next.
+        whose ``lazy_signature`` changed, among those handed out since: ``_use``), so the bound
+        holds from one request to the next.
         An object held by several scenes (a wall index of the same walls; the junction
         labels and wall grid a door flip keeps) is counted once while one of them is cached,
-        and measured once (``_held_bytes``). Called with the lock held. O(scenes), plus the
-        memo entries of the scenes that changed and measuring what is new.
+        and measured once (``_held_bytes``). Called with the lock held. O(scenes used since),
+        O(scenes) after an eviction, plus the memo entries of the scenes that changed and
+        measuring what is new.
         """
         changed = False
-        for sid, entry in self._items.items():
+        used, self._used = self._used, set()
+        for sid in self._items if used is None else used & self._items.keys():
+            entry = self._items[sid]
             signature = lazy_signature(entry.geo)
             known = self._lazy.get(sid)
             if known is None or known[0] != signature:
@@ -435,6 +445,11 @@ class SceneCache:
                 changed = True
         if changed:
             self._evict(0, next(reversed(self._items), None))
+
+    def _use(self, sid: str) -> None:
+        """``sid`` is handed out: the next recount looks at what its requests built."""
+        if self._used is not None:
+            self._used.add(sid)
 
     def _hold(self, values: list[object]) -> None:
         """Count ``values`` as held by one more cached scene (measured when first held)."""
@@ -517,6 +532,7 @@ class SceneCache:
             entry = self._items.get(key)
             if entry is not None:
                 self._items.move_to_end(key)
+                self._use(key)
                 return entry
         if self.store is not None and key.startswith("sha256:") and depth <= MAX_CHAIN:
             value: Scene | PatchRecord | None = self.store.get(key)
