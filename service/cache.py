@@ -36,6 +36,9 @@ __all__ = ["MAX_CHAIN", "SceneCache", "approx_bytes", "lazy_bytes", "scene_bytes
 #: Most patched scenes stored one on another (records of parent id + change) before a record
 #: carries the whole scene again: a reader that holds none of them rebuilds at most this many.
 MAX_CHAIN = 16
+#: Seconds a request for a scene that a follower is building waits for it (``follow``)
+#: before building it itself.
+FOLLOW_WAIT_S = 2.0
 #: Bytes a patched scene adds when it shares its parent's wall index, per wall (the new
 #: wall tuple and, after a flip, the copied restriction arrays).
 BYTES_PER_SHARED_WALL = 60
@@ -259,6 +262,8 @@ class SceneCache:
         self._aliases: dict[str, str] = {}
         self._pinned: set[str] = set()
         self._lock = threading.Lock()
+        # Patched scenes a follower is building now (``follow``): a request for one waits.
+        self._building: dict[str, threading.Event] = {}
 
     def put(
         self, scene: Scene, *, alias: str | None = None, publish: bool | None = None
@@ -535,24 +540,21 @@ class SceneCache:
                 self._use(key)
                 return entry
         if self.store is not None and key.startswith("sha256:") and depth <= MAX_CHAIN:
+            building = self._building.get(key)
+            if building is not None and building.wait(FOLLOW_WAIT_S):  # a follower builds it
+                with self._lock:
+                    entry = self._items.get(key)
+                if entry is not None:
+                    return entry
             value: Scene | PatchRecord | None = self.store.get(key)
             compacted = isinstance(value, PatchRecord) and bool(value.whole)
-            if compacted and not self._holds(value.parent):  # type: ignore[union-attr]
+            if compacted and not self.holds(value.parent):  # type: ignore[union-attr]
                 value = self.store.whole(value)  # type: ignore[arg-type]
             if isinstance(value, PatchRecord):
-                try:
-                    base = self._entry(value.parent, depth + 1)
-                    found, made, _ = self._applied(base, value.change, value.parent)
-                except (SceneNotFound, KeyError):
-                    found = ""
-                if found == key:
-                    if compacted:  # the writer's chain ends here: the next change's starts
-                        made = replace(made, chain=())
-                    self._keep(key, made, shared=True)
+                made = self._replayed(key, value, depth)
+                if made is not None:
                     return made
-                if not found:
-                    raise self._not_found(sid, parent=value.parent) from None
-                self.store.delete(key)  # a record of another scene's change
+                raise self._not_found(sid, parent=value.parent) from None
             elif value is not None:
                 found, geo = self.put(value, publish=False)
                 if found == key:
@@ -560,7 +562,52 @@ class SceneCache:
                 self.store.delete(key)  # bytes under another scene's id: not this scene
         raise self._not_found(sid)
 
-    def _holds(self, sid: str) -> bool:
+    def _replayed(self, key: str, record: PatchRecord, depth: int) -> _Entry | None:
+        """The scene ``key`` built from its stored ``record`` (its parent loaded as needed).
+
+        ``None`` when the parent is gone.
+
+        Raises
+        ------
+        SceneNotFound
+            The record does not make ``key`` (another scene's change under this id: it is
+            deleted from the store).
+        """
+        try:
+            base = self._entry(record.parent, depth + 1)
+            found, made, _ = self._applied(base, record.change, record.parent)
+        except (SceneNotFound, KeyError):
+            return None
+        if found != key:
+            self.store.delete(key)  # type: ignore[union-attr]
+            raise self._not_found(key)
+        if record.whole:  # compacted: the writer's chain ends here, the next change's starts
+            made = replace(made, chain=())
+        self._keep(key, made, shared=True)
+        return made
+
+    def follow(self, sid: str) -> bool:
+        """Build the patched scene ``sid`` now, if this process holds its parent (O(change)).
+
+        For a worker's follower (``service.follower``): a change another worker stored is
+        applied here before a request asks for it. Scenes whose parent this process does
+        not hold are left (nothing is loaded for them). Whether ``sid`` was built.
+        """
+        if self.store is None or self.holds(sid):
+            return False
+        value = self.store.get(sid)
+        if not isinstance(value, PatchRecord) or not self.holds(value.parent):
+            return False
+        done = self._building.setdefault(sid, threading.Event())
+        try:
+            return self._replayed(sid, value, 0) is not None
+        except SceneNotFound:
+            return False
+        finally:
+            done.set()
+            self._building.pop(sid, None)
+
+    def holds(self, sid: str) -> bool:
         """Whether this process caches the scene ``sid`` (id or alias), without the store."""
         with self._lock:
             return self._aliases.get(sid, sid) in self._items

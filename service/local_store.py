@@ -44,6 +44,7 @@ from typing import Any, TypeVar
 from service.model import Scene
 from service.store import (
     DEFAULT_MAX_STORED,
+    FORMAT_PATCH,
     PatchRecord,
     StoreState,
     decode_value,
@@ -67,6 +68,8 @@ BUSY_TIMEOUT = 2.0
 LOG_EVERY = 60.0
 #: Rows read per batch when the least recently used rows are evicted.
 EVICT_BATCH = 64
+#: Records a follower reads per look (``patched_since``).
+FOLLOW_BATCH = 64
 #: Files SQLite keeps beside the database in WAL mode.
 SIDE_FILES = ("-wal", "-shm", "-journal")
 
@@ -296,6 +299,33 @@ class SqliteSceneStore:
             log.warning("scene file %s: %s holds no valid scene (%s)", self.path, sid, err)
             self.delete(sid)
             return None
+
+    def patched_since(self, after: int | None) -> tuple[int, list[str]]:
+        """Ids of patched scenes' records stored after row ``after``, oldest first.
+
+        At most :data:`FOLLOW_BATCH`; with the last row seen (``after`` ``None``: the
+        newest row now, and no ids). For ``service.follower``. Cost: O(log n + rows).
+        """
+
+        def work(conn: sqlite3.Connection) -> list[tuple[int, str]]:
+            if after is None:
+                return [
+                    (
+                        int(
+                            conn.execute("SELECT coalesce(max(rowid), 0) FROM scene").fetchone()[0]
+                        ),
+                        "",
+                    )
+                ]
+            return conn.execute(
+                "SELECT rowid, id FROM scene WHERE rowid > ? AND substr(data, 1, 1) = ? "
+                "ORDER BY rowid LIMIT ?",
+                (after, FORMAT_PATCH, FOLLOW_BATCH),
+            ).fetchall()
+
+        rows = self._run("follow", work) or []
+        last = rows[-1][0] if rows else (after or 0)
+        return int(last), [sid for _, sid in rows if sid]
 
     def whole(self, record: PatchRecord) -> Scene | None:
         """The scene of a compacted ``record`` (``whole_scene``); ``None`` if invalid (logged)."""

@@ -24,6 +24,7 @@ from gunicorn import util
 from gunicorn.glogging import Logger
 from gunicorn.workers.sync import SyncWorker
 
+from service.follower import start_follower
 from service.settings import BY_NAME, check
 
 #: Longest message gunicorn's own errors may carry (they can quote the request line).
@@ -64,12 +65,19 @@ class Worker(SyncWorker):
         super().init_process()
 
     def load_wsgi(self) -> None:
-        """Load (or take the preloaded) app; say the memory ceiling it watches."""
+        """Load (or take the preloaded) app; say the memory ceiling it watches.
+
+        With the workers' scene file, start this worker's follower (``service.follower``):
+        changes other workers store are applied here before a request asks for them.
+        """
         super().load_wsgi()
         setting = BY_NAME["WORKER_MAX_MB"]
         raw = os.environ.get(setting.variable)
         max_mb = int(setting.default if raw is None else check(setting, raw))
         self.log.debug("Memory ceiling %s MB of RSS (soft: service.guard.MemoryWatch)", max_mb)
+        cache = getattr(self.wsgi, "extensions", {}).get("sightline_cache")
+        if cache is not None and start_follower(cache) is not None:
+            self.log.debug("Following the scene file's changes (service.follower)")
 
 
 class JSONLogger(Logger):

@@ -10,6 +10,7 @@ clear 404 naming the gone parent and saying to send the scene, and nothing else 
 from __future__ import annotations
 
 import sqlite3
+import time
 
 import pytest
 
@@ -18,6 +19,7 @@ from service import cache as cache_module
 from service.app import create_app
 from service.engine import live as engine_live
 from service.engine import scene as engine_scene
+from service.follower import FOLLOW_S, start_follower
 from service.local_store import SqliteSceneStore
 
 SCENE = dungeon(120, 4, seed=2)
@@ -131,3 +133,36 @@ def test_a_compacted_link_is_applied_by_a_worker_holding_its_parent(
         and after.get_json()
         == one.post("/v1/cover", json={**QUERY, "scene_id": ids[compacted + 1]}).get_json()
     )
+
+
+def test_a_follower_builds_what_another_worker_patched(workers):
+    """``service.follower``: a worker applies the changes another stored, before any request.
+
+    Only those whose parent it holds (nothing is loaded for the others), and what it built
+    answers as the writer's scene does.
+    """
+    one, two, _ = workers
+    cache = two.application.extensions["sightline_cache"]
+    upload = chain(one, 0)[0]
+    assert two.post("/v1/cover", json={**QUERY, "scene_id": upload}).status_code == 200
+    follower = start_follower(cache)
+    assert follower is not None
+    try:
+        opened = one.patch(f"/v1/scenes/{upload}", json={"walls": {DOOR: {"door_state": "open"}}})
+        new = opened.get_json()["scene_id"]
+        other = one.post("/v1/scenes", json={"scene": dungeon(60, 3, seed=9)})
+        moved = one.patch(
+            f"/v1/scenes/{other.get_json()['scene_id']}", json={"tokens": {"t0": {"x": 1}}}
+        )
+        deadline = time.monotonic() + 30  # a wait for the thread, not a bound on its speed
+        while not cache.holds(new) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert cache.holds(new)
+        time.sleep(10 * FOLLOW_S)  # it has looked at the other change too by now
+        assert not cache.holds(moved.get_json()["scene_id"])  # its parent is not held here
+        mine = one.post("/v1/cover", json={**QUERY, "scene_id": new}).get_json()
+        assert two.post("/v1/cover", json={**QUERY, "scene_id": new}).get_json() == mine
+    finally:
+        follower.stopped.set()
+        follower.join(5)
+    assert not follower.is_alive()

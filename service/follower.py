@@ -1,0 +1,64 @@
+"""A worker's follower: patched scenes built as other workers store them (live scenes).
+
+Without Redis, the workers of one gunicorn share scenes through an SQLite file
+(``service.local_store``); a change ``PATCH``ed on one worker reaches another only when a
+request asks it for the new id, which then waits for the change to be applied (for a door,
+the rooms around it joined or polygonized again). A :class:`Follower` thread in each
+worker looks at the file every :data:`FOLLOW_S` seconds for records stored since its last
+look, and builds each whose parent the worker holds (``SceneCache.follow``): the next
+request finds the scene built (``docs/decisions.md`` "Live scenes"). Started by the
+gunicorn worker (``service.worker.Worker``), never in the master nor in tests' apps.
+
+Cost: one indexed query per :data:`FOLLOW_S` (``SqliteSceneStore.patched_since``), plus what
+the changes cost to apply, once per worker (as a request would pay it).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from service.cache import SceneCache
+from service.local_store import SqliteSceneStore
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two looks at the scene file.
+FOLLOW_S = 0.02
+
+
+class Follower(threading.Thread):
+    """A daemon thread building, in this process, the patched scenes other workers store.
+
+    Parameters
+    ----------
+    cache : SceneCache
+        This worker's cache, over ``store``.
+    store : SqliteSceneStore
+        The scene file the workers share.
+    """
+
+    def __init__(self, cache: SceneCache, store: SqliteSceneStore) -> None:
+        super().__init__(name="sightline-follower", daemon=True)
+        self.cache, self.store = cache, store
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        """Look, build, wait; until :attr:`stopped` is set. Never raises (logged)."""
+        after = self.store.patched_since(None)[0]
+        while not self.stopped.wait(FOLLOW_S):
+            try:
+                after, ids = self.store.patched_since(after)
+                for sid in ids:
+                    self.cache.follow(sid)
+            except Exception:  # a follower must never take the worker down
+                log.exception("scene follower: a change could not be applied here")
+
+
+def start_follower(cache: SceneCache) -> Follower | None:
+    """A started :class:`Follower` of ``cache``'s store, when it is a scene file; else ``None``."""
+    if not isinstance(cache.store, SqliteSceneStore):
+        return None
+    follower = Follower(cache, cache.store)
+    follower.start()
+    return follower
