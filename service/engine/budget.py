@@ -129,9 +129,13 @@ PLAN_PROBE = (2, 4, 8, 16)
 #: sample may still spend by this factor; the last group's estimate is spent, and refuses
 #: past the budget itself.
 PROBE_MARGIN = 2.0
-#: How much cheaper a pair's planning is in the whole request's one batch than among the
-#: probe's 32 (``bench.calibrate``: 8-16x on Starfinder and dnd5e cover matrices of 100-200
-#: tokens, where trees and masks are shared): the probe's time is divided by it.
+#: How much cheaper a pair's planning is in the whole request's one batch than in the
+#: probe's groups (``bench.calibrate``: 8-16x on Starfinder and dnd5e cover matrices of
+#: 100-200 tokens, where trees and masks are shared): the probe's time is divided by it.
+#: Not the same for every plan: about 1x for Starfinder's walls of limited height (a
+#: distance per pair and wall, shared by nothing), 2x on the Lancer ship, 10-27x for dnd5e
+#: and Starfinder without heights on a 20,000-wall dungeon (a 200-token matrix's plan against
+#: the sample's 368 pairs planned in one call), so such plans are foreseen up to 10x low.
 PLAN_BATCHING = 10
 
 
