@@ -725,7 +725,7 @@ def http_app() -> Any:
 #: and a replica's 503 passed through (answered by one replica).
 def _server_cases(tenth: bool) -> list[tuple[str, str, list[tuple[str, Any]]]]:
     mb = 400 if tenth else 4000
-    cases = [
+    cases: list[tuple[str, str, list[tuple[str, Any]]]] = [
         ("2 ceiling: numpy arrays", f"{mb} MB", [(f"/_mem/numpy?mb={mb}", "GET")]),
         ("2 ceiling: GEOS buffers", f"{mb} MB", [(f"/_mem/shapely?mb={mb}", "GET")]),
     ]
