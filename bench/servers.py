@@ -111,6 +111,7 @@ def start_gunicorn(
     port: int | None = None,
     root: Path = ROOT,
     wait: float = 60,
+    app: str = "service.app:create_app()",
 ) -> tuple[subprocess.Popen[bytes], str]:
     """gunicorn serving Sightline on 127.0.0.1 with ``env`` added; its process and URL.
 
@@ -118,7 +119,8 @@ def start_gunicorn(
     its working directory first on ``sys.path``), this one by default; another checkout
     (``git worktree add``) serves that version with this environment's dependencies.
     ``wait``: seconds to wait for ``/healthz`` (a checkout served the first time compiles
-    its kernels first); ``RuntimeError`` past it.
+    its kernels first); ``RuntimeError`` past it. ``app``: the WSGI app gunicorn loads (the
+    service's, or one of the benches' and tests' that add routes to it).
     """
     port = port or free_port()
     out = open(log, "wb") if log is not None else subprocess.DEVNULL  # noqa: SIM115
@@ -131,7 +133,7 @@ def start_gunicorn(
                 "--bind",
                 f"127.0.0.1:{port}",
                 *([] if log is not None else ["--access-logfile", "/dev/null"]),
-                "service.app:create_app()",
+                app,
             ],
             cwd=root,
             env={**os.environ, **env},

@@ -41,6 +41,11 @@ Issue 32's kinds:
 peak RSS, status) through the real app (Flask test client), and prints the table with the
 fitted exponent in walls. Each request's milliseconds in the app are split: all, and the part
 spent reading the body (JSON parse, scene decode, the count limits read from the bytes).
+``python -m bench.worst --http`` runs issue 32's kinds through gunicorn (``run_http``): a
+one-worker server of the service for the geometry, cache and import kinds, then nginx over
+two one-worker servers of ``http_app`` (the service with the test routes of
+``tests/e2e/memory_app`` and one that kills its worker) for the memory ceiling (kind 2) and
+the proxy (kind 7): ``run_http_servers``.
 Nothing is asserted here; the tests use small sizes of the same kinds
 (``tests/engine/test_work_budget.py``, ``tests/service/test_early_refusals.py``).
 """
@@ -613,62 +618,191 @@ def _status_mb(pid: int, field: str) -> float | None:
     return None
 
 
-def run_http(tenth_too: bool = True, only: list[str] | None = None) -> list[dict[str, Any]]:
-    """Every issue 32 kind through a one-worker gunicorn on 127.0.0.1; a row per (kind, size).
+def _http_row(
+    master: int, url: str, kind: str, size: str, calls: list[tuple[str, Any]]
+) -> dict[str, Any]:
+    """One row of ``run_http``: ``calls`` sent in turn to ``url`` (gunicorn ``master``'s).
 
-    A question carrying a scene uploads it first (``upload s``: its build), then asks by
-    ``scene_id``. Each row: the statuses, the slowest request's seconds (client side), the
-    worker's peak RSS during the kind (``VmHWM``, reset before it through ``clear_refs``)
-    and its RSS after, and whether the worker was replaced (died).
+    A question carrying a scene uploads it first (``upload s``), then asks by ``scene_id``.
+    A path alone (a ``str`` body: ``"GET"``) is a GET. The statuses (``"(html)"`` after one
+    whose body is not JSON), the slowest request's seconds at the client, the worker's peak
+    RSS (``VmHWM``, reset first through ``clear_refs``) and its RSS after (once a
+    ``/healthz`` sent next is answered: what it frees after an answer is done), and whether
+    the worker was replaced (died).
     """
     import requests
 
+    pid = _worker_pid(master)
+    if pid is not None:
+        with open(f"/proc/{pid}/clear_refs", "w") as fh:
+            fh.write("5")  # reset the peak RSS (VmHWM) to now
+    statuses, slowest, upload = [], 0.0, 0.0
+    for path, body in calls:
+        if isinstance(body, dict) and "scene" in body and path not in ("/v1/scenes",):
+            # The scene uploaded first (its build timed apart): the row's seconds are the
+            # question's, by scene id.
+            start = time.perf_counter()
+            r = requests.post(url + "/v1/scenes", json={"scene": body["scene"]}, timeout=120)
+            upload = max(upload, time.perf_counter() - start)
+            if r.status_code in (200, 201):
+                body = {**body, "scene_id": r.json()["scene_id"]}
+                del body["scene"]
+        start = time.perf_counter()
+        try:
+            if body == "GET":
+                r = requests.get(url + path, timeout=120)
+            else:
+                r = requests.post(url + path, data=json.dumps(body), timeout=120,
+                                  headers={"Content-Type": "application/json"})  # fmt: skip
+            json_body = r.headers.get("Content-Type", "").startswith("application/json")
+            statuses.append(f"{r.status_code}" + ("" if json_body else " (html)"))
+        except requests.RequestException as exc:
+            statuses.append(type(exc).__name__)
+        slowest = max(slowest, time.perf_counter() - start)
+    try:  # queued behind what the worker does once the answer is sent (release_memory)
+        requests.get(url + "/healthz", timeout=60)
+    except requests.RequestException:
+        pass
+    after = _worker_pid(master)
+    return {"kind": kind, "size": size, "status": sorted(set(statuses)),
+            "seconds": round(slowest, 2), "calls": len(calls), "upload": round(upload, 2),
+            "peak_mb": None if pid is None else _status_mb(pid, "VmHWM"),
+            "after_mb": None if after is None else _status_mb(after, "VmRSS"),
+            "died": after != pid}  # fmt: skip
+
+
+def run_http(tenth_too: bool = True, only: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every issue 32 kind through a one-worker gunicorn on 127.0.0.1; a row per (kind, size).
+
+    Kinds 2 and 7 (the memory ceiling, the proxy) are ``run_http_servers``'; the other
+    kinds' rows are ``_http_row``'s, here.
+    """
     from bench.servers import start_gunicorn, stop
 
-    proc, url = start_gunicorn({"SIGHTLINE_WORKERS": "1"}, wait=300)
+    cases = [(tenth, kind, size, calls) for tenth in ((True, False) if tenth_too else (False,))
+             for kind, size, calls in http_cases(tenth)
+             if not only or any(o in kind for o in only)]  # fmt: skip
     rows = []
-    try:
-        for tenth in (True, False) if tenth_too else (False,):
-            for kind, size, calls in http_cases(tenth):
-                if only and not any(o in kind for o in only):
-                    continue
-                pid = _worker_pid(proc.pid)
-                if pid is not None:
-                    with open(f"/proc/{pid}/clear_refs", "w") as fh:
-                        fh.write("5")  # reset the peak RSS (VmHWM) to now
-                statuses, slowest, upload = [], 0.0, 0.0
-                for path, body in calls:
-                    if "scene" in body and path not in ("/v1/scenes",):
-                        # The scene uploaded first (its build timed apart): the row's
-                        # seconds are the question's, by scene id.
-                        start = time.perf_counter()
-                        r = requests.post(url + "/v1/scenes", json={"scene": body["scene"]},
-                                          timeout=120)  # fmt: skip
-                        upload = max(upload, time.perf_counter() - start)
-                        if r.status_code in (200, 201):
-                            body = {**body, "scene_id": r.json()["scene_id"]}
-                            del body["scene"]
-                    data = json.dumps(body)
-                    start = time.perf_counter()
-                    try:
-                        r = requests.post(url + path, data=data, timeout=120,
-                                          headers={"Content-Type": "application/json"})  # fmt: skip
-                        statuses.append(r.status_code)
-                    except requests.RequestException as exc:
-                        statuses.append(type(exc).__name__)
-                    slowest = max(slowest, time.perf_counter() - start)
-                after = _worker_pid(proc.pid)
-                row = {"kind": kind, "size": size, "status": sorted(set(map(str, statuses))),
-                       "seconds": round(slowest, 2), "calls": len(calls),
-                       "upload": round(upload, 2),
-                       "peak_mb": None if pid is None else _status_mb(pid, "VmHWM"),
-                       "after_mb": None if after is None else _status_mb(after, "VmRSS"),
-                       "died": after != pid}  # fmt: skip
+    if cases:
+        proc, url = start_gunicorn({"SIGHTLINE_WORKERS": "1"}, wait=300)
+        try:
+            for _, kind, size, calls in cases:
+                rows.append(_http_row(proc.pid, url, kind, size, calls))
+                print(json.dumps(rows[-1]), flush=True)
+        finally:
+            stop(proc)
+    return rows + run_http_servers(tenth_too, only)
+
+
+def http_app() -> Any:
+    """``tests/e2e/memory_app``'s app (the service with ``/_mem`` routes) and ``/_bench/die``.
+
+    ``POST /_bench/die`` kills its own worker (``SIGKILL``) while it holds the request, as a
+    crash in C once did (issue 32 kind 7). For ``run_http_servers`` only, never the product:
+    ``gunicorn 'bench.worst:http_app()'``.
+    """
+    import os
+    import signal
+
+    from tests.e2e.memory_app import create_app
+
+    app = create_app()
+
+    @app.post("/_bench/die")
+    def die() -> Any:
+        os.kill(os.getpid(), signal.SIGKILL)
+        return {}  # never reached
+
+    return app
+
+
+#: Issue 32's kinds 2 and 7 (``run_http_servers``): (kind, size, requests) at the limits or
+#: a tenth. Kind 2, to one replica: C allocations of ``mb`` MiB against the default
+#: ``SIGHTLINE_WORKER_MAX_MB`` (1,024), in numpy and in GEOS, and (at the limit) one the
+#: kernel refuses and GEOS' ``bad_alloc``: a 503 JSON past the ceiling, the worker alive.
+#: Kind 7, through nginx (``deploy/nginx.conf``) over both replicas: requests that kill
+#: their worker (a JSON 502 each, sent to one replica only: one worker died per request),
+#: and a replica's 503 passed through (answered by one replica).
+def _server_cases(tenth: bool) -> list[tuple[str, str, list[tuple[str, Any]]]]:
+    mb = 400 if tenth else 4000
+    cases: list[tuple[str, str, list[tuple[str, Any]]]] = [
+        ("2 ceiling: numpy arrays", f"{mb} MB", [(f"/_mem/numpy?mb={mb}", "GET")]),
+        ("2 ceiling: GEOS buffers", f"{mb} MB", [(f"/_mem/shapely?mb={mb}", "GET")]),
+    ]
+    if not tenth:
+        cases += [("2 ceiling: refused in C", "2**44 B, bad_alloc",
+                   [("/_mem/huge", "GET"), ("/_mem/bad_alloc", "GET")]),
+                  ("7 proxy: requests killing their worker", "4 requests",
+                   [("/_bench/die", {})] * 4),
+                  ("7 proxy: a replica's 503 passed through", "2**44 B",
+                   [("/_mem/huge", "GET")])]  # fmt: skip
+    return cases
+
+
+def run_http_servers(tenth_too: bool = True, only: list[str] | None = None) -> list[dict[str, Any]]:
+    """Kinds 2 and 7: nginx (``bench.servers.Nginx``) over two one-worker gunicorns.
+
+    Both replicas serve ``http_app`` with the default settings. Kind 2's rows go to the first
+    replica (``_http_row``); kind 7's to nginx, where the row's ``died`` is how many
+    workers its requests killed over both replicas (one a request: its own, not replayed;
+    two: sent again to the other) and how many answers the replicas logged (one a request
+    answered: not sent twice), read from their logs (``Booting worker``, the access log).
+    Skipped (no rows) when nginx is not installed.
+    """
+    import tempfile
+    from pathlib import Path
+
+    from bench import servers
+
+    cases = [(tenth, kind, size, calls) for tenth in ((True, False) if tenth_too else (False,))
+             for kind, size, calls in _server_cases(tenth)
+             if not only or any(o in kind for o in only)]  # fmt: skip
+    if not cases:
+        return []
+    if servers.NGINX is None:
+        print("kinds 2 and 7 skipped: nginx not installed (apt-get install -y nginx)")
+        return []
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="worst-") as tmp:
+        where = Path(tmp)
+        env = {"SIGHTLINE_WORKERS": "1", "PYTHONUNBUFFERED": "1"}
+        procs: list[Any] = []
+        nginx = None
+        try:
+            for name in ("a", "b"):
+                procs.append(servers.start_gunicorn(env, where / f"{name}.log", wait=300,
+                                                    app="bench.worst:http_app()"))  # fmt: skip
+            nginx = servers.Nginx([u.removeprefix("http://") for _, u in procs], where)
+            nginx.start()
+            logs = [where / "a.log", where / "b.log"]
+            for _, kind, size, calls in cases:
+                if kind.startswith("7"):
+                    path = calls[0][0]
+                    before = [_served(log, path) for log in logs]
+                    row = _http_row(procs[0][0].pid, nginx.url, kind, size, calls)
+                    time.sleep(1.0)  # the masters log their new workers
+                    after = [_served(log, path) for log in logs]
+                    killed = sum(a[0] - b[0] for a, b in zip(after, before, strict=True))
+                    answered = sum(a[1] - b[1] for a, b in zip(after, before, strict=True))
+                    row |= {"peak_mb": None, "after_mb": None,
+                            "died": f"{killed} (replicas answered {answered} of "
+                                    f"{len(calls)})"}  # fmt: skip
+                else:
+                    row = _http_row(procs[0][0].pid, procs[0][1], kind, size, calls)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-    finally:
-        stop(proc)
+        finally:
+            if nginx is not None:
+                nginx.stop()
+            for proc, _ in procs:
+                servers.stop(proc)
     return rows
+
+
+def _served(log: Any, path: str) -> tuple[int, int]:
+    """Workers a gunicorn has booted (the first included) and its answers to ``path``, by log."""
+    text = log.read_text(errors="replace")
+    return text.count("Booting worker"), text.count(f'"path": "{path.split("?")[0]}"')
 
 
 def http_table(rows: list[dict[str, Any]]) -> str:
@@ -678,7 +812,7 @@ def http_table(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         peak = "-" if r["peak_mb"] is None else f"{r['peak_mb']:.0f}"
         after = "-" if r["after_mb"] is None else f"{r['after_mb']:.0f}"
-        died = "yes" if r["died"] else "no"
+        died = r["died"] if isinstance(r["died"], str) else "yes" if r["died"] else "no"
         up = f"{r['upload']:.2f}" if r.get("upload") else "-"
         out.append(f"| {r['kind']} | {r['size']} | {', '.join(r['status'])} | "
                    f"{r['seconds']:.2f} | {up} | {peak} | {after} | {died} |")  # fmt: skip

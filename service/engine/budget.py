@@ -8,14 +8,17 @@ worker answers at once.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from service.errors import OverBudget
 from service.settings import BY_NAME
+
+_P = TypeVar("_P")
 
 #: The ``SIGHTLINE_*`` settings that bound the core's own steps (``service.settings``):
 #: closed rooms (``geometry.rooms``), hex footprints (``engine.grids``) and Starfinder flanking.
@@ -113,21 +116,95 @@ def trace_units(lines: int, creatures: int, pairs: int) -> float:
 #: ``2 * SAMPLE_MIN`` pairs is not sampled (its steps' own estimates and counts bound it).
 SAMPLE_SHARE = 100
 SAMPLE_MIN = 8
-#: The first pairs of a sample whose planning is timed (``cpu_units``): a ruleset's
-#: planning is work no step counts (SF-COV-5's low obstacles measure each pair's distance to
-#: every wall of limited height in its box), so its CPU time on these pairs, less that of
-#: one pair planned alone (the call's own overhead), scaled to the request, is spent on the
-#: sample's budget; a costly plan is refused after these alone.
-PLAN_PROBE = 32
-#: How much cheaper a pair's planning is in the whole request's one batch than among the
-#: probe's 32 (``bench.calibrate``: 8-16x on Starfinder and dnd5e cover matrices of 100-200
-#: tokens, where trees and masks are shared): the probe's time is divided by it.
+#: The first pairs of a sample whose planning is timed (``PlanProbe``), in groups of these
+#: sizes (30 pairs), each group planned in one call: a ruleset's planning is work no step
+#: counts (SF-COV-5's low obstacles measure each pair's distance to every wall of limited
+#: height in its box), so its CPU time a pair, scaled to the request, is spent on the
+#: sample's budget. The groups grow so that a costly plan is refused after a few pairs (a
+#: Starfinder 200-token matrix on 50,000 walls with heights plans 2-10 ms a pair: refused
+#: after 2 pairs, not 32).
+PLAN_PROBE = (2, 4, 8, 16)
+#: A probe group before the last refuses at once when the planning it foresees (its groups'
+#: whole time a pair, the calls' own overhead included: more than a pair's) passes what the
+#: sample may still spend by this factor; the last group's estimate is spent, and refuses
+#: past the budget itself.
+PROBE_MARGIN = 2.0
+#: How much cheaper a pair's planning is in the whole request's one batch than in the
+#: probe's groups (``bench.calibrate``: 8-16x on Starfinder and dnd5e cover matrices of
+#: 100-200 tokens, where trees and masks are shared): the probe's time is divided by it.
+#: Not the same for every plan: about 1x for Starfinder's walls of limited height (a
+#: distance per pair and wall, shared by nothing), 2x on the Lancer ship, 10-27x for dnd5e
+#: and Starfinder without heights on a 20,000-wall dungeon (a 200-token matrix's plan against
+#: the sample's 368 pairs planned in one call), so such plans are foreseen up to 10x low.
 PLAN_BATCHING = 10
 
 
 def cpu_units(seconds: float) -> float:
     """Budget units of ``seconds`` of CPU (``UNIT_SECONDS`` each)."""
     return seconds / UNIT_SECONDS
+
+
+class PlanProbe:
+    """The planning of a sample's pairs, its first ``PLAN_PROBE`` pairs timed and spent.
+
+    A pair's planning is the slope of the groups' CPU times (``time.thread_time``) against
+    their sizes (least squares, at least 0): what a pair adds, without a call's own
+    overhead. ``cpu_units`` of it, times the sample's pairs, divided by ``PLAN_BATCHING``,
+    is spent on ``trial`` (``WorkBudget.foresee``'s budget of the sample).
+    """
+
+    def __init__(self, trial: WorkBudget) -> None:
+        self.trial = trial
+
+    def plans(self, rows: NDArray[np.intp], plan: Callable[[NDArray[np.intp]], _P]) -> list[_P]:
+        """``plan(part)`` over ``rows`` in parts: each ``PLAN_PROBE`` group, then the rest.
+
+        Each group is timed; after each group but the last, the planning foreseen from the
+        groups' whole time a pair is afforded with ``PROBE_MARGIN``; after the last the
+        fitted planning is spent, before the rest is planned. Returns the parts' plans in
+        order (they cover ``rows`` once). O(groups) calls of ``plan``.
+
+        Raises
+        ------
+        OverBudget
+            When the planning foreseen passes the sample's budget (nothing more is planned).
+        """
+        ends = np.minimum(np.cumsum(PLAN_PROBE), len(rows)).tolist()
+        bounds = sorted({0, *ends, len(rows)})
+        parts = [rows[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+        groups = len({e for e in ends if e > 0})  # the first parts; the rest is the last
+        sizes: list[int] = []
+        seconds: list[float] = []
+        out = []
+        for k, part in enumerate(parts):
+            start = time.thread_time()
+            out.append(plan(part))
+            if k >= groups:
+                continue
+            seconds.append(time.thread_time() - start)
+            sizes.append(len(part))
+            if k < groups - 1:  # an early look: the whole time a pair, overhead included
+                units = self._units(sum(seconds) / sum(sizes), len(rows))
+                if self.trial.used + units / PROBE_MARGIN > self.trial.limit:
+                    self.trial.wanted = self.trial.used + units
+                    raise self.trial.refusal(self.trial.wanted)
+            else:
+                self.trial.spend(int(self._units(_slope(sizes, seconds), len(rows))))
+        return out
+
+    @staticmethod
+    def _units(each: float, pairs: int) -> float:
+        """Units of ``pairs`` planned in the request's batch at ``each`` s a pair in the probe."""
+        return cpu_units(each) * pairs / PLAN_BATCHING
+
+
+def _slope(sizes: list[int], seconds: list[float]) -> float:
+    """Least-squares slope of ``seconds`` against ``sizes``, at least 0 (one group: its mean)."""
+    n, t = np.asarray(sizes, dtype=np.float64), np.asarray(seconds, dtype=np.float64)
+    spread = float(((n - n.mean()) ** 2).sum())
+    if spread == 0.0:
+        return float(t.sum() / n.sum())
+    return max(0.0, float(((n - n.mean()) * (t - t.mean())).sum() / spread))
 
 
 def sample_rows(total: int) -> NDArray[np.intp] | None:

@@ -15,14 +15,13 @@ the per-pair rule is O(lines of the pair).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from service.engine.budget import PLAN_BATCHING, PLAN_PROBE, WorkBudget, cpu_units, trace_units
+from service.engine.budget import PlanProbe, WorkBudget, trace_units
 from service.engine.scene import BuiltScene
 from service.geometry.measure import MeasuredBatch, measure
 from service.model import Token
@@ -102,22 +101,21 @@ def _measured(
     spec = system.cover_measure(built, attack, options, detail)
     plan = None
     if budget is not None and pairs:  # refuse before planning every pair
-        start = time.thread_time()
         first = system.cover_plan(built, pairs[:1], attack, options)
-        one = time.thread_time() - start  # a call's own overhead and one pair
         lines = int(first.pairs.counts()[0])
         creatures = len(built.scene.tokens) if spec.creatures else 0
 
         def sample(rows: NDArray[np.intp], trial: WorkBudget) -> float:
             traced = 0
-            for k, part in enumerate((rows[:PLAN_PROBE], rows[PLAN_PROBE:])):
-                if not len(part):
-                    continue
-                start = time.thread_time()
-                some = system.cover_plan(built, [pairs[i] for i in part.tolist()], attack, options)
-                if k == 0 and len(part) > 1:  # the probe's planning per pair, timed, scaled
-                    each = max(0.0, time.thread_time() - start - one) / (len(part) - 1)
-                    trial.spend(int(cpu_units(each) * len(rows) / PLAN_BATCHING))
+            # The probe's planning per pair, timed, scaled, spent (refused after a few pairs
+            # when costly), before any line is measured.
+            plans = PlanProbe(trial).plans(
+                rows,
+                lambda part: system.cover_plan(
+                    built, [pairs[i] for i in part.tolist()], attack, options
+                ),
+            )
+            for some in plans:
                 out = measure(built, spec, without_set_aside(built, some.pairs, options), trial)
                 counts = np.diff(out.rows).tolist()  # SF-COV-9 leaves some pairs' lines out
                 traced += sum(counts[r] for r in range(len(out)) if out[r].traced)

@@ -322,10 +322,10 @@ def test_a_matrix_sample_foresees_what_the_matrix_counts_within_two_times(monkey
     and a Starfinder cover matrix of 40 tokens on the bench dungeon. The units the sample
     foresees for the counted steps are within 2x of what the whole matrix then counts (the
     planning's CPU time, the one timed term, set to 0 here)."""
-    import service.rules.ask as ask
+    import service.engine.budget as budget_module
     from bench.dungeon import dungeon
 
-    monkeypatch.setattr(ask, "cpu_units", lambda seconds: 0.0)
+    monkeypatch.setattr(budget_module, "cpu_units", lambda seconds: 0.0)
     scene = SceneSchema().load(dungeon(2000, 40, seed=3))
     built = build_scene(scene)
     pairs = [(a, t) for a in scene.tokens for t in scene.tokens if a is not t]
@@ -350,18 +350,53 @@ def test_a_matrix_sample_foresees_what_the_matrix_counts_within_two_times(monkey
 
 def test_a_costly_plan_is_refused_from_the_timed_probe(monkeypatch):
     """Planning that no step counts (SF-COV-5's low obstacles) is timed on the sample's first
-    ``PLAN_PROBE`` pairs and scaled: past the budget, refused before the other pairs are
-    planned or any line traced (``measure`` never runs)."""
+    pairs (``PLAN_PROBE``, in growing groups) and scaled: past the budget, refused after the
+    first group, before the other pairs are planned or any line traced (``measure`` never
+    runs)."""
+    import service.engine.budget as budget_module
     import service.rules.ask as ask
     from bench.dungeon import dungeon
 
     scene = SceneSchema().load(dungeon(500, 40, seed=3))
     built = build_scene(scene)
     pairs = [(a, t) for a in scene.tokens for t in scene.tokens if a is not t]
-    monkeypatch.setattr(ask, "cpu_units", lambda seconds: 10**9)  # a very slow plan
+    monkeypatch.setattr(budget_module, "cpu_units", lambda seconds: 10**9)  # a very slow plan
     measured = []
     monkeypatch.setattr(ask, "measure", lambda *a, **k: measured.append(1))
+    system = rules.get("starfinder")
+    planned = []
+    plan = system.cover_plan
+
+    def spy(built, some, *args, **kwargs):
+        planned.append(len(some))
+        return plan(built, some, *args, **kwargs)
+
+    monkeypatch.setattr(system, "cover_plan", spy)
     budget = WorkBudget(6_000_000, "plan fewer pairs")
     with pytest.raises(OverBudget, match="plan fewer pairs"):
-        cover_all(rules.get("starfinder"), built, pairs, Attack(), {}, budget=budget)
+        cover_all(system, built, pairs, Attack(), {}, budget=budget)
     assert not measured and budget.used == 0
+    assert planned == [1, budget_module.PLAN_PROBE[0]]  # the first pair, then one group
+
+
+@pytest.mark.parametrize("each", [0.0, 1e-6, 1e-3])
+def test_the_probe_spends_a_pairs_planning_without_the_calls_overhead(monkeypatch, each):
+    """``PlanProbe`` fits a pair's planning from its groups' times (the slope against their
+    sizes): a call's own overhead is not counted as the pairs' work, and what a pair adds,
+    scaled to the sample's pairs and divided by ``PLAN_BATCHING``, is spent once."""
+    import service.engine.budget as budget_module
+
+    now = [0.0]
+    monkeypatch.setattr(budget_module.time, "thread_time", lambda: now[0])
+
+    def plan(part):
+        now[0] += 0.004 + each * len(part)  # 4 ms a call, ``each`` s a pair
+        return part.tolist()
+
+    rows = np.arange(0, 39_800, 100)
+    trial = WorkBudget(10**12, "x")
+    plans = budget_module.PlanProbe(trial).plans(rows, plan)
+    assert sum(plans, []) == rows.tolist()  # every row planned once, in order
+    assert [len(p) for p in plans[:-1]] == list(budget_module.PLAN_PROBE)
+    expected = budget_module.cpu_units(each) * len(rows) / budget_module.PLAN_BATCHING
+    assert trial.used == pytest.approx(int(expected), abs=2)
