@@ -121,8 +121,21 @@ def lazy_bytes(geo: BuiltScene) -> int:
     held), containers and dataclasses by what they hold. Cost: O(objects held), the
     geometries counted in one vectorised call per array.
     """
-    seen: set[int] = set()
+    seen = built_ids(geo)
     return sum(_held_bytes(value, seen, LAZY_DEPTH) for value in lazy_values(geo))
+
+
+def built_ids(geo: BuiltScene) -> set[int]:
+    """Ids of ``geo``'s wall indexes and of what they hold when built (not memo nor grid).
+
+    A lazily built copy of an index (``sealed._covering``, one per height band) shares them,
+    and ``approx_bytes`` counts them already. O(index fields).
+    """
+    out: set[int] = set()
+    for index in (geo.walls, geo.sight):
+        out.add(id(index))
+        out |= {id(getattr(index, f.name)) for f in fields(index) if f.name not in ("memo", "grid")}
+    return out
 
 
 def lazy_values(geo: BuiltScene) -> list[object]:
@@ -443,7 +456,7 @@ class SceneCache:
             known = self._lazy.get(sid)
             if known is None or known[0] != signature:
                 values = lazy_values(entry.geo)
-                self._hold(values)
+                self._hold(values, built_ids(entry.geo))
                 if known is not None:
                     self._release(known[1])
                 self._lazy[sid] = (signature, values)
@@ -456,12 +469,16 @@ class SceneCache:
         if self._used is not None:
             self._used.add(sid)
 
-    def _hold(self, values: list[object]) -> None:
-        """Count ``values`` as held by one more cached scene (measured when first held)."""
+    def _hold(self, values: list[object], built: set[int]) -> None:
+        """Count ``values`` as held by one more cached scene (measured when first held).
+
+        What the scene's built indexes hold (``built``, from ``built_ids``) is not measured.
+        """
         for value in values:
             held = self._built.get(id(value))
             if held is None:  # held objects stay alive: an id here is this object's
-                held = self._built[id(value)] = [value, _held_bytes(value, set(), LAZY_DEPTH), 0]
+                size = _held_bytes(value, set(built), LAZY_DEPTH)
+                held = self._built[id(value)] = [value, size, 0]
                 self._lazy_total += held[1]
             held[2] += 1
 

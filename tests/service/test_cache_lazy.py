@@ -13,9 +13,11 @@ from __future__ import annotations
 import pytest
 
 from bench.dungeon import dungeon
-from bench.worst import lattice
+from bench.worst import dungeon_with_heights, lattice
+from service import cache as cache_module
 from service.app import create_app
 from service.cache import BYTES_PER_GEOMETRY, approx_bytes, lazy_bytes
+from service.engine.walls import WallIndex
 
 MB = 2**20
 
@@ -101,3 +103,22 @@ def test_what_door_flips_share_is_counted_once():
         cache.get(sid)
         assert lazy_bytes(cache.get(sid)) > one / 2  # each scene holds about as much
     assert cache.lazy_counted_bytes() - before < one / 2  # but the six hold it once
+
+
+def test_a_copy_of_the_index_for_a_height_band_counts_only_what_it_adds():
+    """The rooms of a height band are built on a copy of the wall index (``sealed._covering``,
+    GEO-5a) sharing the walls, coordinates and tree of the index, which the scene's own
+    estimate counts: the copy adds its changed arrays only (it had been counted whole, each
+    wall again: 17 MB at 50,000 walls)."""
+    app = create_app({"SCENE_CACHE_MAX_MB": 1000})
+    client = app.test_client()
+    cache = app.extensions["sightline_cache"]
+    sid = client.post("/v1/scenes", json={"scene": dungeon_with_heights(3000, 12)})
+    sid = sid.get_json()["scene_id"]
+    body = {"ruleset": "starfinder", "scene_id": sid, "kind": "cover"}
+    assert client.post("/v1/matrix", json=body).status_code == 200
+    geo = cache.get(sid)
+    copies = [v for v in geo.walls.memo.get("covering", {}).values() if isinstance(v, WallIndex)]
+    assert copies  # the band's rooms were built on a copy
+    whole = sum(cache_module._held_bytes(c, set(), cache_module.LAZY_DEPTH) for c in copies)
+    assert lazy_bytes(geo) < whole  # the copy's shared walls are not counted again
