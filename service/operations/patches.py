@@ -150,7 +150,12 @@ def _item(
             path,
             err.messages,
         ) from None
-    if name == "walls" and "door_state" in value and item.door == "none":
+    if (  # a door_state set on a wall that is no door, and was not made one or none here
+        name == "walls"
+        and value.get("door_state") is not None
+        and "door" not in value
+        and item.door == "none"
+    ):
         raise RulesError(
             f"Wall {shown(item_id)} is not a door (door: 'none'): its door_state cannot "
             "change. Set 'door' too if it has become one.",

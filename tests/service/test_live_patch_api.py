@@ -50,8 +50,10 @@ def whole(scene: dict, change: dict) -> dict:
                 items.remove(found)
             elif found is None:
                 items.append({"id": item_id, **fields})
-            else:
-                found.update(fields)
+            else:  # merge patch: a null field restores its default (the key goes)
+                found.update({k: v for k, v in fields.items() if v is not None})
+                for key in [k for k, v in fields.items() if v is None]:
+                    found.pop(key, None)
     return out
 
 
@@ -273,3 +275,24 @@ def test_a_typo_never_suggests_a_hidden_token(client):
     resp = client.patch(f"/v1/scenes/{sid}", json={"tokens": {"assasin-7": {"x": 1}}})
     assert resp.status_code == 422
     assert "assassin-7" not in resp.get_json()["message"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # a door made a plain wall, its state reset to the default in the same change
+        {"walls": {"inner-door": {"door": "none", "door_state": None}}},
+        # a wall made a door and opened in one change
+        {"walls": {"north": {"door": "door", "door_state": "open"}}},
+        # a door's state reset to the default
+        {"walls": {"inner-door": {"door_state": None}}},
+    ],
+)
+def test_a_change_a_whole_upload_accepts_gets_its_id(client, base, change):
+    """A PATCH refuses a door_state only on a wall that stays no door (FORMATS: doors are
+    walls with door != none); what a whole upload of the merged scene accepts, it takes."""
+    resp = client.patch(f"/v1/scenes/{base}", json=change)
+    assert resp.status_code == 200, resp.get_json()
+    upload = client.post("/v1/scenes", json={"scene": whole(sample_scene(), change)})
+    assert upload.status_code == 200
+    assert resp.get_json()["scene_id"] == upload.get_json()["scene_id"]
