@@ -354,7 +354,9 @@ class SceneCache:
         store, the new scene is stored as ``parent`` + ``change`` (``PatchRecord``); once the
         chain behind it reaches ``MAX_CHAIN``, with the whole scene beside (``whole``: a reader
         that holds ``parent`` still applies the change, one that does not decodes the scene).
-        The parent stays as it was.
+        A change that makes no change, or leads back to a scene of its chain (a door opened
+        and closed again), stores nothing: that scene is stored already. The parent stays
+        as it was.
 
         Raises
         ------
@@ -368,7 +370,9 @@ class SceneCache:
         sid, entry, applied = self._applied(base, change, parent)
         if self.store is not None:
             chain = (parent, *base.chain)
-            if len(chain) > MAX_CHAIN:  # compacted: the scene itself, and the change beside
+            if sid in chain:  # no change, or back to a scene of its chain: stored already (a
+                pass  # record under its id would point at its own descendants, a cycle)
+            elif len(chain) > MAX_CHAIN:  # compacted: the scene itself, and the change beside
                 whole = encode_scene(applied.scene)
                 self.store.put_patch(sid, PatchRecord(parent, change, (), whole))
                 entry = replace(entry, chain=())

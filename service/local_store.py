@@ -95,6 +95,9 @@ _UPSERT = (
     "INSERT INTO scene (id, data, size, used) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE "
     "SET data = excluded.data, size = excluded.size, used = excluded.used"
 )
+#: A patched scene's record never takes the place of the scene stored whole under its id (the
+#: same scene: the whole one needs no chain); that row's time of last use restarts instead.
+_UPSERT_RECORD = _UPSERT + " WHERE substr(scene.data, 1, 1) = ?"
 
 
 def remove_files(path: str | os.PathLike[str]) -> None:
@@ -226,7 +229,8 @@ class SqliteSceneStore:
 
         As ``put``, plus O(log n) per id of ``record.chain`` (at most
         ``service.cache.MAX_CHAIN``), in the same transaction (the chain's rows, just
-        used, are the last the eviction takes).
+        used, are the last the eviction takes). A scene stored whole under ``sid`` stays
+        (its time of last use restarts): a record never replaces it.
         """
         try:
             data = encode_patch(record)
@@ -239,12 +243,18 @@ class SqliteSceneStore:
             return False
         now = time.time()
 
+        record = data[:1] == FORMAT_PATCH
+
         def work(conn: sqlite3.Connection) -> bool:
             with _write(conn):
                 conn.execute("DELETE FROM scene WHERE used < ?", (now - self.ttl,))
-                conn.execute(_UPSERT, (sid, data, len(data), now))
+                if record:
+                    conn.execute(_UPSERT_RECORD, (sid, data, len(data), now, FORMAT_PATCH))
+                else:
+                    conn.execute(_UPSERT, (sid, data, len(data), now))
+                touched = (sid, *chain) if record else chain
                 conn.executemany(
-                    "UPDATE scene SET used = ? WHERE id = ?", [(now, other) for other in chain]
+                    "UPDATE scene SET used = ? WHERE id = ?", [(now, other) for other in touched]
                 )
                 self._evict(conn, keep=sid)
             return True

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
+import msgspec
 import pytest
 
 from bench.dungeon import dungeon
@@ -19,8 +20,11 @@ from service import cache as cache_module
 from service.app import create_app
 from service.engine import live as engine_live
 from service.engine import scene as engine_scene
+from service.engine.live import Change
 from service.follower import FOLLOW_S, start_follower
 from service.local_store import SqliteSceneStore
+from service.model import Scene
+from service.store import PatchRecord
 
 SCENE = dungeon(120, 4, seed=2)
 DOOR = next(w["id"] for w in SCENE["walls"] if w.get("door_state") == "closed")
@@ -166,3 +170,49 @@ def test_a_follower_builds_what_another_worker_patched(workers):
         follower.stopped.set()
         follower.join(5)
     assert not follower.is_alive()
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        [{}],  # no change: the parent's own id
+        [{"walls": {DOOR: {"door_state": "closed"}}}],  # a door closed that is closed
+        # a door opened and closed again: back to the upload, two links on
+        [{"walls": {DOOR: {"door_state": "open"}}}, {"walls": {DOOR: {"door_state": "closed"}}}],
+    ],
+)
+def test_a_change_back_to_a_stored_scene_keeps_it_answerable_everywhere(workers, changes):
+    """A change that leads back to a scene of its own chain stores no record under that id:
+    a record there would point at its own descendants (a cycle), and every worker that did not
+    hold the scene answered 404 for it and for its children (break-in test, 2026-12-02)."""
+    one, _, path = workers
+    upload = chain(one, 0)[0]
+    sid = upload
+    for change in changes:
+        resp = one.patch(f"/v1/scenes/{sid}", json=change)
+        assert resp.status_code == 200, resp.get_json()
+        sid = resp.get_json()["scene_id"]
+    assert sid == upload
+    fresh = app_client(path)  # a worker holding nothing (started after, or evicted)
+    answer = fresh.post("/v1/cover", json={**QUERY, "scene_id": upload})
+    assert answer.status_code == 200, answer.get_json()
+    # and a chain continued from it is answerable from the store alone
+    moved = one.patch(f"/v1/scenes/{sid}", json={"tokens": {"t0": {"x": 7}}}).get_json()
+    assert (
+        app_client(path)
+        .post("/v1/cover", json={**QUERY, "scene_id": moved["scene_id"]})
+        .status_code
+        == 200
+    )
+
+
+def test_a_record_never_replaces_a_scene_stored_whole(tmp_path):
+    """The same id stored whole and then as a change (reached another way): the whole scene
+    stays, its time to live restarted (``SqliteSceneStore.put_patch``)."""
+    store = SqliteSceneStore(str(tmp_path / "s.sqlite"), ttl=3600, max_bytes=10**8)
+    scene = msgspec.convert(SCENE, Scene)
+    store.put("sha256:x", scene)
+    store.put_patch("sha256:x", PatchRecord("sha256:y", Change(), ("sha256:y",)))
+    assert store.get("sha256:x") == scene
+    store.put_patch("sha256:z", PatchRecord("sha256:x", Change(), ("sha256:x",)))
+    assert isinstance(store.get("sha256:z"), PatchRecord)  # a new id takes the record
