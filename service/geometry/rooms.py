@@ -450,7 +450,7 @@ def rooms_opened(
     """
     tree, faces = rooms
     lines = index.tree.geometries
-    touched = np.unique(tree.query(lines[opened], predicate="intersects")[1])
+    touched = np.unique(_meeting(tree, lines[opened], index)[1])
     if not len(touched):
         return rooms
     if _overlapped(index, opened, firm):
@@ -475,6 +475,21 @@ def rooms_opened(
     keep[touched[sorted(gone)]] = False
     out = np.concatenate([faces[keep], np.array(made, dtype=object)])
     return shapely.STRtree(out), out
+
+
+def _meeting(
+    tree: shapely.STRtree, geoms: shapely.Geometry | NDArray[np.object_], index: WallIndex
+) -> NDArray[np.intp]:
+    """``tree.query(geoms)`` of what meets ``geoms`` within the float noise of noding.
+
+    A room's ring runs along its walls through noded crossings that GEOS computes about
+    1e-13 (relative) off the walls themselves, so a face can lie wholly on one side of a wall
+    it is bounded by and ``intersects`` miss it (a door opened that kept a closed triangle
+    of crossing walls, break-in test 2026-12-02): within :data:`_ON_WALL_REL` of the
+    coordinates' magnitude counts as meeting. O(log n + results).
+    """
+    scale = float(np.abs(index.coords).max(initial=0.0)) + 1.0
+    return tree.query(geoms, predicate="dwithin", distance=_ON_WALL_REL * scale)  # type: ignore[no-any-return]
 
 
 def _overlapped(index: WallIndex, opened: NDArray[np.intp], firm: NDArray[np.bool_]) -> bool:
@@ -593,7 +608,7 @@ def _rooms_around(
     """
     tree, faces = rooms
     lines = index.tree.geometries
-    touched = np.unique(tree.query(lines[changed], predicate="intersects")[1])
+    touched = np.unique(_meeting(tree, lines[changed], index)[1])
     if not len(touched):
         return None if closing.any() else rooms
     region = shapely.union_all(faces[touched])
@@ -601,7 +616,7 @@ def _rooms_around(
         outside = shapely.length(shapely.difference(line, region))
         if outside > _OUTSIDE_REL * (shapely.length(line) + 1.0):
             return None
-    near = index.tree.query(region, predicate="intersects")
+    near = _meeting(index.tree, region, index)
     near = near[firm[near]]
     made = np.empty(0, dtype=object)
     if len(near) >= 3:
