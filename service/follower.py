@@ -42,10 +42,12 @@ class Follower(threading.Thread):
         super().__init__(name="sightline-follower", daemon=True)
         self.cache, self.store = cache, store
         self.stopped = threading.Event()
+        # Where it starts, taken now: a change stored once this returns is seen.
+        self.after = store.patched_since(None)[0]
 
     def run(self) -> None:
         """Look, build, wait; until :attr:`stopped` is set. Never raises (logged)."""
-        after = self.store.patched_since(None)[0]
+        after = self.after
         while not self.stopped.wait(FOLLOW_S):
             try:
                 after, ids = self.store.patched_since(after)
