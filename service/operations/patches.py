@@ -27,6 +27,9 @@ from service.errors import RulesError, shown
 from service.limits import size_problems
 from service.model import Scene
 
+#: Added tokens or lights per change checked for an id near a held one (``_added_hints``).
+ADDED_HINTS = 3
+
 
 class UnknownItem(RulesError):
     """A change names an id to remove that the scene does not hold (HTTP 404)."""
@@ -84,6 +87,8 @@ def resolve_change(
         warnings += [
             f"{name}: {shown(i)} is unchanged." for i, v in edits[name].items() if v is held.get(i)
         ]
+        added = [i for i, v in edits[name].items() if v is not None and i not in held]
+        warnings += _added_hints(name, added, where, items)
         counts[name] += sum(1 for i, v in edits[name].items() if v is not None and i not in held)
         counts[name] -= sum(1 for v in edits[name].values() if v is None)
         if name == "walls":  # added, removed or moved walls: the index is built again
@@ -100,6 +105,35 @@ def resolve_change(
         budget.afford(WALL_BUILD_UNITS * (len(parent.walls) + len(edits["walls"])))
     change = Change(environment=environment, **edits)  # type: ignore[arg-type]
     return change, warnings
+
+
+def _near_held(item_id: str, where: Mapping[str, int], items: Any) -> str | None:
+    """The held id nearest ``item_id`` (first :data:`HINT_CHARS` characters, any case).
+
+    ``None`` when none is near; never a hidden token's (as ``find_token``). O(items).
+    """
+    ids = [i for i, k in where.items() if not getattr(items[k], "hidden", False)]
+    near = nearest(item_id.casefold()[:HINT_CHARS], [i.casefold()[:HINT_CHARS] for i in ids])
+    return next((i for i in ids if i.casefold()[:HINT_CHARS] == near), None)
+
+
+def _added_hints(name: str, added: list[str], where: Mapping[str, int], items: Any) -> list[str]:
+    """Warnings for tokens or lights added under an id near a held one (a typo of a move).
+
+    ``{"x": ..., "y": ...}`` is a whole token or light, so a mistyped id adds one rather
+    than moving the held one. For the first :data:`ADDED_HINTS` added only: O(items) each.
+    """
+    if name not in ("tokens", "lights"):
+        return []
+    out = []
+    for item_id in added[:ADDED_HINTS]:
+        held = _near_held(item_id, where, items)
+        if held is not None:
+            out.append(
+                f"{name}: {shown(item_id)} is not in the scene, so it was added as a new "
+                f"{name[:-1]}; did you mean {shown(held)}?"
+            )
+    return out
 
 
 def _named(body: Mapping[str, Any]) -> int:
@@ -139,10 +173,7 @@ def _item(
     except PatchInvalid as err:
         if old is not None:
             raise
-        where, items = parent
-        ids = [i for i, k in where.items() if not getattr(items[k], "hidden", False)]
-        near = nearest(item_id.casefold()[:HINT_CHARS], [i.casefold()[:HINT_CHARS] for i in ids])
-        held = next((i for i in ids if i.casefold()[:HINT_CHARS] == near), None)
+        held = _near_held(item_id, *parent)
         hint = f" Did you mean {shown(held)}?" if held is not None else ""
         raise PatchInvalid(
             f"{err.message} The scene holds no {name[:-1]} {shown(item_id)}, so this adds one, "

@@ -296,3 +296,15 @@ def test_a_change_a_whole_upload_accepts_gets_its_id(client, base, change):
     upload = client.post("/v1/scenes", json={"scene": whole(sample_scene(), change)})
     assert upload.status_code == 200
     assert resp.get_json()["scene_id"] == upload.get_json()["scene_id"]
+
+
+def test_a_mistyped_id_of_a_move_adds_an_item_and_says_so(client, base):
+    """``{"x", "y"}`` is a whole token: a move under a mistyped id adds one (as a whole upload
+    of that scene would hold it), and the answer warns, naming the held id; never a hidden
+    token's."""
+    resp = client.patch(f"/v1/scenes/{base}", json={"tokens": {"gobiln": {"x": 700, "y": 300}}})
+    assert resp.status_code == 200, resp.get_json()
+    warnings = resp.get_json()["warnings"]
+    assert any("'gobiln'" in w and "did you mean 'goblin'" in w for w in warnings), warnings
+    fresh = client.patch(f"/v1/scenes/{base}", json={"tokens": {"wyvern": {"x": 7, "y": 3}}})
+    assert fresh.get_json()["warnings"] == []  # a new id near none: no warning
