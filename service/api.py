@@ -30,7 +30,7 @@ from service import __version__, rulebook, rules
 from service.cache import SceneCache
 from service.engine.budget import WorkBudget
 from service.errors import RulesError
-from service.http_errors import Blueprint
+from service.http_errors import Blueprint, invalid_message
 from service.limits import size_problems
 from service.model import Scene
 from service.operations import OPERATIONS, BuiltScene, Operation, option_endpoints, option_kinds
@@ -275,11 +275,12 @@ def scene_stats(scene: Scene) -> dict[str, int]:
 
 @contextmanager
 def nested_invalid() -> Iterator[None]:
-    """422 "Request body is invalid." for a part an operation loads itself (options)."""
+    """422 "Request body is invalid at ..." for a part an operation loads itself (options)."""
     try:
         yield
     except ValidationError as err:
-        abort(422, message="Request body is invalid.", errors={"json": err.messages})
+        errors = {"json": err.messages}
+        abort(422, message=invalid_message(errors), errors=errors)
 
 
 def prepared(op: Operation, args: dict[str, Any]) -> dict[str, Any]:

@@ -88,13 +88,44 @@ def _default_message(error: HTTPException, errors: Any) -> str:
     """The ``message`` of an error raised without one (by webargs, werkzeug or Flask)."""
     code = error.code or 500
     if code == 422 and errors:
-        return "Query string is invalid." if "query" in errors else "Request body is invalid."
+        return invalid_message(errors)
     if isinstance(errors, dict) and isinstance(errors.get("json"), list):
         return " ".join(str(m) for m in errors["json"])  # e.g. "Invalid JSON body."
     if code == 413:
         limit = current_app.config.get("MAX_CONTENT_LENGTH")
         return f"Request body is over the limit of {limit} bytes (SIGHTLINE_MAX_CONTENT_LENGTH)."
     return error.description or error.name
+
+
+def invalid_message(errors: Mapping[str, Any]) -> str:
+    """The 422 ``message`` for ``errors`` (``{"json" | "query": tree}``): its first cause.
+
+    "Request body is invalid at options.cover_method: Must be one of: ...", and how many
+    more there are; a client that shows only ``message`` shows the cause. O(size of errors).
+    """
+    where = "query" if "query" in errors else "json"
+    head = "Query string is invalid" if where == "query" else "Request body is invalid"
+    leaves = _leaves(errors.get(where), ())
+    if not leaves:
+        return head + "."
+    path, first = leaves[0]
+    more = f" (and {len(leaves) - 1} more in errors)" if len(leaves) > 1 else ""
+    return f"{head} at {'.'.join(path) or '(top)'}: {first}{more}"
+
+
+def _leaves(node: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], str]]:
+    """Each message of an ``errors`` tree with its field path, in the tree's order.
+
+    So the top-level ``message`` says what is wrong where (a client that shows only it,
+    as Foundry's notifications do, shows the cause). O(size of the tree).
+    """
+    if isinstance(node, dict):
+        return [leaf for k, v in node.items() for leaf in _leaves(v, (*path, str(k)))]
+    if isinstance(node, list | tuple):
+        if all(isinstance(v, str) for v in node):
+            return [(path, " ".join(node))] if node else []
+        return [leaf for k, v in enumerate(node) for leaf in _leaves(v, (*path, str(k)))]
+    return [(path, str(node))]
 
 
 def _bounded(node: Any) -> Any:

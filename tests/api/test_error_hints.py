@@ -35,7 +35,7 @@ def test_a_name_far_from_every_field_gets_no_guess(client):
     body = {"ruleset": "dnd5e", "scene_id": "sample", "targets": ["goblin"], "zzzz": 1}
     answer = client.post("/v1/cover", json=body).get_json()
     assert answer["errors"]["json"]["zzzz"] == ["Unknown field."]
-    assert answer["message"] == "Request body is invalid."
+    assert answer["message"] == "Request body is invalid at zzzz: Unknown field."
 
 
 def test_suggestions_leave_other_messages_alone():
@@ -67,3 +67,17 @@ def test_only_a_near_typo_is_named(field, named):
     found, near = suggest_fields(messages, SceneSchema().fields["walls"].inner.schema)
     want = ["Unknown field."] if named is None else [f"Unknown field. Did you mean {named!r}?"]
     assert found[field] == want
+
+
+def test_the_message_names_the_first_cause_and_its_place(client):
+    """A client that shows only ``message`` (Foundry's notifications) shows what is wrong and
+    where: an option a ruleset loads itself, and a scene field."""
+    body = {"ruleset": "dnd5e", "scene_id": "sample", "attacker": "archer", "targets": ["ogre"],
+            "options": {"cover_method": "dmg"}}  # fmt: skip
+    answer = client.post("/v1/cover", json=body).get_json()
+    assert answer["message"].startswith("Request body is invalid at "), answer
+    assert "cover_method: Must be one of:" in answer["message"]
+    scene = {"grid": {"size": 0}, "walls": [{"id": "w", "c": [0, 0, 1]}]}
+    answer = client.post("/v1/scenes", json={"scene": scene}).get_json()
+    assert answer["message"].startswith("Request body is invalid at scene.")
+    assert answer["message"].endswith("(and 1 more in errors)")

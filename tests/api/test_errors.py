@@ -97,7 +97,7 @@ CASES = [
         body(
             422,
             "Unprocessable Entity",
-            "Request body is invalid.",
+            "Request body is invalid at bogus: Unknown field.",
             {"json": {"bogus": ["Unknown field."]}},
         ),
         id="422 body",
@@ -109,7 +109,7 @@ CASES = [
         body(
             422,
             "Unprocessable Entity",
-            "Request body is invalid.",
+            f"Request body is invalid at scene.grid.size: {RANGE}",
             {"json": {"scene": {"grid": {"size": [RANGE]}}}},
         ),
         id="422 scene path",
@@ -121,7 +121,7 @@ CASES = [
         body(
             422,
             "Unprocessable Entity",
-            "Query string is invalid.",
+            "Query string is invalid at grid_distance: Must be greater than 0 and less than or equal to 1000000.0.",
             {
                 "query": {
                     "grid_distance": ["Must be greater than 0 and less than or equal to 1000000.0."]
