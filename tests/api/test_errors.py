@@ -121,7 +121,8 @@ CASES = [
         body(
             422,
             "Unprocessable Entity",
-            "Query string is invalid at grid_distance: Must be greater than 0 and less than or equal to 1000000.0.",
+            "Query string is invalid at grid_distance: "
+            "Must be greater than 0 and less than or equal to 1000000.0.",
             {
                 "query": {
                     "grid_distance": ["Must be greater than 0 and less than or equal to 1000000.0."]
