@@ -100,19 +100,46 @@ def resolve_levels(scene: Scene) -> Scene:
 
 
 def surface_shape(surface: Surface) -> shapely.Geometry:
-    """The area a surface covers: the union of its exteriors less every hole, px."""
+    """The area a surface covers: the union of its exteriors less every hole, px.
+
+    A polygon or (multi)polygon, possibly empty. Each ring is made valid on its own
+    (``_ring_area``): a self-intersecting ring covers the faces ``shapely.make_valid``
+    keeps, and a ring of no area (collinear or repeated points) covers nothing, so the
+    overlays never meet a line or a point (GEOS refuses mixed-dimension inputs).
+    """
     exteriors, holes = [], []
     for polygon in surface.outline:
-        exteriors.append(_valid(shapely.polygons(np.asarray(polygon[0], dtype=np.float64))))
-        holes += [_valid(shapely.polygons(np.asarray(r, dtype=np.float64))) for r in polygon[1:]]
+        exteriors.append(_ring_area(polygon[0]))
+        holes += [_ring_area(r) for r in polygon[1:]]
     shape = shapely.union_all(exteriors)
     if holes:
         shape = shapely.difference(shape, shapely.union_all(holes))
-    return shape
+    return _polygonal(shape)
 
 
-def _valid(polygon: shapely.Geometry) -> shapely.Geometry:
-    return polygon if shapely.is_valid(polygon) else shapely.make_valid(polygon)
+#: Coordinates nearer 0 than this (px) are 0 in a surface's shape: a point moves by less
+#: than the tracer tells apart (``service.geometry.surfaces.POINT_PX``), and GEOS's
+#: overlays divide by zero on subnormal coordinates (a fuzzed scene, ST101).
+TINY_PX = 1e-9
+
+
+def _ring_area(ring: tuple[tuple[float, float], ...]) -> shapely.Geometry:
+    """The valid (multi)polygon a ring bounds (possibly empty), px. O(points log points)."""
+    xy = np.asarray(ring, dtype=np.float64)
+    xy[np.abs(xy) < TINY_PX] = 0.0
+    polygon = shapely.polygons(xy)
+    if shapely.is_valid(polygon):
+        return polygon
+    return _polygonal(shapely.make_valid(polygon))
+
+
+def _polygonal(shape: shapely.Geometry) -> shapely.Geometry:
+    """The polygonal parts of ``shape`` (a collection's lines and points dropped)."""
+    if shape.geom_type in ("Polygon", "MultiPolygon"):
+        return shape
+    parts = shapely.get_parts(shape)
+    kept = [g for g in parts if g.geom_type in ("Polygon", "MultiPolygon")]
+    return shapely.union_all(kept) if kept else shapely.Polygon()
 
 
 def implied_floors(levels: tuple[Level, ...], surfaces: tuple[Surface, ...]) -> list[Level]:

@@ -86,3 +86,38 @@ def test_bad_levels_are_refused_by_both_loaders(scene):
         SceneSchema().load(data)
     with pytest.raises(msgspec.ValidationError):
         msgspec.convert(data, Scene)
+
+
+def _surface(outline):
+    import msgspec
+
+    from service.model import Surface
+
+    return msgspec.convert({"id": "s", "outline": outline, "elevation": 0}, Surface)
+
+
+def test_a_surface_with_subnormal_coordinates_builds_without_dividing_by_zero():
+    """A fuzzed floor (ST101): GEOS's union divided by zero on subnormal coordinates.
+
+    Under ``filterwarnings = error`` the old build raised; the shape is now polygonal.
+    """
+    import json
+    from pathlib import Path
+
+    from service.engine.levels import surface_shape
+
+    outline = json.loads((Path(__file__).parent / "surface_subnormal_outline.json").read_text())
+    shape = surface_shape(_surface(outline))
+    assert shape.geom_type in ("Polygon", "MultiPolygon")
+    assert shape.is_valid and shape.area > 0
+
+
+def test_a_hole_of_no_area_next_to_a_real_one_is_no_mixed_dimension_error():
+    """A collinear hole makes a line under make_valid: the floor keeps only polygons (GEO-10)."""
+    from service.engine.levels import surface_shape
+
+    square = [[0, 0], [10, 0], [10, 10], [0, 10]]
+    outline = [[square, [[1, 1], [2, 1], [3, 1]], [[5, 5], [6, 5], [6, 6], [5, 6]]]]
+    shape = surface_shape(_surface(outline))
+    assert shape.geom_type == "Polygon"
+    assert shape.area == 100 - 1  # the square less the real hole; the line cuts nothing
