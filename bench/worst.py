@@ -31,8 +31,8 @@ Issue 32's kinds:
   ``SIGHTLINE_MAX_WALLS`` (50,000), 422 past it, counted before translating
   (``adapters.limits``); the row adds the ms spent in the adapter;
 - ``ceiling`` (the memory ceiling crashed C code): a request holding N MB of GEOS geometries
-  (shapely buffers) against the 1,024 MB ceiling, then a cover question; the row adds the RSS
-  after the 503 (``service.guard.MemoryWatch``);
+  (shapely buffers) against the default ceiling (768 MB), then a cover question; the row adds
+  the RSS after the 503 (``service.guard.MemoryWatch``);
 - ``lattice`` (the cache bound missed the rooms): N distinct lattice scenes (150 by 150
   crossing walls, 15 kB, 22,201 closed rooms each) uploaded and asked a cover matrix and a
   vision question; the row adds what the cache counts and how much the process grew.
@@ -307,7 +307,7 @@ def _issue32(kind: str, size: int, app: Any, client: Any, row: dict[str, Any]) -
 
 
 #: Issue 32's kinds (``_issue32``), with the app's settings for them.
-ISSUE_32 = {"foundry": {}, "roll20": {}, "uvtt": {}, "ceiling": {"WORKER_MAX_MB": 1024},
+ISSUE_32 = {"foundry": {}, "roll20": {}, "uvtt": {}, "ceiling": {},
             "lattice": {}}  # fmt: skip
 
 
@@ -718,7 +718,7 @@ def http_app() -> Any:
 
 #: Issue 32's kinds 2 and 7 (``run_http_servers``): (kind, size, requests) at the limits or
 #: a tenth. Kind 2, to one replica: C allocations of ``mb`` MiB against the default
-#: ``SIGHTLINE_WORKER_MAX_MB`` (1,024), in numpy and in GEOS, and (at the limit) one the
+#: ``SIGHTLINE_WORKER_MAX_MB`` (768), in numpy and in GEOS, and (at the limit) one the
 #: kernel refuses and GEOS' ``bad_alloc``: a 503 JSON past the ceiling, the worker alive.
 #: Kind 7, through nginx (``deploy/nginx.conf``) over both replicas: requests that kill
 #: their worker (a JSON 502 each, sent to one replica only: one worker died per request),

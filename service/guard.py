@@ -22,9 +22,11 @@
   watchdog, a single C call finishes first; the machine's (or container's) memory is the
   backstop. A failed C allocation that a library does report (numpy's ``MemoryError``,
   GEOS' ``std::bad_alloc``, shapely's "Could not allocate") is answered the same 503
-  (``service.http_errors``). After any such answer, and after any request that leaves the
-  worker's RSS above the ceiling, ``release_memory`` runs (``gc.collect`` and glibc's
-  ``malloc_trim``) once the answer is sent; a worker that then still holds more than
+  (``service.http_errors``). After any such answer, after any request that grew the
+  worker's RSS by more than :data:`RELEASE_GROWTH_MB` (a 200 too: glibc keeps what GEOS
+  and numpy freed), and after any request that leaves its RSS above the ceiling,
+  ``release_memory`` runs (``gc.collect`` and glibc's ``malloc_trim``) once the answer is
+  sent; a worker that then still holds more than
   :data:`RETAIN_FRACTION` of the ceiling above its RSS at its first request (after a 503)
   or more than the ceiling (after any request) retires: gunicorn's graceful stop, a fresh
   worker forked from the preloaded master in its place.
@@ -61,6 +63,12 @@ POLL_SECONDS = 0.01
 #: After a 503 of memory or time, the share of the ceiling a worker may still hold above its
 #: RSS at its first request once it freed what it could; past it, it retires.
 RETAIN_FRACTION = 0.15
+
+#: Growth of the worker's RSS during one request (MB) past which the memory is given back
+#: once the answer is sent, whatever the answer: 400 MB of GEOS buffers freed by a 200 stayed
+#: held (495 MB after) until the next 503. A request that grows the RSS less pays nothing
+#: (a full collection and ``malloc_trim`` cost 10 to 50 ms on a worker holding scenes).
+RELEASE_GROWTH_MB = 100
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -179,6 +187,7 @@ class Guard:
         self._installed = False
         self._watch: MemoryWatch | None = None
         self._base_mb = 0.0  # RSS at this process's first request
+        self._start_mb = 0.0  # RSS as this request started
 
     # -- the watchdog and the memory watch ----------------------------------------------
     def _alarm(self, signum: int, frame: Any) -> None:
@@ -208,6 +217,7 @@ class Guard:
             self._watch = MemoryWatch.of_this_process()
         self._over_memory = False
         self._running = True
+        self._start_mb = memory_mb()[0] if self.max_mb > 0 else 0.0
         if self._watch is not None:  # what the process may grow past its start
             self._watch.watch(self._base_mb + self.max_mb, self._over_ceiling)
         if self.seconds > 0:
@@ -274,12 +284,16 @@ class Guard:
     def _after(self, environ: dict[str, Any]) -> None:
         """Once the answer is sent: free memory if needed; retire a worker still too big.
 
-        After a 503 of memory or time, the worker may keep :data:`RETAIN_FRACTION` of the
-        ceiling above its RSS at its first request; after any other request, the ceiling.
+        Memory is given back after a 503 of memory or time, after a request that grew the
+        RSS by more than :data:`RELEASE_GROWTH_MB`, and past the ceiling. After a 503, the
+        worker may then keep :data:`RETAIN_FRACTION` of the ceiling above its RSS at its first
+        request; after any other request, the ceiling.
         """
         overloaded = bool(environ.get(RELEASE_KEY))
         ceiling = self._base_mb + self.max_mb  # what the watch allows (growth past the start)
-        if overloaded or (self.max_mb > 0 and memory_mb()[0] > ceiling):
+        rss = memory_mb()[0] if self.max_mb > 0 else 0.0
+        grew = self._start_mb > 0 and rss - self._start_mb > RELEASE_GROWTH_MB
+        if overloaded or grew or (self.max_mb > 0 and rss > ceiling):
             release_memory()
             kept = memory_mb()[0]
             allowed = self._base_mb + RETAIN_FRACTION * self.max_mb if overloaded else ceiling

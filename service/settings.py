@@ -189,11 +189,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("REDIS_TIMEOUT", "seconds", 0.5, 0.001, 60, "seconds",
             "that request uses the local cache only",
             "seconds to connect to Redis, and per Redis reply"),
-    Setting("WORKER_MAX_MB", "int", 1024, 64, 1_000_000, "MB per worker",
+    Setting("WORKER_MAX_MB", "int", 768, 64, 1_000_000, "MB per worker",
             "503 JSON with `Retry-After`; the worker frees memory at once",
             "memory ceiling of a worker: how far its resident memory may grow past its first "
             "request's, watched while a request runs",
-            shown_default="1024 MB"),
+            shown_default="768 MB"),
     Setting("REQUEST_TIMEOUT", "seconds", None, 0.05, 86_400, "seconds",
             "503 JSON with `Retry-After`",
             "seconds a request may run before the worker's watchdog stops it (below "
