@@ -291,9 +291,9 @@ class Guard:
         """
         overloaded = bool(environ.get(RELEASE_KEY))
         ceiling = self._base_mb + self.max_mb  # what the watch allows (growth past the start)
-        rss = memory_mb()[0] if self.max_mb > 0 else 0.0
-        grew = self._start_mb > 0 and rss - self._start_mb > RELEASE_GROWTH_MB
-        if overloaded or grew or (self.max_mb > 0 and rss > ceiling):
+        rss = memory_mb()[0] if self.max_mb > 0 else 0.0  # 0: no ceiling, nothing to free
+        grew = self._start_mb > 0 and rss - self._start_mb > RELEASE_GROWTH_MB  # 0: not armed
+        if overloaded or grew or rss > ceiling:
             release_memory()
             kept = memory_mb()[0]
             allowed = self._base_mb + RETAIN_FRACTION * self.max_mb if overloaded else ceiling
