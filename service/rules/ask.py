@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from service.engine.budget import PlanProbe, WorkBudget, trace_units
+from service.engine.budget import PlanProbe, WorkBudget, sample_rows, trace_units
 from service.engine.scene import BuiltScene
 from service.geometry.measure import MeasuredBatch, measure
 from service.model import Token
@@ -101,7 +101,10 @@ def _measured(
     spec = system.cover_measure(built, attack, options, detail)
     plan = None
     if budget is not None and pairs:  # refuse before planning every pair
-        first = system.cover_plan(built, pairs[:1], attack, options)
+        # Too few pairs to sample (``sample_rows``): planning them all first is as bounded
+        # as planning one, and that plan is the whole plan.
+        few = sample_rows(len(pairs)) is None
+        first = system.cover_plan(built, pairs if few else pairs[:1], attack, options)
         lines = int(first.pairs.counts()[0])
         creatures = len(built.scene.tokens) if spec.creatures else 0
 
@@ -123,7 +126,7 @@ def _measured(
 
         # The cost model: a sample's count and its lines' own work, scaled (else the bound).
         budget.foresee(len(pairs), sample, trace_units(lines * len(pairs), creatures, len(pairs)))
-        plan = first if len(pairs) == 1 else None  # one pair: that plan is the whole plan
+        plan = first if few else None
     if plan is None:
         plan = system.cover_plan(built, pairs, attack, options)
     questions = without_set_aside(built, plan.pairs, options)
