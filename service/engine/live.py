@@ -56,7 +56,7 @@ from service.model import Environment, Light, Region, Scene, Token, Wall
 #: The collections a change edits by id, in ``Scene`` order.
 ITEMS = ("walls", "tokens", "lights", "regions")
 #: ``WallIndex`` memo entries that depend on the wall segments only: a flip keeps them.
-SEGMENT_MEMO = ("components", "junction_nodes")
+SEGMENT_MEMO = ("components", "junction_nodes", "magnitude")
 
 
 class Change(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
@@ -155,7 +155,7 @@ def apply_change(
             items = [x for k, x in enumerate(items) if k not in gone]
         marks = {k for k, _ in swaps.values() if k < first}
         marks |= set(range(first, len(items) + len(added)))
-        fields[name] = (*items, *added)
+        fields[name] = (*items, *added) if added else tuple(items)
         touched[name] = marks
         replaced[name] = swaps
         if gone or added:
@@ -183,7 +183,10 @@ def rebuild(parent: BuiltScene, applied: Applied) -> BuiltScene:
     parts: dict[str, Any] = {"scene": scene}
     walls = parent.walls
     if "walls" in applied.replaced:
-        walls = _changed_walls(parent.walls, scene, applied)
+        # An index whose rows are its scene's walls (no merged copies) has the changed
+        # scene's walls as its rows after a flip: they are not copied again.
+        own = parent.walls.walls is parent.scene.walls
+        walls = _changed_walls(parent.walls, scene, applied, own)
         parts["walls"] = walls
         if walls.tree is not parent.walls.tree or any(
             scene.walls[k].cover != old.cover for k, old in applied.replaced["walls"].values()
@@ -247,15 +250,18 @@ def _rows(index: WallIndex, applied: Applied) -> list[int] | None:
     return [k for k, _ in applied.replaced["walls"].values()]
 
 
-def _changed_walls(parent: WallIndex, scene: Scene, applied: Applied) -> WallIndex:
-    """The wall index after the change: ``flipped_index`` when it can, else built again."""
+def _changed_walls(parent: WallIndex, scene: Scene, applied: Applied, own: bool) -> WallIndex:
+    """The wall index after the change: ``flipped_index`` when it can, else built again.
+
+    ``own``: the parent index's rows are its scene's walls (the same tuple).
+    """
     rows = _rows(parent, applied)
     if rows is not None and all(
         scene.walls[k].c == old.c for k, old in applied.replaced["walls"].values()
     ):
         new = {k: scene.walls[k] for k in rows}
         if not _segments_repeat(parent, rows):
-            return flipped_index(parent, new)
+            return flipped_index(parent, new, scene.walls if own else None)
     return build_wall_index(scene)
 
 
@@ -274,8 +280,13 @@ def _segments_repeat(index: WallIndex, rows: list[int]) -> bool:
     return bool((same & (other != picked[which])).any())
 
 
-def flipped_index(index: WallIndex, walls: Mapping[int, Wall]) -> WallIndex:
+def flipped_index(
+    index: WallIndex, walls: Mapping[int, Wall], whole: tuple[Wall, ...] | None = None
+) -> WallIndex:
     """``index`` with the walls at rows ``walls`` replaced by walls of the same segments.
+
+    ``whole``: the index's walls after the change when the caller holds them already (the
+    changed scene's walls, for an index whose rows are its scene's walls): no copy is made.
 
     The restriction, threshold, direction and height rows of the new walls are written
     into copies of the arrays they change (open doors restrict nothing, GEO-2; an array
@@ -285,14 +296,15 @@ def flipped_index(index: WallIndex, walls: Mapping[int, Wall]) -> WallIndex:
     updates the rooms (``geometry.rooms.rooms_after_change``). Needs an index without
     merged copies. Cost: O(walls) per array changed (a copy) plus O(changed walls).
     """
-    rows = list(index.walls)
+    rows = list(index.walls) if whole is None else None
     codes: dict[str, dict[int, float]] = {s: {} for s in SENSES}
     limits: dict[str, dict[int, float]] = {s: {} for s in index.threshold}
     ways: dict[int, float] = {}
     lows: dict[int, float] = {}
     highs: dict[int, float] = {}
     for k, wall in walls.items():
-        rows[k] = wall
+        if rows is not None:
+            rows[k] = wall
         is_open = wall.door != "none" and wall.door_state == "open"
         for sense in SENSES:
             codes[sense][k] = 0 if is_open else RESTRICTION_CODE[getattr(wall, sense)]
@@ -309,7 +321,7 @@ def flipped_index(index: WallIndex, walls: Mapping[int, Wall]) -> WallIndex:
     memo = {key: index.memo[key] for key in SEGMENT_MEMO if key in index.memo}
     return dataclasses.replace(
         index,
-        walls=tuple(rows),
+        walls=tuple(rows) if rows is not None else whole or (),
         restriction=restriction,
         threshold=threshold,
         direction=direction,

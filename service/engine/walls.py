@@ -185,6 +185,17 @@ class WallIndex:
         assert self.grid is not None
         return self.grid
 
+    def magnitude(self) -> float:
+        """The largest absolute wall coordinate plus 1, in px: the scale of float noise.
+
+        Memoised (``memo["magnitude"]``: it depends on the segments only, so a door flip
+        keeps it, ``engine.live.SEGMENT_MEMO``). O(n) once.
+        """
+        found = self.memo.get("magnitude")
+        if found is None:
+            found = self.memo["magnitude"] = float(np.abs(self.coords).max(initial=0.0)) + 1.0
+        return float(found)
+
     def firm(self, sense: str) -> NDArray[np.bool_]:
         """The walls that block ``sense`` whatever the source and the heights, a new (n,) mask.
 

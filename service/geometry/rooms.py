@@ -488,7 +488,7 @@ def _meeting(
     of crossing walls, break-in test 2026-12-02): within :data:`_ON_WALL_REL` of the
     coordinates' magnitude counts as meeting. O(log n + results).
     """
-    scale = float(np.abs(index.coords).max(initial=0.0)) + 1.0
+    scale = index.magnitude()
     return tree.query(geoms, predicate="dwithin", distance=_ON_WALL_REL * scale)  # type: ignore[no-any-return]
 
 
@@ -533,16 +533,32 @@ def _along(seg: FloatArray, pts: FloatArray) -> FloatArray:
 
 
 def _stretches(face: shapely.Geometry, walls: FloatArray) -> list[tuple[int, float, float]]:
-    """The stretches of ``face``'s rings along each of ``walls`` (k, 4): (wall, t0, t1)."""
-    out = []
-    for ring in shapely.get_rings(face):
-        xy = shapely.get_coordinates(ring)
-        starts, ends = xy[:-1], xy[1:]
-        for w, seg in enumerate(walls):
-            rows = np.broadcast_to(seg, (len(starts), 4))
-            t0, t1 = _along(rows, starts), _along(rows, ends)
-            hit = np.isfinite(t0) & np.isfinite(t1) & (t0 != t1)
-            out += [(w, min(p, q), max(p, q)) for p, q in zip(t0[hit], t1[hit], strict=True)]
+    """The stretches of ``face``'s rings along each of ``walls`` (k, 4): (wall, t0, t1).
+
+    Per wall, only the ring edges with both ends in the wall's box (grown by the float
+    noise ``_along`` allows) are placed along it: O(edges) per wall, and the placing
+    O(edges in the box).
+    """
+    xy, ring = shapely.get_coordinates(shapely.get_rings(face), return_index=True)
+    edge = np.flatnonzero(ring[1:] == ring[:-1])  # consecutive vertices of one ring
+    starts, ends = xy[edge], xy[edge + 1]
+    out: list[tuple[int, float, float]] = []
+    for w, seg in enumerate(walls):
+        margin = 2 * _ON_WALL_REL * (float(np.abs(seg).max()) + 1.0)
+        low = np.minimum(seg[0:2], seg[2:4]) - margin
+        high = np.maximum(seg[0:2], seg[2:4]) + margin
+        inside = ((starts >= low) & (starts <= high) & (ends >= low) & (ends <= high)).all(axis=1)
+        near = np.flatnonzero(inside)
+        if not len(near):
+            continue
+        rows = np.broadcast_to(seg, (len(near), 4))
+        t0, t1 = _along(rows, starts[near]), _along(rows, ends[near])
+        hit = np.isfinite(t0) & np.isfinite(t1) & (t0 != t1)
+        a, b = t0[hit], t1[hit]
+        out += [
+            (w, p, q)
+            for p, q in zip(np.minimum(a, b).tolist(), np.maximum(a, b).tolist(), strict=True)
+        ]
     return out
 
 
