@@ -10,6 +10,7 @@ one a miss costs the client one resend.
 
 from __future__ import annotations
 
+import logging
 import operator
 import sys
 import threading
@@ -30,6 +31,8 @@ from service.geometry.obstacles import wall_components
 from service.geometry.rooms import rooms_after_change, warm_rooms
 from service.model import Scene
 from service.store import BACKEND_SETTINGS, PatchRecord, SharedSceneStore, encode_scene
+
+log = logging.getLogger(__name__)
 
 __all__ = ["MAX_CHAIN", "SceneCache", "approx_bytes", "lazy_bytes", "scene_bytes", "scene_id"]
 
@@ -277,6 +280,8 @@ class SceneCache:
         self._lock = threading.Lock()
         # Patched scenes a follower is building now (``follow``): a request for one waits.
         self._building: dict[str, threading.Event] = {}
+        # Patched scenes this process stored and has yet to build (``patch(later=True)``).
+        self._pending: dict[str, _Pending] = {}
 
     def put(
         self, scene: Scene, *, alias: str | None = None, publish: bool | None = None
@@ -345,8 +350,15 @@ class SceneCache:
                 self._pinned.add(sid)
             self._evict(0, sid)
 
-    def patch(self, parent: str, change: Change) -> tuple[str, BuiltScene, Applied]:
+    def patch(
+        self, parent: str, change: Change, *, later: bool = False
+    ) -> tuple[str, BuiltScene | None, Applied]:
         """Apply ``change`` to the cached (or stored) scene ``parent``; the new id and geometry.
+
+        ``later``: unless the change adds, removes or moves walls (the wall index is built
+        again), the new scene is built when it is first asked for here or by
+        :meth:`build_pending` (``service.api.patch_scene``: once its answer is sent), and its
+        geometry is ``None`` now; the id, the record stored and :meth:`doors` do not wait.
 
         The new scene's id is the one a whole upload of it gets (``engine.digest``: only the
         changed chunks are hashed again); its geometry is built from the parent's
@@ -367,7 +379,13 @@ class SceneCache:
         """
         parent = self.resolved(parent)
         base = self._entry(parent)
-        sid, entry, applied = self._applied(base, change, parent)
+        applied, digest = _changed(base, change)
+        sid, compacted = digest.id, False
+        # Stored before it is built: the other workers' followers (``service.follower``)
+        # build it beside this one, so the next request finds it built on any of them.
+        # ``pending`` holds at most one scene: one left before is built first.
+        if later:
+            self.build_pending()
         if self.store is not None:
             chain = (parent, *base.chain)
             if sid in chain:  # no change, or back to a scene of its chain: stored already (a
@@ -375,21 +393,67 @@ class SceneCache:
             elif len(chain) > MAX_CHAIN:  # compacted: the scene itself, and the change beside
                 whole = encode_scene(applied.scene)
                 self.store.put_patch(sid, PatchRecord(parent, change, (), whole))
-                entry = replace(entry, chain=())
+                compacted = True
             else:
                 self.store.put_patch(sid, PatchRecord(parent, change, chain))
+        job = _Pending(base, change, parent, applied, digest, compacted)
+        if later and "walls" not in applied.reshaped:
+            with self._lock:
+                if sid not in self._items:
+                    self._pending[sid] = job
+                    return sid, None, applied
+        self._ring()
+        return sid, self._finish(sid, job).geo, applied
+
+    def _ring(self) -> None:
+        """Wake the other workers' followers (``service.follower``) to build what was stored."""
+        if self.store is not None:
+            self.store.ring()
+
+    def _finish(self, sid: str, job: _Pending) -> _Entry:
+        """Build (or find) the patched scene of ``job`` and cache it under ``sid``."""
+        entry = self._made(job.base, job.change, job.parent, job.applied, job.digest)
+        if job.compacted:
+            entry = replace(entry, chain=())
         self._keep(sid, entry, shared=True)
-        return sid, entry.geo, applied
+        return entry
+
+    def build_pending(self) -> None:
+        """Build the patched scenes ``patch(later=True)`` left unbuilt, now (O(each change)).
+
+        Never raises: a scene that fails to build is left to the request that asks for it
+        (built from its stored record, or from the parent, as any miss), logged here.
+        """
+        while True:
+            with self._lock:
+                if not self._pending:
+                    return
+                sid, job = self._pending.popitem()
+            self._ring()  # after the answer: the client reads it while both workers build
+            try:
+                self._finish(sid, job)
+            except Exception:
+                log.exception("patched scene %s: not built after its answer", sid)
+
+    def _take_pending(self, sid: str) -> _Entry | None:
+        """The entry of ``sid`` if ``patch(later=True)`` left it unbuilt: built now."""
+        with self._lock:
+            job = self._pending.pop(sid, None)
+        return None if job is None else self._finish(sid, job)
 
     def _applied(self, base: _Entry, change: Change, parent: str) -> tuple[str, _Entry, Applied]:
         """``change`` applied to ``base``: the new id, its entry (built or cached) and scene."""
-        applied = apply_change(base.geo.source or base.geo.scene, change, base.positions)
-        plain = change.environment is not None
-        digest = rehashed(base.digest, applied.scene, applied.touched, plain)
+        applied, digest = _changed(base, change)
+        return digest.id, self._made(base, change, parent, applied, digest), applied
+
+    def _made(
+        self, base: _Entry, change: Change, parent: str, applied: Applied, digest: SceneDigest
+    ) -> _Entry:
+        """The entry of ``applied`` (``_changed``), cached here already or built from ``base``."""
         with self._lock:
             found = self._items.get(digest.id)
         if found is not None:
-            return digest.id, found, applied
+            return found
         geo = rebuild(base.geo, applied)
         doors = _doors_after(base, change) if base.doors else []
         pairs = {
@@ -400,8 +464,7 @@ class SceneCache:
             if new is not old and new.tree is old.tree:  # flipped in place
                 rows = [k for k, _ in applied.replaced["walls"].values()]
                 rooms_after_change(old, new, rows)
-        entry = _Entry(geo, digest, (parent, *base.chain), applied.positions, doors)
-        return digest.id, entry, applied
+        return _Entry(geo, digest, (parent, *base.chain), applied.positions, doors)
 
     def _evict(self, room: int, keep: str | None) -> None:
         """Drop least recently used scenes (never pinned ones nor ``keep``).
@@ -515,6 +578,10 @@ class SceneCache:
 
         Counted once per uploaded scene, then carried through its changes (O(walls changed)).
         """
+        with self._lock:
+            job = self._pending.get(self._aliases.get(sid, sid))
+        if job is not None and job.base.doors:  # not built yet: counted from its parent's
+            return _doors_after(job.base, job.change)[0]
         entry = self._held(sid)
         if not entry.doors:
             walls = (entry.geo.source or entry.geo.scene).walls
@@ -560,6 +627,9 @@ class SceneCache:
                 self._items.move_to_end(key)
                 self._use(key)
                 return entry
+        made = self._take_pending(key)
+        if made is not None:
+            return made
         if self.store is not None and key.startswith("sha256:") and depth <= MAX_CHAIN:
             building = self._building.get(key)
             if building is not None and building.wait(FOLLOW_WAIT_S):  # a follower builds it
@@ -629,9 +699,13 @@ class SceneCache:
             self._building.pop(sid, None)
 
     def holds(self, sid: str) -> bool:
-        """Whether this process caches the scene ``sid`` (id or alias), without the store."""
+        """Whether this process caches the scene ``sid`` (id or alias), without the store.
+
+        A patched scene it is to build (``patch(later=True)``) counts.
+        """
         with self._lock:
-            return self._aliases.get(sid, sid) in self._items
+            key = self._aliases.get(sid, sid)
+            return key in self._items or key in self._pending
 
     def _not_found(self, sid: str, parent: str | None = None) -> SceneNotFound:
         """The 404 for ``sid``, saying why an id once answered can be unknown here."""
@@ -668,6 +742,25 @@ class SceneCache:
 
 
 _DOOR = operator.attrgetter("door")
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A patched scene stored and not built yet (``SceneCache.patch(later=True)``)."""
+
+    base: _Entry
+    change: Change
+    parent: str
+    applied: Applied
+    digest: SceneDigest
+    compacted: bool
+
+
+def _changed(base: _Entry, change: Change) -> tuple[Applied, SceneDigest]:
+    """``change`` applied to ``base``'s scene, and the digest of the result. O(change)."""
+    applied = apply_change(base.geo.source or base.geo.scene, change, base.positions)
+    plain = change.environment is not None
+    return applied, rehashed(base.digest, applied.scene, applied.touched, plain)
 
 
 def _doors_after(base: _Entry, change: Change) -> list[int]:

@@ -31,8 +31,12 @@ every :data:`LOG_EVERY` seconds; ``ping`` says whether the file can be read.
 
 from __future__ import annotations
 
+import glob
 import logging
 import os
+import secrets
+import select
+import socket
 import sqlite3
 import threading
 import time
@@ -72,6 +76,8 @@ EVICT_BATCH = 64
 FOLLOW_BATCH = 64
 #: Files SQLite keeps beside the database in WAL mode.
 SIDE_FILES = ("-wal", "-shm", "-journal")
+#: A follower's bell beside the file: ``<file>.bell-<pid>-<token>`` (:class:`Bell`).
+BELL_INFIX = ".bell-"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS scene (
@@ -106,9 +112,55 @@ def remove_files(path: str | os.PathLike[str]) -> None:
     Missing files are no error. O(1).
     """
     base = os.fspath(path)
-    for name in (base, *(base + suffix for suffix in SIDE_FILES)):
+    bells = glob.glob(glob.escape(base) + BELL_INFIX + "*")
+    for name in (base, *(base + suffix for suffix in SIDE_FILES), *bells):
         with suppress(FileNotFoundError):
             os.remove(name)
+
+
+class Bell:
+    """A follower's datagram socket beside the scene file, rung when a record is stored.
+
+    ``SqliteSceneStore.ring`` sends one byte to every bell but the writer's own, so the
+    other workers' followers build a change at once rather than at their next look.
+
+    Raises
+    ------
+    OSError
+        The socket cannot be bound at ``path`` (a path too long for a Unix socket, a
+        directory that cannot be written): the follower looks every ``FOLLOW_S`` instead.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            self.sock.bind(path)
+        except OSError:
+            self.sock.close()
+            raise
+        self.sock.setblocking(False)
+
+    def wait(self, seconds: float) -> None:
+        """Until the bell is rung or ``seconds`` pass; every ring so far is taken. O(rings)."""
+        ready, _, _ = select.select([self.sock], [], [], seconds)
+        while ready:
+            try:
+                self.sock.recv(16)
+            except (BlockingIOError, InterruptedError):
+                break
+
+    def wake(self) -> None:
+        """Ring this bell from this process (a follower told to stop). Never raises."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sender, suppress(OSError):
+            sender.setblocking(False)
+            sender.sendto(b"!", self.path)
+
+    def close(self) -> None:
+        """Close the socket and remove its file."""
+        self.sock.close()
+        with suppress(FileNotFoundError):
+            os.remove(self.path)
 
 
 @dataclass
@@ -171,6 +223,7 @@ class SqliteSceneStore:
         self.timeout = float(timeout)
         self._handles: dict[int, _Handle] = {}
         self._logged_at = -LOG_EVERY
+        self._bells: set[str] = set()  # this process's own (``bell``): never rung by it
 
     def _handle(self) -> _Handle:
         """The connection of the calling process, opened on first use (never its parent's). O(1)."""
@@ -237,6 +290,44 @@ class SqliteSceneStore:
         except UnicodeEncodeError:
             return False
         return self._store(sid, data, record.chain)
+
+    def bell(self) -> Bell | None:
+        """A new :class:`Bell` beside the file, for this process's follower.
+
+        ``None`` when none can be bound (logged). :meth:`ring` rings it from every other
+        process and store.
+        """
+        path = f"{self.path}{BELL_INFIX}{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            bell = Bell(path)
+        except OSError as err:
+            log.warning("scene file %s: no bell for the follower (%s); it looks every "
+                        "few tenths of a second instead", self.path, err)  # fmt: skip
+            return None
+        self._bells.add(path)
+        return bell
+
+    def ring(self) -> None:
+        """Ring every bell beside the file but this store's own (never raises).
+
+        A bell whose socket nobody holds any more (a worker that died) is removed. Cost: a
+        listing of the file's directory and one datagram per bell (one per worker).
+        """
+        bells = [
+            p for p in glob.glob(glob.escape(self.path) + BELL_INFIX + "*") if p not in self._bells
+        ]
+        if not bells:
+            return
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sender:
+            sender.setblocking(False)
+            for path in bells:
+                try:
+                    sender.sendto(b"!", path)
+                except ConnectionRefusedError:  # no process holds it: a dead worker's
+                    with suppress(FileNotFoundError):
+                        os.remove(path)
+                except OSError:  # its queue is full (it will look), or it went meanwhile
+                    pass
 
     def _store(self, sid: str, data: bytes, chain: tuple[str, ...]) -> bool:
         if len(data) > self.max_bytes:

@@ -291,6 +291,10 @@ class SharedSceneStore(Protocol):
         """Store a patched scene's record under ``sid``; restart its chain's time to live."""
         ...
 
+    def ring(self) -> None:
+        """Wake the other processes' followers to build what was stored (never raises)."""
+        ...
+
     def get(self, sid: str) -> Scene | PatchRecord | None:
         """The scene or record under ``sid`` (its time to live restarts), or ``None``."""
         ...
@@ -381,6 +385,9 @@ class SceneStore:
         except UnicodeEncodeError:
             return False
         return self._set(sid, data, record.chain)
+
+    def ring(self) -> None:
+        """Nothing to wake: replicas build a patched scene when a request asks for it."""
 
     def _set(self, sid: str, data: bytes, chain: tuple[str, ...]) -> bool:
         if not self._available():

@@ -9,6 +9,9 @@ clear 404 naming the gone parent and saying to send the scene, and nothing else 
 
 from __future__ import annotations
 
+import glob
+import os
+import socket
 import sqlite3
 import time
 
@@ -22,7 +25,7 @@ from service.engine import live as engine_live
 from service.engine import scene as engine_scene
 from service.engine.live import Change
 from service.follower import FOLLOW_S, start_follower
-from service.local_store import SqliteSceneStore
+from service.local_store import BELL_INFIX, SqliteSceneStore, remove_files
 from service.model import Scene
 from service.store import PatchRecord
 
@@ -167,7 +170,7 @@ def test_a_follower_builds_what_another_worker_patched(workers):
         mine = one.post("/v1/cover", json={**QUERY, "scene_id": new}).get_json()
         assert two.post("/v1/cover", json={**QUERY, "scene_id": new}).get_json() == mine
     finally:
-        follower.stopped.set()
+        follower.stop()
         follower.join(5)
     assert not follower.is_alive()
 
@@ -216,3 +219,92 @@ def test_a_record_never_replaces_a_scene_stored_whole(tmp_path):
     assert store.get("sha256:x") == scene
     store.put_patch("sha256:z", PatchRecord("sha256:x", Change(), ("sha256:x",)))
     assert isinstance(store.get("sha256:z"), PatchRecord)  # a new id takes the record
+
+
+def test_a_follower_is_rung_when_another_worker_stores_a_change(workers, monkeypatch):
+    """``local_store.Bell``: the writer stores a record and, once its answer is sent, rings
+    the other workers' followers, which build it at once, not at their next look (FOLLOW_S).
+
+    The look is set to a minute here: only the ring can make the follower build in time.
+    """
+    one, two, path = workers
+    monkeypatch.setattr("service.follower.FOLLOW_S", 60.0)
+    cache = two.application.extensions["sightline_cache"]
+    upload = chain(one, 0)[0]
+    assert two.post("/v1/cover", json={**QUERY, "scene_id": upload}).status_code == 200
+    follower = start_follower(cache)
+    assert follower is not None
+    try:
+        deadline = time.monotonic() + 20
+        while not glob.glob(path + BELL_INFIX + "*") and time.monotonic() < deadline:
+            time.sleep(0.01)  # until the follower's bell is bound
+        opened = one.patch(f"/v1/scenes/{upload}", json={"walls": {DOOR: {"door_state": "open"}}})
+        new = opened.get_json()["scene_id"]
+        opened.close()  # sent: the writer rings, then builds its own
+        deadline = time.monotonic() + 20  # a wait for the thread, far under its minute
+        while not cache.holds(new) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert cache.holds(new)
+        mine = one.post("/v1/cover", json={**QUERY, "scene_id": new}).get_json()
+        assert two.post("/v1/cover", json={**QUERY, "scene_id": new}).get_json() == mine
+    finally:
+        follower.stop()
+        follower.join(5)
+    assert not follower.is_alive()
+
+
+def test_a_dead_workers_bell_is_removed_when_rung(tmp_path):
+    """A bell whose socket no process holds (a worker killed) is removed by the next ring;
+    the store's own bells are never rung by it, and ``remove_files`` takes every bell."""
+    path = str(tmp_path / "scenes.sqlite")
+    store = SqliteSceneStore(path)
+    dead = f"{path}{BELL_INFIX}1-dead"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(dead)
+    sock.close()  # the file stays, nobody listens
+    own = store.bell()
+    other = SqliteSceneStore(path).bell()
+    assert own is not None and other is not None
+    store.ring()
+    assert not os.path.exists(dead)
+    assert other.sock.recv(16) == b"!"
+    with pytest.raises(BlockingIOError):
+        own.sock.recv(16)
+    own.sock.close()
+    other.sock.close()
+    remove_files(path)
+    assert not os.path.exists(own.path) and not os.path.exists(other.path)
+
+
+def test_a_patch_answers_before_its_scene_is_built(workers, monkeypatch):
+    """``PATCH`` answers the new id once the change is checked, hashed and stored; the scene
+    is built when the response closes (``build_pending``) or when first asked for, and
+    answers as a whole upload of it. A change that adds, removes or moves walls builds
+    the wall index within the request (under its watchdog)."""
+    one, _, _ = workers
+    builds: list[int] = []
+    real = cache_module.rebuild
+    monkeypatch.setattr(cache_module, "rebuild", lambda *a: builds.append(1) or real(*a))
+    upload = chain(one, 0)[0]
+    resp = one.patch(f"/v1/scenes/{upload}", json={"tokens": {"t0": {"x": 250}}})
+    assert resp.status_code == 200 and builds == []
+    moved = resp.get_json()["scene_id"]
+    assert resp.get_json()["stats"]["doors"] == sum(1 for w in SCENE["walls"] if w.get("door"))
+    cache = one.application.extensions["sightline_cache"]
+    assert cache.holds(moved)
+    resp.close()  # the server closes it once sent: the scene is built then
+    assert builds == [1]
+    answer = one.post("/v1/cover", json={**QUERY, "scene_id": moved}).get_json()
+    whole = msgspec.to_builtins(cache.get(moved).scene)
+    assert (
+        one.post("/v1/cover", json={**QUERY, "scene": whole}).get_json()["results"]
+        == (answer["results"])
+    )
+    # Not closed: the first question builds it.
+    again = one.patch(f"/v1/scenes/{moved}", json={"tokens": {"t0": {"x": 350}}})
+    assert builds == [1]
+    asked = one.post("/v1/cover", json={**QUERY, "scene_id": again.get_json()["scene_id"]})
+    assert asked.status_code == 200 and builds == [1, 1]
+    wall = {"id": "new-wall", "c": [10, 10, 90, 10]}
+    added = one.patch(f"/v1/scenes/{moved}", json={"walls": {"new-wall": wall}})
+    assert added.status_code == 200 and builds == [1, 1, 1]
