@@ -62,7 +62,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 #: Stored bytes allowed per MB of ``SCENE_CACHE_MAX_MB``: a stored scene is 60 to 160 times
-#: smaller than it is built (``service.cache.scene_bytes``; a 5,000-wall scene: 49 kB stored,
+#: smaller than it is built (``service.cache_size.scene_bytes``; a 5,000-wall scene: 49 kB stored,
 #: 6.2 MB built), so the file holds many times what one worker's cache does, in little memory
 #: (the runtime directory is usually a tmpfs).
 FILE_MB_PER_CACHE_MB = 1

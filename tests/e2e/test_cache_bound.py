@@ -1,7 +1,7 @@
 """45 distinct lattice scenes, each asked once, keep a real gunicorn worker's RSS flat.
 
 Each scene (15 kB of JSON, 150 by 150 crossing walls) closes 22,201 rooms, about 10 MB that
-its queries build after it is cached; without counting them (``service.cache.lazy_bytes``)
+its queries build after it is cached; without counting them (``service.cache_size.lazy_bytes``)
 the worker grew by about 11 MB a scene (issue's report: 107 to 1,030 MB over 45 scenes).
 Marked slow (about a minute): ``pytest -m slow tests/e2e/test_cache_bound.py``.
 """

@@ -14,9 +14,8 @@ import pytest
 
 from bench.dungeon import dungeon
 from bench.worst import dungeon_with_heights, lattice
-from service import cache as cache_module
 from service.app import create_app
-from service.cache import BYTES_PER_GEOMETRY, approx_bytes, lazy_bytes
+from service.cache_size import BYTES_PER_GEOMETRY, LAZY_DEPTH, approx_bytes, held_bytes, lazy_bytes
 from service.engine.walls import WallIndex
 
 MB = 2**20
@@ -120,5 +119,5 @@ def test_a_copy_of_the_index_for_a_height_band_counts_only_what_it_adds():
     geo = cache.get(sid)
     copies = [v for v in geo.walls.memo.get("covering", {}).values() if isinstance(v, WallIndex)]
     assert copies  # the band's rooms were built on a copy
-    whole = sum(cache_module._held_bytes(c, set(), cache_module.LAZY_DEPTH) for c in copies)
+    whole = sum(held_bytes(c, set(), LAZY_DEPTH) for c in copies)
     assert lazy_bytes(geo) < whole  # the copy's shared walls are not counted again
