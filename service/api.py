@@ -10,11 +10,11 @@ same bytes). No geometry or rule here. Contract: ``docs/api.md``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from flask import Flask, Response, after_this_request, current_app, jsonify, request
+from flask import Flask, Response, current_app, jsonify, request
 from flask.json.provider import DefaultJSONProvider
 from flask_smorest import abort
 from marshmallow import ValidationError, fields, validate
@@ -30,6 +30,7 @@ from service import __version__, rulebook, rules
 from service.cache import SceneCache
 from service.engine.budget import WorkBudget
 from service.errors import RulesError
+from service.guard import AFTER_SENT_KEY
 from service.http_errors import Blueprint, invalid_message
 from service.limits import size_problems
 from service.model import Scene
@@ -504,25 +505,14 @@ def patch_scene(args: dict[str, Any], scene_id: str) -> dict[str, Any]:
         for key in reversed(err.path):
             node = {key: node}
         abort(422, message=err.message, errors={"json": node})
-    # Built once the answer is sent (the client's next request often finds it built).
     sid, _, applied = cache.patch(scene_id, change, later=True)
-    after_this_request(_build_after(cache))
+    request.environ.setdefault(AFTER_SENT_KEY, []).append(cache.build_pending)  # service.guard
     return {
         "scene_id": sid,
         "parent": cache.resolved(scene_id),
         "stats": patch_stats(applied.scene, change, cache.doors(sid)),
         "warnings": warnings,
     }
-
-
-def _build_after(cache: SceneCache) -> Callable[[Response], Response]:
-    """A hook building ``cache``'s pending patched scene once the response is sent."""
-
-    def hook(response: Response) -> Response:
-        response.call_on_close(cache.build_pending)
-        return response
-
-    return hook
 
 
 @blp.route("/import/<any(foundry, roll20, uvtt, auto):fmt>", methods=["POST"])

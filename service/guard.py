@@ -57,6 +57,9 @@ from typing import Any
 RETRY_AFTER_SECONDS = 5
 #: ``environ`` key set by the error handler when a request ran out of memory or time.
 RELEASE_KEY = "sightline.release_memory"
+#: The environ key of what a view asks to run once its answer is sent (a list of callables
+#: that never raise: ``SceneCache.build_pending``), before the memory is looked at.
+AFTER_SENT_KEY = "sightline.after_sent"
 #: Seconds between two looks at the worker's RSS while a request runs (a read of
 #: ``/proc/self/statm``, about 10 µs: 0.1 % of a core).
 POLL_SECONDS = 0.01
@@ -282,13 +285,17 @@ class Guard:
         return [body]
 
     def _after(self, environ: dict[str, Any]) -> None:
-        """Once the answer is sent: free memory if needed; retire a worker still too big.
+        """Once the answer is sent: the view's work (``AFTER_SENT_KEY``), then the memory.
+
+        Frees memory if needed; retires a worker still too big.
 
         Memory is given back after a 503 of memory or time, after a request that grew the
         RSS by more than :data:`RELEASE_GROWTH_MB`, and past the ceiling. After a 503, the
         worker may then keep :data:`RETAIN_FRACTION` of the ceiling above its RSS at its first
         request; after any other request, the ceiling.
         """
+        for work in environ.get(AFTER_SENT_KEY, ()):
+            work()
         overloaded = bool(environ.get(RELEASE_KEY))
         ceiling = self._base_mb + self.max_mb  # what the watch allows (growth past the start)
         rss = memory_mb()[0] if self.max_mb > 0 else 0.0  # 0: no ceiling, nothing to free
