@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import ValidationError, fields, validate, validates_schema
+from marshmallow import ValidationError, fields, pre_load, validate, validates_schema
 
 from schemas.bounds import number_range
 from schemas.common import (
@@ -151,6 +151,11 @@ class CoverRequestSchema(SceneRefSchema):
             raise ValidationError("Required unless attack.kind is 'area'.", "attacker")
 
 
+#: Top-level keys of a canonical scene and of the exports (Foundry, Roll20, Universal VTT)
+#: that say a body is a scene sent bare (``SceneUploadSchema.bare_scene``).
+_SCENE_KEYS = frozenset(SceneSchema().fields) | {"line_of_sight", "resolution", "pages", "_id"}
+
+
 class SceneUploadSchema(StrictSchema):
     """``POST /v1/scenes``: a canonical ``scene``, or an ``export`` in a named ``format``."""
 
@@ -179,6 +184,24 @@ class SceneUploadSchema(StrictSchema):
         allow_none=True,
         metadata={"description": "Older name of the query `?scene=` (any format)."},
     )
+
+    @pre_load
+    def bare_scene(self, data: Any, **_: Any) -> Any:
+        """A scene or export sent as the body itself (not under ``scene``): say how to wrap it.
+
+        Else every one of its fields would be an "Unknown field". O(top-level keys).
+        """
+        if not isinstance(data, dict) or data.keys() & set(self.fields):
+            return data
+        found = sorted(data.keys() & _SCENE_KEYS)
+        if found:
+            raise ValidationError(
+                f"The body holds a scene's fields ({', '.join(found[:3])}) at its top: send "
+                'a canonical scene as {"scene": <the scene>}, or an export file as '
+                '{"format": "auto", "export": <the file>}.',
+                "scene",
+            )
+        return data
 
     @validates_schema
     def one_source(self, data: dict, **_: Any) -> None:

@@ -81,3 +81,39 @@ def test_the_message_names_the_first_cause_and_its_place(client):
     answer = client.post("/v1/scenes", json={"scene": scene}).get_json()
     assert answer["message"].startswith("Request body is invalid at scene.")
     assert answer["message"].endswith("(and 1 more in errors)")
+
+
+def _sample() -> dict:
+    import json
+    from importlib import resources
+
+    return json.loads(resources.files("service").joinpath("data/sample-scene.json").read_text())
+
+
+@pytest.mark.parametrize(
+    ("body", "told"),
+    [
+        (_sample(), '{"scene": <the scene>}'),  # a canonical scene sent bare
+        (  # a Foundry scene export
+            {"_id": "x1", "name": "Room", "grid": 100, "walls": [{"c": [0, 0, 1, 1]}]},
+            '{"format": "foundry", "export": <the',
+        ),
+        ({"resolution": {"pixels_per_grid": 70}, "line_of_sight": []}, '"export": <the'),  # UVTT
+    ],
+)
+def test_a_scene_sent_bare_is_told_how_to_wrap_it(client, body, told):
+    """A scene or export posted as the body itself gets one 422 saying how to send it
+    (``{"scene": ...}``, or ``{"format": ..., "export": ...}``), not an "Unknown field" per
+    field (API.md errors)."""
+    resp = client.post("/v1/scenes", json=body)
+    assert resp.status_code == 422
+    answer = resp.get_json()
+    assert told in answer["message"]
+    assert "Unknown field" not in answer["message"]
+    assert client.post("/v1/scenes", json={"scene": _sample()}).status_code == 200
+
+
+def test_a_body_with_upload_fields_is_not_taken_for_a_bare_scene(client):
+    body = {"scene": _sample(), "walls": []}
+    answer = client.post("/v1/scenes", json=body).get_json()
+    assert answer["errors"]["json"]["walls"] == ["Unknown field."]
