@@ -32,7 +32,7 @@ from service.engine.budget import WorkBudget
 from service.errors import RulesError
 from service.guard import AFTER_SENT_KEY
 from service.http_errors import Blueprint, invalid_message
-from service.limits import size_problems
+from service.limits import check_scene, size_problems
 from service.model import Scene
 from service.operations import OPERATIONS, BuiltScene, Operation, option_endpoints, option_kinds
 from service.operations.patches import PatchInvalid, patch_stats, resolve_change
@@ -120,23 +120,17 @@ def load_scene(raw: Any, path: str = "scene") -> Scene:
 
 
 def limit_problems(scene: Scene) -> list[tuple[str, str]]:
-    """``(message, kind)`` for each configured scene limit that ``scene`` passes.
+    """``(message, kind)`` for each configured count limit ``scene`` passes (``size_problems``).
 
-    The counts of walls, tokens, lights and regions (``service.limits.SCENE_LIMITS``), and the
-    outline points of all polygon regions together (``MAX_REGION_POINTS``): the scene's build
-    and every sight line's cost grow with them. A request body's scene is checked
-    the same way from its bytes before it is decoded (``service.http_errors``); this check
-    covers the scenes made here (imports, exports). O(regions).
+    A request body's scene is checked the same way from its bytes before it is decoded
+    (``service.http_errors``); this covers the scenes made here (imports, exports).
     """
     return size_problems(size_of_scene(scene), current_app.config)
 
 
 def check_limits(scene: Scene, path: str = "scene") -> None:
-    """422 naming ``<path>.<kind>`` for the first limit ``scene`` passes (``limit_problems``)."""
-    problems = limit_problems(scene)
-    if problems:
-        message, kind = problems[0]
-        raise RulesError(message, (path, kind))
+    """422 at ``<path>...`` for the first scene limit ``scene`` passes (``check_scene``)."""
+    check_scene(scene, current_app.config, path)
 
 
 def request_budget() -> WorkBudget:

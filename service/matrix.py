@@ -10,6 +10,7 @@ Cost: O(tokens^2) pairs, each O(lines x walls near them) in the vectorised measu
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import permutations
 from typing import Any
 
 from service.engine.budget import WorkBudget
@@ -57,7 +58,7 @@ def matrix(
     """
     tokens = _tokens(geo, token_ids)
     n = len(tokens)
-    pairs = [(a, t) for a in tokens for t in tokens if a.id != t.id]
+    pairs = list(permutations(tokens, 2))  # every ordered pair of two (the ids are distinct)
     if kind == "cover":
         degrees = degrees_all(system, geo, pairs, Attack(), options, budget=budget)
         grid = _grid(tokens, list(degrees))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from operator import attrgetter
 from typing import Any, overload
 
@@ -413,18 +414,27 @@ def distinct_tokens(
 ) -> tuple[list[Token], NDArray[np.intp]]:
     """The distinct tokens of ``pairs`` (by id, first seen), and each pair's two rows (p, 2).
 
-    A ``None`` end (an area's point of origin instead of an attacker) has row -1. O(pairs):
-    one pass over the ids, one dictionary look-up each (``np.fromiter``).
+    A ``None`` end (an area's point of origin instead of an attacker) has row -1. O(pairs)
+    in C-level passes (the ends, their ids, the first of each id, a look-up each): a
+    200-token matrix's 79,600 ends in a few milliseconds.
     """
-    ids = [None if tok is None else tok.id for pair in pairs for tok in pair]
-    row: dict[str | None, int] = {
-        tid: k for k, tid in enumerate(dict.fromkeys(t for t in ids if t is not None))
-    }
-    first = {tok.id: tok for pair in reversed(pairs) for tok in reversed(pair) if tok is not None}
-    tokens = [first[tid] for tid in row if tid is not None]
+    ends = list(chain.from_iterable(pairs))
+    ids: list[str | None]
+    try:
+        ids = list(map(_TOKEN_ID, ends))
+    except AttributeError:  # an area's point of origin (None) among the ends
+        ids = [None if tok is None else tok.id for tok in ends]
+    # Each id's first token (written last when read backwards); an area's None is dropped.
+    first: dict[str | None, Token] = dict(zip(reversed(ids), reversed(ends), strict=True))  # type: ignore[arg-type]
+    first.pop(None, None)
+    order = [tid for tid in dict.fromkeys(ids) if tid is not None]
+    row: dict[str | None, int] = {tid: k for k, tid in enumerate(order)}
     row[None] = -1
     rows = np.fromiter(map(row.__getitem__, ids), dtype=np.intp, count=len(ids))
-    return tokens, rows.reshape(-1, 2)
+    return [first[tid] for tid in order], rows.reshape(-1, 2)
+
+
+_TOKEN_ID = attrgetter("id")
 
 
 def find_token(scene: Scene, token_id: str, path: tuple[str | int, ...]) -> Token:

@@ -20,8 +20,8 @@ from service.engine.budget import WorkBudget
 from service.engine.density import WallDensity
 from service.engine.walls import FloatArray, WallIndex, index_walls
 from service.geometry.bands import as_bands
+from service.geometry.crossings import firm_crossings_within
 from service.geometry.firm import firm_walls
-from service.geometry.rooms import firm_crossings_within
 from service.geometry.sealed import pairs_sealed_apart
 from service.geometry.search import FIRST_LINES, search_many
 from service.geometry.surfaces import surface_blocked

@@ -24,7 +24,7 @@ from schemas.suggest import HINT_CHARS, nearest
 from service.engine.budget import PATCH_ITEM_UNITS, WALL_BUILD_UNITS, WorkBudget
 from service.engine.live import Change, id_positions
 from service.errors import RulesError, shown
-from service.limits import size_problems
+from service.limits import OUTLINE_MESSAGE, outline_past_crossings, scene_rings, size_problems
 from service.model import Scene
 
 #: Added tokens or lights per change checked for an id near a held one (``_added_hints``).
@@ -266,7 +266,8 @@ def _check_limits(
     """422 at ``<collection>`` when the scene after ``edits`` passes a scene limit.
 
     ``counts``: each collection's items after the edits, counted from the parent's and the
-    edits before anything is applied. O(regions + region points).
+    edits before anything is applied; then the outlines' self-crossings (at
+    ``regions.<id>.shape.points``). O(regions + region points).
     """
     regions = {r.id: r for r in parent.regions}
     for region_id, region in edits.get("regions", {}).items():
@@ -289,6 +290,9 @@ def _check_limits(
     if problems:
         message, field = problems[0]
         raise RulesError(f"After this change: {message}", (field,))
+    where = outline_past_crossings(scene_rings(regions.items(), enumerate(parent.surfaces)))
+    if where is not None:
+        raise RulesError(f"After this change: {OUTLINE_MESSAGE}", where)
 
 
 def patch_stats(scene: Scene, change: Change, doors: int) -> dict[str, int]:

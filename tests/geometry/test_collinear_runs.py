@@ -2,7 +2,7 @@
 
 GEO-6's obstacles (``obstacles.wall_components``) join a run of walls on one line, each
 overlapping the run before it, as one obstacle tested as one segment; the rooms step
-(``rooms.firm_crossings_within``) gives up past ``limit`` pairs it cannot settle (collinear
+(``crossings.firm_crossings_within``) gives up past ``limit`` pairs it cannot settle (collinear
 overlaps) instead of asking GEOS about every pair. Both were quadratic in the walls of the run:
 10,000 copies shifted by 0.1 px held a worker 24 to 60 s (a 503), inside every scene limit.
 """
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from service.app import create_app
 from service.engine.walls import index_walls
-from service.geometry import obstacles, rooms
+from service.geometry import crossings, obstacles, rooms
 from service.geometry.obstacles import MIN_RUN, wall_components
 from service.geometry.rooms import firm_crossings_within, room_walls
 from service.model import Wall
@@ -91,7 +91,7 @@ def test_the_rooms_step_gives_up_on_too_many_unsure_pairs(monkeypatch):
     monkeypatch.setattr(rooms.shapely, "crosses", lambda a, b: asked.append(len(a)) or real(a, b))
     index = index_walls(shifted_copies(400), 20.0)
     firm = room_walls(index, "move", None)
-    monkeypatch.setattr(rooms, "MAX_UNSURE", 50_000)
+    monkeypatch.setattr(crossings, "MAX_UNSURE", 50_000)
     assert firm_crossings_within(index, firm, 1000) is False  # 79,800 unsure pairs
     assert asked == []
     small = index_walls(shifted_copies(30), 20.0)
