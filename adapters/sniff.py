@@ -95,8 +95,11 @@ def sniff(export: object) -> str | None:
     return None
 
 
-def is_canonical(doc: object) -> bool:
+def is_canonical(doc: object, *, without_grid: bool = False) -> bool:
     """Whether ``doc`` is a canonical scene (shared/DESIGN.md) rather than a VTT export.
+
+    ``without_grid``: a ``doc`` with no ``grid`` at all is judged by the rest (a canonical
+    scene that forgot its grid, which the scene schema reports, is no export).
 
     A canonical scene is a JSON object with a ``grid`` object holding ``size`` (its
     ``type``, when given, a string), no top-level key of an export (``_id``, ``_key``,
@@ -123,6 +126,8 @@ def is_canonical(doc: object) -> bool:
     if not isinstance(doc, Mapping):
         return False
     grid = doc.get("grid")
+    if without_grid and "grid" not in doc:
+        grid = {"size": 1}
     if not isinstance(grid, Mapping) or "size" not in grid:
         return False
     if not isinstance(grid.get("type", "square"), str):  # Foundry v10+: an integer

@@ -550,7 +550,7 @@ def export_hint(body: Any, schema: Schema | None = None) -> str | None:
     named = "scene" in body or "scene_id" in body
     whole = fields is None or ("scene" in fields and not named)
     for label, doc in (("`scene`", body.get("scene")), ("The body", body if whole else None)):
-        if doc is None or is_canonical(doc) or is_import_answer(doc):
+        if doc is None or is_canonical(doc, without_grid=True) or is_import_answer(doc):
             continue
         found = sniff(doc)
         if found is not None:

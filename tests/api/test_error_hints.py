@@ -117,3 +117,21 @@ def test_a_body_with_upload_fields_is_not_taken_for_a_bare_scene(client):
     body = {"scene": _sample(), "walls": []}
     answer = client.post("/v1/scenes", json=body).get_json()
     assert answer["errors"]["json"]["walls"] == ["Unknown field."]
+
+
+@pytest.mark.parametrize("path", ["/v1/scenes", "/v1/cover"])
+def test_a_canonical_scene_without_its_grid_is_not_taken_for_an_export(client, path):
+    """A canonical scene that forgot ``grid`` is told so at ``scene.grid``, not sent off to
+    the Foundry importer (its walls and tokens carry canonical ids, no Foundry codes)."""
+    bare = {"walls": [{"id": "w", "c": [0, 0, 100, 0]}], "tokens": [{"id": "a", "x": 0, "y": 50}]}
+    body = {"scene": bare, "ruleset": "dnd5e", "attacker": "a", "targets": ["a"]}
+    if path == "/v1/scenes":
+        body = {"scene": bare}
+    answer = client.post(path, json=body).get_json()
+    assert (
+        answer["message"]
+        == "Request body is invalid at scene.grid: Missing data for required field."
+    )
+    foundry = {"walls": [{"_id": "w", "c": [0, 0, 100, 0], "move": 20}], "grid": 100}
+    hinted = client.post("/v1/scenes", json={"scene": foundry}).get_json()["message"]
+    assert hinted.startswith("`scene` looks like a Foundry VTT export")
