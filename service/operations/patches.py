@@ -172,6 +172,17 @@ def _item(
         item = _load(ITEM_SCHEMAS[name], raw, path)
     except PatchInvalid as err:
         if old is not None:
+            fields = _schema(ITEM_SCHEMAS[name]).fields
+            cleared = [k for k, v in value.items() if v is None and k in fields]
+            required = [k for k in cleared if fields[k].required]
+            if required:  # null restores a default: a required field has none
+                raise PatchInvalid(
+                    f"The change is invalid at {'.'.join((*path, required[0]))}: null "
+                    f"restores a field's default, and {required[0]} has none (it is "
+                    "required): give it a value.",
+                    path,
+                    err.messages,
+                ) from None
             raise
         held = _near_held(item_id, *parent)
         hint = f" Did you mean {shown(held)}?" if held is not None else ""

@@ -308,3 +308,27 @@ def test_a_mistyped_id_of_a_move_adds_an_item_and_says_so(client, base):
     assert any("'gobiln'" in w and "did you mean 'goblin'" in w for w in warnings), warnings
     fresh = client.patch(f"/v1/scenes/{base}", json={"tokens": {"wyvern": {"x": 7, "y": 3}}})
     assert fresh.get_json()["warnings"] == []  # a new id near none: no warning
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"tokens": {"goblin": {"x": None}}}, "tokens.goblin.x"),
+        ({"walls": {"inner-door": {"c": None}}}, "walls.inner-door.c"),
+    ],
+)
+def test_null_on_a_required_field_says_it_has_no_default(client, base, change, field):
+    """``null`` restores a field's default (JSON merge patch); a required field has none, so
+    the 422 says that, not a bare "Missing data", and the parent answers as before."""
+    before = cover(client, base)
+    resp = client.patch(f"/v1/scenes/{base}", json=change)
+    assert resp.status_code == 422
+    message = resp.get_json()["message"]
+    assert message.startswith(f"The change is invalid at {field}: null restores a field's default")
+    assert "(it is required): give it a value." in message
+    assert cover(client, base) == before
+
+
+def test_null_on_a_field_with_a_default_restores_it(client, base):
+    resp = client.patch(f"/v1/scenes/{base}", json={"tokens": {"goblin": {"name": None}}})
+    assert resp.status_code == 200
