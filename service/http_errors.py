@@ -109,6 +109,9 @@ def invalid_message(errors: Mapping[str, Any]) -> str:
     if not leaves:
         return head + "."
     path, first = leaves[0]
+    path = tuple(p for p in path if p != "_schema")  # marshmallow's key for a whole object
+    if not path and first == "Invalid input type.":
+        first = "Invalid input type: a JSON object is expected."
     more = f" (and {len(leaves) - 1} more in errors)" if len(leaves) > 1 else ""
     return f"{head} at {'.'.join(path) or '(top)'}: {first}{more}"
 

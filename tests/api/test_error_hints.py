@@ -135,3 +135,13 @@ def test_a_canonical_scene_without_its_grid_is_not_taken_for_an_export(client, p
     foundry = {"walls": [{"_id": "w", "c": [0, 0, 100, 0], "move": 20}], "grid": 100}
     hinted = client.post("/v1/scenes", json={"scene": foundry}).get_json()["message"]
     assert hinted.startswith("`scene` looks like a Foundry VTT export")
+
+
+@pytest.mark.parametrize("body", [[1, 2], "x", 5])
+@pytest.mark.parametrize("method,path", [("patch", "/v1/scenes/sample"), ("post", "/v1/cover")])
+def test_a_body_that_is_no_object_is_told_so_without_internal_names(client, body, method, path):
+    """marshmallow's ``_schema`` key never reaches the message: the body is at ``(top)``."""
+    answer = getattr(client, method)(path, json=body).get_json()
+    assert answer["message"] == (
+        "Request body is invalid at (top): Invalid input type: a JSON object is expected."
+    )
