@@ -140,6 +140,8 @@ class SceneCache:
         self._building: dict[str, threading.Event] = {}
         # Patched scenes this process stored and has yet to build (``patch(later=True)``).
         self._pending: dict[str, _Pending] = {}
+        #: Whole scenes built here so far (``put``; not the patched ones built from a parent).
+        self.builds = 0
 
     def put(
         self, scene: Scene, *, alias: str | None = None, publish: bool | None = None
@@ -173,6 +175,7 @@ class SceneCache:
             else:
                 geo = build_scene(scene)
                 warm(geo)
+            self.builds += 1
             walls = scene.walls  # doors counted with the build: PATCH stats carry them
             doors = [len(walls) - operator.countOf(map(_DOOR, walls), "none")]
             entry = _Entry(geo, digest, doors=doors)
