@@ -306,7 +306,7 @@ def _collect_after_builds(app: Flask) -> None:
 
     Building a scene leaves tens of thousands of new objects for the collector; the full
     collection they bring on fell on the next request instead, whichever it was (54 ms of a
-    63 ms refusal of a 200-token matrix on the Lancer ship after its upload, issue 32). Run
+    63 ms refusal of a 200-token matrix on the Lancer ship after its upload). Run
     after the answer is sent (``service.guard.AFTER_SENT_KEY``), it delays no answer.
     """
     cache = app.extensions["sightline_cache"]
