@@ -25,7 +25,7 @@ import flask_smorest as smorest
 from apispec import BasePlugin
 from flask import Request, current_app, request
 from flask_smorest import abort
-from marshmallow import Schema, ValidationError
+from marshmallow import Schema, ValidationError, fields, validate
 from webargs.flaskparser import FlaskParser, is_json_request
 from webargs.flaskparser import abort as webargs_abort
 from werkzeug.exceptions import HTTPException, InternalServerError, default_exceptions
@@ -163,6 +163,23 @@ def exclusive_range(self: Any, field: Any, ret: dict, **_: Any) -> dict:
             else:
                 out[exclusive] = True
     return out
+
+
+def named_keys(self: Any, field: Any, ret: dict, **_: Any) -> dict:
+    """Document a ``Dict`` whose keys are a ``OneOf`` as an object of those keys only.
+
+    OpenAPI 3.0 has no ``propertyNames``: apispec writes such a ``Dict`` as an object of any
+    keys (``additionalProperties``), which the server refuses past its choices
+    (``options.advantage_levels``: ``lesser``, ``standard``, ``greater``). Its keys become
+    ``properties``, each with the values' schema, and no other key (an apispec attribute
+    function, run after apispec's own).
+    """
+    keys = getattr(field, "key_field", None) if isinstance(field, fields.Dict) else None
+    choices = [v.choices for v in getattr(keys, "validators", ()) if isinstance(v, validate.OneOf)]
+    if not choices:
+        return {}
+    values = ret.pop("additionalProperties", {})
+    return {"properties": {str(k): values for k in choices[0]}, "additionalProperties": False}
 
 
 def _markdown(text: str) -> str:
@@ -345,6 +362,7 @@ class Api(smorest.Api):
     def _init_spec(self, **kwargs: Any) -> None:
         super()._init_spec(**kwargs)
         self.ma_plugin.converter.add_attribute_function(exclusive_range)
+        self.ma_plugin.converter.add_attribute_function(named_keys)
         contract = ContractPlugin(self._app.config)
         contract.init_spec(self.spec)
         self.spec.plugins.append(contract)
