@@ -1,0 +1,164 @@
+"""The OpenAPI document says the bounds the server refuses past (issue 32, schemathesis ST202).
+
+Each test names one kind of body the document accepted and the server refused with a 422,
+and checks that the document now says the bound, from the schema the server loads with
+(``tests/fuzz/test_schemathesis.py`` runs ST202 over every operation).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from schemas.requests import FLANKING_RULESETS, CoverOptionsSchema, VisionOptionsSchema
+from service import model, rules
+from service.app import create_app
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return create_app().test_client().get("/openapi.json").get_json()
+
+
+@pytest.fixture
+def client():
+    return create_app({"TESTING": False}).test_client()
+
+
+def _schemas(spec):
+    return spec["components"]["schemas"]
+
+
+def test_a_patch_edit_is_documented_an_object_or_null(spec, client):
+    """``{"regions": {"x": [null]}}``: each collection's values are an object or null."""
+    for name in ("walls", "tokens", "lights", "regions"):
+        prop = _schemas(spec)["ScenePatch"]["properties"][name]
+        assert prop["additionalProperties"] == {"type": "object", "nullable": True}, name
+    resp = client.patch("/v1/scenes/sample", json={"regions": {"x": [None]}})
+    assert resp.status_code == 422
+    assert resp.get_json()["errors"]["json"]["regions"]["x"] == [
+        "Must be an object (the item's changed fields) or null (remove it)."
+    ]
+
+
+def test_advantage_levels_are_documented_by_their_keys(spec, client):
+    """``options.advantage_levels`` takes the keys lesser, standard, greater and no other."""
+    prop = _schemas(spec)["CoverOptions"]["properties"]["advantage_levels"]
+    assert set(prop["properties"]) == {"lesser", "standard", "greater"}
+    assert prop["additionalProperties"] is False
+    assert prop["properties"]["lesser"] == {"type": "integer", "minimum": 0, "maximum": 10}
+    body = {
+        "ruleset": "starfinder",
+        "scene_id": "sample",
+        "attacker": "archer",
+        "targets": ["goblin"],
+        "options": {"advantage_levels": {"huge": 1}},
+    }
+    resp = client.post("/v1/cover", json=body)
+    assert resp.status_code == 422
+    assert "huge" in resp.get_json()["errors"]["json"]["options"]["advantage_levels"]
+
+
+@pytest.mark.parametrize(
+    ("schema", "kinds"),
+    [
+        ("MatrixRequest", ["CoverOptions", "VisionOptions"]),
+        ("RenderQuery", ["CoverOptions", "VisionOptions", "LineOptions"]),
+    ],
+)
+def test_nested_options_are_documented_as_their_kinds_options(spec, schema, kinds):
+    """``options`` of /v1/matrix and of /v1/render's query: one kind's options, no other key."""
+    prop = _schemas(spec)[schema]["properties"]["options"]
+    assert prop["anyOf"] == [{"$ref": f"#/components/schemas/{kind}"} for kind in kinds]
+    for kind in kinds:
+        assert _schemas(spec)[kind]["additionalProperties"] is False
+
+
+def test_matrix_options_name_the_fields_of_cover_and_vision_options(spec, client):
+    documented = set(_schemas(spec)["CoverOptions"]["properties"]) | set(
+        _schemas(spec)["VisionOptions"]["properties"]
+    )
+    assert documented == set(CoverOptionsSchema().fields) | set(VisionOptionsSchema().fields)
+    body = {"ruleset": "dnd5e", "scene_id": "sample", "options": {"no_such_option": 1}}
+    resp = client.post("/v1/matrix", json=body)
+    assert resp.status_code == 422
+    assert "no_such_option" in resp.get_json()["errors"]["json"]["options"]
+
+
+def test_flanking_documents_the_rulesets_with_a_flanking_rule(spec, client):
+    """``ruleset`` pf2e-variant was documented and answered "has no flanking rule" (422)."""
+    having = sorted(
+        r for r, sys in rules.REGISTRY.items() if "modifiers/flanking" in sys.extra_capabilities
+    )
+    assert list(FLANKING_RULESETS) == having
+    assert _schemas(spec)["FlankingRequest"]["properties"]["ruleset"]["enum"] == having
+    body = {
+        "ruleset": "pf2e-variant",
+        "scene_id": "sample",
+        "attacker": "fighter",
+        "ally": "archer",
+        "target": "ogre",
+    }
+    resp = client.post("/v1/modifiers/flanking", json=body)
+    assert resp.status_code == 422
+    assert resp.get_json()["message"] == "Ruleset 'pf2e-variant' has no flanking rule."
+
+
+def test_grid_distance_is_documented_with_the_grids_bounds(spec, client):
+    """``?grid_distance=1e-05`` was documented (> 0) and refused by the importer (>= 0.001)."""
+    (param,) = (
+        p
+        for p in spec["paths"]["/v1/import/{fmt}"]["post"]["parameters"]
+        if p["name"] == "grid_distance"
+    )
+    assert param["schema"]["minimum"] == model.MIN_GRID_DISTANCE
+    assert param["schema"]["maximum"] == model.MAX_UNITS
+    resp = client.post("/v1/import/uvtt?grid_distance=1e-05", json={})
+    assert resp.status_code == 422
+    assert list(resp.get_json()["errors"]) == ["query"]  # refused as the document says
+
+
+@pytest.mark.parametrize("schema", ["LineRequest", "SightRequest", "RenderQuery"])
+def test_an_endpoint_is_documented_with_the_models_bounds(spec, schema):
+    """``from``/``to``: ``""`` and points or elevations past the model's bounds were documented."""
+    props = _schemas(spec)[schema]["properties"]
+    for name in ("from", "to"):
+        token, point = props[name]["oneOf"]
+        assert token == {"type": "string", "minLength": 1}
+        items = point["properties"]["point"]["items"]
+        assert (items["minimum"], items["maximum"]) == (-model.MAX_COORD_PX, model.MAX_COORD_PX)
+        elevation = point["properties"]["elevation"]
+        assert (elevation["minimum"], elevation["maximum"]) == (-model.MAX_UNITS, model.MAX_UNITS)
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "code"),
+    [("", 422), ({"point": [0, 1e8]}, 422), ({"point": [0, 0], "elevation": 2e6}, 422)],
+)
+def test_an_endpoint_past_the_documented_bounds_is_refused(client, endpoint, code):
+    body = {"scene_id": "sample", "from": "archer", "to": endpoint}
+    assert client.post("/v1/line-of-effect", json=body).status_code == code
+
+
+def test_line_of_sight_documents_no_breakthrough_damage(spec, client):
+    """``effect.damage`` 3 was documented for /v1/line-of-sight and refused (5E-LOE-4)."""
+    assert spec["paths"]["/v1/line-of-sight"]["post"]["requestBody"]["content"]["application/json"][
+        "schema"
+    ] == {"$ref": "#/components/schemas/SightRequest"}
+    damage = _schemas(spec)["SightEffect"]["properties"]["damage"]
+    assert damage["enum"] == [None] and damage["nullable"] is True
+    body = {"scene_id": "sample", "from": "archer", "to": "goblin", "effect": {"damage": 3}}
+    resp = client.post("/v1/line-of-sight", json=body)
+    assert resp.status_code == 422
+    assert resp.get_json()["errors"]["json"]["effect"]["damage"] == [
+        "Breakthrough applies to line of effect only."
+    ]
+    body["effect"] = {"damage": None}
+    assert client.post("/v1/line-of-sight", json=body).status_code == 200
+    body["effect"] = {"damage": 3}
+    assert client.post("/v1/line-of-effect", json=body).status_code == 200
+
+
+def test_underwater_damage_types_are_documented(spec):
+    """``attack.damage_types`` ``["0"]`` was documented (any string) and refused."""
+    items = _schemas(spec)["UnderwaterAttack"]["properties"]["damage_types"]["items"]
+    assert items["enum"] == list(model.DAMAGE_TYPES)
