@@ -211,6 +211,42 @@ EXCLUSIVE: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] 
 )
 
 
+#: Above 0, in OpenAPI 3.0.
+_POSITIVE = {"minimum": 0, "exclusiveMinimum": True}
+#: What a region's ``Shape`` of each type needs (``service.model.Shape``, checked by
+#: ``schemas.scene.ShapeSchema.complete``): a polygon three points or more, a rect a positive
+#: width and height, a circle a positive radius. Each type is one branch of a ``oneOf``.
+SHAPE_NEEDS: dict[str, dict[str, dict[str, Any]]] = {
+    "polygon": {"points": {"minItems": 3}},
+    "rect": {"width": _POSITIVE, "height": _POSITIVE},
+    "circle": {"radius": _POSITIVE},
+}
+
+
+#: Lists of which a body gives at least one non-empty (the schemas' "Give at least one ..."
+#: rules), by schema: each list is one branch of an ``anyOf``.
+AT_LEAST_ONE: dict[str, tuple[str, ...]] = {"LightingRequest": ("points", "tokens")}
+
+
+def _at_least_one(name: str, definition: dict) -> None:
+    """The :data:`AT_LEAST_ONE` rule of schema ``name``, as ``anyOf``."""
+    if name in AT_LEAST_ONE:
+        definition["anyOf"] = [
+            {"required": [n], "properties": {n: {"minItems": 1}}} for n in AT_LEAST_ONE[name]
+        ]
+
+
+def _shape_types(definition: dict) -> None:
+    """The :data:`SHAPE_NEEDS` of each shape type in ``definition`` (``Shape``), as ``oneOf``."""
+    definition["oneOf"] = [
+        {
+            "properties": {"type": {"enum": [kind]}, **needs},
+            "required": ["type", *needs],
+        }
+        for kind, needs in SHAPE_NEEDS.items()
+    ]
+
+
 def _given(name: str) -> dict[str, Any]:
     """The schema of "``name`` is present and not null"."""
     return {"required": [name], "properties": {name: {"not": {"nullable": True, "enum": [None]}}}}
@@ -264,7 +300,9 @@ class ContractPlugin(BasePlugin):
     (``SIGHTLINE_MAX_REGION_POINTS``, the bound on all regions together, so on each one) as
     ``maxItems``, and ``targets`` (``SIGHTLINE_MAX_TARGETS``); a nested object that may be
     null accepts the nested schema or null, not any object; fields of which a body gives
-    exactly one side are a ``oneOf`` (:data:`EXCLUSIVE`); a ``ruleset`` lists the rulesets
+    exactly one side are a ``oneOf`` (:data:`EXCLUSIVE`), and so are the shape types
+    (:data:`SHAPE_NEEDS`); lists of which one must be given are an ``anyOf``
+    (:data:`AT_LEAST_ONE`); a ``ruleset`` lists the rulesets
     (``service.model.RULESET_IDS``, or the one its description names: "Must be `dnd5e`.").
     """
 
@@ -276,6 +314,7 @@ class ContractPlugin(BasePlugin):
         """The limits of this server and null-only branches in ``definition``, in place."""
         _null_only(definition)
         _exclusive(definition)
+        _at_least_one(name, definition)
         props = definition.get("properties") or {}
         limits = self.limits
         if name == "Scene":
@@ -284,6 +323,7 @@ class ContractPlugin(BasePlugin):
         if name == "Shape" and isinstance(props.get("points"), dict):
             _max_items(props["points"], limits.get("MAX_REGION_POINTS"),
                        "SIGHTLINE_MAX_REGION_POINTS, all regions together")  # fmt: skip
+            _shape_types(definition)
         ruleset = props.get("ruleset")
         if isinstance(ruleset, dict) and ruleset.get("type") == "string" and "enum" not in ruleset:
             only = re.fullmatch(r"Must be `([a-z0-9-]+)`\.", str(ruleset.get("description", "")))

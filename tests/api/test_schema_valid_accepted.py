@@ -7,11 +7,17 @@ and checks that the document now says the bound, from the schema the server load
 
 from __future__ import annotations
 
+import typing
+
+import jsonschema
 import pytest
+from marshmallow import ValidationError
 
 from schemas.requests import FLANKING_RULESETS, CoverOptionsSchema, VisionOptionsSchema
+from schemas.scene import ShapeSchema
 from service import model, rules
 from service.app import create_app
+from service.http_errors import SHAPE_NEEDS
 
 
 @pytest.fixture(scope="module")
@@ -162,3 +168,45 @@ def test_underwater_damage_types_are_documented(spec):
     """``attack.damage_types`` ``["0"]`` was documented (any string) and refused."""
     items = _schemas(spec)["UnderwaterAttack"]["properties"]["damage_types"]["items"]
     assert items["enum"] == list(model.DAMAGE_TYPES)
+
+
+SHAPES = [
+    ({"type": "polygon", "points": [[0, 0], [10, 0], [0, 10]]}, {"points": [[0, 0], [10, 0]]}),
+    ({"type": "rect", "width": 10, "height": 5}, {"height": 0}),
+    ({"type": "circle", "radius": 5}, {"radius": 0}),
+]
+
+
+def test_shape_needs_name_every_shape_type():
+    assert list(SHAPE_NEEDS) == list(typing.get_args(typing.get_type_hints(model.Shape)["type"]))
+
+
+@pytest.mark.parametrize(("shape", "short"), SHAPES, ids=lambda v: str(v.get("type", v)))
+def test_a_shape_is_documented_with_what_its_type_needs(spec, shape, short):
+    """A rect of width 0, a circle of radius 0, a polygon of 2 points: documented, refused."""
+    validator = jsonschema.Draft4Validator(_schemas(spec)["Shape"])
+    assert validator.is_valid(shape)
+    ShapeSchema().load(shape)
+    wrong = {**shape, **short}
+    assert not validator.is_valid(wrong)
+    with pytest.raises(ValidationError):
+        ShapeSchema().load(wrong)
+    assert not validator.is_valid({"type": shape["type"]})  # the defaults (0, no points)
+
+
+@pytest.mark.parametrize(
+    ("body", "valid"),
+    [
+        ({"points": [[1, 1]]}, True),
+        ({"tokens": ["goblin"]}, True),
+        ({"points": [], "tokens": ["goblin"]}, True),
+        ({}, False),
+        ({"points": [], "tokens": []}, False),
+    ],
+)
+def test_lighting_documents_at_least_one_point_or_token(spec, client, body, valid):
+    """``{"scene_id": "sample"}`` was documented and refused: "Give at least one point or token"."""
+    rule = {"anyOf": _schemas(spec)["LightingRequest"]["anyOf"]}
+    assert jsonschema.Draft4Validator(rule).is_valid(body) is valid
+    resp = client.post("/v1/lighting", json={"scene_id": "sample", **body})
+    assert resp.status_code == (200 if valid else 422), resp.get_json()
