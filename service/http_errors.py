@@ -211,8 +211,10 @@ EXCLUSIVE: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] 
 )
 
 
-#: Above 0, in OpenAPI 3.0.
-_POSITIVE = {"minimum": 0, "exclusiveMinimum": True}
+#: Not 0: above 0 beside the property's own ``minimum: 0`` (``model.Extent``). Not
+#: ``exclusiveMinimum: true``, which JSON Schema validators past draft 4 refuse to compile
+#: (schemathesis then checks no example of a body that holds a scene).
+_POSITIVE = {"not": {"enum": [0]}}
 #: What a region's ``Shape`` of each type needs (``service.model.Shape``, checked by
 #: ``schemas.scene.ShapeSchema.complete``): a polygon three points or more, a rect a positive
 #: width and height, a circle a positive radius. Each type is one branch of a ``oneOf``.
