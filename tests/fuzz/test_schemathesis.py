@@ -78,6 +78,11 @@ UNSAYABLE: tuple[tuple[str, str, str], ...] = (
         "by ruleset",
     ),
     (
+        r"json\.(query\.)?options\.\w+",
+        r"Unknown field with kind '[\w-]+': kind '[\w-]+' only\.",
+        "by kind (the document: one of the kinds' options)",
+    ),
+    (
         r"json\.(query\.)?options\.corner_inset",
         r"corner_inset .* px is not below a quarter of a square .*",
         "by the scene's grid size",
