@@ -31,6 +31,7 @@ from webargs.flaskparser import abort as webargs_abort
 from werkzeug.exceptions import HTTPException, InternalServerError, default_exceptions
 
 from adapters.sniff import FORMAT_NAMES, is_canonical, is_import_answer, sniff
+from schemas.modifiers import EFFECT_FIELDS
 from schemas.responses import ErrorSchema
 from schemas.scene import decode_json_body
 from schemas.size import size_of_json
@@ -238,6 +239,32 @@ def _at_least_one(name: str, definition: dict) -> None:
         ]
 
 
+#: Schemas whose ``kind`` decides which fields they take: (required, optional) by kind
+#: (``schemas.modifiers.EFFECT_FIELDS``, checked by ``UnderwaterEffectSchema``). Each kind is
+#: one branch of a ``oneOf``: its required fields, and none of another kind's.
+KIND_FIELDS: dict[str, Mapping[str, tuple[frozenset[str], frozenset[str]]]] = {
+    "UnderwaterEffect": EFFECT_FIELDS,
+}
+
+
+def _kind_fields(name: str, definition: dict) -> None:
+    """The :data:`KIND_FIELDS` of schema ``name``, as ``oneOf``."""
+    if name not in KIND_FIELDS:
+        return
+    props = definition.get("properties") or {}
+    branches = []
+    for kind, (required, optional) in KIND_FIELDS[name].items():
+        branch: dict[str, Any] = {
+            "properties": {"kind": {"enum": [kind]}},
+            "required": ["kind", *sorted(required)],
+        }
+        others = sorted(set(props) - required - optional - {"kind"})
+        if others:
+            branch["not"] = {"anyOf": [{"required": [other]} for other in others]}
+        branches.append(branch)
+    definition["oneOf"] = branches
+
+
 def _shape_types(definition: dict) -> None:
     """The :data:`SHAPE_NEEDS` of each shape type in ``definition`` (``Shape``), as ``oneOf``."""
     definition["oneOf"] = [
@@ -304,7 +331,8 @@ class ContractPlugin(BasePlugin):
     null accepts the nested schema or null, not any object; fields of which a body gives
     exactly one side are a ``oneOf`` (:data:`EXCLUSIVE`), and so are the shape types
     (:data:`SHAPE_NEEDS`); lists of which one must be given are an ``anyOf``
-    (:data:`AT_LEAST_ONE`); a ``ruleset`` lists the rulesets
+    (:data:`AT_LEAST_ONE`), and the fields of each kind of a schema with kinds a ``oneOf``
+    (:data:`KIND_FIELDS`); a ``ruleset`` lists the rulesets
     (``service.model.RULESET_IDS``, or the one its description names: "Must be `dnd5e`.").
     """
 
@@ -317,6 +345,7 @@ class ContractPlugin(BasePlugin):
         _null_only(definition)
         _exclusive(definition)
         _at_least_one(name, definition)
+        _kind_fields(name, definition)
         props = definition.get("properties") or {}
         limits = self.limits
         if name == "Scene":

@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 from marshmallow import ValidationError
 
+from schemas.modifiers import EFFECT_FIELDS, UnderwaterEffectSchema
 from schemas.requests import FLANKING_RULESETS, CoverOptionsSchema, VisionOptionsSchema
 from schemas.scene import ShapeSchema
 from service import model, rules
@@ -210,3 +211,27 @@ def test_lighting_documents_at_least_one_point_or_token(spec, client, body, vali
     assert jsonschema.Draft4Validator(rule).is_valid(body) is valid
     resp = client.post("/v1/lighting", json={"scene_id": "sample", **body})
     assert resp.status_code == (200 if valid else 422), resp.get_json()
+
+
+#: A value for each field an underwater effect kind requires.
+EFFECT_VALUES = {"timing": "other", "size": 10, "cold_damage": 5, "con": 1}
+
+
+@pytest.mark.parametrize("kind", list(EFFECT_FIELDS))
+def test_an_underwater_effect_is_documented_with_its_kinds_fields(spec, kind):
+    """``{"kind": "acid", "con": 0}`` was documented and refused: "Not a field of effect kind"."""
+    rule = jsonschema.Draft4Validator({"oneOf": _schemas(spec)["UnderwaterEffect"]["oneOf"]})
+    required, optional = EFFECT_FIELDS[kind]
+    effect = {"kind": kind, **{name: EFFECT_VALUES[name] for name in required}}
+    assert rule.is_valid(effect)
+    UnderwaterEffectSchema().load(effect)
+    for name in required:  # without one of its own
+        short = {k: v for k, v in effect.items() if k != name}
+        assert not rule.is_valid(short)
+        with pytest.raises(ValidationError):
+            UnderwaterEffectSchema().load(short)
+    other = next(n for n in sorted(EFFECT_VALUES) if n not in required | optional)
+    wrong = {**effect, other: EFFECT_VALUES[other]}  # with another kind's
+    assert not rule.is_valid(wrong)
+    with pytest.raises(ValidationError):
+        UnderwaterEffectSchema().load(wrong)
