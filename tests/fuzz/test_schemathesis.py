@@ -105,11 +105,6 @@ UNSAYABLE: tuple[tuple[str, str, str], ...] = (
         "one range or both, ordered",
     ),
     (
-        r"json\.effect\.\w+",
-        r"Not a field of effect kind .*|Missing data for required field \(effect kind .*\)\.",
-        "by effect.kind",
-    ),
-    (
         r"json\.attack\.distance",
         r"A ranged attack underwater needs attack\.distance .*",
         "by attack.kind",
