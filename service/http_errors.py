@@ -32,6 +32,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError, default_exce
 
 from adapters.sniff import FORMAT_NAMES, is_canonical, is_import_answer, sniff
 from schemas.modifiers import EFFECT_FIELDS
+from schemas.requests import QUERY_FIELDS
 from schemas.responses import ErrorSchema
 from schemas.scene import decode_json_body
 from schemas.size import size_of_json
@@ -265,6 +266,30 @@ def _kind_fields(name: str, definition: dict) -> None:
     definition["oneOf"] = branches
 
 
+#: Schemas whose ``type`` names the fields a body gives (present, not null): by schema, the
+#: table ``RenderQuerySchema.fields_of_type`` checks (``QUERY_FIELDS``). Each type is one
+#: branch of a ``oneOf``; ``attacker`` is not needed with an area attack.
+TYPE_FIELDS: dict[str, Mapping[str, tuple[str, ...]]] = {"RenderQuery": QUERY_FIELDS}
+#: "``attack.kind`` is ``area``".
+_AREA_ATTACK = {
+    "required": ["attack"],
+    "properties": {"attack": {"required": ["kind"], "properties": {"kind": {"enum": ["area"]}}}},
+}
+
+
+def _type_fields(name: str, definition: dict) -> None:
+    """The :data:`TYPE_FIELDS` of schema ``name``, as ``oneOf``."""
+    if name not in TYPE_FIELDS:
+        return
+    branches = []
+    for kind, needed in TYPE_FIELDS[name].items():
+        needs = [
+            {"anyOf": [_given(n), _AREA_ATTACK]} if n == "attacker" else _given(n) for n in needed
+        ]
+        branches.append({"properties": {"type": {"enum": [kind]}}, "allOf": needs})
+    definition["oneOf"] = branches
+
+
 def _shape_types(definition: dict) -> None:
     """The :data:`SHAPE_NEEDS` of each shape type in ``definition`` (``Shape``), as ``oneOf``."""
     definition["oneOf"] = [
@@ -332,7 +357,8 @@ class ContractPlugin(BasePlugin):
     exactly one side are a ``oneOf`` (:data:`EXCLUSIVE`), and so are the shape types
     (:data:`SHAPE_NEEDS`); lists of which one must be given are an ``anyOf``
     (:data:`AT_LEAST_ONE`), and the fields of each kind of a schema with kinds a ``oneOf``
-    (:data:`KIND_FIELDS`); a ``ruleset`` lists the rulesets
+    (:data:`KIND_FIELDS`), as are the fields each type of a query needs (:data:`TYPE_FIELDS`);
+    a ``ruleset`` lists the rulesets
     (``service.model.RULESET_IDS``, or the one its description names: "Must be `dnd5e`.").
     """
 
@@ -346,6 +372,7 @@ class ContractPlugin(BasePlugin):
         _exclusive(definition)
         _at_least_one(name, definition)
         _kind_fields(name, definition)
+        _type_fields(name, definition)
         props = definition.get("properties") or {}
         limits = self.limits
         if name == "Scene":

@@ -14,7 +14,12 @@ import pytest
 from marshmallow import ValidationError
 
 from schemas.modifiers import EFFECT_FIELDS, UnderwaterEffectSchema
-from schemas.requests import FLANKING_RULESETS, CoverOptionsSchema, VisionOptionsSchema
+from schemas.requests import (
+    FLANKING_RULESETS,
+    QUERY_FIELDS,
+    CoverOptionsSchema,
+    VisionOptionsSchema,
+)
 from schemas.scene import ShapeSchema
 from service import model, rules
 from service.app import create_app
@@ -235,3 +240,43 @@ def test_an_underwater_effect_is_documented_with_its_kinds_fields(spec, kind):
     assert not rule.is_valid(wrong)
     with pytest.raises(ValidationError):
         UnderwaterEffectSchema().load(wrong)
+
+
+QUERIES = {
+    "cover": {"ruleset": "dnd5e", "attacker": "archer", "target": "goblin"},
+    "vision": {"ruleset": "dnd5e", "observer": "goblin", "target": "archer"},
+    "line-of-effect": {"from": "archer", "to": "goblin"},
+    "line-of-sight": {"from": "archer", "to": "goblin"},
+}
+
+
+@pytest.mark.parametrize("kind", list(QUERY_FIELDS))
+def test_a_render_query_is_documented_with_its_types_fields(spec, client, kind):
+    """``{"type": "cover"}`` was documented and refused: "Required for a cover query"."""
+    rule = jsonschema.Draft4Validator({"oneOf": _schemas(spec)["RenderQuery"]["oneOf"]})
+    query = {"type": kind, **QUERIES[kind]}
+    assert set(QUERIES[kind]) == set(QUERY_FIELDS[kind])
+    assert rule.is_valid(query)
+    assert client.post("/v1/render", json={"scene_id": "sample", "query": query}).status_code == 200
+    for name in QUERY_FIELDS[kind]:
+        for short in ({k: v for k, v in query.items() if k != name}, {**query, name: None}):
+            assert not rule.is_valid(short), short
+            resp = client.post("/v1/render", json={"scene_id": "sample", "query": short})
+            assert resp.status_code == 422, short
+
+
+def test_a_render_cover_query_of_an_area_needs_no_attacker(spec, client):
+    rule = jsonschema.Draft4Validator({"oneOf": _schemas(spec)["RenderQuery"]["oneOf"]})
+    query = {
+        "type": "cover",
+        "ruleset": "dnd5e",
+        "target": "goblin",
+        "attack": {"kind": "area", "origin": [150, 150]},
+    }
+    assert rule.is_valid(query)
+    assert client.post("/v1/render", json={"scene_id": "sample", "query": query}).status_code == 200
+    ranged = {**query, "attack": {"kind": "ranged"}}
+    assert not rule.is_valid(ranged)
+    assert (
+        client.post("/v1/render", json={"scene_id": "sample", "query": ranged}).status_code == 422
+    )
