@@ -116,11 +116,6 @@ UNSAYABLE: tuple[tuple[str, str, str], ...] = (
         r"|attack\.normal_range \(.* ft\) is above attack\.long_range \(.* ft\)\.",
         "by the weapon table, and ordered",
     ),
-    (
-        r"json\.query\.(ruleset|attacker|observer|target|from|to)",
-        r"Required for a [\w-]+ query\.",
-        "by query.type",
-    ),
 )
 #: The same for a 400: the lines of a Foundry NeDB file are JSON (a string in the document).
 UNSAYABLE_400 = (
