@@ -227,17 +227,26 @@ SHAPE_NEEDS: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
-#: Lists of which a body gives at least one non-empty (the schemas' "Give at least one ..."
-#: rules), by schema: each list is one branch of an ``anyOf``.
-AT_LEAST_ONE: dict[str, tuple[str, ...]] = {"LightingRequest": ("points", "tokens")}
+#: Fields of which a body gives at least one, not null (a list: not empty): the schemas'
+#: "Give at least one point or token." and "Give normal_range and/or long_range.", by
+#: schema. Each field is one branch of an ``anyOf``.
+AT_LEAST_ONE: dict[str, tuple[str, ...]] = {
+    "LightingRequest": ("points", "tokens"),
+    "GravityWeapon": ("normal_range", "long_range"),
+}
 
 
 def _at_least_one(name: str, definition: dict) -> None:
     """The :data:`AT_LEAST_ONE` rule of schema ``name``, as ``anyOf``."""
-    if name in AT_LEAST_ONE:
-        definition["anyOf"] = [
-            {"required": [n], "properties": {n: {"minItems": 1}}} for n in AT_LEAST_ONE[name]
-        ]
+    props = definition.get("properties") or {}
+    branches = []
+    for field in AT_LEAST_ONE.get(name, ()):
+        branch = _given(field)
+        if props.get(field, {}).get("type") == "array":
+            branch["properties"][field]["minItems"] = 1
+        branches.append(branch)
+    if branches:
+        definition["anyOf"] = branches
 
 
 #: Schemas whose ``kind`` decides which fields they take: (required, optional) by kind
@@ -355,7 +364,7 @@ class ContractPlugin(BasePlugin):
     ``maxItems``, and ``targets`` (``SIGHTLINE_MAX_TARGETS``); a nested object that may be
     null accepts the nested schema or null, not any object; fields of which a body gives
     exactly one side are a ``oneOf`` (:data:`EXCLUSIVE`), and so are the shape types
-    (:data:`SHAPE_NEEDS`); lists of which one must be given are an ``anyOf``
+    (:data:`SHAPE_NEEDS`); fields of which one must be given are an ``anyOf``
     (:data:`AT_LEAST_ONE`), and the fields of each kind of a schema with kinds a ``oneOf``
     (:data:`KIND_FIELDS`), as are the fields each type of a query needs (:data:`TYPE_FIELDS`);
     a ``ruleset`` lists the rulesets

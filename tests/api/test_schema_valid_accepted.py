@@ -280,3 +280,27 @@ def test_a_render_cover_query_of_an_area_needs_no_attacker(spec, client):
     assert (
         client.post("/v1/render", json={"scene_id": "sample", "query": ranged}).status_code == 422
     )
+
+
+@pytest.mark.parametrize(
+    ("weapon", "valid"),
+    [
+        ({"normal_range": 30}, True),
+        ({"long_range": 120}, True),
+        ({"normal_range": 30, "long_range": None}, True),
+        ({}, False),
+        ({"normal_range": None, "long_range": None}, False),
+    ],
+)
+def test_a_gravity_weapon_is_documented_with_one_range_or_both(spec, client, weapon, valid):
+    """``"weapon": {}`` was documented and refused: "Give normal_range and/or long_range"."""
+    rule = jsonschema.Draft4Validator({"anyOf": _schemas(spec)["GravityWeapon"]["anyOf"]})
+    assert rule.is_valid(weapon) is valid
+    body = {
+        "ruleset": "dnd5e",
+        "gravity": 2,
+        "creature": {"str": 1, "dex": 2, "con": 3, "speed": 30},
+        "weapon": weapon,
+    }
+    resp = client.post("/v1/modifiers/gravity", json=body)
+    assert resp.status_code == (200 if valid else 422), resp.get_json()
