@@ -99,11 +99,7 @@ UNSAYABLE: tuple[tuple[str, str, str], ...] = (
     (r"json\.level", r"Unknown level .*: the scene's levels are .*", "a level of the scene"),
     (r"json\.creature", r"Missing data for required field \(ruleset dnd5e\)\.", "by ruleset"),
     (r"json\.(creature|weapon|options)", r"Only with ruleset dnd5e .*", "by ruleset"),
-    (
-        r"json\.weapon\.(normal|long)_range",
-        r"Give normal_range and/or long_range\.|Must not be above long_range\.",
-        "one range or both, ordered",
-    ),
+    (r"json\.weapon\.normal_range", r"Must not be above long_range\.", "set by long_range"),
     (
         r"json\.attack\.distance",
         r"A ranged attack underwater needs attack\.distance .*",
