@@ -209,7 +209,7 @@ _ANY_OBJECT_OR_NULL = {"type": "object", "nullable": True}
 EXCLUSIVE: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = (
     (("scene",), ("scene_id",), ()),
     (("scene",), ("export", "format"), ("page",)),
-    (("attack",), ("effect",), ()),
+    (("effect",), ("attack",), ("attacker",)),  # an attacker only with an attack
 )
 
 
@@ -279,10 +279,16 @@ def _kind_fields(name: str, definition: dict) -> None:
 #: table ``RenderQuerySchema.fields_of_type`` checks (``QUERY_FIELDS``). Each type is one
 #: branch of a ``oneOf``; ``attacker`` is not needed with an area attack.
 TYPE_FIELDS: dict[str, Mapping[str, tuple[str, ...]]] = {"RenderQuery": QUERY_FIELDS}
-#: "``attack.kind`` is ``area``".
+#: "``attack.kind`` is ``area``" (an object: ``required`` holds of null too).
 _AREA_ATTACK = {
     "required": ["attack"],
-    "properties": {"attack": {"required": ["kind"], "properties": {"kind": {"enum": ["area"]}}}},
+    "properties": {
+        "attack": {
+            "type": "object",
+            "required": ["kind"],
+            "properties": {"kind": {"enum": ["area"]}},
+        }
+    },
 }
 
 

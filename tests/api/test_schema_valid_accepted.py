@@ -304,3 +304,27 @@ def test_a_gravity_weapon_is_documented_with_one_range_or_both(spec, client, wea
     }
     resp = client.post("/v1/modifiers/gravity", json=body)
     assert resp.status_code == (200 if valid else 422), resp.get_json()
+
+
+def test_a_render_cover_query_without_attacker_or_area_is_documented_refused(spec):
+    """``"attacker": null, "attack": null`` was documented (null holds ``required``)."""
+    rule = jsonschema.Draft4Validator({"oneOf": _schemas(spec)["RenderQuery"]["oneOf"]})
+    query = {"type": "cover", "ruleset": "dnd5e", "target": "goblin"}
+    for attack in ({"attack": None}, {}, {"attack": {"kind": "melee"}}):
+        assert not rule.is_valid({**query, "attacker": None, **attack})
+
+
+def test_an_underwater_attacker_is_documented_only_with_an_attack(spec, client):
+    """``attacker`` beside an ``effect`` was documented and refused: "Only with `attack`"."""
+    rule = jsonschema.Draft4Validator({"oneOf": _schemas(spec)["UnderwaterRequest"]["oneOf"]})
+    effect = {"kind": "freeze", "cold_damage": 0}
+    body = {"ruleset": "dnd5e", "effect": effect, "attacker": {"swim_speed": 0}}
+    assert not rule.is_valid(body)
+    assert client.post("/v1/modifiers/underwater", json=body).status_code == 422
+    del body["attacker"]
+    assert rule.is_valid(body)
+    assert client.post("/v1/modifiers/underwater", json=body).status_code == 200
+    attack = {"kind": "melee", "weapon": "longsword"}
+    with_attack = {"ruleset": "dnd5e", "attack": attack, "attacker": {"swim_speed": 0}}
+    assert rule.is_valid(with_attack)
+    assert client.post("/v1/modifiers/underwater", json=with_attack).status_code == 200
