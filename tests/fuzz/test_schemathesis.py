@@ -96,6 +96,7 @@ UNSAYABLE: tuple[tuple[str, str, str], ...] = (
     (r"query\.(scene|page|grid_distance)", r"Not used by format '\w+'\.", "by the path's format"),
     (r"json\._?export", r".*", "an export is any JSON (its format's own document)"),
     # One-endpoint rules.
+    (r"json\.targets\.\d+", r"A token cannot be its own target\.", "set by attacker/observer"),
     (r"json\.level", r"Unknown level .*: the scene's levels are .*", "a level of the scene"),
     (r"json\.creature", r"Missing data for required field \(ruleset dnd5e\)\.", "by ruleset"),
     (r"json\.(creature|weapon|options)", r"Only with ruleset dnd5e .*", "by ruleset"),
