@@ -277,16 +277,18 @@ def _kind_fields(name: str, definition: dict) -> None:
 
 #: Schemas whose ``type`` names the fields a body gives (present, not null): by schema, the
 #: table ``RenderQuerySchema.fields_of_type`` checks (``QUERY_FIELDS``). Each type is one
-#: branch of a ``oneOf``; ``attacker`` is not needed with an area attack.
+#: branch of a ``oneOf``; ``attacker`` is not needed with an area attack with an origin.
 TYPE_FIELDS: dict[str, Mapping[str, tuple[str, ...]]] = {"RenderQuery": QUERY_FIELDS}
-#: "``attack.kind`` is ``area``" (an object: ``required`` holds of null too).
+#: "``attack`` is an area with an ``origin``", which needs no attacker (an object:
+#: ``required`` holds of null too). Without either: "An area attack needs attack.origin or
+#: an attacker." (``service.rules.planning``).
 _AREA_ATTACK = {
     "required": ["attack"],
     "properties": {
         "attack": {
             "type": "object",
-            "required": ["kind"],
-            "properties": {"kind": {"enum": ["area"]}},
+            "required": ["kind", "origin"],
+            "properties": {"kind": {"enum": ["area"]}, "origin": {"type": "array"}},
         }
     },
 }

@@ -307,10 +307,13 @@ def test_a_gravity_weapon_is_documented_with_one_range_or_both(spec, client, wea
 
 
 def test_a_render_cover_query_without_attacker_or_area_is_documented_refused(spec):
-    """``"attacker": null, "attack": null`` was documented (null holds ``required``)."""
+    """``"attacker": null`` with ``"attack": null`` (null holds ``required``), or an area
+    without an origin ("An area attack needs attack.origin or an attacker."), was documented.
+    """
     rule = jsonschema.Draft4Validator({"oneOf": _schemas(spec)["RenderQuery"]["oneOf"]})
     query = {"type": "cover", "ruleset": "dnd5e", "target": "goblin"}
-    for attack in ({"attack": None}, {}, {"attack": {"kind": "melee"}}):
+    attacks = ({"attack": None}, {}, {"attack": {"kind": "melee"}}, {"attack": {"kind": "area"}})
+    for attack in attacks:
         assert not rule.is_valid({**query, "attacker": None, **attack})
 
 
