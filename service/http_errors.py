@@ -31,12 +31,11 @@ from webargs.flaskparser import abort as webargs_abort
 from werkzeug.exceptions import HTTPException, InternalServerError, default_exceptions
 
 from adapters.sniff import FORMAT_NAMES, is_canonical, is_import_answer, sniff
-from schemas.modifiers import EFFECT_FIELDS
-from schemas.requests import QUERY_FIELDS
 from schemas.responses import ErrorSchema
 from schemas.scene import decode_json_body
 from schemas.size import size_of_json
 from schemas.suggest import hint_text, suggest_fields
+from service.body_rules import body_rules
 from service.errors import RulesError
 from service.guard import RELEASE_KEY, RETRY_AFTER_SECONDS, RequestTimedOut, overload_message
 from service.limits import check_size
@@ -202,143 +201,6 @@ SCENE_LIST_LIMITS = (
 _ANY_OBJECT_OR_NULL = {"type": "object", "nullable": True}
 
 
-#: Fields of which a body gives exactly one side (the schemas' ``validates_schema`` rules:
-#: "Give exactly one of ..."): (one side, the other side, fields only the other side may
-#: give). A side is given when its first field is present and not null; its other fields
-#: are required with it. Each side is one branch of a ``oneOf``.
-EXCLUSIVE: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = (
-    (("scene",), ("scene_id",), ()),
-    (("scene",), ("export", "format"), ("page",)),
-    (("effect",), ("attack",), ("attacker",)),  # an attacker only with an attack
-)
-
-
-#: Not 0: above 0 beside the property's own ``minimum: 0`` (``model.Extent``). Not
-#: ``exclusiveMinimum: true``, which JSON Schema validators past draft 4 refuse to compile
-#: (schemathesis then checks no example of a body that holds a scene).
-_POSITIVE = {"not": {"enum": [0]}}
-#: What a region's ``Shape`` of each type needs (``service.model.Shape``, checked by
-#: ``schemas.scene.ShapeSchema.complete``): a polygon three points or more, a rect a positive
-#: width and height, a circle a positive radius. Each type is one branch of a ``oneOf``.
-SHAPE_NEEDS: dict[str, dict[str, dict[str, Any]]] = {
-    "polygon": {"points": {"minItems": 3}},
-    "rect": {"width": _POSITIVE, "height": _POSITIVE},
-    "circle": {"radius": _POSITIVE},
-}
-
-
-#: Fields of which a body gives at least one, not null (a list: not empty): the schemas'
-#: "Give at least one point or token." and "Give normal_range and/or long_range.", by
-#: schema. Each field is one branch of an ``anyOf``.
-AT_LEAST_ONE: dict[str, tuple[str, ...]] = {
-    "LightingRequest": ("points", "tokens"),
-    "GravityWeapon": ("normal_range", "long_range"),
-}
-
-
-def _at_least_one(name: str, definition: dict) -> None:
-    """The :data:`AT_LEAST_ONE` rule of schema ``name``, as ``anyOf``."""
-    props = definition.get("properties") or {}
-    branches = []
-    for field in AT_LEAST_ONE.get(name, ()):
-        branch = _given(field)
-        if props.get(field, {}).get("type") == "array":
-            branch["properties"][field]["minItems"] = 1
-        branches.append(branch)
-    if branches:
-        definition["anyOf"] = branches
-
-
-#: Schemas whose ``kind`` decides which fields they take: (required, optional) by kind
-#: (``schemas.modifiers.EFFECT_FIELDS``, checked by ``UnderwaterEffectSchema``). Each kind is
-#: one branch of a ``oneOf``: its required fields, and none of another kind's.
-KIND_FIELDS: dict[str, Mapping[str, tuple[frozenset[str], frozenset[str]]]] = {
-    "UnderwaterEffect": EFFECT_FIELDS,
-}
-
-
-def _kind_fields(name: str, definition: dict) -> None:
-    """The :data:`KIND_FIELDS` of schema ``name``, as ``oneOf``."""
-    if name not in KIND_FIELDS:
-        return
-    props = definition.get("properties") or {}
-    branches = []
-    for kind, (required, optional) in KIND_FIELDS[name].items():
-        branch: dict[str, Any] = {
-            "properties": {"kind": {"enum": [kind]}},
-            "required": ["kind", *sorted(required)],
-        }
-        others = sorted(set(props) - required - optional - {"kind"})
-        if others:
-            branch["not"] = {"anyOf": [{"required": [other]} for other in others]}
-        branches.append(branch)
-    definition["oneOf"] = branches
-
-
-#: Schemas whose ``type`` names the fields a body gives (present, not null): by schema, the
-#: table ``RenderQuerySchema.fields_of_type`` checks (``QUERY_FIELDS``). Each type is one
-#: branch of a ``oneOf``; ``attacker`` is not needed with an area attack with an origin.
-TYPE_FIELDS: dict[str, Mapping[str, tuple[str, ...]]] = {"RenderQuery": QUERY_FIELDS}
-#: "``attack`` is an area with an ``origin``", which needs no attacker (an object:
-#: ``required`` holds of null too). Without either: "An area attack needs attack.origin or
-#: an attacker." (``service.rules.planning``).
-_AREA_ATTACK = {
-    "required": ["attack"],
-    "properties": {
-        "attack": {
-            "type": "object",
-            "required": ["kind", "origin"],
-            "properties": {"kind": {"enum": ["area"]}, "origin": {"type": "array"}},
-        }
-    },
-}
-
-
-def _type_fields(name: str, definition: dict) -> None:
-    """The :data:`TYPE_FIELDS` of schema ``name``, as ``oneOf``."""
-    if name not in TYPE_FIELDS:
-        return
-    branches = []
-    for kind, needed in TYPE_FIELDS[name].items():
-        needs = [
-            {"anyOf": [_given(n), _AREA_ATTACK]} if n == "attacker" else _given(n) for n in needed
-        ]
-        branches.append({"properties": {"type": {"enum": [kind]}}, "allOf": needs})
-    definition["oneOf"] = branches
-
-
-def _shape_types(definition: dict) -> None:
-    """The :data:`SHAPE_NEEDS` of each shape type in ``definition`` (``Shape``), as ``oneOf``."""
-    definition["oneOf"] = [
-        {
-            "properties": {"type": {"enum": [kind]}, **needs},
-            "required": ["type", *needs],
-        }
-        for kind, needs in SHAPE_NEEDS.items()
-    ]
-
-
-def _given(name: str) -> dict[str, Any]:
-    """The schema of "``name`` is present and not null"."""
-    return {"required": [name], "properties": {name: {"not": {"nullable": True, "enum": [None]}}}}
-
-
-def _exclusive(definition: dict) -> None:
-    """The :data:`EXCLUSIVE` rules that ``definition``'s properties hold, as ``oneOf``."""
-    props = definition.get("properties") or {}
-    for left, right, right_only in EXCLUSIVE:
-        names = (*left, *right, *right_only)
-        if not all(name in props for name in names) or "oneOf" in definition:
-            continue
-        definition["oneOf"] = [
-            {
-                "allOf": [_given(n) for n in one],
-                "not": {"anyOf": [_given(n) for n in (other[0], *only)]},
-            }
-            for one, other, only in ((left, right, right_only), (right, left, ()))
-        ]
-
-
 def _null_only(node: Any) -> None:
     """Every ``anyOf`` branch "any object or null" of ``node`` made "null" only, in place."""
     if isinstance(node, dict):
@@ -371,11 +233,8 @@ class ContractPlugin(BasePlugin):
     (``SIGHTLINE_MAX_REGION_POINTS``, the bound on all regions together, so on each one) as
     ``maxItems``, and ``targets`` (``SIGHTLINE_MAX_TARGETS``); a nested object that may be
     null accepts the nested schema or null, not any object; fields of which a body gives
-    exactly one side are a ``oneOf`` (:data:`EXCLUSIVE`), and so are the shape types
-    (:data:`SHAPE_NEEDS`); fields of which one must be given are an ``anyOf``
-    (:data:`AT_LEAST_ONE`), and the fields of each kind of a schema with kinds a ``oneOf``
-    (:data:`KIND_FIELDS`), as are the fields each type of a query needs (:data:`TYPE_FIELDS`);
-    a ``ruleset`` lists the rulesets
+    exactly one side, the shape types and the other rules across fields that OpenAPI 3.0
+    can say are in the document (``service.body_rules``); a ``ruleset`` lists the rulesets
     (``service.model.RULESET_IDS``, or the one its description names: "Must be `dnd5e`.").
     """
 
@@ -386,10 +245,7 @@ class ContractPlugin(BasePlugin):
     def schema_helper(self, name: str, definition: dict, **kwargs: Any) -> dict | None:
         """The limits of this server and null-only branches in ``definition``, in place."""
         _null_only(definition)
-        _exclusive(definition)
-        _at_least_one(name, definition)
-        _kind_fields(name, definition)
-        _type_fields(name, definition)
+        body_rules(name, definition)
         props = definition.get("properties") or {}
         limits = self.limits
         if name == "Scene":
@@ -398,7 +254,6 @@ class ContractPlugin(BasePlugin):
         if name == "Shape" and isinstance(props.get("points"), dict):
             _max_items(props["points"], limits.get("MAX_REGION_POINTS"),
                        "SIGHTLINE_MAX_REGION_POINTS, all regions together")  # fmt: skip
-            _shape_types(definition)
         ruleset = props.get("ruleset")
         if isinstance(ruleset, dict) and ruleset.get("type") == "string" and "enum" not in ruleset:
             only = re.fullmatch(r"Must be `([a-z0-9-]+)`\.", str(ruleset.get("description", "")))

@@ -23,7 +23,7 @@ from schemas.requests import (
 from schemas.scene import ShapeSchema
 from service import model, rules
 from service.app import create_app
-from service.http_errors import SHAPE_NEEDS
+from service.body_rules import SHAPE_NEEDS
 
 
 @pytest.fixture(scope="module")
