@@ -320,11 +320,11 @@ class UnderwaterAttackSchema(StrictSchema):
     normal_range = _opt_ft("ft; default: the 5e weapon table's.")
     long_range = _opt_ft("ft; default: the 5e weapon table's.")
     damage_types = fields.List(
-        fields.String(validate=_damage_type),
+        fields.String(validate=_damage_type, metadata={"enum": list(model.DAMAGE_TYPES)}),
         load_default=list,
         metadata={
-            "description": "5e damage types, case-insensitive; radiant lifts 5E-UW-9: "
-            + ", ".join(model.DAMAGE_TYPES)
+            "description": "5e damage types (the server takes any case); radiant lifts "
+            "5E-UW-9: " + ", ".join(model.DAMAGE_TYPES)
         },
     )
     crosses_surface = Flag(

@@ -38,7 +38,8 @@ class _Edits(fields.Dict):
     def __init__(self, **kw: Any) -> None:
         super().__init__(
             keys=fields.String(validate=lambda s: len(s) >= 1),
-            values=fields.Raw(allow_none=True),
+            # OpenAPI: each value is an object or null, as ``_deserialize`` checks.
+            values=fields.Raw(allow_none=True, metadata={"type": "object"}),
             load_default=dict,
             **kw,
         )

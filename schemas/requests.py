@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, pre_load, validate, validates_schema
 
-from schemas.bounds import number_range
+from schemas.bounds import item_range, number_range
 from schemas.common import (
     MAX_CORNER_INSET,
     MAX_DAMAGE,
@@ -227,7 +227,8 @@ class ImportQuerySchema(StrictSchema):
     grid_distance = fields.Float(  # a query string: numbers arrive as text
         allow_nan=False,
         load_default=None,
-        validate=validate.Range(min=0, max=model.MAX_UNITS, min_inclusive=False),
+        # the scene grid's own bounds, which the importers check (model.MIN_GRID_DISTANCE)
+        validate=number_range(model.Grid, "distance"),
         metadata={"description": "Universal VTT: grid units per square (default 5)."},
     )
 
@@ -286,20 +287,26 @@ class LineOptionsSchema(StrictSchema):
     )
 
 
+def _bounds(bound: validate.Range) -> dict[str, float]:
+    """``minimum``/``maximum`` of an inclusive ``Range`` (the model's point and elevation)."""
+    assert bound.min_inclusive and bound.max_inclusive
+    return {"minimum": bound.min, "maximum": bound.max}
+
+
 ENDPOINT_DOC = {
     "description": 'A token id, or {"point": [x, y], "elevation": 0} in scene px.',
     "oneOf": [
-        {"type": "string"},
+        {"type": "string", "minLength": 1},
         {
             "type": "object",
             "properties": {
                 "point": {
                     "type": "array",
-                    "items": {"type": "number"},
+                    "items": {"type": "number", **_bounds(item_range(model.Point))},
                     "minItems": 2,
                     "maxItems": 2,
                 },
-                "elevation": {"type": "number"},
+                "elevation": {"type": "number", **_bounds(number_range(model.Elevation))},
             },
             "required": ["point"],
             "additionalProperties": False,
@@ -316,12 +323,49 @@ class LineRequestSchema(SceneRefSchema):
     options = fields.Nested(LineOptionsSchema, load_default=dict)
 
 
+def _line_of_effect_only(value: int) -> None:
+    raise ValidationError("Breakthrough applies to line of effect only.")
+
+
+class SightEffectSchema(StrictSchema):
+    """``effect`` of ``POST /v1/line-of-sight``: no breakthrough (``damage`` null or absent)."""
+
+    damage = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=_line_of_effect_only,
+        metadata={
+            "description": "Breakthrough applies to line of effect only: null or absent.",
+            "enum": [None],
+        },
+    )
+
+
+class SightRequestSchema(LineRequestSchema):
+    """``POST /v1/line-of-sight``: a line request without breakthrough damage (5E-LOE-4)."""
+
+    effect = fields.Nested(SightEffectSchema, load_default=None, allow_none=True)
+
+
 class FlankingOptionsSchema(StrictSchema):
     ignore_hidden = _option_flag("A hidden attacker or ally does not flank.")
 
 
+#: Rulesets with a flanking rule (``modifiers/flanking`` in their ``extra_capabilities``):
+#: the starfinder seed's SF-FLK-1. Another ruleset is a 422 (``prepare_flanking``).
+FLANKING_RULESETS = ("starfinder",)
+
+
 class FlankingRequestSchema(SceneRefSchema):
-    ruleset = fields.String(required=True, metadata={"example": "starfinder"})
+    ruleset = fields.String(
+        required=True,
+        metadata={
+            "description": "A ruleset with a flanking rule: `starfinder` (SF-FLK-1); another "
+            "is a 422.",
+            "example": "starfinder",
+            "enum": list(FLANKING_RULESETS),
+        },
+    )
     attacker = fields.String(required=True)
     ally = fields.String(required=True)
     target = fields.String(required=True)
@@ -373,6 +417,21 @@ class LightingRequestSchema(SceneRefSchema):
             raise ValidationError("Give at least one point or token.", "points")
 
 
+def options_of(*schemas: type[StrictSchema]) -> dict[str, Any]:
+    """OpenAPI of an ``options`` object loaded later as one of ``schemas`` (by ``kind``).
+
+    The view loads it with the schema of the query's kind (``service.operations.options``),
+    which refuses a field it does not have; the document says "one of these schemas"
+    (``anyOf`` of their components, named as apispec names them: the class, no ``Schema``).
+    """
+    return {
+        "anyOf": [
+            {"$ref": "#/components/schemas/" + cls.__name__.removesuffix("Schema")}
+            for cls in schemas
+        ]
+    }
+
+
 class MatrixRequestSchema(SceneRefSchema):
     ruleset = fields.String(required=True, metadata={"example": "dnd5e"})
     tokens = fields.List(
@@ -385,7 +444,8 @@ class MatrixRequestSchema(SceneRefSchema):
     options = fields.Dict(
         load_default=dict,
         metadata={
-            "description": "The ruleset's options, as for /v1/cover (kind cover) or /v1/vision."
+            "description": "The ruleset's options, as for /v1/cover (kind cover) or /v1/vision.",
+            **options_of(CoverOptionsSchema, VisionOptionsSchema),
         },
     )
 
@@ -412,7 +472,14 @@ class RenderQuerySchema(StrictSchema):
     )
     dest = EndpointField(data_key="to", attribute="to", load_default=None, metadata=ENDPOINT_DOC)
     attack = fields.Nested(AttackSchema, load_default=None, allow_none=True)
-    options = fields.Dict(load_default=dict)
+    options = fields.Dict(
+        load_default=dict,
+        metadata={
+            "description": "The options of the query's type, as /v1/cover, /v1/vision or the "
+            "line endpoints take them.",
+            **options_of(CoverOptionsSchema, VisionOptionsSchema, LineOptionsSchema),
+        },
+    )
 
     @validates_schema
     def fields_of_type(self, data: dict, **_: Any) -> None:

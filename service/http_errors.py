@@ -25,7 +25,7 @@ import flask_smorest as smorest
 from apispec import BasePlugin
 from flask import Request, current_app, request
 from flask_smorest import abort
-from marshmallow import Schema, ValidationError
+from marshmallow import Schema, ValidationError, fields, validate
 from webargs.flaskparser import FlaskParser, is_json_request
 from webargs.flaskparser import abort as webargs_abort
 from werkzeug.exceptions import HTTPException, InternalServerError, default_exceptions
@@ -35,6 +35,7 @@ from schemas.responses import ErrorSchema
 from schemas.scene import decode_json_body
 from schemas.size import size_of_json
 from schemas.suggest import hint_text, suggest_fields
+from service.body_rules import body_rules
 from service.errors import RulesError
 from service.guard import RELEASE_KEY, RETRY_AFTER_SECONDS, RequestTimedOut, overload_message
 from service.limits import check_size
@@ -168,6 +169,23 @@ def exclusive_range(self: Any, field: Any, ret: dict, **_: Any) -> dict:
     return out
 
 
+def named_keys(self: Any, field: Any, ret: dict, **_: Any) -> dict:
+    """Document a ``Dict`` whose keys are a ``OneOf`` as an object of those keys only.
+
+    OpenAPI 3.0 has no ``propertyNames``: apispec writes such a ``Dict`` as an object of any
+    keys (``additionalProperties``), which the server refuses past its choices
+    (``options.advantage_levels``: ``lesser``, ``standard``, ``greater``). Its keys become
+    ``properties``, each with the values' schema, and no other key (an apispec attribute
+    function, run after apispec's own).
+    """
+    keys = getattr(field, "key_field", None) if isinstance(field, fields.Dict) else None
+    choices = [v.choices for v in getattr(keys, "validators", ()) if isinstance(v, validate.OneOf)]
+    if not choices:
+        return {}
+    values = ret.pop("additionalProperties", {})
+    return {"properties": {str(k): values for k in choices[0]}, "additionalProperties": False}
+
+
 def _markdown(text: str) -> str:
     """A docstring's reStructuredText markup as Markdown: ````x```` and ``:func:`x``` to ```x```."""
     text = re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", text)
@@ -184,38 +202,6 @@ SCENE_LIST_LIMITS = (
 #: apispec's OpenAPI 3.0 form of ``allow_none`` beside a nested schema: any object, which
 #: the document then accepts where the server takes only the nested schema or null.
 _ANY_OBJECT_OR_NULL = {"type": "object", "nullable": True}
-
-
-#: Fields of which a body gives exactly one side (the schemas' ``validates_schema`` rules:
-#: "Give exactly one of ..."): (one side, the other side, fields only the other side may
-#: give). A side is given when its first field is present and not null; its other fields
-#: are required with it. Each side is one branch of a ``oneOf``.
-EXCLUSIVE: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = (
-    (("scene",), ("scene_id",), ()),
-    (("scene",), ("export", "format"), ("page",)),
-    (("attack",), ("effect",), ()),
-)
-
-
-def _given(name: str) -> dict[str, Any]:
-    """The schema of "``name`` is present and not null"."""
-    return {"required": [name], "properties": {name: {"not": {"nullable": True, "enum": [None]}}}}
-
-
-def _exclusive(definition: dict) -> None:
-    """The :data:`EXCLUSIVE` rules that ``definition``'s properties hold, as ``oneOf``."""
-    props = definition.get("properties") or {}
-    for left, right, right_only in EXCLUSIVE:
-        names = (*left, *right, *right_only)
-        if not all(name in props for name in names) or "oneOf" in definition:
-            continue
-        definition["oneOf"] = [
-            {
-                "allOf": [_given(n) for n in one],
-                "not": {"anyOf": [_given(n) for n in (other[0], *only)]},
-            }
-            for one, other, only in ((left, right, right_only), (right, left, ()))
-        ]
 
 
 def _null_only(node: Any) -> None:
@@ -250,7 +236,8 @@ class ContractPlugin(BasePlugin):
     (``SIGHTLINE_MAX_REGION_POINTS``, the bound on all regions together, so on each one) as
     ``maxItems``, and ``targets`` (``SIGHTLINE_MAX_TARGETS``); a nested object that may be
     null accepts the nested schema or null, not any object; fields of which a body gives
-    exactly one side are a ``oneOf`` (:data:`EXCLUSIVE`); a ``ruleset`` lists the rulesets
+    exactly one side, the shape types and the other rules across fields that OpenAPI 3.0
+    can say are in the document (``service.body_rules``); a ``ruleset`` lists the rulesets
     (``service.model.RULESET_IDS``, or the one its description names: "Must be `dnd5e`.").
     """
 
@@ -261,7 +248,7 @@ class ContractPlugin(BasePlugin):
     def schema_helper(self, name: str, definition: dict, **kwargs: Any) -> dict | None:
         """The limits of this server and null-only branches in ``definition``, in place."""
         _null_only(definition)
-        _exclusive(definition)
+        body_rules(name, definition)
         props = definition.get("properties") or {}
         limits = self.limits
         if name == "Scene":
@@ -348,6 +335,7 @@ class Api(smorest.Api):
     def _init_spec(self, **kwargs: Any) -> None:
         super()._init_spec(**kwargs)
         self.ma_plugin.converter.add_attribute_function(exclusive_range)
+        self.ma_plugin.converter.add_attribute_function(named_keys)
         contract = ContractPlugin(self._app.config)
         contract.init_spec(self.spec)
         self.spec.plugins.append(contract)

@@ -219,7 +219,7 @@ OPERATIONS: dict[str, Operation] = {
     ),
     "lighting": Operation(rq.LightingRequestSchema, lighting, rs.LightingResponseSchema),
     "line-of-effect": Operation(rq.LineRequestSchema, line_of_effect, rs.LineResponseSchema),
-    "line-of-sight": Operation(rq.LineRequestSchema, line_of_sight, rs.LineResponseSchema),
+    "line-of-sight": Operation(rq.SightRequestSchema, line_of_sight, rs.LineResponseSchema),
     "matrix": Operation(
         rq.MatrixRequestSchema, matrix, rs.MatrixResponseSchema, prepare=prepare_matrix
     ),

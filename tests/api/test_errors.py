@@ -48,6 +48,8 @@ NOT_FOUND = (
 )
 TOO_LARGE = f"Request body is over the limit of {LIMIT} bytes (SIGHTLINE_MAX_CONTENT_LENGTH)."
 RANGE = "Must be greater than or equal to 1 and less than or equal to 100000.0."
+#: The import's grid_distance has the scene grid's bounds (model.MIN_GRID_DISTANCE).
+GRID_DISTANCE = "Must be greater than or equal to 0.001 and less than or equal to 1000000.0."
 
 CASES = [
     pytest.param(
@@ -121,13 +123,8 @@ CASES = [
         body(
             422,
             "Unprocessable Entity",
-            "Query string is invalid at grid_distance: "
-            "Must be greater than 0 and less than or equal to 1000000.0.",
-            {
-                "query": {
-                    "grid_distance": ["Must be greater than 0 and less than or equal to 1000000.0."]
-                }
-            },
+            f"Query string is invalid at grid_distance: {GRID_DISTANCE}",
+            {"query": {"grid_distance": [GRID_DISTANCE]}},
         ),
         id="422 query",
     ),

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from service import model
 from service.app import create_app
 
 OPERATIONS = [
@@ -140,7 +141,11 @@ def test_only_our_schemas_and_the_error_shape_are_documented(spec):
 
 
 def test_exclusive_bounds_are_documented_exclusive(spec):
-    """The server refuses range_increment 0 and grid_distance 0: OpenAPI says > 0."""
+    """The server refuses range_increment 0: OpenAPI says > 0; grid_distance is >= 0.001.
+
+    grid_distance has the scene grid's bounds (``model.MIN_GRID_DISTANCE``), which the
+    importers check: 1e-5 was documented (> 0) and refused by the Universal VTT importer.
+    """
     props = spec["components"]["schemas"]["RangeRequest"]["properties"]
     assert props["range_increment"]["minimum"] == 0
     assert props["range_increment"]["exclusiveMinimum"] is True
@@ -150,4 +155,5 @@ def test_exclusive_bounds_are_documented_exclusive(spec):
         for p in spec["paths"]["/v1/import/{fmt}"]["post"]["parameters"]
         if p["name"] == "grid_distance"
     )
-    assert param["schema"]["minimum"] == 0 and param["schema"]["exclusiveMinimum"] is True
+    assert param["schema"]["minimum"] == model.MIN_GRID_DISTANCE
+    assert "exclusiveMinimum" not in param["schema"]

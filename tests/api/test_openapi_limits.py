@@ -69,7 +69,7 @@ def _given(name):
         ("LineRequest", ["scene"], ["scene_id"], []),
         ("MatrixRequest", ["scene"], ["scene_id"], []),
         ("SceneUpload", ["scene"], ["export", "format"], ["page"]),
-        ("UnderwaterRequest", ["attack"], ["effect"], []),
+        ("UnderwaterRequest", ["effect"], ["attack"], ["attacker"]),  # attacker: with attack
     ],
 )
 def test_exactly_one_side_is_a_one_of(schemas, name, left, right, only):

@@ -54,6 +54,11 @@ def _type(schema: dict[str, Any]) -> str:
         kind = f"array of {_type(schema.get('items', {}))}"
     if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
         kind = f"object of {_type(schema['additionalProperties'])}"
+    elif kind == "object" and schema.get("properties"):  # inline: its keys (and their type)
+        props = schema["properties"]
+        kind = "object with " + ", ".join(f"`{name}`" for name in props)
+        values = {_type(prop) for prop in props.values()}
+        kind += f": {values.pop()}" if len(values) == 1 else ""
     if "enum" in schema:
         kind += ": " + ", ".join(f"`{json.dumps(v)}`" for v in schema["enum"])
     return kind
