@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.cells import build_segment_grid
-from service.geometry.compiled import append_pair, njit
+from service.geometry.compiled import append_pair, njit, sign
 
 
 def crossings_within(
@@ -140,13 +140,7 @@ def _orient(
     """
     t1 = (qx - px) * (ry - py)
     t2 = (qy - py) * (rx - px)
-    det = t1 - t2
-    bound = rel * (abs(t1) + abs(t2)) + margin
-    if det > bound:
-        return 1
-    if det < -bound:
-        return -1
-    return 0
+    return sign(t1 - t2, rel * (abs(t1) + abs(t2)) + margin)
 
 
 @njit(cache=True, nogil=True)

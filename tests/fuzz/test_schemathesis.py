@@ -58,6 +58,12 @@ UNSAYABLE: tuple[tuple[str, str, str], ...] = (
         r"The regions' outlines may hold at most .* points in all .*",
         "a bound on all regions together",
     ),
+    (
+        r"json(\.scene)?\.(regions|surfaces)(\.[\w-]+)+",
+        r"(After this change: )?The outlines of a scene's regions and floors may cross "
+        r"themselves at most .*",
+        "the self-crossings of all outlines together (each ring's points in their order)",
+    ),
     (r"json(\.\w+)*", r".*; the budget is [\d,]+ line-wall tests.*", "the work of the request"),
     # The attack of /v1/cover and /v1/render's query: its kind decides what it needs.
     (r"json\.(query\.)?attacker", r"Required unless attack\.kind is 'area'\.", "by attack.kind"),

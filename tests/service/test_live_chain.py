@@ -142,6 +142,16 @@ def test_a_compacted_link_is_applied_by_a_worker_holding_its_parent(
     )
 
 
+def following(one, two):
+    """An upload on ``one``, held by ``two`` too, and a follower started on ``two``'s cache."""
+    cache = two.application.extensions["sightline_cache"]
+    upload = chain(one, 0)[0]
+    assert two.post("/v1/cover", json={**QUERY, "scene_id": upload}).status_code == 200
+    follower = start_follower(cache)
+    assert follower is not None
+    return cache, upload, follower
+
+
 def test_a_follower_builds_what_another_worker_patched(workers):
     """``service.follower``: a worker applies the changes another stored, before any request.
 
@@ -149,11 +159,7 @@ def test_a_follower_builds_what_another_worker_patched(workers):
     answers as the writer's scene does.
     """
     one, two, _ = workers
-    cache = two.application.extensions["sightline_cache"]
-    upload = chain(one, 0)[0]
-    assert two.post("/v1/cover", json={**QUERY, "scene_id": upload}).status_code == 200
-    follower = start_follower(cache)
-    assert follower is not None
+    cache, upload, follower = following(one, two)
     try:
         opened = one.patch(f"/v1/scenes/{upload}", json={"walls": {DOOR: {"door_state": "open"}}})
         new = opened.get_json()["scene_id"]
@@ -229,11 +235,7 @@ def test_a_follower_is_rung_when_another_worker_stores_a_change(workers, monkeyp
     """
     one, two, path = workers
     monkeypatch.setattr("service.follower.FOLLOW_S", 60.0)
-    cache = two.application.extensions["sightline_cache"]
-    upload = chain(one, 0)[0]
-    assert two.post("/v1/cover", json={**QUERY, "scene_id": upload}).status_code == 200
-    follower = start_follower(cache)
-    assert follower is not None
+    cache, upload, follower = following(one, two)
     try:
         deadline = time.monotonic() + 20
         while not glob.glob(path + BELL_INFIX + "*") and time.monotonic() < deadline:
