@@ -25,6 +25,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
+from service.engine.tolerances import TINY_PX
 from service.model import MAX_COORD_PX, SENSE_TYPES, Level, Scene, Surface
 
 #: Id prefix of the floors a scene's levels imply where no surface lies between two of them.
@@ -115,12 +116,6 @@ def surface_shape(surface: Surface) -> shapely.Geometry:
     if holes:
         shape = shapely.difference(shape, shapely.union_all(holes))
     return _polygonal(shape)
-
-
-#: Coordinates nearer 0 than this (px) are 0 in a surface's shape: a point moves by less
-#: than the tracer tells apart (``service.geometry.surfaces.POINT_PX``), and GEOS's
-#: overlays divide by zero on subnormal coordinates (a fuzzed scene, ST101).
-TINY_PX = 1e-9
 
 
 def _ring_area(ring: tuple[tuple[float, float], ...]) -> shapely.Geometry:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
+from service.engine.tolerances import TINY_PX
 from service.model import Shape
 
 
@@ -29,6 +30,8 @@ def region_geometry(shape: Shape) -> shapely.Geometry:
     if shape.type == "rect":
         return shapely.box(shape.x, shape.y, shape.x + shape.width, shape.y + shape.height)
     if shape.type == "circle":
+        if shape.radius < TINY_PX:  # a circle of no size covers nothing (GEOS: NaN)
+            return shapely.Polygon()
         return shapely.buffer(shapely.Point(shape.x, shape.y), shape.radius, quad_segs=16)
     polygon = shapely.polygons(np.asarray(shape.points, dtype=np.float64))
     # make_valid costs a quarter of a second on a 10,000-point outline: only when needed.

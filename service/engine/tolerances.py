@@ -9,6 +9,11 @@ ON_LINE_TOL_PX = 1e-7
 #: Search radius in px around a traced segment for candidate walls (above ON_LINE_TOL_PX).
 QUERY_TOL_PX = 1e-6
 
+#: Lengths and coordinates nearer 0 than this (px) are 0 in the shapes of floors and regions:
+#: a point moves by less than the tracer tells apart, and GEOS divides by zero on subnormal
+#: numbers (a fuzzed floor outline; a circle region of radius 1e-323 px buffered to NaN).
+TINY_PX = 1e-9
+
 #: Default inset of traced corner points toward the square's centre, in px (GEO-6).
 DEFAULT_CORNER_INSET_PX = 0.5
 

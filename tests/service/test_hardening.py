@@ -355,3 +355,35 @@ def test_a_request_that_built_a_scene_collects_garbage_once_answered(monkeypatch
     )
     asked.close()
     assert runs == [1]
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        {"type": "circle", "radius": 1e-323},
+        {"type": "circle", "radius": 5e-324, "x": 5e6, "y": 5e6},
+        {"type": "rect", "width": 1e-323, "height": 1e-323},
+        {"type": "polygon", "points": [[0, 0], [1e-320, 0], [1e-320, 1e-320], [0, 1e-320]]},
+    ],
+)
+@pytest.mark.parametrize("obscurement", ["heavy", "light"])
+def test_regions_of_subnormal_size_cover_nothing(shape, obscurement):
+    """A region shape smaller than ``TINY_PX`` (GEOS buffered a 1e-323 px circle to NaN, a
+    500 found by the fuzzer) covers nothing: lighting and vision answer as without it."""
+    from service.app import create_app
+
+    client = create_app().test_client()
+    tokens = [{"id": "a", "x": 0, "y": 0}, {"id": "b", "x": 10, "y": 10}]
+    region = {"id": "r", "shape": shape, "obscurement": obscurement}
+    answers = []
+    for regions in ([region], []):
+        scene = {"grid": {"size": 1.0}, "tokens": tokens, "regions": regions}
+        lit = client.post("/v1/lighting", json={"points": [[0.0, 0.0]], "scene": scene})
+        seen = client.post(
+            "/v1/vision",
+            json={"ruleset": "dnd5e", "observer": "a", "targets": ["b"], "scene": scene},
+        )
+        assert lit.status_code == 200 and seen.status_code == 200, (lit.json, seen.json)
+        vision = seen.get_json()["results"][0]
+        answers.append((lit.get_json()["results"], vision["can_see"], vision["obscurement"]))
+    assert answers[0] == answers[1]
