@@ -296,15 +296,12 @@ def flipped_index(
     updates the rooms (``geometry.rooms.rooms_after_change``). Needs an index without
     merged copies. Cost: O(walls) per array changed (a copy) plus O(changed walls).
     """
-    rows = list(index.walls) if whole is None else None
     codes: dict[str, dict[int, float]] = {s: {} for s in SENSES}
     limits: dict[str, dict[int, float]] = {s: {} for s in index.threshold}
     ways: dict[int, float] = {}
     lows: dict[int, float] = {}
     highs: dict[int, float] = {}
     for k, wall in walls.items():
-        if rows is not None:
-            rows[k] = wall
         is_open = wall.door != "none" and wall.door_state == "open"
         for sense in SENSES:
             codes[sense][k] = 0 if is_open else RESTRICTION_CODE[getattr(wall, sense)]
@@ -321,7 +318,7 @@ def flipped_index(
     memo = {key: index.memo[key] for key in SEGMENT_MEMO if key in index.memo}
     return dataclasses.replace(
         index,
-        walls=tuple(rows) if rows is not None else whole or (),
+        walls=whole if whole is not None else _replaced(index.walls, walls),
         restriction=restriction,
         threshold=threshold,
         direction=direction,
@@ -329,6 +326,14 @@ def flipped_index(
         top=top,
         memo=memo,
     )
+
+
+def _replaced(rows: tuple[Wall, ...], walls: Mapping[int, Wall]) -> tuple[Wall, ...]:
+    """``rows`` with the walls at the positions of ``walls`` replaced. O(n)."""
+    out = list(rows)
+    for k, wall in walls.items():
+        out[k] = wall
+    return tuple(out)
 
 
 def _written(array: NDArray[Any], values: Mapping[int, float]) -> NDArray[Any]:

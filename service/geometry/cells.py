@@ -7,7 +7,7 @@ each wall is listed only in the cells that its segment, grown by ``reach``, pass
 area. Two questions on walls are answered through it:
 
 - which wall ends lie on which walls (``obstacles.ends_on_walls``, GEO-6's obstacles);
-- how many times walls cross (``rooms.crossings_within``, before noding the rooms).
+- how many times walls cross (``crossings.crossing_count``, before noding the rooms).
 
 Both only need candidates: every wall within ``reach`` of a point is listed in that point's
 cell, and two walls that meet share the cell of a point where they meet (the cell of a

@@ -20,19 +20,6 @@ from service.geometry.cells import build_segment_grid
 from service.geometry.compiled import append_pair, njit, sign
 
 
-def crossings_within(
-    coords: FloatArray,
-    limit: int,
-    firm: NDArray[np.bool_] | None = None,
-    lines: NDArray[np.object_] | None = None,
-) -> bool:
-    """Whether the segments ``coords`` (n, 4) px cross one another at most ``limit`` times.
-
-    ``crossing_count(...) <= limit``.
-    """
-    return crossing_count(coords, limit, firm, lines) <= limit
-
-
 def crossing_count(
     coords: FloatArray,
     limit: int,
@@ -89,14 +76,14 @@ def crossing_count(
 def firm_crossings_within(index: WallIndex, firm: NDArray[np.bool_], limit: int) -> bool:
     """Whether the walls ``firm`` (n,) of ``index`` cross one another at most ``limit`` times.
 
-    ``crossings_within`` of the index's segments. The most crossings the rooms step nodes
+    ``crossing_count`` of the index's segments. The most crossings the rooms step nodes
     is the setting ``SIGHTLINE_MAX_ROOM_CROSSINGS`` (``core_limit``, 50,000): noding n walls
     with k crossings makes n + 2k pieces and polygonizing them costs about that again, so
     past it the step is skipped (rooms are only a shortcut: ``sealed_apart`` may say "not
     known", and every pair then takes the plain path). Measured: 57,000 crossings (700
     random long walls) node and polygonize in 2.3 s and 140 MB.
     """
-    return crossings_within(index.coords, limit, firm, index.tree.geometries)
+    return crossing_count(index.coords, limit, firm, index.tree.geometries) <= limit
 
 
 def ring_crossings(points: FloatArray, limit: int) -> int:
@@ -113,7 +100,7 @@ def ring_crossings(points: FloatArray, limit: int) -> int:
     return crossing_count(edges[np.any(edges[:, :2] != edges[:, 2:], axis=1)], limit)
 
 
-#: Most pairs ``crossings_within`` asks GEOS about (``shapely.crosses``: about 0.15 s); past
+#: Most pairs ``crossing_count`` asks GEOS about (``shapely.crosses``: about 0.15 s); past
 #: it the count answers as past its limit.
 MAX_UNSURE = 50_000
 

@@ -173,8 +173,11 @@ def _item(
     except PatchInvalid as err:
         if old is not None:
             fields = _schema(ITEM_SCHEMAS[name]).fields
-            cleared = [k for k, v in value.items() if v is None and k in fields]
-            required = [k for k in cleared if fields[k].required]
+            required = [
+                k
+                for k, v in value.items()
+                if v is None and getattr(fields.get(k), "required", False)
+            ]
             if required:  # null restores a default: a required field has none
                 raise PatchInvalid(
                     f"The change is invalid at {'.'.join((*path, required[0]))}: null "

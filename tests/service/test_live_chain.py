@@ -142,6 +142,16 @@ def test_a_compacted_link_is_applied_by_a_worker_holding_its_parent(
     )
 
 
+def eventually(condition, seconds: float) -> bool:
+    """Whether ``condition()`` holds within ``seconds`` (a wait for a thread, polled)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def following(one, two):
     """An upload on ``one``, held by ``two`` too, and a follower started on ``two``'s cache."""
     cache = two.application.extensions["sightline_cache"]
@@ -167,10 +177,7 @@ def test_a_follower_builds_what_another_worker_patched(workers):
         moved = one.patch(
             f"/v1/scenes/{other.get_json()['scene_id']}", json={"tokens": {"t0": {"x": 1}}}
         )
-        deadline = time.monotonic() + 30  # a wait for the thread, not a bound on its speed
-        while not cache.holds(new) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert cache.holds(new)
+        assert eventually(lambda: cache.holds(new), 30)  # a wait, not a bound on its speed
         time.sleep(10 * FOLLOW_S)  # it has looked at the other change too by now
         assert not cache.holds(moved.get_json()["scene_id"])  # its parent is not held here
         mine = one.post("/v1/cover", json={**QUERY, "scene_id": new}).get_json()
@@ -237,16 +244,11 @@ def test_a_follower_is_rung_when_another_worker_stores_a_change(workers, monkeyp
     monkeypatch.setattr("service.follower.FOLLOW_S", 60.0)
     cache, upload, follower = following(one, two)
     try:
-        deadline = time.monotonic() + 20
-        while not glob.glob(path + BELL_INFIX + "*") and time.monotonic() < deadline:
-            time.sleep(0.01)  # until the follower's bell is bound
+        assert eventually(lambda: glob.glob(path + BELL_INFIX + "*"), 20)  # its bell is bound
         opened = one.patch(f"/v1/scenes/{upload}", json={"walls": {DOOR: {"door_state": "open"}}})
         new = opened.get_json()["scene_id"]
         opened.close()  # sent: the writer rings, then builds its own
-        deadline = time.monotonic() + 20  # a wait for the thread, far under its minute
-        while not cache.holds(new) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert cache.holds(new)
+        assert eventually(lambda: cache.holds(new), 20)  # far under the follower's minute
         mine = one.post("/v1/cover", json={**QUERY, "scene_id": new}).get_json()
         assert two.post("/v1/cover", json={**QUERY, "scene_id": new}).get_json() == mine
     finally:
