@@ -11,7 +11,11 @@ changes, each on the id the previous one answered (as a table goes):
 - ``inline_cover``: ``POST /v1/cover`` carrying the whole changed scene (a client that
   re-sends the scene), on this checkout and, with ``--today PATH``, on another checkout
   served the same way (``git worktree add /tmp/main main``: what a re-upload costs there);
-- the change body's bytes, against the whole scene's.
+- the change body's bytes, against the whole scene's;
+- ``idle_floor``: two ``GET /healthz`` on the live server after the same settle, timed
+  like the ``PATCH`` and its cover: what any two requests cost on this machine after it
+  sat idle (waking the processes and their caches), whatever they ask. Its share of the
+  inline cover is the part of the 5 % the service's own work cannot take back.
 
 The servers run side by side and each round visits them in turn (a shared machine's load
 drifts: both sides of a ratio see the same), :data:`SETTLE_S` apart.
@@ -107,6 +111,13 @@ class Live:
     def cover(self) -> requests.Response:
         return self.s.post(self.url + "/v1/cover", json=query(scene_id=self.sid), timeout=300)
 
+    def idle_pair(self) -> float:
+        """Two ``GET /healthz`` back to back (s), as a ``PATCH`` and its cover are sent."""
+        t0 = time.perf_counter()
+        for _ in range(2):
+            self.s.get(self.url + "/healthz", timeout=300).raise_for_status()
+        return time.perf_counter() - t0
+
     def step(self, change: dict[str, Any]) -> tuple[float, float, int]:
         """``PATCH`` then cover by the id it answers: (both s, the PATCH's s, body bytes)."""
         body = json.dumps(change)
@@ -142,7 +153,7 @@ def measure(urls: dict[str, str], base: dict[str, Any], rounds: int) -> dict[str
     out: dict[str, Any] = {"live": {"scene_bytes": live.scene_bytes}}
     out |= {f"{name}_ms": {} for name in inline}
     for kind in KINDS:
-        times: dict[str, list[float]] = {"both": [], "patch": []}
+        times: dict[str, list[float]] = {"both": [], "patch": [], "floor": []}
         times |= {name: [] for name in inline}
         sizes = []
         for change in changes(base, kind, rounds):
@@ -151,15 +162,19 @@ def measure(urls: dict[str, str], base: dict[str, Any], rounds: int) -> dict[str
             times["both"].append(both)
             times["patch"].append(patch)
             sizes.append(size)
+            time.sleep(SETTLE_S)
+            times["floor"].append(live.idle_pair())
             for name, server in inline.items():
                 time.sleep(SETTLE_S)
                 times[name].append(server.step(change))
         ms = {k: round(1000 * statistics.median(v), 1) for k, v in times.items()}
         row = {"patch_then_cover_ms": ms["both"], "patch_ms": ms["patch"]}
+        row["idle_floor_ms"] = ms["floor"]
         row["change_bytes"] = max(sizes)
         for name in inline:
             out[f"{name}_ms"][kind] = ms[name]
             row[f"ratio_to_{name}"] = round(ms["both"] / ms[name], 4)
+            row[f"floor_ratio_to_{name}"] = round(ms["floor"] / ms[name], 4)
         out["live"][kind] = row
     return out
 
