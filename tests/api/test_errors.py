@@ -6,7 +6,9 @@ flask-smorest ``Api``'s own hook. The bodies below are pinned whole.
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 
 import pytest
 from werkzeug.exceptions import HTTPException
@@ -51,12 +53,18 @@ RANGE = "Must be greater than or equal to 1 and less than or equal to 100000.0."
 #: The import's grid_distance has the scene grid's bounds (model.MIN_GRID_DISTANCE).
 GRID_DISTANCE = "Must be greater than or equal to 0.001 and less than or equal to 1000000.0."
 
+#: Where the body stops being JSON, not a bare "Invalid JSON body." (DESIGN.md "Errors").
+MALFORMED = (
+    "Invalid JSON body: Expecting property name enclosed in double quotes at line 1, column 2 "
+    "(character 1)."
+)
+
 CASES = [
     pytest.param(
         "post",
         "/v1/cover",
         {"data": "{not json", "content_type": "application/json"},
-        body(400, "Bad Request", "Invalid JSON body.", {"json": ["Invalid JSON body."]}),
+        body(400, "Bad Request", MALFORMED, {"json": [MALFORMED]}),
         id="400 malformed JSON",
     ),
     pytest.param(
@@ -156,6 +164,54 @@ def test_error_bodies(client, method, path, kwargs, expected):
     assert resp.status_code == expected["code"]
     assert resp.mimetype == "application/json"
     assert resp.get_json() == expected
+
+
+#: A body with every kind of JSON value (literals, negative and decimal numbers, nesting).
+EVERY_VALUE = {
+    "scene": {
+        **SCENE,
+        "lights": [{"id": "l", "x": -12.5, "y": 3e2, "bright": 10, "on": False, "dim": None}],
+        "tokens": [*SCENE["tokens"], {"id": "C", "x": 9, "y": 9, "hidden": True}],
+    }
+}
+
+
+@pytest.mark.parametrize(
+    "json_body", [cover(), {"scene": SCENE}, EVERY_VALUE], ids=["cover", "upload", "every value"]
+)
+def test_a_body_cut_short_says_where_and_that_it_ends_there(client, json_body):
+    """Every cut of a JSON body answers 400 naming the character where it ends (DESIGN.md
+    "Errors"): a truncated upload is told as one, never as a bare "Invalid JSON body."."""
+    text = json.dumps(json_body, indent=1)
+    for cut in range(1, len(text) - 1, 3):
+        resp = client.post("/v1/cover", data=text[:cut], content_type="application/json")
+        message = resp.get_json()["message"]
+        assert resp.status_code == 400, (cut, message)
+        assert message.startswith("Invalid JSON body: "), message
+        assert message.endswith("The body ends there: was it cut short?"), (cut, message)
+        # Where json stopped: the cut, the start of a literal or number cut within, or of a
+        # string left open (no key or id here holds a quote).
+        at = int(re.search(r"\(character (\d+)\)", message).group(1))
+        opened = text.rfind('"', 0, cut)
+        assert at == opened if "Unterminated string" in message else cut - 5 <= at <= cut
+        line = text[:at].count("\n") + 1
+        column = at - (text[:at].rfind("\n") + 1) + 1
+        assert f"at line {line}, column {column} (character {at})" in message, (cut, message)
+        assert resp.get_json()["errors"] == {"json": [message]}
+
+
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        (b'{"ruleset": "dnd5e", "attacker": "\xffA"}', "byte 0xff at offset 34"),
+        (b'{"ruleset": "\xc3"}', "byte 0xc3 at offset 13"),
+    ],
+)
+def test_a_body_that_is_not_utf8_names_the_byte(client, data, where):
+    """Bytes that are not UTF-8 are named with their offset (RFC 8259 section 8.1)."""
+    resp = client.post("/v1/cover", data=data, content_type="application/json")
+    assert resp.status_code == 400
+    assert resp.get_json()["message"] == f"Invalid JSON body: not UTF-8 text ({where})."
 
 
 def test_405_keeps_its_allow_header(client):
