@@ -53,9 +53,9 @@ CANDIDATE_CHUNK = 32_768
 #: Vertex pairs of the searches traced together (memory bound: a few dozen bytes each).
 MANY_CHUNK = 65_536
 
-#: Distinct bands of one chunk's searches that get firm walls of their own (each a mask of
-#: the walls, ``_firm_by_band``); the others use the full-height firm walls alone.
-BANDS_FIRM = 8
+#: Distinct bands of one chunk's searches that get firm walls of their own (``_firm_by_band``:
+#: O(walls) each, the distinct masks kept); the others use the full-height firm walls alone.
+BANDS_FIRM = 64
 
 #: Lines each pair has had traced before its search: the centre line and the 16
 #: corner-to-corner lines, all blocked (counted in ``Found.candidates``).
@@ -438,19 +438,34 @@ class _Searches:
 
 
 def band_firm_walls(
-    index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None, low: float, high: float
+    index: WallIndex,
+    sense: str,
+    wall_mask: NDArray[np.bool_] | None,
+    hull: tuple[float, float],
+    exact: tuple[bool, bool, bool] = (False, False, False),
 ) -> NDArray[np.bool_]:
-    """The walls that block ``sense`` at any crossing of a line whose band is in ``[low, high]``.
+    """The walls that block ``sense`` at any crossing of a line whose band is in ``hull``.
 
     ``firm.firm_walls`` and, beside them, the two-way ``normal`` walls of limited height
-    whose range ``[bottom, top)`` holds ``low`` to ``high`` with room on both sides: at a
+    whose range ``[bottom, top)`` holds the band's hull ``low, high`` (grid units): at a
     crossing the band lies between its ends' bottoms and tops (``bands.band_at``), so such a
     wall covers it there (``bands.meets``) and blocks as a full wall does (GEO-5a; the rooms
-    use the same idea, ``sealed._covering``). Shape (n,) over ``index``'s walls.
+    use the same idea, ``sealed._covering``). ``exact``: ``(low_flat, high_flat, thin)``,
+    the band's bottom the same at both ends, its top the same at both ends, and no thickness
+    at either end. A flat side is the same number at every crossing (the interpolation adds
+    nothing to it), so the wall may reach it exactly, as ``bands.meets`` allows: ``bottom <=
+    low`` (a creature standing on the floor its walls start at, the common case of a
+    building's levels, GEO-10), ``high <= top``. A side that slopes keeps room on its side
+    against the interpolation's rounding, and a thin band's top is never the wall's (``z <
+    top``). Shape (n,) over ``index``'s walls.
     """
+    low, high = hull
+    low_flat, high_flat, thin = exact
     firm = firm_walls(index, sense, wall_mask)
     with np.errstate(invalid="ignore"):
-        holds = (index.bottom < low) & (high < index.top)
+        above = (index.bottom <= low) if low_flat else (index.bottom < low)
+        below = (high <= index.top) if high_flat and not thin else (high < index.top)
+        holds = above & below & (index.bottom < index.top)
     held = (index.restriction[sense] == 2) & (index.direction == 0) & holds
     return firm | (held if wall_mask is None else held & wall_mask)
 
@@ -464,23 +479,33 @@ def _firm_by_band(
 ) -> tuple[list[NDArray[np.bool_]], NDArray[np.intp]]:
     """The firm walls of each of ``p`` searches' bands: distinct masks, each search's one.
 
-    A band's hull (its lowest bottom, its highest top) gets ``band_firm_walls``; the first
-    ``BANDS_FIRM`` distinct hulls do, the other searches (and any band with a NaN) use the
-    full-height firm walls (``firm.firm_walls``), as do all without ``elevations``.
+    A band's hull (its lowest bottom, its highest top) and which of its sides are flat
+    (``band_firm_walls``' ``exact``) get ``band_firm_walls``; the first ``BANDS_FIRM``
+    distinct ones do (equal masks kept once), the other searches (and any band with a NaN)
+    use the full-height firm walls (``firm.firm_walls``), as do all without ``elevations``.
+    O(``BANDS_FIRM`` walls) per chunk of searches.
     """
     firm = firm_walls(index, sense, wall_mask)
     if elevations is None or not p or not index.size:
         return [firm], np.zeros(p, dtype=np.intp)
     if (np.isinf(index.bottom) & np.isinf(index.top)).all():
         return [firm], np.zeros(p, dtype=np.intp)
-    hull = np.column_stack([elevations[:, 0:2].min(axis=1), elevations.max(axis=1)])
+    e = elevations
+    flat = np.column_stack(
+        [e[:, 0] == e[:, 1], e[:, 2] == e[:, 3], (e[:, 0] == e[:, 2]) & (e[:, 1] == e[:, 3])]
+    )
+    hull = np.column_stack([e[:, 0:2].min(axis=1), e.max(axis=1), flat.astype(np.float64)])
     keys, which = distinct_rows(np.where(np.isnan(hull).any(axis=1)[:, None], np.nan, hull))
     firms = [firm]
+    seen = {firm.tobytes(): 0}  # bands of one floor and height share one mask
     of = np.zeros(len(keys), dtype=np.intp)
-    for k, (low, high) in enumerate(keys.tolist()):
-        if len(firms) <= BANDS_FIRM and not (np.isnan(low) or np.isnan(high)):
-            of[k] = len(firms)
-            firms.append(band_firm_walls(index, sense, wall_mask, low, high))
+    for k, (low, high, *sides) in enumerate(keys.tolist()[:BANDS_FIRM]):
+        if not (np.isnan(low) or np.isnan(high)):
+            exact = (sides[0] == 1.0, sides[1] == 1.0, sides[2] == 1.0)
+            mask = band_firm_walls(index, sense, wall_mask, (low, high), exact)
+            of[k] = seen.setdefault(mask.tobytes(), len(firms))
+            if of[k] == len(firms):
+                firms.append(mask)
     return firms, of[which]
 
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from bench.worst import lattice
 from service.app import create_app
 from service.errors import OverBudget
-from service.geometry import search
+from service.geometry import bands, search
 from service.geometry.search import search_many
 from service.geometry.vertices import ROWS_CHUNK, near_wall_bound, pair_chunks
 from tests.property.test_geometry_properties import index_of, segment
@@ -192,4 +192,65 @@ def test_far_and_near_searches_answer_as_each_alone(
             want = reference.search_each(index, bf, bt, "move", elev, None, None, max_tests)
         except OverBudget:
             want = "refused"
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    ("band", "wall", "firm"),
+    [
+        # A creature standing on the floor its walls start at (a building's level, GEO-10):
+        # the band's bottom is the walls' bottom at every crossing, so they cover it.
+        ((0.0, 0.0, 1.0, 1.0), (0.0, 4.0), True),
+        ((0.0, 0.0, 1.0, 2.0), (0.0, 4.0), True),
+        ((0.0, 0.0, 4.0, 4.0), (0.0, 4.0), True),  # as tall as the wall: [0, 4) holds it
+        # A sloping side keeps room against the interpolation's rounding.
+        ((0.0, 1.0, 2.0, 3.0), (0.0, 4.0), False),
+        ((0.0, 0.0, 1.0, 4.0), (0.0, 4.0), False),
+        # A band of no thickness at the wall's top passes over it (GEO-5: half-open).
+        ((4.0, 4.0, 4.0, 4.0), (0.0, 4.0), False),
+        ((0.0, 0.0, 0.0, 0.0), (0.0, 4.0), True),
+        # Below the wall's bottom, or above its top: not covered.
+        ((-1.0, -1.0, 1.0, 1.0), (0.0, 4.0), False),
+        ((0.0, 0.0, 5.0, 5.0), (0.0, 4.0), False),
+    ],
+)
+def test_a_wall_reaching_a_flat_side_of_the_band_is_firm_for_it(band, wall, firm):
+    """GEO-5a: a wall whose ``[bottom, top)`` covers a search's band at every crossing blocks
+    as a full wall does, so the search sets such lines aside (``band_firm_walls``). A flat
+    side is the same number at every crossing, so the wall may reach it exactly, as
+    ``bands.meets`` decides at a crossing; a sloping side needs room."""
+    index = index_of([(0.0, 0.0, 100.0, 0.0)], height={"bottom": wall[0], "top": wall[1]})
+    elev = np.array([band])
+    firms, of = search._firm_by_band(index, "move", None, elev, 1)
+    assert bool(firms[of[0]][0]) is firm
+    # It agrees with the test ``trace`` makes at a crossing, wherever along the line.
+    t = np.linspace(0.05, 0.95, 19)
+    low, high, thin = bands.band_at(np.repeat(elev, len(t), axis=0), t)
+    covers, _ = bands.meets(low, high, thin, np.full(len(t), wall[0]), np.full(len(t), wall[1]))
+    if firm:
+        assert covers.all()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    walls=st.lists(st.one_of(lattice_wall, segment), min_size=1, max_size=16),
+    boxes=st.lists(lattice_box, min_size=2, max_size=4, unique=True),
+    floor=st.sampled_from([0.0, 2.0, 10.0]),
+    heights=st.lists(st.sampled_from([1.0, 2.0, 3.0, 10.0]), min_size=1, max_size=3),
+    tall=st.sampled_from([3.0, 10.0, 20.0]),
+)
+def test_creatures_on_the_floor_of_their_walls_answer_as_each_alone(
+    walls, boxes, floor, heights, tall
+):
+    """Creatures standing on the floor their walls start at (GEO-5a, GEO-10), of several
+    heights: the walls are firm for their bands, and every pair answers as the reference's
+    search alone (5E-LOE-2), which uses full-height firm walls only."""
+    index = index_of(walls, height={"bottom": floor, "top": floor + tall})
+    pairs = [(a, b) for a in boxes for b in boxes if a != b]
+    bf = np.array([a for a, _ in pairs], dtype=np.float64)
+    bt = np.array([b for _, b in pairs], dtype=np.float64)
+    tops = [floor + heights[k % len(heights)] for k in range(len(pairs) + 1)]
+    elev = np.array([(floor, floor, tops[k], tops[k + 1]) for k in range(len(pairs))])
+    got = search_many(index, bf, bt, "move", elev, None, None)
+    want = reference.search_each(index, bf, bt, "move", elev, None, None)
     assert got == want
