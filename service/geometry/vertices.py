@@ -38,12 +38,18 @@ def distinct_rows(rows: FloatArray) -> tuple[FloatArray, NDArray[np.intp]]:
     """The distinct rows of ``rows`` (n, k) in lexicographic order, and each row's index.
 
     ``np.unique(axis=0, return_inverse=True)``, sorting numbers rather than bytes (faster);
-    the indices have shape (n,).
+    the indices have shape (n,). NaN equals NaN (``np.unique(axis=0)`` keeps each NaN row
+    apart): the rows of ``sealed.pairs_sealed_apart``'s and ``search._firm_by_band``'s
+    "no band of its own" are one group (``lexsort`` ranks NaN last: equal rows are
+    neighbours).
     """
     order = np.lexsort(rows.T[::-1])
     ranked = rows[order]
     new = np.ones(len(rows), dtype=bool)
-    new[1:] = np.any(ranked[1:] != ranked[:-1], axis=1)
+    differ = ranked[1:] != ranked[:-1]
+    if differ.any() and np.isnan(ranked).any():
+        differ &= ~(np.isnan(ranked[1:]) & np.isnan(ranked[:-1]))
+    new[1:] = np.any(differ, axis=1)
     inverse = np.empty(len(rows), dtype=np.intp)
     inverse[order] = np.cumsum(new) - 1
     return ranked[new], inverse

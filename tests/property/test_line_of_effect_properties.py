@@ -5,6 +5,7 @@ Issue 3: the exact answer may find lines the sampling misses, never the reverse.
 
 from __future__ import annotations
 
+import math
 from unittest.mock import patch
 
 import numpy as np
@@ -165,6 +166,18 @@ def test_distinct_boxes_and_their_rows(rows):
     assert len(distinct) == len({tuple(r) for r in rows})
     assert [tuple(r) for r in distinct.tolist()] == sorted({tuple(r) for r in rows})
     assert np.array_equal(distinct[inverse], boxes)
+
+
+@given(rows=st.lists(st.tuples(*[st.sampled_from([math.nan, 0.0, 2.0, 7.5])] * 2), max_size=40))
+def test_rows_of_nan_are_one_group(rows):
+    """``distinct_rows`` takes NaN for NaN: the pairs with "no band of its own" (a NaN key,
+    ``sealed.pairs_sealed_apart``, ``search._firm_by_band``) are one group, not one each;
+    every row is found back through its index, NaN where it was NaN."""
+    keys = np.array(rows, dtype=np.float64).reshape(-1, 2)
+    distinct, inverse = distinct_rows(keys)
+    as_set = {tuple("nan" if math.isnan(v) else v for v in r) for r in rows}
+    assert len(distinct) == len(as_set)
+    assert np.array_equal(distinct[inverse], keys, equal_nan=True)
 
 
 @given(walls=walls_st, extra=lattice_points)
