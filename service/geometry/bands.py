@@ -95,6 +95,41 @@ def meets(
     return covers, thick_overlap & ~covers
 
 
+def band_hulls(bands: FloatArray) -> FloatArray:
+    """Each band's hull and which of its sides are flat, shape (m, 5), for ``holds_hull``.
+
+    ``low, high`` (the lowest bottom, the highest top) and ``low_flat, high_flat, thin``
+    as 1.0 or 0.0: the bottom the same at both ends, the top the same at both ends, no
+    thickness at either end. Rows with a NaN give NaN ``low`` or ``high``.
+    """
+    b = bands
+    flat_low, flat_high = b[:, 0] == b[:, 1], b[:, 2] == b[:, 3]
+    thin = (b[:, 0] == b[:, 2]) & (b[:, 1] == b[:, 3])
+    return np.column_stack(
+        [b[:, 0:2].min(axis=1), b.max(axis=1), flat_low, flat_high, thin]
+    ).astype(np.float64)
+
+
+def holds_hull(bottom: FloatArray, top: FloatArray, hull: tuple[float, ...]) -> BoolArray:
+    """Whether ranges ``[bottom, top)`` cover a band at every crossing, from its hull.
+
+    ``hull``: a row of ``band_hulls``. Along a line the band lies between its ends' bottoms
+    and tops (``band_at``), so a range holding the hull covers it at every crossing as
+    ``meets`` decides there, and blocks as a full wall does (GEO-5a). A flat side is the
+    same number at every crossing (the interpolation adds nothing to it), so the range may
+    reach it exactly, as ``meets`` allows: ``bottom <= low`` (a creature standing on the
+    floor its walls start at, the common case of a building's levels, GEO-10), ``high <=
+    top``; a sloping side keeps room against the interpolation's rounding; a thin band's
+    top is never the range's (``z < top``, GEO-5). For a band flat on both sides this is
+    ``meets``' ``covers`` exactly.
+    """
+    low, high, low_flat, high_flat, thin = hull
+    with np.errstate(invalid="ignore"):
+        above = (bottom <= low) if low_flat else (bottom < low)
+        below = (high <= top) if high_flat and not thin else (high < top)
+        return above & below & (bottom < top)  # type: ignore[no-any-return]
+
+
 def overlaps_between(
     bands: FloatArray,
     t_enter: FloatArray,

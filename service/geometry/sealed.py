@@ -18,7 +18,7 @@ import shapely
 from numpy.typing import NDArray
 
 from service.engine.walls import FloatArray, WallIndex
-from service.geometry.bands import meets
+from service.geometry.bands import band_hulls, holds_hull
 from service.geometry.rooms import FreePaths, firm_rooms, room_of, rooms_built
 from service.geometry.vertices import distinct_rows
 
@@ -43,49 +43,44 @@ def pairs_sealed_apart(
 
     ``bf``, ``bt`` (p, 4) px; ``bands`` (p, 4) each pair's band (GEO-5a) or ``None``. The
     rooms are closed by the walls that block every line whatever its band (``room_walls``:
-    full height), and, for the pairs whose band is the same at both ends (both creatures
-    on one floor, of one height: the common case), by the walls of limited height that
-    cover that band too (``bands.meets``, the test ``trace`` makes at each crossing): such
-    a wall blocks every line of those pairs wherever it crosses it, as a full wall does.
-    Pairs are grouped by band. At most ``_BANDS_KEPT`` bands get rooms of their own per
-    index; the other pairs use the full-height walls alone.
+    full height) and by the walls of limited height that cover the pair's band at every
+    crossing (``bands.holds_hull``: they hold its hull; both creatures on one floor, the
+    common case, or standing on the floor their walls start at): such a wall blocks every
+    line of those pairs wherever it crosses it, as a full wall does. Pairs are grouped by
+    the walls that so cover their bands; at most ``_BANDS_KEPT`` such sets of walls get
+    rooms of their own per index, the other pairs use the full-height walls alone.
     """
     if bands is None or not len(bf) or (np.isinf(index.bottom) & np.isinf(index.top)).all():
         return SealedApart(index, sense, wall_mask).many(bf, bt)
-    flat = (bands[:, 0] == bands[:, 1]) & (bands[:, 2] == bands[:, 3])
-    key = np.where(flat[:, None], bands[:, [0, 2]], np.nan)  # NaN: no band of its own
-    distinct, which = distinct_rows(key)
+    distinct, which = distinct_rows(band_hulls(bands))
     out = np.zeros(len(bf), dtype=bool)
-    for k, (low, high) in enumerate(distinct.tolist()):
+    for k, hull in enumerate(distinct.tolist()):
         rows = np.flatnonzero(which == k)
-        walls = index if math.isnan(low) else _covering(index, low, high)
+        unknown = math.isnan(hull[0]) or math.isnan(hull[1])
+        walls = index if unknown else _covering(index, tuple(hull))
         out[rows] = SealedApart(walls, sense, wall_mask).many(bf[rows], bt[rows])
     return out
 
 
-def _covering(index: WallIndex, low: float, high: float) -> WallIndex:
-    """``index`` where the walls covering the band ``[low, high]`` are full height.
+def _covering(index: WallIndex, hull: tuple[float, ...]) -> WallIndex:
+    """``index`` where the walls covering the band of ``hull`` at every crossing are full height.
 
-    Only for rooms (``pairs_sealed_apart``), for lines whose band is ``[low, high]`` all
-    along; a wall covers it as ``trace`` decides at a crossing (``bands.meets``: ``[bottom,
-    top)`` holds the band; a band of no thickness, ``bottom <= low < top``). ``index``
-    itself when no wall of limited height covers it, or past ``_BANDS_KEPT`` bands (kept in
-    ``index.memo``).
+    Only for rooms (``pairs_sealed_apart``); ``hull`` a row of ``bands.band_hulls``, the
+    walls those of ``bands.holds_hull``. ``index`` itself when no wall of limited height
+    covers it, or past ``_BANDS_KEPT`` sets of such walls (kept in ``index.memo`` by the
+    set: bands that the same walls cover share their rooms).
     """
     limited = ~(np.isinf(index.bottom) & np.isinf(index.top))
-    n = index.size
-    covers, _ = meets(
-        np.full(n, low), np.full(n, high), np.full(n, low == high), index.bottom, index.top
-    )
-    holds = limited & covers
+    holds = limited & holds_hull(index.bottom, index.top, hull)
     if not holds.any():
         return index
-    kept: dict[tuple[float, float], WallIndex] = index.memo.setdefault("covering", {})
-    found = kept.get((low, high))
+    kept: dict[bytes, WallIndex] = index.memo.setdefault("covering", {})
+    key = holds.tobytes()
+    found = kept.get(key)
     if found is None:
         if len(kept) >= _BANDS_KEPT:
             return index
-        found = kept[(low, high)] = dataclasses.replace(
+        found = kept[key] = dataclasses.replace(
             index,
             bottom=np.where(holds, -np.inf, index.bottom),
             top=np.where(holds, np.inf, index.top),

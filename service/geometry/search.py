@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from service.engine.budget import SEARCH_UNITS, WorkBudget
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex
+from service.geometry.bands import band_hulls, holds_hull
 from service.geometry.compiled import sides_split
 from service.geometry.firm import firm_walls, surely_blocked
 from service.geometry.trace import TraceSpec, trace
@@ -441,31 +442,17 @@ def band_firm_walls(
     index: WallIndex,
     sense: str,
     wall_mask: NDArray[np.bool_] | None,
-    hull: tuple[float, float],
-    exact: tuple[bool, bool, bool] = (False, False, False),
+    hull: tuple[float, ...],
 ) -> NDArray[np.bool_]:
-    """The walls that block ``sense`` at any crossing of a line whose band is in ``hull``.
+    """The walls that block ``sense`` at any crossing of a line of the band of ``hull``.
 
     ``firm.firm_walls`` and, beside them, the two-way ``normal`` walls of limited height
-    whose range ``[bottom, top)`` holds the band's hull ``low, high`` (grid units): at a
-    crossing the band lies between its ends' bottoms and tops (``bands.band_at``), so such a
-    wall covers it there (``bands.meets``) and blocks as a full wall does (GEO-5a; the rooms
-    use the same idea, ``sealed._covering``). ``exact``: ``(low_flat, high_flat, thin)``,
-    the band's bottom the same at both ends, its top the same at both ends, and no thickness
-    at either end. A flat side is the same number at every crossing (the interpolation adds
-    nothing to it), so the wall may reach it exactly, as ``bands.meets`` allows: ``bottom <=
-    low`` (a creature standing on the floor its walls start at, the common case of a
-    building's levels, GEO-10), ``high <= top``. A side that slopes keeps room on its side
-    against the interpolation's rounding, and a thin band's top is never the wall's (``z <
-    top``). Shape (n,) over ``index``'s walls.
+    whose range holds the band's hull (``bands.holds_hull``, a row of ``bands.band_hulls``):
+    such a wall covers the band at every crossing and blocks as a full wall does (GEO-5a;
+    the rooms use the same test, ``sealed._covering``). Shape (n,) over ``index``'s walls.
     """
-    low, high = hull
-    low_flat, high_flat, thin = exact
     firm = firm_walls(index, sense, wall_mask)
-    with np.errstate(invalid="ignore"):
-        above = (index.bottom <= low) if low_flat else (index.bottom < low)
-        below = (high <= index.top) if high_flat and not thin else (high < index.top)
-        holds = above & below & (index.bottom < index.top)
+    holds = holds_hull(index.bottom, index.top, hull)
     held = (index.restriction[sense] == 2) & (index.direction == 0) & holds
     return firm | (held if wall_mask is None else held & wall_mask)
 
@@ -479,30 +466,23 @@ def _firm_by_band(
 ) -> tuple[list[NDArray[np.bool_]], NDArray[np.intp]]:
     """The firm walls of each of ``p`` searches' bands: distinct masks, each search's one.
 
-    A band's hull (its lowest bottom, its highest top) and which of its sides are flat
-    (``band_firm_walls``' ``exact``) get ``band_firm_walls``; the first ``BANDS_FIRM``
-    distinct ones do (equal masks kept once), the other searches (and any band with a NaN)
-    use the full-height firm walls (``firm.firm_walls``), as do all without ``elevations``.
-    O(``BANDS_FIRM`` walls) per chunk of searches.
+    A band's hull and flat sides (``bands.band_hulls``) get ``band_firm_walls``; the first
+    ``BANDS_FIRM`` distinct ones do (equal masks kept once), the other searches (and any
+    band with a NaN) use the full-height firm walls (``firm.firm_walls``), as do all without
+    ``elevations``. O(``BANDS_FIRM`` walls) per chunk of searches.
     """
     firm = firm_walls(index, sense, wall_mask)
     if elevations is None or not p or not index.size:
         return [firm], np.zeros(p, dtype=np.intp)
     if (np.isinf(index.bottom) & np.isinf(index.top)).all():
         return [firm], np.zeros(p, dtype=np.intp)
-    e = elevations
-    flat = np.column_stack(
-        [e[:, 0] == e[:, 1], e[:, 2] == e[:, 3], (e[:, 0] == e[:, 2]) & (e[:, 1] == e[:, 3])]
-    )
-    hull = np.column_stack([e[:, 0:2].min(axis=1), e.max(axis=1), flat.astype(np.float64)])
-    keys, which = distinct_rows(np.where(np.isnan(hull).any(axis=1)[:, None], np.nan, hull))
+    keys, which = distinct_rows(band_hulls(elevations))
     firms = [firm]
     seen = {firm.tobytes(): 0}  # bands of one floor and height share one mask
     of = np.zeros(len(keys), dtype=np.intp)
-    for k, (low, high, *sides) in enumerate(keys.tolist()[:BANDS_FIRM]):
-        if not (np.isnan(low) or np.isnan(high)):
-            exact = (sides[0] == 1.0, sides[1] == 1.0, sides[2] == 1.0)
-            mask = band_firm_walls(index, sense, wall_mask, (low, high), exact)
+    for k, hull in enumerate(keys.tolist()[:BANDS_FIRM]):
+        if not (np.isnan(hull[0]) or np.isnan(hull[1])):
+            mask = band_firm_walls(index, sense, wall_mask, tuple(hull))
             of[k] = seen.setdefault(mask.tobytes(), len(firms))
             if of[k] == len(firms):
                 firms.append(mask)

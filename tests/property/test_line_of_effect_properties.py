@@ -338,7 +338,17 @@ def room_and_outside(draw):
         max_size=6,
     ),
     band=st.sampled_from(
-        [(0, 0, 5, 5), (0, 0, 0, 0), (2, 2, 7, 7), (0, 4, 5, 9), (5, 5, 5, 5), (0, 0, 10, 10)]
+        [
+            (0, 0, 5, 5),
+            (0, 0, 0, 0),
+            (2, 2, 7, 7),
+            (0, 4, 5, 9),
+            (5, 5, 5, 5),
+            (0, 0, 10, 10),
+            (0, 0, 5, 9),  # two heights on one floor
+            (0, 0, 3, 10),
+            (4, 4, 5, 20),
+        ]
     ),
 )
 def test_rooms_of_one_band_agree_with_the_exhaustive_search(case, heights, band):
@@ -378,7 +388,9 @@ def test_rooms_of_one_band_agree_with_the_exhaustive_search(case, heights, band)
         pytest.param(10.0, (0.0, 0.0, 5.0, 5.0), True, False, id="on the floor: sealed"),
         pytest.param(10.0, (12.0, 12.0, 17.0, 17.0), False, True, id="flying above the walls"),
         pytest.param(10.0, (0.0, 12.0, 5.0, 17.0), False, True, id="one end above the walls"),
-        pytest.param(10.0, (0.0, 2.0, 5.0, 7.0), False, False, id="two heights: searched"),
+        pytest.param(10.0, (0.0, 2.0, 5.0, 7.0), False, False, id="two floors: searched"),
+        pytest.param(10.0, (0.0, 0.0, 5.0, 8.0), True, False, id="two heights, one floor: sealed"),
+        pytest.param(10.0, (0.0, 0.0, 5.0, 10.0), False, False, id="a top rising to the walls'"),
         pytest.param(5.0, (0.0, 0.0, 5.0, 5.0), True, False, id="walls as tall as the band"),
         pytest.param(5.0, (5.0, 5.0, 5.0, 5.0), False, True, id="no thickness at the top"),
         pytest.param(5.0, (4.0, 4.0, 4.0, 4.0), True, False, id="no thickness below the top"),
@@ -386,8 +398,10 @@ def test_rooms_of_one_band_agree_with_the_exhaustive_search(case, heights, band)
 )
 def test_a_room_of_walls_that_hold_the_band_seals_it_apart(top, band, sealed, clear):
     """GEO-5/5a: a closed room of walls ``[0, top)`` high seals a space inside from one
-    outside (no search) when the walls cover the pair's band, the same at both ends; the
-    exact answer is the search's (a band rising from one end to the other is searched)."""
+    outside (no search) when the walls cover the pair's band at every crossing (they hold
+    its hull, ``bands.holds_hull``: creatures of two heights on the floor the walls start
+    at); the exact answer is the search's (a band rising from one floor to another, or to
+    the walls' very top, is searched)."""
     room = [(0, 0, 400, 0), (400, 0, 400, 400), (400, 400, 0, 400), (0, 400, 0, 0)]
     index = build_wall_index(
         SceneSchema().load(
