@@ -22,10 +22,11 @@ from schemas.scene import EnvironmentSchema
 from schemas.size import SceneSize
 from schemas.suggest import HINT_CHARS, nearest
 from service.engine.budget import PATCH_ITEM_UNITS, WALL_BUILD_UNITS, WorkBudget
+from service.engine.hexes import check_hex_footprint, is_hex
 from service.engine.live import Change, id_positions
 from service.errors import RulesError, shown
 from service.limits import OUTLINE_MESSAGE, outline_past_crossings, scene_rings, size_problems
-from service.model import Scene
+from service.model import Scene, Token, size_from_width
 
 #: Added tokens or lights per change checked for an id near a held one (``_added_hints``).
 ADDED_HINTS = 3
@@ -118,21 +119,22 @@ def _near_held(item_id: str, where: Mapping[str, int], items: Any) -> str | None
 
 
 def _added_hints(name: str, added: list[str], where: Mapping[str, int], items: Any) -> list[str]:
-    """Warnings for tokens or lights added under an id near a held one (a typo of a move).
+    """Warnings for tokens or lights added, naming a held id near each (a typo of a move).
 
     ``{"x": ..., "y": ...}`` is a whole token or light, so a mistyped id adds one rather
-    than moving the held one. For the first :data:`ADDED_HINTS` added only: O(items) each.
+    than moving the held one: every add is said, so that a typo is seen even when no held
+    id is near. For the first :data:`ADDED_HINTS` added only: O(items) each.
     """
     if name not in ("tokens", "lights"):
         return []
     out = []
     for item_id in added[:ADDED_HINTS]:
         held = _near_held(item_id, where, items)
-        if held is not None:
-            out.append(
-                f"{name}: {shown(item_id)} is not in the scene, so it was added as a new "
-                f"{name[:-1]}; did you mean {shown(held)}?"
-            )
+        near = f"; did you mean {shown(held)}?" if held is not None else "."
+        out.append(
+            f"{name}: {shown(item_id)} is not in the scene, so it was added as a new "
+            f"{name[:-1]}{near}"
+        )
     return out
 
 
@@ -167,7 +169,7 @@ def _item(
             "cannot change (remove the item and add it under the new id).",
             (*path, "id"),
         )
-    raw = {**value, "id": item_id} if old is None else merged(msgspec.to_builtins(old), value)
+    raw = {**value, "id": item_id} if old is None else merged(_as_given(old), value)
     try:
         item = _load(ITEM_SCHEMAS[name], raw, path)
     except PatchInvalid as err:
@@ -207,6 +209,23 @@ def _item(
             (*path, "door_state"),
         )
     return old if item == old else item
+
+
+def _as_given(item: Any) -> dict[str, Any]:
+    """``item`` as a merge patch's base: its fields, less the defaults derived from others.
+
+    A token's ``size`` that is the one its ``width`` gives (``size_from_width``), and a
+    ``name`` that is its id, are left out, so that they follow a changed ``width`` as in a
+    whole upload of the changed token (a scene sent without ``size`` gets it from the
+    width). A ``size`` other than the derived one was given and stays. O(fields).
+    """
+    out: dict[str, Any] = msgspec.to_builtins(item)
+    if isinstance(item, Token):
+        if item.size == size_from_width(item.width):
+            out.pop("size", None)
+        if item.name == item.id:
+            out.pop("name", None)
+    return out
 
 
 _SCHEMAS: dict[type[Any], Any] = {}
@@ -304,6 +323,14 @@ def _check_limits(
     if problems:
         message, field = problems[0]
         raise RulesError(f"After this change: {message}", (field,))
+    if is_hex(parent.grid):  # a token too big for the hex grid, as a whole upload refuses it
+        for token_id, token in edits.get("tokens", {}).items():
+            if token is not None:
+                try:
+                    check_hex_footprint(token, parent.grid)
+                except RulesError as err:
+                    message = f"After this change: {err.message}"
+                    raise RulesError(message, ("tokens", token_id)) from None
     where = outline_past_crossings(scene_rings(regions.items(), enumerate(parent.surfaces)))
     if where is not None:
         raise RulesError(f"After this change: {OUTLINE_MESSAGE}", where)

@@ -307,7 +307,10 @@ def test_a_mistyped_id_of_a_move_adds_an_item_and_says_so(client, base):
     warnings = resp.get_json()["warnings"]
     assert any("'gobiln'" in w and "did you mean 'goblin'" in w for w in warnings), warnings
     fresh = client.patch(f"/v1/scenes/{base}", json={"tokens": {"wyvern": {"x": 7, "y": 3}}})
-    assert fresh.get_json()["warnings"] == []  # a new id near none: no warning
+    # A new id near none is still said: a typo of a move is seen whatever the id.
+    assert fresh.get_json()["warnings"] == [
+        "tokens: 'wyvern' is not in the scene, so it was added as a new token."
+    ]
 
 
 @pytest.mark.parametrize(
@@ -332,3 +335,60 @@ def test_null_on_a_required_field_says_it_has_no_default(client, base, change, f
 def test_null_on_a_field_with_a_default_restores_it(client, base):
     resp = client.patch(f"/v1/scenes/{base}", json={"tokens": {"goblin": {"name": None}}})
     assert resp.status_code == 200
+
+
+LOW_WALL_SCENE = {
+    "grid": {"size": 100, "distance": 5},
+    "walls": [{"id": "low", "c": [300, -500, 300, 1000], "height": {"top": 6}}],
+    "tokens": [{"id": "a", "x": 0, "y": 0}, {"id": "b", "x": 500, "y": 0}],
+}
+
+
+@pytest.mark.parametrize("width", [0.5, 1, 2, 3, 4])
+@pytest.mark.parametrize("ruleset", ["dnd5e", "pf2e-variant", "starfinder"])
+def test_a_resized_token_takes_the_size_its_width_gives_as_a_whole_upload(client, width, ruleset):
+    """A token sent without ``size`` has the one its width gives (DESIGN.md); a PATCH of its
+    ``width``/``height`` gives it the size of the new width, as a whole upload of the changed
+    scene does: the same id and the same cover over a low wall (its height follows the size,
+    GEO-5a)."""
+    sid = client.post("/v1/scenes", json={"scene": LOW_WALL_SCENE}).get_json()["scene_id"]
+    change = {"tokens": {"b": {"width": width, "height": width}}}
+    patched = client.patch(f"/v1/scenes/{sid}", json=change).get_json()["scene_id"]
+    upload = client.post("/v1/scenes", json={"scene": whole(LOW_WALL_SCENE, change)})
+    assert patched == upload.get_json()["scene_id"]
+    ask = {"ruleset": ruleset, "attacker": "a", "targets": ["b"]}
+    by_id = client.post("/v1/cover", json={**ask, "scene_id": patched}).get_json()
+    inline = client.post("/v1/cover", json={**ask, "scene": whole(LOW_WALL_SCENE, change)})
+    assert by_id["results"][0]["cover"] == inline.get_json()["results"][0]["cover"]
+
+
+def test_a_size_given_stays_when_the_width_changes(client):
+    """A ``size`` other than the one the width gives was given: a PATCH of the width keeps
+    it (only a derived default follows what it derives from)."""
+    scene = copy.deepcopy(LOW_WALL_SCENE)
+    scene["tokens"][1]["size"] = "tiny"
+    sid = client.post("/v1/scenes", json={"scene": scene}).get_json()["scene_id"]
+    change = {"tokens": {"b": {"width": 3, "height": 3}}}
+    patched = client.patch(f"/v1/scenes/{sid}", json=change).get_json()["scene_id"]
+    upload = client.post("/v1/scenes", json={"scene": whole(scene, change)}).get_json()
+    assert patched == upload["scene_id"]
+
+
+def test_a_token_too_big_for_the_hex_grid_is_refused_at_the_patch(client):
+    """SIGHTLINE_MAX_HEX_FOOTPRINT after the change: 422 at ``tokens.<id>``, as a whole
+    upload of the changed scene is refused, and the parent stays as it was."""
+    scene = {
+        "grid": {"size": 100, "distance": 5, "type": "hex-row"},
+        "walls": [{"id": "w", "c": [300, 0, 300, 500]}],
+        "tokens": [{"id": "a", "x": 0, "y": 0}, {"id": "c", "x": 400, "y": 300}],
+    }
+    sid = client.post("/v1/scenes", json={"scene": scene}).get_json()["scene_id"]
+    change = {"tokens": {"c": {"width": 500, "height": 500}}}
+    resp = client.patch(f"/v1/scenes/{sid}", json=change)
+    assert resp.status_code == 422, resp.get_json()
+    assert "SIGHTLINE_MAX_HEX_FOOTPRINT" in resp.get_json()["message"]
+    assert "c" in resp.get_json()["errors"]["json"]["tokens"]
+    upload = client.post("/v1/scenes", json={"scene": whole(scene, change)})
+    assert upload.status_code == 422
+    ask = {"ruleset": "dnd5e", "scene_id": sid, "attacker": "a", "targets": ["c"]}
+    assert client.post("/v1/cover", json=ask).status_code == 200
