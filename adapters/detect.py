@@ -12,6 +12,7 @@ shared/FORMATS.md (a), (b), (c); shared/DESIGN.md "Canonical scene".
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -189,6 +190,26 @@ def _canonical(doc: Any, options: dict[str, Any]) -> dict:
     return {"scene": scene, "stats": stats, "warnings": []}
 
 
+#: What is left after the position json names when a value was cut within: part of
+#: ``true``, ``false`` or ``null``, a lone minus, or a number's ``.`` or exponent.
+_CUT_VALUE = re.compile(r"t(r(u)?)?|f(a(l(s)?)?)?|n(u(l)?)?|-|\.|[eE][-+]?")
+
+
+def json_error_parts(err: json.JSONDecodeError) -> tuple[str, str, bool]:
+    """What json found wrong, where, and whether the text ends there (cut short?).
+
+    ``where``: ``line L, column C (character P)``. The text may have been cut short (a
+    truncated file or upload) at a syntax error at its very end, at a literal or number
+    cut within (:data:`_CUT_VALUE`), or at a string still open (json names where it
+    starts). O(1).
+    """
+    where = f"line {err.lineno}, column {err.colno} (character {err.pos})"
+    open_string = err.msg.startswith("Unterminated string")
+    what = "Unterminated string starting here" if open_string else err.msg
+    rest = err.doc[err.pos :].rstrip()
+    return what, where, open_string or not rest or bool(_CUT_VALUE.fullmatch(rest))
+
+
 def parse_text(text: str, *, nedb: bool | None = None) -> Any:
     """Parse an export file's text: JSON, or a Foundry NeDB ``.db`` (one document a line).
 
@@ -224,7 +245,9 @@ def parse_text(text: str, *, nedb: bool | None = None) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        json_error = f"line {err.lineno}, column {err.colno}: {err.msg}"
+        what, _, cut = json_error_parts(err)
+        ends = "; the file ends there: was it cut short?" if cut else ""
+        json_error = f"line {err.lineno}, column {err.colno}: {what}{ends}"
     except RecursionError:
         raise AdapterError("JSON nested too deeply", ()) from None
     except ValueError:  # e.g. an integer longer than Python's digit limit

@@ -30,6 +30,7 @@ from webargs.flaskparser import FlaskParser, is_json_request
 from webargs.flaskparser import abort as webargs_abort
 from werkzeug.exceptions import HTTPException, InternalServerError, default_exceptions
 
+from adapters.detect import json_error_parts
 from adapters.sniff import FORMAT_NAMES, is_canonical, is_import_answer, sniff
 from schemas.responses import ErrorSchema
 from schemas.scene import decode_json_body
@@ -445,31 +446,21 @@ def _overload_cause(error: BaseException) -> RequestTimedOut | MemoryError | Non
     return None
 
 
-#: What is left after the position json names when a value was cut within: part of
-#: ``true``, ``false`` or ``null``, a lone minus, or a number's ``.`` or exponent.
-_CUT_VALUE = re.compile(r"t(r(u)?)?|f(a(l(s)?)?)?|n(u(l)?)?|-|\.|[eE][-+]?")
-
-
 def invalid_json_message(error: json.JSONDecodeError | UnicodeDecodeError) -> str:
     """What is wrong with a body that is not JSON, and where (line, column, character).
 
-    A syntax error at the body's very end (or at a literal or number cut within,
-    :data:`_CUT_VALUE`), or a string still open there, says the body may have been cut
-    short (a truncated upload); bytes that are not UTF-8 are named with their offset.
+    A body that ends where json stops (``adapters.detect.json_error_parts``: a truncated
+    upload) is told it may have been cut short; bytes that are not UTF-8 are named with
+    their offset.
     """
     undecoded = error if isinstance(error, UnicodeDecodeError) else error.__cause__
     if isinstance(undecoded, UnicodeDecodeError):  # webargs wraps it in a JSONDecodeError
         bad = undecoded.object[undecoded.start : undecoded.start + 1].hex()
         return f"Invalid JSON body: not UTF-8 text (byte 0x{bad} at offset {undecoded.start})."
     assert isinstance(error, json.JSONDecodeError)
-    where = f"line {error.lineno}, column {error.colno} (character {error.pos})"
-    # A string left open runs to the end: json names where it starts.
-    open_string = error.msg.startswith("Unterminated string")
-    what = "Unterminated string starting" if open_string else error.msg
-    rest = error.doc[error.pos :].rstrip()
-    ends = open_string or not rest or bool(_CUT_VALUE.fullmatch(rest))
-    cut = " The body ends there: was it cut short?" if ends else ""
-    return f"Invalid JSON body: {what} at {where}.{cut}"
+    what, where, cut = json_error_parts(error)
+    ends = " The body ends there: was it cut short?" if cut else ""
+    return f"Invalid JSON body: {what.removesuffix(' here')} at {where}.{ends}"
 
 
 class JSONBodyParser(FlaskParser):

@@ -412,6 +412,18 @@ def test_import_malformed_json_says_so(client):
     assert body["message"].startswith("Invalid body: not valid JSON (line 1, column 2: ")
 
 
+@pytest.mark.parametrize("cut", [9, 17, 26, 33])
+def test_an_export_cut_short_is_told_where_and_that_it_ends_there(client, cut):
+    """A truncated export file (an upload cut short) says where json stopped and that the
+    file ends there, never a sentence cut off ("starting at)")."""
+    text = '{"name": "Tiny", "walls": [{"c": [1, 2, 3, 4]}], "grid": {"size": 100}}'[:cut]
+    resp = client.post("/v1/import/auto", data=text, content_type="application/json")
+    body = assert_error(resp, 400)
+    assert body["message"].startswith("Invalid body: not valid JSON (line 1, column "), body
+    assert "the file ends there: was it cut short?" in body["message"], body
+    assert "starting at)" not in body["message"]
+
+
 IMPORTS = [
     pytest.param(
         "roll20", ("roll20", "roll20-betteR20-module-white-plume-mountain.json"), {}, id="roll20"
