@@ -501,6 +501,7 @@ class JSONBodyParser(FlaskParser):
         """400 saying where the body stops being JSON (``invalid_json_message``)."""
         message = invalid_json_message(error)
         abort(400, message=message, errors={"json": [message]})
+        raise AssertionError("unreachable")  # abort raises
 
     def handle_error(
         self,
