@@ -121,7 +121,7 @@ def holds_hull(bottom: FloatArray, top: FloatArray, hull: tuple[float, ...]) -> 
     floor its walls start at, the common case of a building's levels, GEO-10), ``high <=
     top``; a sloping side keeps room against the interpolation's rounding; a thin band's
     top is never the range's (``z < top``, GEO-5). For a band flat on both sides this is
-    ``meets``' ``covers`` exactly.
+    ``meets``' ``covers`` exactly; a hull with a NaN is held by no range.
     """
     low, high, low_flat, high_flat, thin = hull
     with np.errstate(invalid="ignore"):

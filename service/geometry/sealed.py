@@ -11,7 +11,6 @@ bands per wall index.
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 import shapely
@@ -56,8 +55,7 @@ def pairs_sealed_apart(
     out = np.zeros(len(bf), dtype=bool)
     for k, hull in enumerate(distinct.tolist()):
         rows = np.flatnonzero(which == k)
-        unknown = math.isnan(hull[0]) or math.isnan(hull[1])
-        walls = index if unknown else _covering(index, tuple(hull))
+        walls = _covering(index, tuple(hull))  # a NaN hull: no wall holds it, ``index``
         out[rows] = SealedApart(walls, sense, wall_mask).many(bf[rows], bt[rows])
     return out
 

@@ -480,12 +480,11 @@ def _firm_by_band(
     firms = [firm]
     seen = {firm.tobytes(): 0}  # bands of one floor and height share one mask
     of = np.zeros(len(keys), dtype=np.intp)
-    for k, hull in enumerate(keys.tolist()[:BANDS_FIRM]):
-        if not (np.isnan(hull[0]) or np.isnan(hull[1])):
-            mask = band_firm_walls(index, sense, wall_mask, tuple(hull))
-            of[k] = seen.setdefault(mask.tobytes(), len(firms))
-            if of[k] == len(firms):
-                firms.append(mask)
+    for k, hull in enumerate(keys.tolist()[:BANDS_FIRM]):  # a NaN hull: no wall holds it
+        mask = band_firm_walls(index, sense, wall_mask, tuple(hull))
+        of[k] = seen.setdefault(mask.tobytes(), len(firms))
+        if of[k] == len(firms):
+            firms.append(mask)
     return firms, of[which]
 
 
