@@ -12,7 +12,9 @@ only. Its numpy reference, the oracle the Hypothesis properties hold it equal to
   (the grid walks of ``walk``, ``cells`` and ``creature_tests``);
 - ``append_pair`` / ``grown_int`` / ``grown_bool``: output buffers that double when full;
 - ``sides_split``: whether the walls at a vertex lie on both sides of a line (the exact
-  search's, ``geometry.search``).
+  search's, ``geometry.search``);
+- ``crossing_t`` / ``band_verdict``: where a line crosses a wall and how the wall's height
+  range meets the line's band there (GEO-5, GEO-5a: the exact tests' and the walk's).
 """
 
 from __future__ import annotations
@@ -167,3 +169,40 @@ def sides_split(
                 right = True
         out[k] = left and right
     return out
+
+
+@njit(cache=True, nogil=True)
+def crossing_t(
+    x0: float, y0: float, x1: float, y1: float, c: NDArray[np.float64]
+) -> float:  # pragma: no cover - compiled
+    """The parameter (0 at ``x0, y0``, 1 at ``x1, y1``) where the segment's line meets wall ``c``.
+
+    ``c``: ``ax, ay, bx, by`` px. Parallel lines: 0. The one arithmetic of every test of a
+    band at a crossing (``wall_tests``, ``walk``), so they agree to the bit.
+    """
+    dx, dy = x1 - x0, y1 - y0
+    ex, ey = c[2] - c[0], c[3] - c[1]
+    denom = dx * ey - dy * ex
+    return ((c[0] - x0) * ey - (c[1] - y0) * ex) / denom if denom != 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def band_verdict(
+    t_cross: float, band: NDArray[np.float64], lo_w: float, hi_w: float, low_ok: bool
+) -> tuple[bool, bool]:  # pragma: no cover - compiled
+    """GEO-5, GEO-5a at the crossing (``bands.band_at``, ``bands.meets``): (counts, partial).
+
+    ``band``: ``bottom0, bottom1, top0, top1`` of the segment (grid units); the wall's
+    height range ``[lo_w, hi_w)``. It counts when it covers the band there, or covers part
+    of it and ``low_ok`` (a low obstacle may block); ``partial``: it counts as a low
+    obstacle.
+    """
+    tc = fmin(fmax(t_cross, 0.0), 1.0)
+    b0, b1, h0, h1 = band[0], band[1], band[2], band[3]
+    low = b0 + tc * (b1 - b0)
+    high = fmax(h0 + tc * (h1 - h0), low)
+    thin = b0 == h0 and b1 == h1
+    thick = (not thin) and low < hi_w and lo_w < high and lo_w < hi_w
+    covers = (thin and lo_w <= low and low < hi_w) or (thick and lo_w <= low and high <= hi_w)
+    partly = thick and not covers and low_ok
+    return covers or partly, partly

@@ -5,6 +5,11 @@ normal (no proximity or distance threshold, GEO-4) and full height (GEO-5). A se
 crosses a firm wall at interior points of both is blocked whatever else it meets (nothing in
 GEO-3..6 unblocks it), so the exact search (``service.geometry.search``, 5E-LOE-2) sets such
 candidate lines aside before its exact trace, and its early refusal counts what they cost.
+
+Beside the firm walls, the walk settles crossings of walls that block only where their
+height range covers the line's band (GEO-5a) and of two-way limited walls, two of which
+block (GEO-4): ``settling`` says which wall does what, and the walk decides it crossing by
+crossing (``walk.search``, ``walk.settling``).
 """
 
 from __future__ import annotations
@@ -29,7 +34,11 @@ def firm_walls(
 
 
 def surely_blocked(
-    index: WallIndex, seg: FloatArray, firm: NDArray[np.bool_], budget: WorkBudget | None
+    index: WallIndex,
+    seg: FloatArray,
+    firm: NDArray[np.bool_] | NDArray[np.int8],
+    budget: WorkBudget | None,
+    bands: FloatArray | None = None,
 ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
     """Segments (m, 4) px that cross a ``firm`` wall, both at interior points.
 
@@ -45,8 +54,11 @@ def surely_blocked(
     index : WallIndex
     seg : ndarray of shape (m, 4)
         ``x0, y0, x1, y1`` px.
-    firm : ndarray of shape (n,), bool
-        ``firm_walls`` of the sense asked.
+    firm : ndarray of shape (n,), bool or int8
+        ``firm_walls`` of the sense asked, or ``walk.settling``'s codes (the walls that
+        settle more than outright blocks).
+    bands : ndarray of shape (m, 4), optional
+        The segments' bands (grid units), for ``walk.settling``'s walls of limited height.
     budget : WorkBudget, optional
         Spent the (segment, wall) pairs looked at of the blocked segments (the others are
         traced, and spent, in full).
@@ -61,7 +73,9 @@ def surely_blocked(
     count = np.zeros(len(seg), dtype=np.int64)
     if not index.size or not len(seg) or not firm.any():
         return out, count
-    out, count = first_crossings(index, np.asarray(seg, dtype=np.float64).reshape(-1, 4), firm)
+    out, count = first_crossings(
+        index, np.asarray(seg, dtype=np.float64).reshape(-1, 4), firm, bands
+    )
     if budget is not None:
         budget.spend(int(count[out].sum()))
     return out, count

@@ -28,12 +28,11 @@ from numpy.typing import NDArray
 from service.engine.budget import SEARCH_UNITS, WorkBudget
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex
-from service.geometry.bands import band_hulls, holds_hull
 from service.geometry.compiled import sides_split
-from service.geometry.firm import firm_walls, surely_blocked
+from service.geometry.firm import surely_blocked
 from service.geometry.trace import TraceSpec, trace
-from service.geometry.vertices import distinct_rows, pair_chunks, search_vertices
-from service.geometry.walk import first_crossings
+from service.geometry.vertices import pair_chunks, search_vertices
+from service.geometry.walk import first_crossings, settling
 
 #: Line–wall candidate tests one exact search may spend (about a second); past it the
 #: request is refused with what to reduce. A search with more vertex pairs than this is
@@ -53,10 +52,6 @@ CANDIDATE_CHUNK = 32_768
 
 #: Vertex pairs of the searches traced together (memory bound: a few dozen bytes each).
 MANY_CHUNK = 65_536
-
-#: Distinct bands of one chunk's searches that get firm walls of their own (``_firm_by_band``:
-#: O(walls) each, the distinct masks kept); the others use the full-height firm walls alone.
-BANDS_FIRM = 64
 
 #: Lines each pair has had traced before its search: the centre line and the 16
 #: corner-to-corner lines, all blocked (counted in ``Found.candidates``).
@@ -238,29 +233,25 @@ class _Searches:
         self.index, self.bf, self.bt, self.sense = index, bf, bt, sense
         self.elevations, self.wall_mask = elevations, wall_mask
         self.vertices = search_vertices(index, bf, bt, sense, wall_mask)
-        self.firms, self.firm_of = _firm_by_band(index, sense, wall_mask, elevations, len(bf))
+        self.settles = settling(index, sense, wall_mask, elevations is not None)
 
     def firm_walk(
         self, cand: FloatArray, owner: NDArray[np.intp], every: bool = False
     ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
         """``walk.first_crossings`` of the candidates (k, 4) px of the searches ``owner``.
 
-        Each line with the firm walls of its search's band (``_firm_by_band``); ``every``:
-        walk it even where no wall is firm (counting what it looks at, for a prediction),
-        else ``firm.surely_blocked`` (such lines are not walked; nothing spent here).
+        With what each wall settles (``walk.settling``: the firm walls, those of limited
+        height where they cover each line's band, GEO-5a, and two two-way limited walls,
+        GEO-4); ``every``: walk it even where no wall settles anything (counting what it
+        looks at, for a prediction), else ``firm.surely_blocked`` (such lines are not
+        walked; nothing spent here).
         """
-        surely = np.zeros(len(cand), dtype=bool)
-        looked = np.zeros(len(cand), dtype=np.int64)
         if not self.index.size or not len(cand):
-            return surely, looked
-        group = self.firm_of[owner]
-        for k, firm in enumerate(self.firms):
-            rows = np.flatnonzero(group == k) if len(self.firms) > 1 else np.arange(len(cand))
-            if len(rows) and every:
-                surely[rows], looked[rows] = first_crossings(self.index, cand[rows], firm)
-            elif len(rows):  # spent by the caller
-                surely[rows], looked[rows] = surely_blocked(self.index, cand[rows], firm, None)
-        return surely, looked
+            return np.zeros(len(cand), dtype=bool), np.zeros(len(cand), dtype=np.int64)
+        bands = None if self.elevations is None else self.elevations[owner]
+        if every:
+            return first_crossings(self.index, cand, self.settles, bands)
+        return surely_blocked(self.index, cand, self.settles, None, bands)  # spent by caller
 
     def candidates(
         self, gi: NDArray[np.intp], gj: NDArray[np.intp], owner: NDArray[np.intp]
@@ -297,9 +288,10 @@ class _Searches:
     ) -> NDArray[np.bool_]:
         """Which candidates (k, 4) px of the searches ``owner`` (k,) are clear, shape (k,).
 
-        The lines crossing a firm wall outright (of their band, ``_firm_by_band``) are set
-        aside by the compiled walk that stops at that wall (``firm.surely_blocked``'s, in
-        ``firm_walk``); only the others get the exact trace.
+        The lines that walls block outright (``walk.settling``: a firm wall, one of limited
+        height covering their band there, two two-way limited walls) are set aside by the
+        compiled walk that stops there (``firm.surely_blocked``'s, in ``firm_walk``); only
+        the others get the exact trace.
         Every line-wall test is spent on ``budget``, and added line by line to ``spent``
         (k,) when given.
         """
@@ -436,56 +428,6 @@ class _Searches:
         return {
             q: _witness(cand[k]) for q, k in zip(firsts.tolist(), found[at].tolist(), strict=True)
         }
-
-
-def band_firm_walls(
-    index: WallIndex,
-    sense: str,
-    wall_mask: NDArray[np.bool_] | None,
-    hull: tuple[float, ...],
-) -> NDArray[np.bool_]:
-    """The walls that block ``sense`` at any crossing of a line of the band of ``hull``.
-
-    ``firm.firm_walls`` and, beside them, the two-way ``normal`` walls of limited height
-    whose range holds the band's hull (``bands.holds_hull``, a row of ``bands.band_hulls``):
-    such a wall covers the band at every crossing and blocks as a full wall does (GEO-5a;
-    the rooms use the same test, ``sealed._covering``). Shape (n,) over ``index``'s walls.
-    """
-    firm = firm_walls(index, sense, wall_mask)
-    holds = holds_hull(index.bottom, index.top, hull)
-    held = (index.restriction[sense] == 2) & (index.direction == 0) & holds
-    return firm | (held if wall_mask is None else held & wall_mask)
-
-
-def _firm_by_band(
-    index: WallIndex,
-    sense: str,
-    wall_mask: NDArray[np.bool_] | None,
-    elevations: FloatArray | None,
-    p: int,
-) -> tuple[list[NDArray[np.bool_]], NDArray[np.intp]]:
-    """The firm walls of each of ``p`` searches' bands: distinct masks, each search's one.
-
-    A band's hull and flat sides (``bands.band_hulls``) get ``band_firm_walls``; the first
-    ``BANDS_FIRM`` distinct ones do (equal masks kept once), the other searches (and any
-    band with a NaN) use the full-height firm walls (``firm.firm_walls``), as do all without
-    ``elevations``. O(``BANDS_FIRM`` walls) per chunk of searches.
-    """
-    firm = firm_walls(index, sense, wall_mask)
-    if elevations is None or not p or not index.size:
-        return [firm], np.zeros(p, dtype=np.intp)
-    if (np.isinf(index.bottom) & np.isinf(index.top)).all():
-        return [firm], np.zeros(p, dtype=np.intp)
-    keys, which = distinct_rows(band_hulls(elevations))
-    firms = [firm]
-    seen = {firm.tobytes(): 0}  # bands of one floor and height share one mask
-    of = np.zeros(len(keys), dtype=np.intp)
-    for k, hull in enumerate(keys.tolist()[:BANDS_FIRM]):  # a NaN hull: no wall holds it
-        mask = band_firm_walls(index, sense, wall_mask, tuple(hull))
-        of[k] = seen.setdefault(mask.tobytes(), len(firms))
-        if of[k] == len(firms):
-            firms.append(mask)
-    return firms, of[which]
 
 
 def _witness(segment: FloatArray) -> tuple[float, float, float, float]:

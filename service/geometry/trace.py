@@ -27,7 +27,7 @@ from service.geometry.compiled import sides_split
 from service.geometry.creature_tests import creature_hits, segments_cross_own_boxes
 from service.geometry.obstacles import MIN_RUN, wall_components
 from service.geometry.surfaces import surface_blocked
-from service.geometry.walk import estimate_tests
+from service.geometry.walk import estimate_tests, settling
 from service.geometry.wall_tests import Extras, Verdicts
 from service.model import Wall
 
@@ -513,28 +513,30 @@ def _trace_walls(
     cross or touch to the exact tests (``wall_tests.decide``).
     """
     index = walls.index
-    eligible, plain_walls = _sense_walls(index, walls.spec.sense, elevations is not None)
+    eligible, settles = _sense_walls(index, walls.spec.sense, elevations is not None)
     if walls.spec.wall_mask is not None:
         eligible = eligible & walls.spec.wall_mask
+        settles = np.where(walls.spec.wall_mask, settles, walk.OPEN).astype(np.int8)
     only = None
     if extras.only is not None:
         only = (wall_components(index), extras.only[0], extras.only[1])
-    # A line that a plain wall properly crosses is blocked whatever else it meets
-    # (junctions and limited walls only add blocks, GEO-4, GEO-6), an exact corner line
-    # judged on its obstacle's walls too: in bulk tracing the walk settles it; listing
-    # blockers, it settles a line that meets nothing but such crossings (GEO-1: those
-    # walls are what blocks it).
-    plain = plain_walls if walls.spec.wall_mask is None else plain_walls & walls.spec.wall_mask
+    # A line that a plain wall properly crosses (one of limited height covering its band
+    # there, GEO-5a) is blocked whatever else it meets (junctions and other limited walls
+    # only add blocks, GEO-4, GEO-6), an exact corner line judged on its obstacle's walls
+    # too: in bulk tracing the walk settles it, and one crossing two two-way limited walls
+    # (GEO-4); listing blockers, it settles a line that meets nothing but plain crossings
+    # (GEO-1: those walls are what blocks it).
     # ``walk.search``'s walk, its count kept per segment (``trace``'s ``spent``).
     si, wi, counts, state = walk._walk(
         index,
         seg,
         eligible,
         False,
-        plain,
+        settles,
         extras.corners if extras.corner_comp is not None else None,
         out.blockers is not None,
         only,
+        elevations,
     )
     si, wi = si.astype(np.intp), wi.astype(np.intp)
     if walls.spent is not None:
@@ -570,21 +572,17 @@ def _trace_walls(
 
 def _sense_walls(
     index: WallIndex, sense: str, heights: bool
-) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
-    """The walls restricting ``sense``, and the plain ones among them, each (n,) bool.
+) -> tuple[NDArray[np.bool_], NDArray[np.int8]]:
+    """The walls restricting ``sense`` (n,) bool, and what each settles (n,) int8.
 
-    Plain: ``normal`` for the sense, both ways and, when the lines have heights, as tall as
-    any band (``_trace_walls``). Computed once per index, sense and ``heights`` (``memo``).
+    ``walk.settling``'s codes for the walk (``_trace_walls``); ``heights``: the lines have
+    bands. Computed once per index, sense and ``heights`` (``memo``).
     """
     key = ("sense_walls", sense, heights)
     found = index.memo.get(key)
     if found is None:
-        restriction = index.restriction[sense]
-        eligible = restriction > 0
-        plain = eligible & (restriction == 2) & (index.direction == 0)
-        if heights:
-            plain &= np.isneginf(index.bottom) & np.isposinf(index.top)
-        found = index.memo[key] = (eligible, plain)
+        eligible = index.restriction[sense] > 0
+        found = index.memo[key] = (eligible, settling(index, sense, None, heights))
     return found  # type: ignore[no-any-return]
 
 

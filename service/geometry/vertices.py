@@ -39,9 +39,8 @@ def distinct_rows(rows: FloatArray) -> tuple[FloatArray, NDArray[np.intp]]:
 
     ``np.unique(axis=0, return_inverse=True)``, sorting numbers rather than bytes (faster);
     the indices have shape (n,). NaN equals NaN (``np.unique(axis=0)`` keeps each NaN row
-    apart): the rows of ``sealed.pairs_sealed_apart``'s and ``search._firm_by_band``'s
-    "no band of its own" are one group (``lexsort`` ranks NaN last: equal rows are
-    neighbours).
+    apart): the rows of ``sealed.pairs_sealed_apart``'s "no band of its own" are one
+    group (``lexsort`` ranks NaN last: equal rows are neighbours).
     """
     order = np.lexsort(rows.T[::-1])
     ranked = rows[order]

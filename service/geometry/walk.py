@@ -13,8 +13,13 @@ so a pair dropped here is one the exact tests (``geometry.wall_tests``) would dr
 A segment that a plain wall (normal, two-way, full height) crosses beyond that band, with no
 wall ending on its exact corners, is settled here: blocked in bulk tracing (the walk stops
 there), and, when the blockers are listed, blocked by exactly those walls if they are all it
-meets. ``candidate_pairs`` is the walk without filter; ``estimate_tests`` foresees its count
-from the walls' density (the work budget's estimate, ``service.engine.budget``).
+meets. A normal two-way wall of limited height blocks so a segment whose band
+(``service.geometry.bands``) its height range covers where it crosses it (GEO-5a: as a full
+wall does there), decided by the exact tests' own arithmetic (``compiled.crossing_t``,
+``compiled.band_verdict``); in bulk tracing two such crossings of two-way limited walls
+block too (GEO-4). What each wall settles is the caller's ``settles`` (``settling``).
+``candidate_pairs`` is the walk without filter; ``estimate_tests`` foresees its count from
+the walls' density (the work budget's estimate, ``service.engine.budget``).
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ from service.engine.tolerances import QUERY_TOL_PX, TOUCH_TOL_PX
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry.compiled import (
     append_pair,
+    band_verdict,
     cell_of,
+    crossing_t,
     fmax,
     fmin,
     njit,
@@ -48,6 +55,12 @@ MAX_QUERY_PIECES = 256
 
 #: Points sampled along a segment to estimate its cost (``estimate_tests``).
 ESTIMATE_SAMPLES = 8
+
+#: What a wall settles of a segment it properly crosses beyond the dead band (``search``'s
+#: ``settles``): nothing (the exact tests decide); it blocks (a plain wall); it blocks where
+#: its height range covers the segment's band there (GEO-5a); one of two such crossings
+#: that block (a two-way limited wall, GEO-4), at full height or where it covers the band.
+OPEN, BLOCKS, BLOCKS_WHERE_COVERED, ONE_OF_TWO, ONE_OF_TWO_WHERE_COVERED = range(5)
 
 
 @njit(cache=True, nogil=True)
@@ -138,31 +151,39 @@ def _verdict(
     member: int,
     band: float,
     strict: bool,
+    heights: tuple[NDArray[np.float64], float, float],
 ) -> int:  # pragma: no cover - compiled
     """What the walk does with a candidate wall ``c`` of the segment ``x0, y0, x1, y1``.
 
-    ``member`` is ``_member``'s. Returns -1: drop it (not a candidate, or it meets
-    nothing); 1: keep it, a plain wall crossing beyond the band (only when ``strict`` is
-    asked); 0: keep it.
+    ``member`` is ``_member``'s; ``heights``: the segment's band (4,) and the wall's
+    ``bottom, top`` (the test of a wall that settles where it covers the band). Returns -1:
+    drop it (not a candidate, or it meets nothing); when ``strict`` is asked and it crosses
+    beyond the band, what it settles: ``BLOCKS`` or ``ONE_OF_TWO``; else 0: keep it.
     """
     if member < 0:
         return -1
     kind = _crossing(x0, y0, x1, y1, c, band)
     if kind == 0:
         return -1
-    return 1 if strict and member == 1 and kind == 2 else 0
+    if not strict or kind != 2 or member == OPEN:
+        return OPEN
+    if member == BLOCKS_WHERE_COVERED or member == ONE_OF_TWO_WHERE_COVERED:
+        t = crossing_t(x0, y0, x1, y1, c)
+        if not band_verdict(t, heights[0], heights[1], heights[2], False)[0]:
+            return OPEN  # a part of the band passes over or under it there
+    return BLOCKS if member <= BLOCKS_WHERE_COVERED else ONE_OF_TWO
 
 
 @njit(cache=True, nogil=True)
 def _member(
     w: int,
     eligible: NDArray[np.bool_],
-    plain: NDArray[np.bool_],
+    settles: NDArray[np.int8],
     comp: NDArray[np.int64],
     obstacles: tuple[int, int],
     only: int,
 ) -> int:  # pragma: no cover - compiled
-    """Whether wall ``w`` is a candidate: -1 no, 1 yes and plain, 0 yes.
+    """Whether wall ``w`` is a candidate: -1 no, else its ``settles`` code (``OPEN``: none).
 
     Not eligible, or (``only`` 1) outside or (``only`` 2) among the segment's two
     ``obstacles``: not a candidate.
@@ -173,7 +194,7 @@ def _member(
         inside = comp[w] == obstacles[0] or comp[w] == obstacles[1]
         if inside != (only == 1):
             return -1
-    return 1 if plain.shape[0] > 0 and plain[w] else 0
+    return settles[w] if settles.shape[0] > 0 else OPEN
 
 
 @njit(cache=True, nogil=True)
@@ -187,16 +208,22 @@ def _search(
     eligible: NDArray[np.bool_],
     walk: tuple[float, int, float, float],
     keep_all: bool,
-    plain: NDArray[np.bool_],
+    settles: NDArray[np.int8],
     exact: NDArray[np.float64],
     listing: bool,
     comp: NDArray[np.int64],
     only: NDArray[np.int64],
     only_inside: bool,
+    bands: NDArray[np.float64],
+    heights: tuple[NDArray[np.float64], NDArray[np.float64]],
 ) -> tuple[
     NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int8]
 ]:  # pragma: no cover - compiled
-    """``search``'s walk; ``walk``: ``piece_px, max_pieces, qtol, band``; counts per segment."""
+    """``search``'s walk; ``walk``: ``piece_px, max_pieces, qtol, band``; counts per segment.
+
+    ``settles`` (n,) int8 or empty (none settles); ``bands`` (m, 4) and the walls'
+    ``heights`` (bottom, top), for the walls that settle where they cover the band.
+    """
     gx0, gy0, cell, nx, ny = grid
     piece_px, max_pieces, qtol, band = walk
     m = seg.shape[0]
@@ -206,9 +233,10 @@ def _search(
     out_s = np.empty(cap, dtype=np.int64)
     out_w = np.empty(cap, dtype=np.int64)
     state = np.zeros(m, dtype=np.int8)
-    shortcut = plain.shape[0] == boxes.shape[0]
+    shortcut = settles.shape[0] == boxes.shape[0]
     with_exact = exact.shape[0] == m
     no_exact = np.empty(0, dtype=np.float64)
+    lows, highs = heights
     count = np.zeros(m, dtype=np.int64)  # candidate pairs per segment
     kept = 0
     which = (1 if only_inside else 2) if with_only else 0
@@ -218,6 +246,7 @@ def _search(
         if length != length:
             continue  # NaN: no box to look up
         ex = exact[s] if with_exact else no_exact
+        seg_band = bands[s] if bands.shape[0] == m else no_exact
         pair = (only[s, 0], only[s, 1]) if with_only else (-1, -1)
         first = kept  # this segment's pairs start here
         # A wall that crosses or touches the segment with an end on an exact corner point
@@ -229,8 +258,9 @@ def _search(
             and _corner_wall(seg[s], ex, grid, start, cwalls, coords, eligible, band, 4 * qtol)
         )
         strict = shortcut and not corner and not keep_all
-        crossed = False  # a plain wall crosses it beyond the dead band
-        clean = True  # every pair kept is such a crossing (``listing``)
+        crossed = False  # blocked for good by the crossings beyond the dead band
+        clean = True  # every pair kept blocks it (``listing``)
+        limited = 0  # ``ONE_OF_TWO`` crossings (GEO-4), in bulk tracing
         k = pieces(length, piece_px, max_pieces)
         for q in range(k):
             if crossed:
@@ -252,15 +282,21 @@ def _search(
                         count[s] += 1
                         v = 0
                         if not keep_all:
-                            member = _member(w, eligible, plain, comp, pair, which)
-                            v = _verdict(x0, y0, x1, y1, coords[w], member, band, strict)
+                            member = _member(w, eligible, settles, comp, pair, which)
+                            tall = member == BLOCKS_WHERE_COVERED
+                            tall = tall or member == ONE_OF_TWO_WHERE_COVERED
+                            lo_w, hi_w = (lows[w], highs[w]) if tall else (0.0, 0.0)
+                            at = (seg_band, lo_w, hi_w)
+                            v = _verdict(x0, y0, x1, y1, coords[w], member, band, strict, at)
                         if v < 0:
                             continue
                         if strict and listing:
-                            clean = clean and v == 1
-                        elif v == 1:
+                            clean = clean and v == BLOCKS
+                        elif v == BLOCKS or (v == ONE_OF_TWO and limited > 0):
                             crossed = True  # blocked for good: stop looking
                             break
+                        elif v == ONE_OF_TWO:
+                            limited += 1
                         out_s, out_w = append_pair(out_s, out_w, kept, s, w)
                         kept += 1
         if crossed:
@@ -271,15 +307,46 @@ def _search(
     return out_s[:kept], out_w[:kept], count, state
 
 
+def settling(
+    index: WallIndex, sense: str, wall_mask: NDArray[np.bool_] | None, heights: bool
+) -> NDArray[np.int8]:
+    """What each wall settles of a line it properly crosses (``search``'s ``settles``).
+
+    Two-way walls only (GEO-3 asks for the line's origin): a ``normal`` one blocks
+    (``BLOCKS``; with ``heights``, the lines' bands known, one of limited height where
+    it covers the band, ``BLOCKS_WHERE_COVERED``, GEO-5a); a ``limited`` one is one of
+    two crossings that block (``ONE_OF_TWO``, or ``..._WHERE_COVERED``, GEO-4).
+    Without ``heights`` every wall is infinitely tall (GEO-5). Outside ``wall_mask``,
+    ``OPEN``. Shape (n,) int8, O(n).
+    """
+    restriction = index.restriction[sense]
+    two_way = index.direction == 0
+    if wall_mask is not None:
+        two_way = two_way & wall_mask
+    full = np.isinf(index.bottom) & np.isinf(index.top)
+    if not heights:
+        full = np.ones(index.size, dtype=bool)
+    out = np.full(index.size, OPEN, dtype=np.int8)
+    for code, full_code, covered_code in (
+        (2, BLOCKS, BLOCKS_WHERE_COVERED),
+        (1, ONE_OF_TWO, ONE_OF_TWO_WHERE_COVERED),
+    ):
+        these = two_way & (restriction == code)
+        out[these & full] = full_code
+        out[these & ~full] = covered_code
+    return out
+
+
 def search(
     index: WallIndex,
     seg: FloatArray,
     eligible: NDArray[np.bool_],
     keep_all: bool = False,
-    plain: NDArray[np.bool_] | None = None,
+    settles: NDArray[np.int8] | NDArray[np.bool_] | None = None,
     corners: FloatArray | None = None,
     listing: bool = False,
     only: tuple[NDArray[np.int64], NDArray[np.int64], bool] | None = None,
+    bands: FloatArray | None = None,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp], int, NDArray[np.int8]]:
     """Candidate pairs that can matter, and how many candidate pairs there were.
 
@@ -293,24 +360,31 @@ def search(
         Walls that restrict the sense and are in the wall mask.
     keep_all : bool
         Return every candidate pair (``eligible`` and the crossing filter unused).
-    plain : ndarray of shape (n,), bool, optional
-        Walls that block any segment they properly cross, whatever else it meets: eligible,
-        ``normal`` for the sense, both ways, as tall as any band (the caller decides). None
-        of this applies to a segment where a wall crossing or touching it has an end on one
-        of its ``corners`` (GEO-6's corner sentence may judge that wall again).
-        Without ``listing`` (bulk tracing), a segment such a wall crosses beyond the dead
-        band is blocked for good (``state`` 1): the walk along it stops there, and its pairs
-        are neither returned nor counted beyond that point.
+    settles : ndarray of shape (n,), int8 or bool, optional
+        What each eligible wall settles of a segment it properly crosses beyond the dead
+        band, whatever else the segment meets (the caller decides; ``settling``):
+        ``OPEN`` nothing, ``BLOCKS`` (a bool mask's ``True``) or ``BLOCKS_WHERE_COVERED``
+        (it blocks; the second where its height range covers the segment's band there),
+        ``ONE_OF_TWO`` or ``ONE_OF_TWO_WHERE_COVERED`` (two such crossings block, GEO-4;
+        counted in bulk tracing only). None of this applies to a segment where a wall
+        crossing or touching it has an end on one of its ``corners`` (GEO-6's corner
+        sentence may judge that wall again).
+        Without ``listing`` (bulk tracing), a segment so settled is blocked for good
+        (``state`` 1): the walk along it stops there, and its pairs are neither returned
+        nor counted beyond that point.
     corners : ndarray of shape (m, 4), optional
-        The segments' exact corner points (GEO-6), with ``plain``.
+        The segments' exact corner points (GEO-6), with ``settles``.
     listing : bool
-        The blockers are listed: a segment whose every pair is such a crossing is settled
-        (``state`` 2): it is blocked by exactly those walls (none: clear).
+        The blockers are listed: a segment whose every pair is a ``BLOCKS`` crossing is
+        settled (``state`` 2): it is blocked by exactly those walls (none: clear).
     only : (ndarray (n,), ndarray (m, 2), bool), optional
         Each wall's obstacle (``obstacles.wall_components``), each segment's two obstacles
         and whether to keep only their walls (``True``) or only the others: the pairs the
         exact tests would set aside for ``trace``'s ``_only`` are not returned (they are
         counted).
+    bands : ndarray of shape (m, 4), optional
+        The segments' bands (``bands.as_bands``, grid units), for the ``..._WHERE_COVERED``
+        walls (without them, those settle nothing).
 
     Returns
     -------
@@ -321,9 +395,11 @@ def search(
         Every candidate pair (the pairs of ``candidate_pairs``), eligible or not.
     state : ndarray of shape (m,), int8
         0: the exact tests decide; 1: blocked for good, no pairs returned; 2: settled, its
-        pairs are its blockers (all 0 without ``plain``).
+        pairs are its blockers (all 0 without ``settles``).
     """
-    si, wi, count, state = _walk(index, seg, eligible, keep_all, plain, corners, listing, only)
+    si, wi, count, state = _walk(
+        index, seg, eligible, keep_all, settles, corners, listing, only, bands
+    )
     return si.astype(np.intp), wi.astype(np.intp), int(count.sum()), state
 
 
@@ -332,13 +408,18 @@ def _walk(
     seg: FloatArray,
     eligible: NDArray[np.bool_],
     keep_all: bool,
-    plain: NDArray[np.bool_] | None,
+    settles: NDArray[np.int8] | NDArray[np.bool_] | None,
     corners: FloatArray | None,
     listing: bool,
     only: tuple[NDArray[np.int64], NDArray[np.int64], bool] | None,
+    bands: FloatArray | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int8]]:
     """``_search`` over ``index``'s wall grid (see ``search``), counts per segment."""
     grid = index.wall_grid()
+    codes = np.empty(0, dtype=np.int8) if settles is None else settles.astype(np.int8)
+    if bands is None:  # nothing is covered where no band is known
+        codes = np.where(codes == BLOCKS_WHERE_COVERED, OPEN, codes)
+        codes = np.where(codes == ONE_OF_TWO_WHERE_COVERED, OPEN, codes).astype(np.int8)
     return _search(  # type: ignore[no-any-return]
         np.ascontiguousarray(seg, dtype=np.float64),
         (grid.x0, grid.y0, grid.cell, grid.nx, grid.ny),
@@ -349,7 +430,7 @@ def _walk(
         np.ascontiguousarray(eligible, dtype=np.bool_),
         (QUERY_PIECE_PX, MAX_QUERY_PIECES, QUERY_TOL_PX, TOUCH_TOL_PX),
         keep_all,
-        np.ascontiguousarray(plain if plain is not None else np.empty(0), dtype=np.bool_),
+        np.ascontiguousarray(codes),
         np.ascontiguousarray(
             corners if corners is not None else np.empty((0, 4)), dtype=np.float64
         ),
@@ -357,19 +438,25 @@ def _walk(
         np.ascontiguousarray(only[0] if only else np.empty(0), dtype=np.int64),
         np.ascontiguousarray(only[1] if only else np.empty((0, 2)), dtype=np.int64),
         bool(only[2]) if only else False,
+        np.ascontiguousarray(bands if bands is not None else np.empty((0, 4)), dtype=np.float64),
+        (index.bottom, index.top),
     )
 
 
 def first_crossings(
-    index: WallIndex, seg: FloatArray, firm: NDArray[np.bool_]
+    index: WallIndex,
+    seg: FloatArray,
+    settles: NDArray[np.int8] | NDArray[np.bool_],
+    bands: FloatArray | None = None,
 ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
-    """The segments (m, 4) px that a ``firm`` wall (n,) properly crosses beyond the band.
+    """The segments (m, 4) px that the walls ``settles`` (n,) block beyond the dead band.
 
-    The walk of ``search`` with the firm walls as plain ones, in bulk: each segment stops
-    at the first such wall. Returns whether each segment is so crossed (m,) and the
-    candidate pairs looked at per segment (m,) (up to that wall). O(pairs looked at).
+    The walk of ``search`` in bulk with ``settles`` (a bool mask: the walls that block
+    outright) and the segments' ``bands`` (m, 4): each segment stops where it is blocked
+    for good. Returns whether each segment is so blocked (m,) and the candidate pairs
+    looked at per segment (m,) (up to there). O(pairs looked at).
     """
-    _, _, count, state = _walk(index, seg, firm, False, firm, None, False, None)
+    _, _, count, state = _walk(index, seg, settles > 0, False, settles, None, False, None, bands)
     return state == 1, count
 
 

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX
 from service.engine.walls import FloatArray, WallIndex
-from service.geometry.compiled import fmax, fmin, njit, sign
+from service.geometry.compiled import band_verdict, crossing_t, fmax, fmin, njit, sign
 from service.geometry.junctions import (
     RunEvents,
     collinear_runs,
@@ -63,27 +63,6 @@ def _threshold_active(
     if code == 3 and dist_units < t_units:
         return False
     return not (code == 4 and dist_units > t_units)
-
-
-@njit(cache=True, nogil=True)
-def _band_verdict(
-    t_cross: float, band: NDArray[np.float64], lo_w: float, hi_w: float, low_ok: bool
-) -> tuple[bool, bool]:  # pragma: no cover - compiled
-    """GEO-5, GEO-5a at the crossing (``bands.band_at``, ``bands.meets``): (counts, partial).
-
-    ``band``: ``bottom0, bottom1, top0, top1`` of the segment; the wall's height range
-    ``[lo_w, hi_w)``. It counts when it covers the band there, or covers part of it and
-    ``low_ok`` (a low obstacle may block); ``partial``: it counts as a low obstacle.
-    """
-    tc = fmin(fmax(t_cross, 0.0), 1.0)
-    b0, b1, h0, h1 = band[0], band[1], band[2], band[3]
-    low = b0 + tc * (b1 - b0)
-    high = fmax(h0 + tc * (h1 - h0), low)
-    thin = b0 == h0 and b1 == h1
-    thick = (not thin) and low < hi_w and lo_w < high and lo_w < hi_w
-    covers = (thin and lo_w <= low and low < hi_w) or (thick and lo_w <= low and high <= hi_w)
-    partly = thick and not covers and low_ok
-    return covers or partly, partly
 
 
 @njit(cache=True, nogil=True)
@@ -172,12 +151,10 @@ def _exact_tests(
             on = on and (member if only_mode == 1 else not member)
         p0x, p0y = seg[s, 0], seg[s, 1]
         dx, dy = seg[s, 2] - p0x, seg[s, 3] - p0y
-        ex, ey = c[2] - c[0], c[3] - c[1]
         if bands.shape[0] > 0:  # GEO-5, GEO-5a: the band at the crossing
-            denom = dx * ey - dy * ex
-            t_cross = ((c[0] - p0x) * ey - (c[1] - p0y) * ex) / denom if denom != 0 else 0.0
+            t_cross = crossing_t(p0x, p0y, seg[s, 2], seg[s, 3], c)
             ok = low_mode == 1 or (low_mode == 2 and low_ok[w])
-            counts, part = _band_verdict(t_cross, bands[s], heights[0][w], heights[1][w], ok)
+            counts, part = band_verdict(t_cross, bands[s], heights[0][w], heights[1][w], ok)
             on = on and counts
             flags[5, k] = part and on
         flags[0, k] = on

@@ -23,8 +23,11 @@ from bench.worst import lattice
 from service.app import create_app
 from service.errors import OverBudget
 from service.geometry import bands, search
+from service.geometry.firm import surely_blocked
 from service.geometry.search import search_many
+from service.geometry.trace import TraceSpec, trace
 from service.geometry.vertices import ROWS_CHUNK, near_wall_bound, pair_chunks
+from service.geometry.walk import settling
 from tests.property.test_geometry_properties import index_of, segment
 from tests.reference import exact_search as reference
 
@@ -168,8 +171,8 @@ def test_far_and_near_searches_answer_as_each_alone(
     could pass ``max_tests`` and traced ``chunk`` vertex pairs at a time (several rounds),
     answers as each pair searched alone by the reference: the same witness and count of
     lines (5E-LOE-2), or a refusal both ways (``search_budget``). With walls of limited
-    height and bands (GEO-5a), a wall holding a search's band is firm for it
-    (``search.band_firm_walls``): the same answers."""
+    height and bands (GEO-5a), a wall covering a line's band where it crosses it blocks it
+    in the walk (``walk.settling``): the same answers."""
     props: dict = {"direction": "left"} if one_way else {}
     if heights is not None:  # every wall ``bottom..top`` tall
         props["height"] = {"bottom": float(heights[0]), "top": float(heights[0] + heights[1])}
@@ -196,39 +199,63 @@ def test_far_and_near_searches_answer_as_each_alone(
 
 
 @pytest.mark.parametrize(
-    ("band", "wall", "firm"),
+    ("band", "wall"),
     [
-        # A creature standing on the floor its walls start at (a building's level, GEO-10):
-        # the band's bottom is the walls' bottom at every crossing, so they cover it.
-        ((0.0, 0.0, 1.0, 1.0), (0.0, 4.0), True),
-        ((0.0, 0.0, 1.0, 2.0), (0.0, 4.0), True),
-        ((0.0, 0.0, 4.0, 4.0), (0.0, 4.0), True),  # as tall as the wall: [0, 4) holds it
-        # A sloping side keeps room against the interpolation's rounding.
-        ((0.0, 1.0, 2.0, 3.0), (0.0, 4.0), False),
-        ((0.0, 0.0, 1.0, 4.0), (0.0, 4.0), False),
+        # A creature standing on the floor its walls start at (a building's level, GEO-10).
+        ((0.0, 0.0, 1.0, 1.0), (0.0, 4.0)),
+        ((0.0, 0.0, 1.0, 2.0), (0.0, 4.0)),
+        ((0.0, 0.0, 4.0, 4.0), (0.0, 4.0)),  # as tall as the wall: [0, 4) holds it
+        # Sloping bands: covered at some crossings, not at others.
+        ((0.0, 1.0, 2.0, 3.0), (0.0, 4.0)),
+        ((0.0, 0.0, 1.0, 8.0), (0.0, 4.0)),
+        ((0.0, 10.0, 1.0, 11.0), (0.0, 4.0)),  # from the floor to a creature flying at 10
+        ((2.0, -2.0, 3.0, 1.0), (0.0, 4.0)),
         # A band of no thickness at the wall's top passes over it (GEO-5: half-open).
-        ((4.0, 4.0, 4.0, 4.0), (0.0, 4.0), False),
-        ((0.0, 0.0, 0.0, 0.0), (0.0, 4.0), True),
+        ((4.0, 4.0, 4.0, 4.0), (0.0, 4.0)),
+        ((0.0, 0.0, 0.0, 0.0), (0.0, 4.0)),
+        ((0.0, 8.0, 0.0, 8.0), (0.0, 4.0)),
         # Below the wall's bottom, or above its top: not covered.
-        ((-1.0, -1.0, 1.0, 1.0), (0.0, 4.0), False),
-        ((0.0, 0.0, 5.0, 5.0), (0.0, 4.0), False),
+        ((-1.0, -1.0, 1.0, 1.0), (0.0, 4.0)),
+        ((0.0, 0.0, 5.0, 5.0), (0.0, 4.0)),
     ],
 )
-def test_a_wall_reaching_a_flat_side_of_the_band_is_firm_for_it(band, wall, firm):
-    """GEO-5a: a wall whose ``[bottom, top)`` covers a search's band at every crossing blocks
-    as a full wall does, so the search sets such lines aside (``band_firm_walls``). A flat
-    side is the same number at every crossing, so the wall may reach it exactly, as
-    ``bands.meets`` decides at a crossing; a sloping side needs room."""
-    index = index_of([(0.0, 0.0, 100.0, 0.0)], height={"bottom": wall[0], "top": wall[1]})
+@pytest.mark.parametrize("restriction", ["normal", "limited"])
+@pytest.mark.parametrize("t", [0.0625, 0.25, 0.5, 0.75, 0.9375])
+def test_a_wall_covering_the_band_where_it_is_crossed_settles_the_line(band, wall, restriction, t):
+    """GEO-5a: a wall whose ``[bottom, top)`` covers a line's band where the line crosses it
+    blocks as a full wall does (a normal one), or is one of the two limited crossings that
+    block (GEO-4), so the walk sets such lines aside (``walk.settling``'s codes): exactly
+    where ``bands.meets`` says the band is covered at that crossing, and only blocked lines
+    (``trace``'s answer, the exact tests at that crossing)."""
+    copies = 1 if restriction == "normal" else 2  # two limited walls, one behind the other
+    walls = [(0.0, 10.0 * k, 100.0, 10.0 * k) for k in range(copies)]
+    props = {"move": restriction, "height": {"bottom": wall[0], "top": wall[1]}}
+    index = index_of(walls, **props)
+    # Crossing y = 0 at parameter t (the second limited wall, at y = 10, just after).
+    seg = np.array([[50.0, -1000.0 * t, 50.0, 1000.0 * (1 - t)]])
     elev = np.array([band])
-    firms, of = search._firm_by_band(index, "move", None, elev, 1)
-    assert bool(firms[of[0]][0]) is firm
-    # It agrees with the test ``trace`` makes at a crossing, wherever along the line.
-    t = np.linspace(0.05, 0.95, 19)
-    low, high, thin = bands.band_at(np.repeat(elev, len(t), axis=0), t)
-    covers, _ = bands.meets(low, high, thin, np.full(len(t), wall[0]), np.full(len(t), wall[1]))
-    if firm:
-        assert covers.all()
+    surely, _ = surely_blocked(index, seg, settling(index, "move", None, True), None, elev)
+    low, high, thin = bands.band_at(np.repeat(elev, copies, axis=0), t + np.arange(copies) / 100)
+    covers, _ = bands.meets(low, high, thin, np.full(copies, wall[0]), np.full(copies, wall[1]))
+    assert bool(surely[0]) is bool(covers.all())
+    traced = trace(index, seg, TraceSpec(sense="move", low_obstacles=False), elevations=elev)
+    assert bool(traced.wall_blocked[0]) is bool(covers.all())
+
+
+def test_one_limited_wall_or_a_one_way_pair_settles_nothing():
+    """GEO-4: one limited wall crossed blocks nothing; GEO-3: one-way walls block only lines
+    from their side, so the walk never settles their crossings (the exact tests decide)."""
+    seg = np.array([[50.0, -50.0, 50.0, 50.0]])
+    one = index_of([(0.0, 0.0, 100.0, 0.0)], move="limited")
+    assert not surely_blocked(one, seg, settling(one, "move", None, False), None)[0][0]
+    assert not trace(one, seg, TraceSpec(sense="move")).wall_blocked[0]
+    walls = [(0.0, 0.0, 100.0, 0.0), (0.0, 10.0, 100.0, 10.0)]
+    for way in ("left", "right"):
+        pair = index_of(walls, move="limited", direction=way)
+        assert not surely_blocked(pair, seg, settling(pair, "move", None, False), None)[0][0]
+    two = index_of(walls, move="limited")
+    assert surely_blocked(two, seg, settling(two, "move", None, False), None)[0][0]
+    assert trace(two, seg, TraceSpec(sense="move")).wall_blocked[0]
 
 
 @settings(max_examples=300, deadline=None)

@@ -22,7 +22,8 @@ from service.engine.walls import index_walls
 from service.geometry import exact, search
 from service.geometry.firm import firm_walls, surely_blocked
 from service.geometry.trace import TraceSpec, trace
-from service.model import Wall
+from service.geometry.walk import settling
+from service.model import Span, Wall
 from service.settings import SettingError, load
 
 DEFAULTS = {name: sightline_settings.BY_NAME[name].default for name in CORE_LIMITS}
@@ -45,28 +46,55 @@ coord = st.floats(-300, 300, allow_nan=False).map(lambda v: round(v, 1))
 segment = st.tuples(coord, coord, coord, coord)
 
 
-@settings(max_examples=60, deadline=None)
+height = st.one_of(
+    st.none(), st.tuples(st.sampled_from([-1.0, 0.0, 2.0]), st.sampled_from([1.0, 3.0, 10.0]))
+)
+level = st.sampled_from([0.0, 1.0, 2.0, 8.0])
+band = st.tuples(level, level, st.sampled_from([0.0, 1.0, 3.0]), st.sampled_from([0.0, 1.0, 3.0]))
+
+
+@settings(max_examples=120, deadline=None)
 @given(
     walls=st.lists(segment, min_size=1, max_size=25),
     lines=st.lists(segment, min_size=1, max_size=25),
     kinds=st.lists(st.sampled_from(["normal", "limited", "none"]), min_size=25, max_size=25),
     one_way=st.lists(st.booleans(), min_size=25, max_size=25),
+    heights=st.lists(height, min_size=25, max_size=25),
+    bands=st.one_of(st.none(), st.lists(band, min_size=25, max_size=25)),
 )
-def test_a_line_set_aside_as_crossing_a_firm_wall_is_blocked_by_trace(walls, lines, kinds, one_way):
-    """GEO-1: a line crossing a two-way, normal, full-height wall in both interiors is blocked
-    whatever else it meets, so ``surely_blocked`` never sets aside a line ``trace`` clears."""
+def test_a_line_the_walk_sets_aside_is_blocked_by_trace(
+    walls, lines, kinds, one_way, heights, bands
+):
+    """GEO-1, GEO-4, GEO-5a: a line crossing in both interiors a two-way normal wall (of
+    limited height: one covering its band there), or two two-way limited ones, is blocked
+    whatever else it meets, so ``surely_blocked`` never sets aside a line ``trace`` clears,
+    and ``trace`` with the walk's settling answers as the exact tests alone (``settles``
+    none: the firm walls and nothing else)."""
     index = index_walls(
         [
-            Wall(f"w{k}", c, move=kinds[k], direction="left" if one_way[k] else "both")
+            Wall(
+                f"w{k}",
+                c,
+                move=kinds[k],
+                direction="left" if one_way[k] else "both",
+                height=None if heights[k] is None else Span(heights[k][0], sum(heights[k])),
+            )
             for k, c in enumerate(walls)
         ],
         20.0,
     )
     seg = np.array(lines, dtype=np.float64)
-    firm = firm_walls(index, "move", None)
-    surely, _ = surely_blocked(index, seg, firm, None)
-    traced = trace(index, seg, TraceSpec(sense="move", low_obstacles=False))
+    elev = None
+    if bands is not None:
+        b = np.array(bands[: len(seg)], dtype=np.float64)
+        elev = np.column_stack([b[:, 0], b[:, 1], b[:, 0] + b[:, 2], b[:, 1] + b[:, 3]])
+    settles = settling(index, "move", None, elev is not None)
+    surely, _ = surely_blocked(index, seg, settles, None, elev)
+    spec = TraceSpec(sense="move", low_obstacles=False)
+    traced = trace(index, seg, spec, elevations=elev)
     assert not np.any(surely & ~traced.wall_blocked)
+    firm = firm_walls(index, "move", None)
+    assert not np.any(surely_blocked(index, seg, firm, None)[0] & ~surely)
 
 
 @pytest.mark.parametrize("n", [60, 200, 400])
@@ -80,7 +108,7 @@ def test_the_exact_search_answers_as_without_its_shortcut(monkeypatch, n):
     boxes = np.array([built.token_boxes["A"]]), np.array([built.token_boxes["T"]])
     fast = exact.lines_of_effect(built.walls, *boxes, "move")[0]
 
-    def nothing(index, seg, firm, budget):
+    def nothing(index, seg, firm, budget, bands=None):
         return np.zeros(len(seg), dtype=bool), np.zeros(len(seg), dtype=np.int64)
 
     monkeypatch.setattr(search, "surely_blocked", nothing)
