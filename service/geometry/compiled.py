@@ -11,8 +11,8 @@ only. Its numpy reference, the oracle the Hypothesis properties hold it equal to
 - ``pieces`` / ``piece_box``: a segment's pieces of about one length and each piece's box
   (the grid walks of ``walk``, ``cells`` and ``creature_tests``);
 - ``append_pair`` / ``grown_int`` / ``grown_bool``: output buffers that double when full;
-- ``sides_split``: whether the walls at a vertex lie on both sides of a line (the exact
-  search's, ``geometry.search``);
+- ``sides_split`` / ``split_at``: whether the walls at a vertex lie on both sides of a line
+  (the exact search's, ``geometry.search``);
 - ``crossing_t`` / ``band_verdict``: where a line crosses a wall and how the wall's height
   range meets the line's band there (GEO-5, GEO-5a: the exact tests' and the walk's).
 """
@@ -152,23 +152,34 @@ def sides_split(
     m = rows.shape[0]
     out = np.zeros(m, dtype=np.bool_)
     for k in range(m):
-        v = rows[k]
-        if v < 0:
-            continue
-        dx, dy = u[k, 0], u[k, 1]
-        dn = math.hypot(dx, dy)
-        left = False
-        right = False
-        for t in range(start[v], start[v + 1]):
-            rx, ry = rays[t, 0], rays[t, 1]
-            cross = dx * ry - dy * rx
-            tol = tol_rel * (dn * math.hypot(rx, ry))
-            if cross > tol:
-                left = True
-            elif cross < -tol:
-                right = True
-        out[k] = left and right
+        out[k] = split_at(rays, start, rows[k], u[k, 0], u[k, 1], tol_rel)
     return out
+
+
+@njit(cache=True, nogil=True)
+def split_at(
+    rays: NDArray[np.float64],
+    start: NDArray[np.int64],
+    v: int,
+    dx: float,
+    dy: float,
+    tol_rel: float,
+) -> bool:  # pragma: no cover - compiled
+    """``sides_split`` of one line of direction ``dx, dy`` at vertex ``v`` (-1: never)."""
+    if v < 0:
+        return False
+    dn = math.hypot(dx, dy)
+    left = False
+    right = False
+    for t in range(start[v], start[v + 1]):
+        rx, ry = rays[t, 0], rays[t, 1]
+        cross = dx * ry - dy * rx
+        tol = tol_rel * (dn * math.hypot(rx, ry))
+        if cross > tol:
+            left = True
+        elif cross < -tol:
+            right = True
+    return left and right
 
 
 @njit(cache=True, nogil=True)

@@ -19,8 +19,9 @@ corner-to-corner lines, all blocked.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple
+import math
+from collections.abc import Iterator
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,7 +29,7 @@ from numpy.typing import NDArray
 from service.engine.budget import SEARCH_UNITS, WorkBudget
 from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex
-from service.geometry.compiled import sides_split
+from service.geometry.compiled import fmax, fmin, njit, split_at
 from service.geometry.firm import surely_blocked
 from service.geometry.trace import TraceSpec, trace
 from service.geometry.vertices import pair_chunks, search_vertices
@@ -73,59 +74,81 @@ class Found(NamedTuple):
     candidates: int
 
 
-def _line_chord(
-    p: FloatArray, u: FloatArray, box: Sequence[Any] | FloatArray
-) -> tuple[FloatArray, FloatArray]:
-    """Parameter interval of the lines ``p + t u`` (n, 2) inside a closed box.
+@njit(cache=True, nogil=True)
+def _chord(
+    px: float, py: float, ux: float, uy: float, box: NDArray[np.float64], tol: float
+) -> tuple[float, float]:  # pragma: no cover - compiled
+    """Parameter interval ``(t_lo, t_hi)`` of the line ``p + t u`` inside a closed box.
 
-    ``box``: ``x0, y0, x1, y1``, each a number or an array (n,). Returns ``(t_lo, t_hi)``,
-    each shape (n,); empty where ``t_lo > t_hi``.
+    ``box``: ``x0, y0, x1, y1`` px; empty where ``t_lo > t_hi``. A line parallel to an axis
+    is inside the box's slab within ``tol`` px of it.
     """
-    t_lo = np.full(len(p), -np.inf)
-    t_hi = np.full(len(p), np.inf)
-    for axis, (lo, hi) in enumerate(((box[0], box[2]), (box[1], box[3]))):
-        up = u[:, axis]
-        pp = p[:, axis]
-        moving = np.abs(up) > 0
-        with np.errstate(divide="ignore", invalid="ignore"):
+    t_lo, t_hi = -math.inf, math.inf
+    for axis in range(2):
+        lo, hi = box[axis], box[axis + 2]
+        up, pp = (ux, px) if axis == 0 else (uy, py)
+        if abs(up) > 0:
             t1 = (lo - pp) / up
             t2 = (hi - pp) / up
-        inside = (pp >= lo - ON_LINE_TOL_PX) & (pp <= hi + ON_LINE_TOL_PX)
-        t_lo = np.where(
-            moving, np.maximum(t_lo, np.minimum(t1, t2)), np.where(inside, t_lo, np.inf)
-        )
-        t_hi = np.where(
-            moving, np.minimum(t_hi, np.maximum(t1, t2)), np.where(inside, t_hi, -np.inf)
-        )
+            t_lo = fmax(t_lo, fmin(t1, t2))
+            t_hi = fmin(t_hi, fmax(t1, t2))
+        elif not (pp >= lo - tol and pp <= hi + tol):
+            t_lo, t_hi = math.inf, -math.inf
     return t_lo, t_hi
 
 
-def chord_segments(
-    p: FloatArray,
-    u: FloatArray,
-    box_f: Sequence[Any] | FloatArray,
-    box_t: Sequence[Any] | FloatArray,
-) -> tuple[FloatArray, NDArray[np.intp]]:
-    """The candidate segments (k, 4) px of the lines ``p + t u`` (n, 2) between two boxes.
+@njit(cache=True, nogil=True)
+def _candidate_lines(
+    pts: NDArray[np.float64],
+    gi: NDArray[np.int64],
+    gj: NDArray[np.int64],
+    owner: NDArray[np.int64],
+    boxes: tuple[NDArray[np.float64], NDArray[np.float64]],
+    rays: tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]],
+    tols: tuple[float, float, float],
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:  # pragma: no cover - compiled
+    """``_Searches.candidates``' loop: the segments (k, 4) px and their searches (k,).
 
-    ``box_f``, ``box_t``: ``x0, y0, x1, y1``, each a number or an array (n,) (a box per
-    line). Returns the segments and the rows of ``p`` they come from.
+    ``boxes``: each search's two spaces (p, 4); ``rays``: ``Vertices.rays``, ``ray_start``,
+    ``ray_row``; ``tols``: ``ON_LINE_TOL_PX``, ``SIDE_TOL_REL``, ``CHORD_TOL``.
     """
-    at = np.arange(len(p))
-    lo_f, hi_f = _line_chord(p, u, box_f)
-    lo_t, hi_t = _line_chord(p, u, box_t)
-    ok = (lo_f <= hi_f) & (lo_t <= hi_t)
-    p, u, at, lo_f, hi_f, lo_t, hi_t = p[ok], u[ok], at[ok], lo_f[ok], hi_f[ok], lo_t[ok], hi_t[ok]
-    # The boxes are disjoint, so on a line their chords are disjoint intervals: join the
-    # facing ends (any clear segment between the chords contains this one).
-    forward = hi_f <= lo_t
-    t0 = np.where(forward, hi_f, lo_f)
-    t1 = np.where(forward, lo_t, hi_t)
-    # Both vertices (parameters 0 and 1 on the line) must lie on that segment.
-    lo, hi = np.minimum(t0, t1) - CHORD_TOL, np.maximum(t0, t1) + CHORD_TOL
-    on = (lo <= 0) & (0 <= hi) & (lo <= 1) & (1 <= hi)
-    p, u, t0, t1 = p[on], u[on], t0[on], t1[on]
-    return np.hstack([p + u * t0[:, None], p + u * t1[:, None]]), at[on]
+    bf, bt = boxes
+    ray, ray_start, ray_row = rays
+    on_line, side_rel, chord_tol = tols
+    with_rays = ray.shape[0] > 0
+    m = gi.shape[0]
+    out = np.empty((m, 4), dtype=np.float64)
+    of = np.empty(m, dtype=np.int64)
+    k = 0
+    for r in range(m):
+        a, b, q = gi[r], gj[r], owner[r]
+        px, py = pts[a, 0], pts[a, 1]
+        ux, uy = pts[b, 0] - px, pts[b, 1] - py
+        if not math.hypot(ux, uy) > on_line:
+            continue  # (nearly) coincident vertices
+        if with_rays and (
+            split_at(ray, ray_start, ray_row[a], ux, uy, side_rel)
+            or split_at(ray, ray_start, ray_row[b], ux, uy, side_rel)
+        ):
+            continue  # firm walls on both sides at a vertex (GEO-6)
+        lo_f, hi_f = _chord(px, py, ux, uy, bf[q], on_line)
+        lo_t, hi_t = _chord(px, py, ux, uy, bt[q], on_line)
+        if not (lo_f <= hi_f and lo_t <= hi_t):
+            continue
+        # The boxes are disjoint, so on a line their chords are disjoint intervals: join
+        # the facing ends (any clear segment between the chords contains this one).
+        forward = hi_f <= lo_t
+        t0 = hi_f if forward else lo_f
+        t1 = lo_t if forward else hi_t
+        # Both vertices (parameters 0 and 1 on the line) must lie on that segment.
+        lo, hi = fmin(t0, t1) - chord_tol, fmax(t0, t1) + chord_tol
+        if not (lo <= 0 and 0 <= hi and lo <= 1 and 1 <= hi):
+            continue
+        out[k, 0], out[k, 1] = px + ux * t0, py + uy * t0
+        out[k, 2], out[k, 3] = px + ux * t1, py + uy * t1
+        of[k] = q
+        k += 1
+    return out[:k], of[:k]
 
 
 def vertex_pairs(n: int, chunk: int) -> Iterator[tuple[NDArray[np.intp], NDArray[np.intp]]]:
@@ -192,16 +215,20 @@ def chunk_rows(n: int, chunk: int) -> list[tuple[int, int]]:
     return out
 
 
-def tests_per_line(index: WallIndex, lines: FloatArray, firm: NDArray[np.bool_]) -> float:
+def tests_per_line(
+    index: WallIndex, lines: FloatArray, settles: NDArray[np.int8], bands: FloatArray | None
+) -> float:
     """Mean line-wall tests the search spends on each of ``lines`` (m, 4) px (m > 0).
 
-    A line crossing a firm wall costs the pairs looked at until that wall
-    (``firm.surely_blocked``); any other, every candidate pair of ``trace``: both are the
-    pairs one walk looks at (``walk.first_crossings``).
+    A line the walls ``settles`` (``walk.settling``) block outright costs the pairs looked
+    at until there (``firm.surely_blocked``); any other, every candidate pair of ``trace``:
+    both are the pairs one walk looks at (``walk.first_crossings``, with the lines'
+    ``bands`` (m, 4)).
     """
     if not index.size:
         return 0.0
-    _, looked = first_crossings(index, np.asarray(lines, dtype=np.float64).reshape(-1, 4), firm)
+    seg = np.asarray(lines, dtype=np.float64).reshape(-1, 4)
+    _, looked = first_crossings(index, seg, settles, bands)
     return float(looked.sum()) / len(lines)
 
 
@@ -268,16 +295,20 @@ class _Searches:
         those are skipped, as are pairs of (nearly) coincident vertices.
         """
         v = self.vertices
-        u = v.pts[gj] - v.pts[gi]
-        keep = np.hypot(u[:, 0], u[:, 1]) > ON_LINE_TOL_PX
-        if len(v.rays):
-            for rows in (v.ray_row[gi], v.ray_row[gj]):
-                keep &= ~sides_split(v.rays, v.ray_start, rows.astype(np.int64), u, SIDE_TOL_REL)
-        gi, u, owner = gi[keep], u[keep], owner[keep]
-        box_f = tuple(self.bf[owner, c] for c in range(4))
-        box_t = tuple(self.bt[owner, c] for c in range(4))
-        cand, kept = chord_segments(v.pts[gi], u, box_f, box_t)
-        return cand, owner[kept]
+        cand, of = _candidate_lines(
+            np.ascontiguousarray(v.pts, dtype=np.float64),
+            gi.astype(np.int64),
+            gj.astype(np.int64),
+            owner.astype(np.int64),
+            (np.ascontiguousarray(self.bf, np.float64), np.ascontiguousarray(self.bt, np.float64)),
+            (
+                np.ascontiguousarray(v.rays, dtype=np.float64).reshape(-1, 2),
+                np.ascontiguousarray(v.ray_start, dtype=np.int64),
+                np.ascontiguousarray(v.ray_row, dtype=np.int64),
+            ),
+            (ON_LINE_TOL_PX, SIDE_TOL_REL, CHORD_TOL),
+        )
+        return cand, of.astype(np.intp)
 
     def clear(
         self,

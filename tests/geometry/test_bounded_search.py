@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from bench.worst import lattice
 from service.app import create_app
+from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, SIDE_TOL_REL
 from service.errors import OverBudget
 from service.geometry import bands, search
 from service.geometry.firm import surely_blocked
@@ -281,3 +282,50 @@ def test_creatures_on_the_floor_of_their_walls_answer_as_each_alone(
     got = search_many(index, bf, bt, "move", elev, None, None)
     want = reference.search_each(index, bf, bt, "move", elev, None, None)
     assert got == want
+
+
+#: Vertices anywhere, on a space's edge or corner (100 k +- 0.5), or on the lattice.
+coord_1 = st.one_of(
+    st.floats(0, 1000, allow_nan=False),
+    st.integers(0, 10).flatmap(lambda k: st.sampled_from([100.0 * k - 0.5, 100.0 * k + 0.5])),
+    st.integers(0, 1000).map(float),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    pts=st.lists(st.tuples(coord_1, coord_1), min_size=2, max_size=12),
+    boxes=st.lists(st.tuples(lattice_box, lattice_box), min_size=1, max_size=3),
+    data=st.data(),
+)
+def test_the_compiled_candidates_are_the_numpy_chords_to_the_bit(pts, boxes, data):
+    """5E-LOE-2: the candidate segment of a vertex pair is its line's stretch between the
+    facing ends of its chords of the two spaces (``search._candidate_lines``, compiled): the
+    same segments, to the bit, and the same pairs kept as the reference's numpy chords
+    (``tests.reference.exact_search.chord_segments``), for lines in every direction (along
+    an axis too) and vertices on or off the spaces."""
+    p = np.array(pts, dtype=np.float64)
+    i, j = np.triu_indices(len(p), 1)
+    owner = np.array(
+        data.draw(st.lists(st.integers(0, len(boxes) - 1), min_size=len(i), max_size=len(i))),
+        dtype=np.int64,
+    )
+    bf = np.array([a for a, _ in boxes], dtype=np.float64)
+    bt = np.array([b for _, b in boxes], dtype=np.float64)
+    none = (np.empty((0, 2)), np.zeros(len(p) + 1, dtype=np.int64), np.full(len(p), -1))
+    got, of = search._candidate_lines(
+        p,
+        i.astype(np.int64),
+        j.astype(np.int64),
+        owner,
+        (bf, bt),
+        none,
+        (ON_LINE_TOL_PX, SIDE_TOL_REL, CHORD_TOL),
+    )
+    u = p[j] - p[i]
+    keep = np.hypot(u[:, 0], u[:, 1]) > ON_LINE_TOL_PX
+    box_f = tuple(bf[owner[keep], c] for c in range(4))
+    box_t = tuple(bt[owner[keep], c] for c in range(4))
+    want, rows = reference.chord_segments(p[i][keep], u[keep], box_f, box_t)
+    assert got.tobytes() == want.tobytes()
+    assert of.tolist() == owner[keep][rows].tolist()

@@ -12,12 +12,15 @@ independent path to the same witness, count and refusals. ``search_each`` has
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import shapely
 from numpy.typing import NDArray
 
 from service.engine.budget import SEARCH_UNITS, WorkBudget
-from service.engine.tolerances import ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
+from service.engine.tolerances import CHORD_TOL, ON_LINE_TOL_PX, QUERY_TOL_PX, SIDE_TOL_REL
 from service.engine.walls import FloatArray, WallIndex
 from service.geometry import search
 from service.geometry.firm import firm_walls, surely_blocked
@@ -27,7 +30,6 @@ from service.geometry.search import (
     FIRST_LINES,
     SAMPLE_LINES,
     Found,
-    chord_segments,
     search_budget,
     spread_pairs,
     tests_per_line,
@@ -35,6 +37,7 @@ from service.geometry.search import (
 )
 from service.geometry.trace import TraceSpec, trace
 from service.geometry.vertices import distinct_by_owner, edge_cuts, incident_rays
+from service.geometry.walk import settling
 
 
 def search_each(
@@ -98,6 +101,61 @@ def _separates(
     tol = SIDE_TOL_REL * norm
     out[sel] = np.any(cross > tol, axis=1) & np.any(cross < -tol, axis=1)
     return out
+
+
+def _line_chord(
+    p: FloatArray, u: FloatArray, box: Sequence[Any] | FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Parameter interval of the lines ``p + t u`` (n, 2) inside a closed box.
+
+    ``box``: ``x0, y0, x1, y1``, each a number or an array (n,). Returns ``(t_lo, t_hi)``,
+    each shape (n,); empty where ``t_lo > t_hi``.
+    """
+    t_lo = np.full(len(p), -np.inf)
+    t_hi = np.full(len(p), np.inf)
+    for axis, (lo, hi) in enumerate(((box[0], box[2]), (box[1], box[3]))):
+        up = u[:, axis]
+        pp = p[:, axis]
+        moving = np.abs(up) > 0
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            t1 = (lo - pp) / up
+            t2 = (hi - pp) / up
+        inside = (pp >= lo - ON_LINE_TOL_PX) & (pp <= hi + ON_LINE_TOL_PX)
+        t_lo = np.where(
+            moving, np.maximum(t_lo, np.minimum(t1, t2)), np.where(inside, t_lo, np.inf)
+        )
+        t_hi = np.where(
+            moving, np.minimum(t_hi, np.maximum(t1, t2)), np.where(inside, t_hi, -np.inf)
+        )
+    return t_lo, t_hi
+
+
+def chord_segments(
+    p: FloatArray,
+    u: FloatArray,
+    box_f: Sequence[Any] | FloatArray,
+    box_t: Sequence[Any] | FloatArray,
+) -> tuple[FloatArray, NDArray[np.intp]]:
+    """The candidate segments (k, 4) px of the lines ``p + t u`` (n, 2) between two boxes.
+
+    ``box_f``, ``box_t``: ``x0, y0, x1, y1``, each a number or an array (n,) (a box per
+    line). Returns the segments and the rows of ``p`` they come from.
+    """
+    at = np.arange(len(p))
+    lo_f, hi_f = _line_chord(p, u, box_f)
+    lo_t, hi_t = _line_chord(p, u, box_t)
+    ok = (lo_f <= hi_f) & (lo_t <= hi_t)
+    p, u, at, lo_f, hi_f, lo_t, hi_t = p[ok], u[ok], at[ok], lo_f[ok], hi_f[ok], lo_t[ok], hi_t[ok]
+    # The boxes are disjoint, so on a line their chords are disjoint intervals: join the
+    # facing ends (any clear segment between the chords contains this one).
+    forward = hi_f <= lo_t
+    t0 = np.where(forward, hi_f, lo_f)
+    t1 = np.where(forward, lo_t, hi_t)
+    # Both vertices (parameters 0 and 1 on the line) must lie on that segment.
+    lo, hi = np.minimum(t0, t1) - CHORD_TOL, np.maximum(t0, t1) + CHORD_TOL
+    on = (lo <= 0) & (0 <= hi) & (lo <= 1) & (1 <= hi)
+    p, u, t0, t1 = p[on], u[on], t0[on], t1[on]
+    return np.hstack([p + u * t0[:, None], p + u * t1[:, None]]), at[on]
 
 
 def _candidates(
@@ -173,7 +231,10 @@ def lone_search(
         si, sj = spread_pairs(len(pts), SAMPLE_LINES)
         sample = _candidates(pts, si, sj, rays, n_ray, bf, bt)
         if len(sample):
-            predicted = total * (len(sample) / len(si)) * tests_per_line(index, sample, firm)
+            settles = settling(index, sense, wall_mask, band is not None)
+            bands = None if band is None else np.tile(np.asarray(band), (len(sample), 1))
+            per_line = tests_per_line(index, sample, settles, bands)
+            predicted = total * (len(sample) / len(si)) * per_line
             if predicted > limit:
                 raise budget.refusal()
     for i, j in vertex_pairs(len(pts), CANDIDATE_CHUNK):
