@@ -56,7 +56,7 @@ from service.model import Environment, Light, Region, Scene, Token, Wall
 #: The collections a change edits by id, in ``Scene`` order.
 ITEMS = ("walls", "tokens", "lights", "regions")
 #: ``WallIndex`` memo entries that depend on the wall segments only: a flip keeps them.
-SEGMENT_MEMO = ("components", "junction_nodes", "magnitude")
+SEGMENT_MEMO = ("components", "junction_nodes", "magnitude", "wall_lengths")
 
 
 class Change(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):

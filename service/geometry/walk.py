@@ -65,9 +65,17 @@ OPEN, BLOCKS, BLOCKS_WHERE_COVERED, ONE_OF_TWO, ONE_OF_TWO_WHERE_COVERED = range
 
 @njit(cache=True, nogil=True)
 def _crossing(
-    x0: float, y0: float, x1: float, y1: float, c: NDArray[np.float64], band: float
+    x0: float,
+    y0: float,
+    x1: float,
+    y1: float,
+    c: NDArray[np.float64],
+    band: float,
+    lengths: tuple[float, float],
 ) -> int:  # pragma: no cover - compiled
     """How the wall ``c`` meets the segment, loosely (see module): 0, 1 or 2.
+
+    ``lengths``: the segment's and the wall's, px (``math.hypot``, computed once each).
 
     0: it surely misses it (drop the pair); 1: it crosses it or touches its line (an end on
     it: a junction or a collinear run, GEO-6), or either is degenerate (the exact tests
@@ -77,8 +85,7 @@ def _crossing(
     dx, dy = x1 - x0, y1 - y0
     ax, ay, bx, by = c[0], c[1], c[2], c[3]
     ex, ey = bx - ax, by - ay
-    len_d = math.hypot(dx, dy)
-    len_e = math.hypot(ex, ey)
+    len_d, len_e = lengths
     if len_d <= 2 * band or len_e <= 2 * band:
         return 1  # degenerate: the exact tests decide (they set it aside)
     s_a = sign((dx * (ay - y0) - dy * (ax - x0)) / len_d, band)
@@ -115,6 +122,7 @@ def _corner_wall(
     eligible: NDArray[np.bool_],
     band: float,
     ctol: float,
+    lengths: tuple[float, NDArray[np.float64]],
 ) -> bool:  # pragma: no cover - compiled
     """Whether a wall ends on an exact corner point and crosses or touches the segment.
 
@@ -136,7 +144,8 @@ def _corner_wall(
                 for j in range(start[c], start[c + 1]):
                     w = cwalls[j]
                     if eligible[w] and _near_end(coords[w], ex, ctol):
-                        if _crossing(x0, y0, x1, y1, coords[w], band) > 0:
+                        at = (lengths[0], lengths[1][w])
+                        if _crossing(x0, y0, x1, y1, coords[w], band, at) > 0:
                             return True
     return False
 
@@ -152,6 +161,7 @@ def _verdict(
     band: float,
     strict: bool,
     heights: tuple[NDArray[np.float64], float, float],
+    lengths: tuple[float, float],
 ) -> int:  # pragma: no cover - compiled
     """What the walk does with a candidate wall ``c`` of the segment ``x0, y0, x1, y1``.
 
@@ -162,7 +172,7 @@ def _verdict(
     """
     if member < 0:
         return -1
-    kind = _crossing(x0, y0, x1, y1, c, band)
+    kind = _crossing(x0, y0, x1, y1, c, band, lengths)
     if kind == 0:
         return -1
     if not strict or kind != 2 or member == OPEN:
@@ -216,13 +226,15 @@ def _search(
     only_inside: bool,
     bands: NDArray[np.float64],
     heights: tuple[NDArray[np.float64], NDArray[np.float64]],
+    wall_len: NDArray[np.float64],
 ) -> tuple[
     NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int8]
 ]:  # pragma: no cover - compiled
     """``search``'s walk; ``walk``: ``piece_px, max_pieces, qtol, band``; counts per segment.
 
     ``settles`` (n,) int8 or empty (none settles); ``bands`` (m, 4) and the walls'
-    ``heights`` (bottom, top), for the walls that settle where they cover the band.
+    ``heights`` (bottom, top), for the walls that settle where they cover the band;
+    ``wall_len`` (n,) the walls' lengths (``wall_lengths``).
     """
     gx0, gy0, cell, nx, ny = grid
     piece_px, max_pieces, qtol, band = walk
@@ -255,7 +267,18 @@ def _search(
         corner = (
             shortcut
             and with_exact
-            and _corner_wall(seg[s], ex, grid, start, cwalls, coords, eligible, band, 4 * qtol)
+            and _corner_wall(
+                seg[s],
+                ex,
+                grid,
+                start,
+                cwalls,
+                coords,
+                eligible,
+                band,
+                4 * qtol,
+                (length, wall_len),
+            )
         )
         strict = shortcut and not corner and not keep_all
         crossed = False  # blocked for good by the crossings beyond the dead band
@@ -287,7 +310,8 @@ def _search(
                             tall = tall or member == ONE_OF_TWO_WHERE_COVERED
                             lo_w, hi_w = (lows[w], highs[w]) if tall else (0.0, 0.0)
                             at = (seg_band, lo_w, hi_w)
-                            v = _verdict(x0, y0, x1, y1, coords[w], member, band, strict, at)
+                            lens = (length, wall_len[w])
+                            v = _verdict(x0, y0, x1, y1, coords[w], member, band, strict, at, lens)
                         if v < 0:
                             continue
                         if strict and listing:
@@ -440,7 +464,25 @@ def _walk(
         bool(only[2]) if only else False,
         np.ascontiguousarray(bands if bands is not None else np.empty((0, 4)), dtype=np.float64),
         (index.bottom, index.top),
+        wall_lengths(index),
     )
+
+
+@njit(cache=True, nogil=True)
+def _lengths(coords: NDArray[np.float64]) -> NDArray[np.float64]:  # pragma: no cover
+    """Each wall's length (n,) px, ``math.hypot`` as the walk's segments'."""
+    out = np.empty(coords.shape[0], dtype=np.float64)
+    for w in range(coords.shape[0]):
+        out[w] = math.hypot(coords[w, 2] - coords[w, 0], coords[w, 3] - coords[w, 1])
+    return out
+
+
+def wall_lengths(index: WallIndex) -> NDArray[np.float64]:
+    """The walls' lengths (n,) px, computed once per index (``memo``)."""
+    found = index.memo.get("wall_lengths")
+    if found is None:
+        found = index.memo["wall_lengths"] = _lengths(np.ascontiguousarray(index.coords))
+    return found  # type: ignore[no-any-return]
 
 
 def first_crossings(
