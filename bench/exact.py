@@ -1,14 +1,17 @@
 """Where the exact line-of-effect search spends a matrix's time on real maps (issue 34).
 
-``python -m bench.exact [--repeat N] [--tokens N] [--scene SUBSTRING ...]``: for each real
-export (the Lancer crashed ship, Redbrand Hideout and Tomb of Horrors by default), its own
-tokens topped up with a lattice of one-square probe tokens to ``--tokens`` (100), in one
-process (``app.test_client()``, the work budget raised so nothing is refused):
+``python -m bench.exact [--repeat N] [--tokens N] [--scene SUBSTRING ...] [--all]
+[--every-kind]``: for each real export (the Lancer crashed ship, Redbrand Hideout and Tomb of
+Horrors by default; ``--all``: every export in ``scenes/real``), its own tokens topped up with
+a lattice of one-square probe tokens to ``--tokens`` (100), in one process
+(``app.test_client()``, the work budget raised so nothing is refused):
 
 - the median CPU time (``time.process_time``: this process only, steadier than the wall
   clock on a shared machine) of ``POST /v1/matrix`` for Starfinder cover, dnd5e vision and dnd5e
-  cover, and each one's ratio to dnd5e cover in the same run;
-- the share of it spent in the exact search (``search.search_many``), and the searches run.
+  cover (``--every-kind``: the cover and vision of all three rulesets), and each one's ratio
+  to dnd5e cover in the same run;
+- the share of it spent in the exact search (``search.search_many``), and the searches run;
+- at the end, how many (scene, kind) cells are over 2x dnd5e cover, and the worst.
 
 Nothing is asserted; the numbers are printed (``--json`` writes them too). The scenes are
 read in place from ``$SIGHTLINE_SHARED/scenes/real`` (``../shared`` by default).
@@ -33,6 +36,16 @@ SCENES = (
     "roll20/roll20-betteR20-module-tomb-of-horrors.json",
 )
 KINDS = (("starfinder", "cover"), ("dnd5e", "vision"), ("dnd5e", "cover"))
+EVERY_KIND = (
+    ("starfinder", "cover"),
+    ("pf2e-variant", "cover"),
+    ("dnd5e", "vision"),
+    ("starfinder", "vision"),
+    ("pf2e-variant", "vision"),
+    ("dnd5e", "cover"),
+)
+#: The exports ``--all`` reads (the scene files of ``scenes/real``, not its notes).
+EXPORT_SUFFIXES = (".json", ".dd2vtt", ".uvtt", ".df2vtt")
 
 
 def shared_dir() -> Path:
@@ -121,7 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tokens", type=int, default=100)
     parser.add_argument("--scene", action="append", help="substring of a scene's path")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--all", action="store_true", help="every export in scenes/real")
+    parser.add_argument("--every-kind", action="store_true", help="all rulesets' cover, vision")
     args = parser.parse_args(argv)
+    kinds = EVERY_KIND if args.every_kind else KINDS
     from adapters import detect
     from service.app import create_app
 
@@ -129,7 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     if not real.exists():
         print(f"{real} is missing (set SIGHTLINE_SHARED)", file=sys.stderr)
         return 2
-    paths = [p for p in SCENES if not args.scene or any(s in p for s in args.scene)]
+    every = sorted(str(p.relative_to(real)) for p in real.rglob("*") if p.suffix in EXPORT_SUFFIXES)
+    paths = [
+        p
+        for p in (every if args.all else SCENES)
+        if not args.scene or any(s in p for s in args.scene)
+    ]
     client = create_app(
         {
             "TESTING": False,
@@ -145,9 +166,9 @@ def main(argv: list[str] | None = None) -> int:
         scene = with_probes(scene, args.tokens)
         up = client.post("/v1/scenes", json={"scene": scene})
         sid = up.get_json()["scene_id"]
-        for ruleset, kind in KINDS:  # one warm-up request each (rooms, caches)
+        for ruleset, kind in kinds:  # one warm-up request each (rooms, caches)
             client.post("/v1/matrix", json={"ruleset": ruleset, "scene_id": sid, "kind": kind})
-        got = {f"{r} {k}": measure(client, sid, r, k, args.repeat) for r, k in KINDS}
+        got = {f"{r} {k}": measure(client, sid, r, k, args.repeat) for r, k in kinds}
         base = got["dnd5e cover"]["median_s"]
         name = Path(rel).stem
         print(f"{name}: {len(scene['walls'])} walls, {len(scene['tokens'])} tokens")
@@ -159,6 +180,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"({m['searches']} searches)"
             )
         rows.append({"scene": name, "walls": len(scene["walls"]), "kinds": got})
+    cells = [(m["ratio"], r["scene"], k) for r in rows for k, m in r["kinds"].items()]
+    cells = [c for c in cells if c[2] != "dnd5e cover"]
+    if cells:
+        worst = max(cells)
+        over = sum(1 for c in cells if c[0] > 2)
+        print(f"{over} of {len(cells)} cells over 2x dnd5e cover;", end=" ")
+        print(f"worst x{worst[0]:.2f}: {worst[1]}, {worst[2]}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
     return 0
