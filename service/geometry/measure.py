@@ -370,8 +370,10 @@ def _trace_lines(
         _spaces_of_lines(built, questions, rows) if crowd is not None and with_corners else None
     )
     blocked = tuple(np.zeros(n, dtype=bool) for _ in range(4))
-    none: list[Any] = []  # no blockers listed (``Measure.blockers`` off): one shared empty list
-    lists = tuple([[] for _ in range(n)] if spec.blockers else [none] * n for _ in range(3))
+    # One shared empty list until a line's own blockers are set: every line is in one group
+    # (``wall_groups``), so each gets its own when they are listed (``Measure.blockers``).
+    none: list[Any] = []
+    lists = tuple([none] * n for _ in range(3))
     groups = questions.wall_groups()
     for choice, members in groups:
         if len(groups) == 1:
@@ -436,9 +438,10 @@ class _Group:
                 traced.creature_blockers,
                 traced.low_blockers,
             )
-            for k, i in enumerate(sel):
-                for out, got in zip(lists, found, strict=True):
-                    out[i] = got[k]
+            rows = sel.tolist()
+            for out, got in zip(lists, found, strict=True):
+                for i, listed in zip(rows, got, strict=True):
+                    out[i] = listed
         if not second:
             full_blocked[sel] = traced.wall_blocked
             return
