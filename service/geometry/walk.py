@@ -178,6 +178,8 @@ def _verdict(
     if not strict or kind != 2 or member == OPEN:
         return OPEN
     if member == BLOCKS_WHERE_COVERED or member == ONE_OF_TWO_WHERE_COVERED:
+        if heights[0].shape[0] == 0:
+            return OPEN  # no band known: nothing is covered
         t = crossing_t(x0, y0, x1, y1, c)
         if not band_verdict(t, heights[0], heights[1], heights[2], False)[0]:
             return OPEN  # a part of the band passes over or under it there
@@ -440,10 +442,7 @@ def _walk(
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int8]]:
     """``_search`` over ``index``'s wall grid (see ``search``), counts per segment."""
     grid = index.wall_grid()
-    codes = np.empty(0, dtype=np.int8) if settles is None else settles.astype(np.int8)
-    if bands is None:  # nothing is covered where no band is known
-        codes = np.where(codes == BLOCKS_WHERE_COVERED, OPEN, codes)
-        codes = np.where(codes == ONE_OF_TWO_WHERE_COVERED, OPEN, codes).astype(np.int8)
+    codes = np.empty(0, dtype=np.int8) if settles is None else settles.astype(np.int8, copy=False)
     return _search(  # type: ignore[no-any-return]
         np.ascontiguousarray(seg, dtype=np.float64),
         (grid.x0, grid.y0, grid.cell, grid.nx, grid.ny),
